@@ -1,0 +1,19 @@
+"""ColorShapeLinks: Simplexity on a board of any size, with an AI workbench.
+
+The public API that thinker authors code against is importable from here.
+"""
+
+from csl_game.board import Board, Move, PColor, Piece, Pos, PShape, Winner
+from csl_game.errors import (BoardConfigError, ConfigError, CslError,
+                             InvalidMoveError, ThinkerError)
+from csl_game.thinker import (AbstractThinker, CancellationToken, FutureMove,
+                              MatchConfig, ThinkerPrototype)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Board", "Move", "PColor", "Piece", "Pos", "PShape", "Winner",
+    "AbstractThinker", "CancellationToken", "FutureMove", "MatchConfig",
+    "ThinkerPrototype", "CslError", "BoardConfigError", "ConfigError",
+    "InvalidMoveError", "ThinkerError",
+]

@@ -1,0 +1,429 @@
+"""The game model: pieces, moves, the board and its winner check.
+
+Pure and fast: no I/O, no imports beyond the standard library. Internally the
+board keeps one bitboard (a Python int) per colour and one for square pieces,
+laid out column by column with one spare bit on top of each column, so that a
+run of n pieces in any direction is found with a few shifts and ands.
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+from functools import lru_cache
+from typing import NamedTuple
+
+from csl_game.errors import BoardConfigError, InvalidMoveError
+
+__all__ = [
+    "PColor", "PShape", "Winner", "Piece", "Pos", "Move", "Board",
+]
+
+
+class PShape(IntEnum):
+    """The shape of a piece."""
+
+    ROUND = 0
+    SQUARE = 1
+
+    @property
+    def other(self) -> PShape:
+        """The other shape."""
+        return PShape(1 - self)
+
+    def __str__(self) -> str:
+        return self.name.lower()
+
+
+class PColor(IntEnum):
+    """The colour of a piece, which is also the player who owns it."""
+
+    WHITE = 0
+    RED = 1
+
+    @property
+    def other(self) -> PColor:
+        """The opponent's colour."""
+        return PColor(1 - self)
+
+    @property
+    def shape(self) -> PShape:
+        """The shape that counts for this player (ROUND for WHITE)."""
+        return PShape(int(self))
+
+    @property
+    def winner(self) -> Winner:
+        """The `Winner` value meaning that this player won."""
+        return Winner.WHITE if self is PColor.WHITE else Winner.RED
+
+    def __str__(self) -> str:
+        return self.name.capitalize()
+
+
+class Winner(IntEnum):
+    """The state of a game: no result yet, a draw, or who won."""
+
+    NONE = -1
+    DRAW = 0
+    WHITE = 1
+    RED = 2
+
+    @property
+    def color(self) -> PColor | None:
+        """The winning player's colour, or None for NONE and DRAW."""
+        if self is Winner.WHITE:
+            return PColor.WHITE
+        if self is Winner.RED:
+            return PColor.RED
+        return None
+
+    def __str__(self) -> str:
+        return self.name.capitalize()
+
+
+class Piece(NamedTuple):
+    """A game piece."""
+
+    color: PColor
+    """Who owns it."""
+    shape: PShape
+    """Round or square, chosen when it is played."""
+
+    def __str__(self) -> str:
+        return f"{self.color.name.lower()} {self.shape.name.lower()}"
+
+
+class Pos(NamedTuple):
+    """A board position; row 0 is the bottom row, column 0 the left column."""
+
+    row: int
+    """Row, counted from the bottom."""
+    col: int
+    """Column, counted from the left."""
+
+    def __str__(self) -> str:
+        return f"({self.row}, {self.col})"
+
+
+class Move(NamedTuple):
+    """A move that was played: where the piece landed and which piece."""
+
+    row: int
+    """Row the piece landed in."""
+    col: int
+    """Column the piece was dropped into."""
+    piece: Piece
+    """The piece played."""
+
+
+_PIECES = ((Piece(PColor.WHITE, PShape.ROUND), Piece(PColor.WHITE, PShape.SQUARE)),
+           (Piece(PColor.RED, PShape.ROUND), Piece(PColor.RED, PShape.SQUARE)))
+
+# (does the predicate look at shape?, which value, who wins); shape beats colour.
+_PREDICATES = ((True, PShape.ROUND, Winner.WHITE),
+               (True, PShape.SQUARE, Winner.RED),
+               (False, PColor.WHITE, Winner.WHITE),
+               (False, PColor.RED, Winner.RED))
+
+
+def _check_int(name: str, value: object, low: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise BoardConfigError(f"{name} must be a whole number, got {value!r}")
+    if value < low:
+        raise BoardConfigError(f"{name} must be at least {low}, got {value}")
+    return value
+
+
+@lru_cache(maxsize=64)
+def _corridors(rows: int, cols: int, n: int) -> tuple[tuple[Pos, ...], ...]:
+    """Win corridors in the reference order: rows, columns, / and \\ diagonals."""
+    out: list[tuple[Pos, ...]] = []
+    if cols >= n:
+        out += [tuple(Pos(r, c) for c in range(cols)) for r in range(rows)]
+    if rows >= n:
+        out += [tuple(Pos(r, c) for r in range(rows)) for c in range(cols)]
+    starts = [(r, 0) for r in range(rows - 1, -1, -1)] + [(0, c) for c in range(1, cols)]
+    for r0, c0 in starts:
+        line = tuple(Pos(r0 + k, c0 + k) for k in range(min(rows - r0, cols - c0)))
+        if len(line) >= n:
+            out.append(line)
+    starts = ([(r, cols - 1) for r in range(rows - 1, -1, -1)]
+              + [(0, c) for c in range(cols - 2, -1, -1)])
+    for r0, c0 in starts:
+        line = tuple(Pos(r0 + k, c0 - k) for k in range(min(rows - r0, c0 + 1)))
+        if len(line) >= n:
+            out.append(line)
+    return tuple(out)
+
+
+@lru_cache(maxsize=64)
+def _run_steps(rows: int, n: int) -> tuple[tuple[int, ...], ...]:
+    """For each direction, the shifts whose and-chain leaves the starts of n-runs."""
+    height = rows + 1
+    plans = []
+    for step in (1, height, height + 1, height - 1):
+        shifts, k = [], 1
+        while 2 * k <= n:
+            shifts.append(k * step)
+            k *= 2
+        if k < n:
+            shifts.append((n - k) * step)
+        plans.append(tuple(shifts))
+    return tuple(plans)
+
+
+def _has_run(bits: int, plans: tuple[tuple[int, ...], ...]) -> bool:
+    for shifts in plans:
+        m = bits
+        for s in shifts:
+            m &= m >> s
+            if not m:
+                break
+        else:
+            if m:
+                return True
+    return False
+
+
+class Board:
+    """A ColorShapeLinks board of any size.
+
+    White moves first. A move drops a piece of the player's colour and a
+    chosen shape into a column. Round or white pieces count for White,
+    square or red pieces for Red, and shape beats colour.
+    """
+
+    __slots__ = ("rows", "cols", "win_sequence", "round_pieces", "square_pieces",
+                 "turn", "_cells", "_heights", "_counts", "_color_bits",
+                 "_square_bits", "_history", "_results", "_plans")
+
+    def __init__(self, rows: int = 6, cols: int = 7, win_sequence: int = 4,
+                 round_pieces: int = 10, square_pieces: int = 11) -> None:
+        """Create an empty board.
+
+        Raises:
+            BoardConfigError: a size or count is not a whole number, is out of
+                range, or no player could ever win (rows and cols both below
+                win_sequence).
+        """
+        self.rows = _check_int("rows", rows, 1)
+        self.cols = _check_int("cols", cols, 1)
+        self.win_sequence = _check_int("win_sequence", win_sequence, 1)
+        self.round_pieces = _check_int("round_pieces", round_pieces, 0)
+        self.square_pieces = _check_int("square_pieces", square_pieces, 0)
+        if rows < win_sequence and cols < win_sequence:
+            raise BoardConfigError(
+                f"no win is possible: a {rows}x{cols} board cannot hold "
+                f"{win_sequence} pieces in a row")
+        if round_pieces + square_pieces == 0:
+            raise BoardConfigError("each player needs at least one piece")
+        self.turn = PColor.WHITE
+        self._cells: list[Piece | None] = [None] * (rows * cols)
+        self._heights = [0] * cols
+        self._counts = [round_pieces, square_pieces, round_pieces, square_pieces]
+        self._color_bits = [0, 0]
+        self._square_bits = 0
+        self._history: list[Move] = []
+        self._results: list[Winner] = [Winner.NONE]
+        self._plans = _run_steps(rows, win_sequence)
+
+    # ----------------------------------------------------------------- reading
+    def __getitem__(self, pos: tuple[int, int]) -> Piece | None:
+        """The piece at (row, col), or None.
+
+        Raises:
+            IndexError: the position is off the board.
+        """
+        row, col = pos
+        if not (0 <= row < self.rows and 0 <= col < self.cols):
+            raise IndexError(f"position ({row}, {col}) is off the "
+                             f"{self.rows}x{self.cols} board")
+        return self._cells[row * self.cols + col]
+
+    @property
+    def move_count(self) -> int:
+        """How many moves have been played."""
+        return len(self._history)
+
+    @property
+    def history(self) -> tuple[Move, ...]:
+        """The moves played so far, oldest first."""
+        return tuple(self._history)
+
+    @property
+    def last_move(self) -> Move | None:
+        """The most recent move, or None before the first."""
+        return self._history[-1] if self._history else None
+
+    @property
+    def win_corridors(self) -> tuple[tuple[Pos, ...], ...]:
+        """Every line where a winning run can lie, in the reference order."""
+        return _corridors(self.rows, self.cols, self.win_sequence)
+
+    def piece_count(self, color: PColor, shape: PShape) -> int:
+        """How many pieces of this colour and shape are still to be played."""
+        return self._counts[2 * color + shape]
+
+    def is_column_full(self, col: int) -> bool:
+        """Whether no piece fits in this column.
+
+        Raises:
+            IndexError: the column is off the board.
+        """
+        if not 0 <= col < self.cols:
+            raise IndexError(f"column {col} is off the board (0 to {self.cols - 1})")
+        return self._heights[col] >= self.rows
+
+    def column_height(self, col: int) -> int:
+        """How many pieces the column holds (the row the next piece lands in)."""
+        return self._heights[col]
+
+    # ---------------------------------------------------------------- changing
+    def do_move(self, shape: PShape, col: int) -> int:
+        """Drop a piece of the player to move, of this shape, into a column.
+
+        Returns the row the piece landed in, or -1 if the column is full
+        (the board is then unchanged).
+
+        Raises:
+            InvalidMoveError: the column does not exist, the game is already
+                over, or the player has no piece of that shape left.
+        """
+        if not 0 <= col < self.cols:
+            raise InvalidMoveError(
+                f"column {col} does not exist (0 to {self.cols - 1})")
+        if self._results[-1] is not Winner.NONE:
+            raise InvalidMoveError("the game is over, no more moves can be made")
+        color = self.turn
+        index = 2 * color + shape
+        if self._counts[index] == 0:
+            raise InvalidMoveError(
+                f"{color} has no {PShape(shape).name.lower()} pieces left")
+        row = self._heights[col]
+        if row >= self.rows:
+            return -1
+        piece = _PIECES[color][shape]
+        self._cells[row * self.cols + col] = piece
+        self._heights[col] = row + 1
+        self._counts[index] -= 1
+        bit = 1 << (col * (self.rows + 1) + row)
+        self._color_bits[color] |= bit
+        if shape:
+            self._square_bits |= bit
+        self._history.append(Move(row, col, piece))
+        self.turn = color.other
+        self._results.append(self._result_after(color, shape))
+        return row
+
+    def undo_move(self) -> Move:
+        """Take back the last move and return it.
+
+        Raises:
+            InvalidMoveError: no move has been played.
+        """
+        if not self._history:
+            raise InvalidMoveError("there is no move to undo")
+        move = self._history.pop()
+        self._results.pop()
+        row, col, piece = move
+        self._cells[row * self.cols + col] = None
+        self._heights[col] = row
+        self._counts[2 * piece.color + piece.shape] += 1
+        bit = 1 << (col * (self.rows + 1) + row)
+        self._color_bits[piece.color] &= ~bit
+        self._square_bits &= ~bit
+        self.turn = piece.color
+        return move
+
+    def _result_after(self, color: PColor, shape: PShape) -> Winner:
+        # Before this move nobody had a run (do_move refuses a finished
+        # game), so a new run passes through the new piece: its shape run is
+        # checked first, then its colour run, as the reference order demands.
+        occupied = self._color_bits[0] | self._color_bits[1]
+        shape_bits = self._square_bits if shape else occupied & ~self._square_bits
+        if _has_run(shape_bits, self._plans):
+            return Winner.RED if shape else Winner.WHITE
+        if _has_run(self._color_bits[color], self._plans):
+            return color.winner
+        if len(self._history) == self.rows * self.cols or not any(self._counts):
+            return Winner.DRAW
+        return Winner.NONE
+
+    # ----------------------------------------------------------------- results
+    def check_winner(self, solution: list[Pos] | None = None) -> Winner:
+        """The state of the game: NONE, DRAW, WHITE or RED.
+
+        If a list is given and somebody won, it is filled with the positions
+        of the winning run (win_sequence of them, in corridor order).
+        """
+        result = self._results[-1]
+        if solution is not None and result in (Winner.WHITE, Winner.RED):
+            solution[:] = self._find_solution()
+        return result
+
+    def _find_solution(self) -> list[Pos]:
+        n = self.win_sequence
+        for by_shape, value, _ in _PREDICATES:
+            for corridor in self.win_corridors:
+                run: list[Pos] = []
+                for pos in corridor:
+                    piece = self._cells[pos.row * self.cols + pos.col]
+                    ok = piece is not None and (
+                        piece.shape == value if by_shape else piece.color == value)
+                    run = run + [pos] if ok else []
+                    if len(run) == n:
+                        return run
+        return []
+
+    # ------------------------------------------------------------------ copies
+    def copy(self) -> Board:
+        """An independent copy, history included."""
+        other = Board.__new__(Board)
+        other.rows, other.cols = self.rows, self.cols
+        other.win_sequence = self.win_sequence
+        other.round_pieces, other.square_pieces = self.round_pieces, self.square_pieces
+        other.turn = self.turn
+        other._cells = self._cells.copy()
+        other._heights = self._heights.copy()
+        other._counts = self._counts.copy()
+        other._color_bits = self._color_bits.copy()
+        other._square_bits = self._square_bits
+        other._history = self._history.copy()
+        other._results = self._results.copy()
+        other._plans = self._plans
+        return other
+
+    __copy__ = copy
+
+    def __deepcopy__(self, memo: dict[int, object]) -> Board:
+        return self.copy()
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Board):
+            return NotImplemented
+        return (self.settings == other.settings and self._history == other._history)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    @property
+    def settings(self) -> tuple[int, int, int, int, int]:
+        """(rows, cols, win_sequence, round_pieces, square_pieces)."""
+        return (self.rows, self.cols, self.win_sequence,
+                self.round_pieces, self.square_pieces)
+
+    def __reduce__(self) -> tuple[object, ...]:
+        # Pickle as settings plus moves: small, and rebuilt through do_move.
+        moves = tuple((m.piece.shape, m.col) for m in self._history)
+        return (_rebuild, (self.settings, moves))
+
+    def __repr__(self) -> str:
+        return (f"Board(rows={self.rows}, cols={self.cols}, "
+                f"win_sequence={self.win_sequence}, round_pieces={self.round_pieces}, "
+                f"square_pieces={self.square_pieces}) after {self.move_count} moves")
+
+
+def _rebuild(settings: tuple[int, int, int, int, int],
+             moves: tuple[tuple[int, int], ...]) -> Board:
+    board = Board(*settings)
+    for shape, col in moves:
+        board.do_move(PShape(shape), col)
+    return board

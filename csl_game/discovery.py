@@ -1,0 +1,155 @@
+"""Finding thinker classes: built-in, from paths, and from entry points.
+
+Thinkers come from three places: the built-in ``thinkers`` package, user paths
+given with ``--thinkers PATH`` (a .py file or a folder of them), and installed
+packages that declare the entry-point group ``csl_game.thinkers``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.metadata
+import importlib.util
+import inspect
+import pkgutil
+import sys
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from types import ModuleType
+
+from csl_game.errors import ThinkerError
+from csl_game.thinker import AbstractThinker, thinker_display_name
+
+ENTRY_POINT_GROUP = "csl_game.thinkers"
+
+__all__ = ["ThinkerRegistry", "registry", "ENTRY_POINT_GROUP", "fqn_of"]
+
+
+def fqn_of(cls: type) -> str:
+    """The fully qualified name of a class."""
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
+def _thinkers_in(module: ModuleType) -> list[type[AbstractThinker]]:
+    return [obj for _, obj in inspect.getmembers(module, inspect.isclass)
+            if issubclass(obj, AbstractThinker) and obj.__module__ == module.__name__
+            and not inspect.isabstract(obj)]
+
+
+def _load_file(path: Path) -> ModuleType:
+    name = path.stem
+    if not name.isidentifier():
+        raise ThinkerError(f"thinker file {path}: '{name}' is not a valid module name")
+    folder = str(path.parent.resolve())
+    if folder not in sys.path:
+        sys.path.insert(0, folder)  # lets the module import its siblings
+    existing = sys.modules.get(name)
+    if existing is not None and Path(getattr(existing, "__file__", "") or "").resolve() \
+            == path.resolve():
+        return existing
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ThinkerError(f"thinker file {path} cannot be loaded")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException as e:
+        del sys.modules[name]
+        raise ThinkerError(
+            f"thinker file {path} failed to load: {type(e).__name__}: {e}") from None
+    return module
+
+
+@dataclass
+class ThinkerRegistry:
+    """The thinker classes known for a set of paths, by fully qualified name."""
+
+    classes: dict[str, type[AbstractThinker]] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+    """Built-in modules or entry points that failed to load."""
+
+    def add_module(self, module: ModuleType) -> None:
+        for cls in _thinkers_in(module):
+            self.classes[fqn_of(cls)] = cls
+
+    def short_name(self, fqn: str) -> str:
+        return thinker_display_name(self.classes[fqn].__name__).lower()
+
+    def resolve(self, name: str) -> type[AbstractThinker]:
+        """The class for a fully qualified or short (case-insensitive) name.
+
+        Raises:
+            ThinkerError: unknown or ambiguous name.
+        """
+        if name in self.classes:
+            return self.classes[name]
+        wanted = name.strip().lower()
+        hits = [fqn for fqn, cls in self.classes.items()
+                if wanted in (self.short_name(fqn), cls.__name__.lower(), fqn.lower())]
+        if len(hits) == 1:
+            return self.classes[hits[0]]
+        if hits:
+            raise ThinkerError(f"thinker name '{name}' is ambiguous: "
+                               f"use one of {', '.join(sorted(hits))}")
+        known = ", ".join(sorted({self.short_name(f) for f in self.classes}))
+        extra = f" ({'; '.join(self.problems)})" if self.problems else ""
+        raise ThinkerError(f"unknown thinker '{name}'; known thinkers: {known}{extra}")
+
+
+def _add_builtins(reg: ThinkerRegistry) -> None:
+    try:
+        package = importlib.import_module("thinkers")
+    except ImportError as e:
+        reg.problems.append(f"built-in thinkers not found: {e}")
+        return
+    for info in pkgutil.iter_modules(package.__path__, "thinkers."):
+        try:
+            reg.add_module(importlib.import_module(info.name))
+        except Exception as e:
+            reg.problems.append(f"built-in module {info.name} failed: {e}")
+
+
+def _add_entry_points(reg: ThinkerRegistry) -> None:
+    for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
+        try:
+            obj = ep.load()
+        except Exception as e:
+            reg.problems.append(f"entry point '{ep.name}' ({ep.value}) failed: {e}")
+            continue
+        if inspect.ismodule(obj):
+            reg.add_module(obj)
+        elif inspect.isclass(obj) and issubclass(obj, AbstractThinker):
+            reg.classes[fqn_of(obj)] = obj
+        else:
+            reg.problems.append(
+                f"entry point '{ep.name}' ({ep.value}) is not a thinker class or module")
+
+
+def _add_path(reg: ThinkerRegistry, path: Path) -> None:
+    if path.is_file() and path.suffix == ".py":
+        reg.add_module(_load_file(path))
+    elif path.is_dir():
+        for file in sorted(path.glob("*.py")):
+            if not file.name.startswith("_"):
+                reg.add_module(_load_file(file))
+    elif not path.exists():
+        raise ThinkerError(f"thinker path {path} does not exist")
+    else:
+        raise ThinkerError(f"thinker path {path} is neither a .py file nor a folder")
+
+
+@lru_cache(maxsize=16)
+def registry(paths: tuple[str, ...] = ()) -> ThinkerRegistry:
+    """Every thinker known from the built-ins, entry points and these paths.
+
+    Raises:
+        ThinkerError: a given path is missing or one of its files fails to load.
+    """
+    reg = ThinkerRegistry()
+    _add_builtins(reg)
+    _add_entry_points(reg)
+    for p in paths:
+        _add_path(reg, Path(p))
+    return reg

@@ -1,0 +1,23 @@
+"""The project's exception hierarchy: one base, narrow subclasses."""
+
+from __future__ import annotations
+
+
+class CslError(Exception):
+    """Base of every error this package raises on purpose."""
+
+
+class BoardConfigError(CslError, ValueError):
+    """Board settings that cannot make a playable game."""
+
+
+class InvalidMoveError(CslError, ValueError):
+    """A move the board refuses: bad column, game over or no such piece left."""
+
+
+class ConfigError(CslError, ValueError):
+    """Bad match, session or command-line settings."""
+
+
+class ThinkerError(CslError):
+    """A thinker that cannot be found, loaded or set up."""

@@ -1,0 +1,234 @@
+"""The thinker (AI player) API: what thinker authors code against.
+
+A thinker subclasses `AbstractThinker` and overrides `think()`; it is made
+with a `ThinkerPrototype`, which sets up the inherited match properties and
+calls `setup()` with the thinker's parameter string.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from csl_game.board import Board, PShape
+from csl_game.errors import BoardConfigError, ConfigError, ThinkerError
+
+__all__ = ["AbstractThinker", "FutureMove", "CancellationToken", "MatchConfig",
+           "ThinkerPrototype", "thinker_display_name"]
+
+
+class FutureMove(NamedTuple):
+    """A move a thinker wants to play: a column and a shape."""
+
+    column: int
+    """Column to drop the piece into; -1 for NO_MOVE."""
+    shape: PShape
+    """Shape of the piece to play."""
+
+    @property
+    def is_no_move(self) -> bool:
+        """Whether this is FutureMove.NO_MOVE (the thinker gives up)."""
+        return self.column < 0
+
+    def __str__(self) -> str:
+        if self.is_no_move:
+            return "no move"
+        return f"{PShape(self.shape).name.lower()} at column {self.column}"
+
+
+FutureMove.NO_MOVE = FutureMove(-1, PShape.ROUND)  # type: ignore[attr-defined]
+
+
+class CancellationToken:
+    """Tells a thinking thinker to stop; thread-safe.
+
+    Thinkers read `is_cancellation_requested`; the runner calls `cancel()`.
+    """
+
+    __slots__ = ("_event",)
+
+    def __init__(self) -> None:
+        self._event = threading.Event()
+
+    @property
+    def is_cancellation_requested(self) -> bool:
+        """True once cancel() was called: return FutureMove.NO_MOVE quickly."""
+        return self._event.is_set()
+
+    def cancel(self) -> None:
+        """Ask the thinker to stop."""
+        self._event.set()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until cancelled or timeout seconds pass; True if cancelled."""
+        return self._event.wait(timeout)
+
+
+@dataclass(frozen=True)
+class MatchConfig:
+    """The settings of one match, as a thinker sees them.
+
+    Defaults are the reference's standard track (6x7, four in a row, 10 round
+    and 11 square pieces per player, 0.5 s per move).
+    """
+
+    rows: int = 6
+    cols: int = 7
+    win_sequence: int = 4
+    round_pieces: int = 10
+    square_pieces: int = 11
+    time_limit_ms: int = 500
+    min_move_time_ms: int = 0
+
+    def __post_init__(self) -> None:
+        try:
+            self.new_board()
+        except BoardConfigError as e:
+            raise ConfigError(str(e)) from None
+        for name in ("time_limit_ms", "min_move_time_ms"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise ConfigError(f"{name} must be a whole number, got {value!r}")
+        if self.time_limit_ms < 1:
+            raise ConfigError(f"time_limit_ms must be at least 1, got {self.time_limit_ms}")
+        if self.min_move_time_ms < 0:
+            raise ConfigError(
+                f"min_move_time_ms must be at least 0, got {self.min_move_time_ms}")
+
+    def new_board(self) -> Board:
+        """An empty board with these settings."""
+        return Board(self.rows, self.cols, self.win_sequence,
+                     self.round_pieces, self.square_pieces)
+
+    @classmethod
+    def unknown_track(cls, rows: int, cols: int) -> MatchConfig:
+        """The competition's unknown-track settings derived from two numbers."""
+        return cls(rows=rows, cols=cols, win_sequence=-(-rows // 2),
+                   round_pieces=rows * cols // 4, square_pieces=-(-rows * cols // 4),
+                   time_limit_ms=25 * max(rows, cols))
+
+
+_SUFFIX = re.compile(r"(aithinker|thinkerai|thinker)$", re.IGNORECASE)
+
+
+def thinker_display_name(class_name: str) -> str:
+    """A class name without its Thinker/AIThinker/ThinkerAI suffix."""
+    short = _SUFFIX.sub("", class_name)
+    return short or class_name
+
+
+InfoHandler = Callable[[str], None]
+
+
+class AbstractThinker(ABC):
+    """Base class of every thinker.
+
+    Override `think()`; optionally `setup()` and `__str__()`. Match settings
+    are inherited as read-only properties once the thinker was made by a
+    `ThinkerPrototype`.
+    """
+
+    _config: MatchConfig | None = None
+    _info_handler: InfoHandler | None = None
+
+    def setup(self, params: str) -> None:
+        """Configure the thinker from its free-form parameter string."""
+
+    @abstractmethod
+    def think(self, board: Board, ct: CancellationToken) -> FutureMove:
+        """Choose a move for `board.turn` on a board copy the thinker may change.
+
+        Poll `ct.is_cancellation_requested` and return FutureMove.NO_MOVE
+        soon after it turns true.
+        """
+
+    def __str__(self) -> str:
+        return thinker_display_name(type(self).__name__)
+
+    def on_thinking_info(self, text: str) -> None:
+        """Report what the thinker is doing (shown in the log, for debugging)."""
+        if self._info_handler is not None:
+            self._info_handler(str(text))
+
+    def _configure(self, config: MatchConfig, info: InfoHandler | None = None) -> None:
+        self._config = config
+        self._info_handler = info
+
+    def _cfg(self) -> MatchConfig:
+        if self._config is None:
+            raise ThinkerError(
+                f"{type(self).__name__} was not made by a ThinkerPrototype, "
+                "so its match settings are unknown")
+        return self._config
+
+    @property
+    def rows(self) -> int:
+        """Board rows."""
+        return self._cfg().rows
+
+    @property
+    def cols(self) -> int:
+        """Board columns."""
+        return self._cfg().cols
+
+    @property
+    def win_sequence(self) -> int:
+        """Pieces in a row needed to win."""
+        return self._cfg().win_sequence
+
+    @property
+    def round_pieces_per_player(self) -> int:
+        """Round pieces each player starts with."""
+        return self._cfg().round_pieces
+
+    @property
+    def square_pieces_per_player(self) -> int:
+        """Square pieces each player starts with."""
+        return self._cfg().square_pieces
+
+    @property
+    def time_limit_ms(self) -> int:
+        """Time allowed for one move, in milliseconds."""
+        return self._cfg().time_limit_ms
+
+
+class ThinkerPrototype:
+    """Makes set-up thinkers of one kind with fixed parameters.
+
+    `name` is a fully qualified class name (``thinkers.minimax.MinimaxThinker``)
+    or a short, case-insensitive name (``minimax``).
+    """
+
+    def __init__(self, name: str, params: str = "",
+                 match_config: MatchConfig | None = None,
+                 paths: tuple[str, ...] = ()) -> None:
+        from csl_game.discovery import registry
+
+        self.params = params
+        self.match_config = match_config or MatchConfig()
+        self.paths = tuple(str(p) for p in paths)
+        self.thinker_class = registry(self.paths).resolve(name)
+        self.fqn = f"{self.thinker_class.__module__}.{self.thinker_class.__qualname__}"
+
+    def create(self, info: InfoHandler | None = None) -> AbstractThinker:
+        """A new thinker, configured and with setup() already run.
+
+        Raises:
+            ThinkerError: the constructor or setup() failed.
+        """
+        try:
+            thinker = self.thinker_class()
+            thinker._configure(self.match_config, info)
+            thinker.setup(self.params)
+        except Exception as e:  # user code: any failure is the thinker's
+            raise ThinkerError(
+                f"thinker {self.fqn} could not be set up with "
+                f"parameters {self.params!r}: {type(e).__name__}: {e}") from e
+        return thinker
+
+    def __repr__(self) -> str:
+        return f"ThinkerPrototype({self.fqn!r}, {self.params!r})"

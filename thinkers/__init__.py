@@ -1,0 +1,1 @@
+"""Built-in thinkers, one module each; found by discovery."""
