@@ -213,6 +213,7 @@ class ThinkerPrototype:
         self.paths = tuple(str(p) for p in paths)
         self.thinker_class = registry(self.paths).resolve(name)
         self.fqn = f"{self.thinker_class.__module__}.{self.thinker_class.__qualname__}"
+        self._display_name: str | None = None
 
     def create(self, info: InfoHandler | None = None) -> AbstractThinker:
         """A new thinker, configured and with setup() already run.
@@ -229,6 +230,19 @@ class ThinkerPrototype:
                 f"thinker {self.fqn} could not be set up with "
                 f"parameters {self.params!r}: {type(e).__name__}: {e}") from e
         return thinker
+
+    @property
+    def display_name(self) -> str:
+        """The name its thinkers give themselves, e.g. ``MinimaxD4``.
+
+        Falls back to the class name rule when setup or __str__ fails.
+        """
+        if self._display_name is None:
+            try:
+                self._display_name = str(self.create())
+            except Exception:
+                self._display_name = thinker_display_name(self.thinker_class.__name__)
+        return self._display_name
 
     def __repr__(self) -> str:
         return f"ThinkerPrototype({self.fqn!r}, {self.params!r})"

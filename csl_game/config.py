@@ -1,0 +1,103 @@
+"""Configuration values with the reference defaults, validated in one place."""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from csl_game.errors import ConfigError
+from csl_game.session import Points
+from csl_game.thinker import MatchConfig
+
+__all__ = ["GUI_TIME_LIMIT_MS", "GUI_MIN_MOVE_TIME_MS", "CONSOLE_TIME_LIMIT_MS",
+           "AIEntry", "PlayOptions", "parse_ai_spec", "read_session_file", "MatchConfig"]
+
+GUI_TIME_LIMIT_MS = 500
+GUI_MIN_MOVE_TIME_MS = 250
+CONSOLE_TIME_LIMIT_MS = 3_600_000
+CONSOLE_MIN_MOVE_TIME_MS = 0
+LAST_MOVE_ANIMATION_S = 1.0
+UNBLOCKED_SCREEN_S = 1.5
+
+
+@dataclass(frozen=True)
+class AIEntry:
+    """An AI player of a session: a thinker name, its parameters, active or not."""
+
+    thinker: str
+    params: str = ""
+    active: bool = True
+
+    def __post_init__(self) -> None:
+        if not self.thinker.strip():
+            raise ConfigError("an AI player needs a thinker name")
+
+
+def parse_ai_spec(spec: str) -> AIEntry:
+    """'minimax 4' -> AIEntry('minimax', '4'): the name, then its parameters."""
+    name, _, params = spec.strip().partition(" ")
+    if not name:
+        raise ConfigError("--ai needs a thinker name, e.g. --ai \"minimax 4\"")
+    return AIEntry(name, params.strip())
+
+
+def read_session_file(path: str | Path) -> list[AIEntry]:
+    """Thinkers of a session file: one per line, its parameters after it.
+
+    Blank lines and everything after a ``#`` are ignored.
+
+    Raises:
+        ConfigError: the file cannot be read or lists no thinker.
+    """
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise ConfigError(f"cannot read session file {p}: {e.strerror or e}") from None
+    entries = []
+    for line in text.splitlines():
+        line = line.split("#", 1)[0].strip()
+        if line:
+            entries.append(parse_ai_spec(line))
+    if len(entries) < 2:
+        raise ConfigError(f"session file {p} lists {len(entries)} thinker(s); "
+                          "a session needs at least 2")
+    return entries
+
+
+@dataclass(frozen=True)
+class PlayOptions:
+    """Everything the GUI needs to start: players, settings, behaviour."""
+
+    ais: tuple[AIEntry, ...] = ()
+    match: MatchConfig = field(default_factory=lambda: MatchConfig(
+        time_limit_ms=GUI_TIME_LIMIT_MS, min_move_time_ms=GUI_MIN_MOVE_TIME_MS))
+    points: Points = Points()
+    thinker_paths: tuple[str, ...] = ()
+    auto: bool = False
+    """Answer every question with its default; info screens time out; exit at the end."""
+    in_process: bool = False
+    """Run thinkers on threads of this process instead of worker processes."""
+    show_setup: bool = True
+    """Start on the setup screen (no --ai and no --config given)."""
+    last_move_animation_s: float = LAST_MOVE_ANIMATION_S
+    blocking_screens: bool = True
+    """Wait for a button before and after each tournament match."""
+    unblocked_screen_s: float = UNBLOCKED_SCREEN_S
+    window_size: tuple[int, int] = (1280, 800)
+
+    @property
+    def active_ais(self) -> tuple[AIEntry, ...]:
+        return tuple(a for a in self.ais if a.active)
+
+    def __post_init__(self) -> None:
+        if self.last_move_animation_s < 0:
+            raise ConfigError("last-move animation length cannot be negative")
+        if self.unblocked_screen_s < 0:
+            raise ConfigError("unblocked screen duration cannot be negative")
+
+
+def quote_params(params: str) -> str:
+    """Parameters as they would be typed after a thinker name."""
+    return " ".join(shlex.quote(p) for p in params.split())

@@ -1,0 +1,335 @@
+"""One match as a state machine that a frontend advances.
+
+The GUI calls `Match.update()` every frame; the console calls `Match.run()`,
+which loops over the same `update()` and waits in between. Human moves come
+in through `submit_move()`. What happens goes out as frozen event objects to
+the subscribers, always on the thread that calls `update()`.
+"""
+
+from __future__ import annotations
+
+import queue
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from enum import Enum
+
+from csl_game.board import Board, Move, PColor, Pos, PShape, Winner
+from csl_game.errors import InvalidMoveError
+from csl_game.runner import (ForfeitReason, RunnerFactory, ThinkerRunner, ThinkJob,
+                             ThinkOutcome, ThreadRunner)
+from csl_game.thinker import FutureMove, MatchConfig, ThinkerPrototype
+
+__all__ = ["Human", "Player", "Match", "MatchState", "MatchResult", "PlayedMove",
+           "MatchEvent", "MatchStarted", "NextTurn", "MovePerformed", "InvalidPlay",
+           "BoardUpdated", "ThinkingInfo", "MatchOver", "check_move"]
+
+
+@dataclass(frozen=True)
+class Human:
+    """A human player; moves come from the frontend through submit_move()."""
+
+    name: str = "Human"
+
+    @property
+    def display_name(self) -> str:
+        return self.name
+
+
+Player = Human | ThinkerPrototype
+
+
+@dataclass(frozen=True)
+class PlayedMove:
+    """A move of the match with the time its player took."""
+
+    move: Move
+    elapsed: float
+
+
+@dataclass(frozen=True)
+class MatchResult:
+    """How a match ended."""
+
+    winner: Winner
+    white: str
+    red: str
+    solution: tuple[Pos, ...] = ()
+    """The winning run when the game was won on the board."""
+    forfeit: ForfeitReason | None = None
+    """Why the loser lost when it was not on the board."""
+    detail: str = ""
+    moves: tuple[PlayedMove, ...] = ()
+
+    @property
+    def winner_name(self) -> str | None:
+        color = self.winner.color
+        if color is None:
+            return None
+        return self.white if color is PColor.WHITE else self.red
+
+
+@dataclass(frozen=True)
+class MatchEvent:
+    """Base of all match events."""
+
+
+@dataclass(frozen=True)
+class MatchStarted(MatchEvent):
+    config: MatchConfig
+    white: str
+    red: str
+
+
+@dataclass(frozen=True)
+class NextTurn(MatchEvent):
+    color: PColor
+    name: str
+    is_human: bool
+
+
+@dataclass(frozen=True)
+class MovePerformed(MatchEvent):
+    color: PColor
+    name: str
+    move: Move
+    elapsed: float
+
+
+@dataclass(frozen=True)
+class InvalidPlay(MatchEvent):
+    color: PColor
+    name: str
+    reason: ForfeitReason
+    detail: str
+
+
+@dataclass(frozen=True)
+class BoardUpdated(MatchEvent):
+    board: Board = field(compare=False)
+
+
+@dataclass(frozen=True)
+class ThinkingInfo(MatchEvent):
+    color: PColor
+    name: str
+    text: str
+
+
+@dataclass(frozen=True)
+class MatchOver(MatchEvent):
+    result: MatchResult
+
+
+class MatchState(Enum):
+    NOT_STARTED = "not started"
+    WAITING_HUMAN = "waiting for a human move"
+    THINKING = "an AI is thinking"
+    OVER = "over"
+
+
+def check_move(board: Board, move: FutureMove) -> ForfeitReason | None:
+    """Why `move` cannot be played on `board` by the player to move, or None."""
+    if move.is_no_move:
+        return ForfeitReason.NO_MOVE
+    if not 0 <= move.column < board.cols:
+        return ForfeitReason.INVALID_COLUMN
+    if move.shape not in (PShape.ROUND, PShape.SQUARE):
+        return ForfeitReason.NO_PIECES
+    if board.is_column_full(move.column):
+        return ForfeitReason.FULL_COLUMN
+    if board.piece_count(board.turn, PShape(move.shape)) == 0:
+        return ForfeitReason.NO_PIECES
+    return None
+
+
+class Match:
+    """A match between two players, advanced by update() calls."""
+
+    def __init__(self, config: MatchConfig, white: Player, red: Player,
+                 runner_factory: RunnerFactory = ThreadRunner,
+                 clock: Callable[[], float] = time.perf_counter) -> None:
+        self.config = config
+        self.board = config.new_board()
+        self.state = MatchState.NOT_STARTED
+        self.result: MatchResult | None = None
+        self._clock = clock
+        self._subscribers: list[Callable[[MatchEvent], None]] = []
+        self._info: queue.SimpleQueue[tuple[PColor, str]] = queue.SimpleQueue()
+        self._players = (white, red)
+        self._runners: list[ThinkerRunner | None] = [
+            None if isinstance(p, Human) else runner_factory(p, self._info_sink(color))
+            for color, p in zip(PColor, self._players)]
+        self.names = tuple(r.name if r else p.display_name
+                           for r, p in zip(self._runners, self._players))
+        self._job: ThinkJob | None = None
+        self._ready: ThinkOutcome | None = None
+        self._turn_started = 0.0
+        self._moves: list[PlayedMove] = []
+
+    # ------------------------------------------------------------- listening
+    def subscribe(self, callback: Callable[[MatchEvent], None]) -> None:
+        """Call `callback` with every event from now on."""
+        self._subscribers.append(callback)
+
+    def _emit(self, event: MatchEvent) -> None:
+        for callback in self._subscribers:
+            callback(event)
+
+    def _info_sink(self, color: PColor) -> Callable[[str], None]:
+        return lambda text: self._info.put((color, text))
+
+    # ---------------------------------------------------------------- reading
+    def name(self, color: PColor) -> str:
+        """The display name of a player."""
+        return self.names[color]
+
+    def is_human(self, color: PColor) -> bool:
+        return self._runners[color] is None
+
+    @property
+    def is_over(self) -> bool:
+        return self.state is MatchState.OVER
+
+    @property
+    def awaiting_human(self) -> bool:
+        """Whether the engine waits for submit_move()."""
+        return self.state is MatchState.WAITING_HUMAN
+
+    def thinking_time(self) -> float:
+        """Seconds since the current turn began (0 when the match is over)."""
+        return 0.0 if self.is_over else self._clock() - self._turn_started
+
+    # ---------------------------------------------------------------- driving
+    def update(self) -> None:
+        """Advance the match as far as it can go now, without blocking."""
+        self._drain_info()
+        if self.state is MatchState.NOT_STARTED:
+            self._emit(MatchStarted(self.config, self.names[0], self.names[1]))
+            self._emit(BoardUpdated(self.board.copy()))
+            self._begin_turn()
+        if self.state is MatchState.THINKING:
+            self._poll_job()
+
+    def run(self, on_human: Callable[[Match], None] | None = None,
+            step: float = 0.05) -> MatchResult:
+        """Play the match to the end, blocking; `on_human` is asked for human moves."""
+        while True:
+            self.update()
+            if self.is_over:
+                assert self.result is not None
+                return self.result
+            if self.awaiting_human:
+                if on_human is None:
+                    raise InvalidMoveError("a human is to play but no input was given")
+                on_human(self)
+            else:
+                self.wait(step)
+
+    def wait(self, timeout: float) -> None:
+        """Sleep until the thinking AI may have news, at most `timeout` seconds."""
+        if self._ready is not None:
+            remaining = self._min_time_left()
+            if remaining > 0:
+                time.sleep(min(timeout, remaining))
+        elif self._job is not None:
+            self._job.wait(timeout)
+
+    def submit_move(self, col: int, shape: PShape) -> None:
+        """Play a human's move.
+
+        Raises:
+            InvalidMoveError: no human is to play, or the move is not legal.
+        """
+        if not self.awaiting_human:
+            raise InvalidMoveError("it is not a human's turn")
+        reason = check_move(self.board, FutureMove(col, shape))
+        if reason is not None:
+            raise InvalidMoveError(f"cannot play {PShape(shape).name.lower()} at "
+                                   f"column {col}: {reason}")
+        self._play(FutureMove(col, PShape(shape)), self._clock() - self._turn_started)
+
+    def close(self) -> None:
+        """Stop any thinking and release the players' runners."""
+        if self._job is not None:
+            self._job.cancel()
+            self._job = None
+        for runner in self._runners:
+            if runner is not None:
+                runner.close()
+
+    # -------------------------------------------------------------- internals
+    def _drain_info(self) -> None:
+        while True:
+            try:
+                color, text = self._info.get_nowait()
+            except queue.Empty:
+                return
+            self._emit(ThinkingInfo(color, self.names[color], text))
+
+    def _begin_turn(self) -> None:
+        color = self.board.turn
+        runner = self._runners[color]
+        self._turn_started = self._clock()
+        self._ready = None
+        self._emit(NextTurn(color, self.names[color], runner is None))
+        if runner is None:
+            self.state = MatchState.WAITING_HUMAN
+        else:
+            self.state = MatchState.THINKING
+            self._job = runner.start(self.board)
+
+    def _min_time_left(self) -> float:
+        return self.config.min_move_time_ms / 1000 - (self._clock() - self._turn_started)
+
+    def _poll_job(self) -> None:
+        if self._ready is None:
+            assert self._job is not None
+            outcome = self._job.poll()
+            if outcome is None:
+                return
+            self._job = None
+            self._drain_info()
+            reason = outcome.forfeit
+            if reason is None and outcome.move is not None:
+                reason = check_move(self.board, outcome.move)
+            if reason is not None:
+                self._forfeit(reason, outcome.detail or self._move_detail(outcome))
+                return
+            self._ready = outcome
+        if self._min_time_left() <= 0:
+            outcome, self._ready = self._ready, None
+            assert outcome.move is not None
+            self._play(outcome.move, outcome.elapsed)
+
+    @staticmethod
+    def _move_detail(outcome: ThinkOutcome) -> str:
+        return "" if outcome.move is None else f"move was {outcome.move}"
+
+    def _play(self, move: FutureMove, elapsed: float) -> None:
+        color = self.board.turn
+        row = self.board.do_move(move.shape, move.column)
+        played = Move(row, move.column, self.board[row, move.column])  # type: ignore[arg-type]
+        self._moves.append(PlayedMove(played, elapsed))
+        self._emit(MovePerformed(color, self.names[color], played, elapsed))
+        self._emit(BoardUpdated(self.board.copy()))
+        solution: list[Pos] = []
+        winner = self.board.check_winner(solution)
+        if winner is Winner.NONE:
+            self._begin_turn()
+        else:
+            self._finish(MatchResult(winner, *self.names, solution=tuple(solution),
+                                     moves=tuple(self._moves)))
+
+    def _forfeit(self, reason: ForfeitReason, detail: str) -> None:
+        """The one path by which a player loses other than on the board."""
+        color = self.board.turn
+        self._emit(InvalidPlay(color, self.names[color], reason, detail))
+        self._finish(MatchResult(color.other.winner, *self.names, forfeit=reason,
+                                 detail=detail, moves=tuple(self._moves)))
+
+    def _finish(self, result: MatchResult) -> None:
+        self.state = MatchState.OVER
+        self.result = result
+        self.close()
+        self._emit(MatchOver(result))
