@@ -304,7 +304,8 @@ class Match:
 
     @staticmethod
     def _move_detail(outcome: ThinkOutcome) -> str:
-        return "" if outcome.move is None else f"move was {outcome.move}"
+        move = outcome.move
+        return "" if move is None or move.is_no_move else f"it played {move}"
 
     def _play(self, move: FutureMove, elapsed: float) -> None:
         color = self.board.turn

@@ -32,7 +32,7 @@ class FutureMove(NamedTuple):
     @property
     def is_no_move(self) -> bool:
         """Whether this is FutureMove.NO_MOVE (the thinker gives up)."""
-        return self.column < 0
+        return self.column == -1
 
     def __str__(self) -> str:
         if self.is_no_move:

@@ -1,0 +1,7 @@
+"""``python -m csl_game``: the same as the ``csl-game`` command."""
+
+import sys
+
+from csl_game.cli import main
+
+sys.exit(main())

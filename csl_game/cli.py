@@ -1,0 +1,272 @@
+"""The command line: ``csl-game [play|match|session|info] ...``.
+
+Exit status: 0 when the command did its job (whoever won), 2 for bad usage or
+bad input (one line on stderr, no traceback), 1 for anything else.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+from functools import partial
+from pathlib import Path
+from typing import Any, NoReturn, TextIO
+
+from csl_game import config as cfg
+from csl_game.board import PColor
+from csl_game.console import ConsoleListener, ask_human_move
+from csl_game.discovery import registry
+from csl_game.errors import ConfigError, CslError
+from csl_game.match import Human, Match, MatchResult, Player
+from csl_game.runner import InfoCallback, RunnerFactory, ThinkerRunner, ThreadRunner
+from csl_game.session import Points, Session
+from csl_game.thinker import MatchConfig, ThinkerPrototype
+
+__all__ = ["main", "build_parser"]
+
+VERBS = ("play", "match", "session", "info")
+
+
+class UsageError(ConfigError):
+    """Bad command-line usage."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(message)
+
+
+def _board_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("board and timing (defaults: 6x7, 4 in a row, 10+11 pieces)")
+    g.add_argument("-r", "--rows", type=int, default=None, help="board rows")
+    g.add_argument("-c", "--cols", type=int, default=None, help="board columns")
+    g.add_argument("-w", "--win-sequence", type=int, default=None,
+                   help="pieces in a row needed to win")
+    g.add_argument("-o", "--round-pieces", type=int, default=None,
+                   help="round pieces per player")
+    g.add_argument("-s", "--square-pieces", type=int, default=None,
+                   help="square pieces per player")
+    g.add_argument("-t", "--time-limit", type=int, default=None, metavar="MS",
+                   help="AI time limit per move in ms")
+    g.add_argument("-m", "--min-move-time", type=int, default=None, metavar="MS",
+                   help="minimum apparent AI move time in ms")
+    _common(p)
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--thinkers", action="append", default=[], metavar="PATH",
+                   help="also look for thinkers in this .py file or folder (repeatable)")
+    p.add_argument("--in-process", action="store_true",
+                   help="run thinkers on threads of this process (for debugging "
+                        "thinkers) instead of isolated worker processes")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="csl-game", description="ColorShapeLinks: Simplexity on any "
+                     "board size. Play in a window, or run matches and sessions.")
+    sub = parser.add_subparsers(dest="verb", parser_class=_Parser, metavar="VERB")
+    play = sub.add_parser("play", help="open the game window (the default verb)")
+    play.add_argument("--ai", action="append", default=[], metavar='"THINKER [PARAMS]"',
+                      help="an AI player (repeatable): 0 -> human vs human, "
+                           "1 -> human vs AI, 2 -> AI vs AI, 3+ -> tournament")
+    play.add_argument("--auto", action="store_true",
+                      help="answer every question with its default and exit at the end")
+    _board_options(play)
+    match = sub.add_parser("match", help="play one match in the terminal")
+    match.add_argument("-W", "--white", metavar="THINKER", help="White thinker (default: human)")
+    match.add_argument("-R", "--red", metavar="THINKER", help="Red thinker (default: human)")
+    match.add_argument("--white-params", default="", metavar="S")
+    match.add_argument("--red-params", default="", metavar="S")
+    match.add_argument("--json", action="store_true",
+                       help="print the result as JSON on stdout (the match goes to stderr)")
+    _board_options(match)
+    session = sub.add_parser("session", help="play a complete tournament in the terminal")
+    session.add_argument("-g", "--game-file", required=True, metavar="FILE",
+                         help="one thinker per line, its parameters after it")
+    session.add_argument("--points-per-win", type=int, default=3, metavar="N")
+    session.add_argument("--points-per-draw", type=int, default=1, metavar="N")
+    session.add_argument("--points-per-loss", type=int, default=0, metavar="N")
+    session.add_argument("--results", metavar="FILE",
+                         help="append each match's result to FILE as a JSON line")
+    session.add_argument("--quiet-boards", action="store_true",
+                         help="do not print boards, only moves and results")
+    _board_options(session)
+    info = sub.add_parser("info", help="list the known thinkers")
+    _common(info)
+    return parser
+
+
+def _parse(argv: Sequence[str]) -> argparse.Namespace:
+    args = list(argv)
+    if args and args[0] not in VERBS and not args[0].startswith("-"):
+        raise UsageError(f"unknown command '{args[0]}' (choose from {', '.join(VERBS)})")
+    if not args or (args[0] not in VERBS and args[0] not in ("-h", "--help")):
+        args.insert(0, "play")
+    return build_parser().parse_args(args)
+
+
+def _match_config(args: argparse.Namespace, time_limit: int, min_move: int) -> MatchConfig:
+    base = MatchConfig()
+    values = {"rows": args.rows, "cols": args.cols, "win_sequence": args.win_sequence,
+              "round_pieces": args.round_pieces, "square_pieces": args.square_pieces,
+              "time_limit_ms": args.time_limit, "min_move_time_ms": args.min_move_time}
+    defaults = {"time_limit_ms": time_limit, "min_move_time_ms": min_move}
+    chosen = {k: v if v is not None else defaults.get(k, getattr(base, k))
+              for k, v in values.items()}
+    return MatchConfig(**chosen)
+
+
+def runner_factory(in_process: bool) -> RunnerFactory:
+    """Worker processes by default; threads of this process with --in-process."""
+    return ThreadRunner if in_process else _process_runner
+
+
+def _process_runner(prototype: ThinkerPrototype, info: InfoCallback) -> ThinkerRunner:
+    from csl_game.procrunner import ProcessRunner  # only when an AI plays
+
+    return ProcessRunner(prototype, info)
+
+
+def _player(name: str | None, params: str, mc: MatchConfig, paths: tuple[str, ...]) -> Player:
+    if name is None or name.lower() == "human":
+        return Human()
+    return ThinkerPrototype(name, params, mc, paths)
+
+
+def _result_json(result: MatchResult, mc: MatchConfig) -> dict[str, Any]:
+    return {
+        "white": result.white, "red": result.red,
+        "winner": result.winner.name.lower(), "winner_name": result.winner_name,
+        "solution": [list(p) for p in result.solution],
+        "forfeit": result.forfeit.name.lower() if result.forfeit else None,
+        "detail": result.detail,
+        "moves": [{"row": m.move.row, "col": m.move.col,
+                   "color": m.move.piece.color.name.lower(),
+                   "shape": m.move.piece.shape.name.lower(),
+                   "ms": round(m.elapsed * 1000, 3)} for m in result.moves],
+        "settings": {"rows": mc.rows, "cols": mc.cols, "win_sequence": mc.win_sequence,
+                     "round_pieces": mc.round_pieces, "square_pieces": mc.square_pieces,
+                     "time_limit_ms": mc.time_limit_ms},
+    }
+
+
+def _human_input(out: TextIO) -> Callable[[Match], None]:
+    def read(prompt: str) -> str:
+        print(prompt, end="", file=out, flush=True)
+        line = sys.stdin.readline()
+        if not line:
+            raise EOFError
+        return line
+
+    return partial(ask_human_move, read=read, say=lambda t: print(t, file=out, flush=True))
+
+
+def cmd_match(args: argparse.Namespace) -> int:
+    mc = _match_config(args, cfg.CONSOLE_TIME_LIMIT_MS, cfg.CONSOLE_MIN_MOVE_TIME_MS)
+    paths = tuple(args.thinkers)
+    white = _player(args.white, args.white_params, mc, paths)
+    red = _player(args.red, args.red_params, mc, paths)
+    out = sys.stderr if args.json else sys.stdout
+    match = Match(mc, white, red, runner_factory(args.in_process))
+    match.subscribe(ConsoleListener(out).on_match_event)
+    try:
+        result = match.run(on_human=_human_input(out))
+    finally:
+        match.close()
+    if args.json:
+        print(json.dumps(_result_json(result, mc)), flush=True)
+    return 0
+
+
+def cmd_session(args: argparse.Namespace) -> int:
+    mc = _match_config(args, cfg.CONSOLE_TIME_LIMIT_MS, cfg.CONSOLE_MIN_MOVE_TIME_MS)
+    paths = tuple(args.thinkers)
+    entries = cfg.read_session_file(args.game_file)
+    players = [ThinkerPrototype(e.thinker, e.params, mc, paths) for e in entries]
+    points = Points(args.points_per_win, args.points_per_draw, args.points_per_loss)
+    results = _open_results(args.results)
+    session = Session(players, mc, points, runner_factory(args.in_process))
+    listener = ConsoleListener(show_boards=not args.quiet_boards)
+    session.subscribe(partial(listener.on_session_event, names=session.names,
+                              pairings=session.pairings))
+
+    def play(match: Match) -> MatchResult:
+        match.subscribe(listener.on_match_event)
+        try:
+            result = match.run()
+        finally:
+            match.close()
+        if results is not None:
+            record = _result_json(result, mc) | {"match": len(session.records) + 1}
+            results.write(json.dumps(record) + "\n")
+            results.flush()
+        return result
+
+    try:
+        session.run(on_match=play)
+    finally:
+        session.abort()
+        if results is not None:
+            results.close()
+    return 0
+
+
+def _open_results(path: str | None) -> TextIO | None:
+    if path is None:
+        return None
+    try:
+        return Path(path).open("a", encoding="utf-8")
+    except OSError as e:
+        raise ConfigError(f"cannot write results file {path}: {e.strerror}") from None
+
+
+def cmd_info(args: argparse.Namespace) -> int:
+    reg = registry(tuple(args.thinkers))
+    print("Known thinkers:")
+    for fqn in sorted(reg.classes, key=reg.short_name):
+        doc = (reg.classes[fqn].__doc__ or "").strip().splitlines()
+        summary = f"  {doc[0]}" if doc else ""
+        print(f"  {reg.short_name(fqn):<14} {fqn}{summary}")
+    for problem in reg.problems:
+        print(f"warning: {problem}", file=sys.stderr)
+    return 0
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    mc = _match_config(args, cfg.GUI_TIME_LIMIT_MS, cfg.GUI_MIN_MOVE_TIME_MS)
+    ais = tuple(cfg.parse_ai_spec(spec) for spec in args.ai)
+    paths = tuple(args.thinkers)
+    for ai in ais:  # unknown thinkers are bad input: say so before opening a window
+        ThinkerPrototype(ai.thinker, ai.params, mc, paths)
+    options = cfg.PlayOptions(ais=ais, match=mc, thinker_paths=paths, auto=args.auto,
+                              in_process=args.in_process,
+                              show_setup=not ais)
+    from csl_game.gui import run_gui  # pygame loads only when a window opens
+
+    return run_gui(options)
+
+
+COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
+    "play": cmd_play, "match": cmd_match, "session": cmd_session, "info": cmd_info}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status."""
+    try:
+        args = _parse(sys.argv[1:] if argv is None else argv)
+        registry(tuple(args.thinkers))  # a bad --thinkers path is bad input, whatever plays
+        return COMMANDS[args.verb](args)
+    except CslError as e:
+        print(f"csl-game: error: {e}", file=sys.stderr)
+        return 2
+    except SystemExit as e:  # --help and friends
+        return e.code if isinstance(e.code, int) else 0
+    except KeyboardInterrupt:
+        print("csl-game: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,61 @@
+"""Reading a human's move at the terminal."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from csl_game.board import PShape
+from csl_game.errors import ConfigError, InvalidMoveError
+from csl_game.match import Match
+
+__all__ = ["ask_human_move", "parse_move", "InputEnded"]
+
+_MOVE = re.compile(r"^\s*(\d+)\s*([a-z]*)\s*$|^\s*([a-z]+)\s*(\d+)\s*$")
+_SHAPES = {"r": PShape.ROUND, "o": PShape.ROUND, "round": PShape.ROUND,
+           "s": PShape.SQUARE, "square": PShape.SQUARE}
+
+
+class InputEnded(ConfigError):
+    """The terminal's input ended while a human was to play."""
+
+
+def parse_move(text: str, default: PShape) -> tuple[int, PShape]:
+    """'3 r', '3s', '3 square', 's 3', or just '3' (the default shape).
+
+    Raises:
+        ValueError: the text is not a column optionally with a shape.
+    """
+    m = _MOVE.match(text.lower())
+    if not m:
+        raise ValueError("type a column number and a shape, e.g. '3 r' or '3 s'")
+    col, shape = (m[1], m[2]) if m[1] is not None else (m[4], m[3])
+    if shape and shape not in _SHAPES:
+        raise ValueError(f"unknown shape '{shape}': use r (round) or s (square)")
+    return int(col), _SHAPES[shape] if shape else default
+
+
+def ask_human_move(match: Match, read: Callable[[str], str] = input,
+                   say: Callable[[str], None] = print) -> None:
+    """Ask the human to play until a legal move is given, then submit it.
+
+    Raises:
+        InputEnded: the input ended (EOF) before a move was given.
+    """
+    board = match.board
+    color = board.turn
+    default = color.shape if board.piece_count(color, color.shape) else color.shape.other
+    counts = ", ".join(f"{board.piece_count(color, s)} {s.name.lower()}" for s in PShape)
+    prompt = (f"{color} ({match.name(color)}), your move: column 0-{board.cols - 1} "
+              f"and shape r/s [{default.name.lower()}] ({counts} left): ")
+    while True:
+        try:
+            text = read(prompt)
+        except EOFError:
+            raise InputEnded("input ended before the match did") from None
+        try:
+            col, shape = parse_move(text, default)
+            match.submit_move(col, shape)
+            return
+        except (ValueError, InvalidMoveError) as e:
+            say(f"Invalid move: {e}")

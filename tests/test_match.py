@@ -1,0 +1,149 @@
+"""The match engine: turns, events, forfeits, human moves, minimum move time."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from csl_game import InvalidMoveError, MatchConfig, PColor, PShape, ThinkerPrototype, Winner
+from csl_game.match import (BoardUpdated, Human, InvalidPlay, Match, MatchOver, MatchStarted,
+                            MatchState, MovePerformed, NextTurn, ThinkingInfo, check_move)
+from csl_game.runner import ForfeitReason, ThreadRunner
+
+FAKES = (str(Path(__file__).parent / "fakes"),)
+FAST = MatchConfig(time_limit_ms=300)
+
+
+def proto(name: str, params: str = "", mc: MatchConfig = FAST) -> ThinkerPrototype:
+    return ThinkerPrototype(name, params, mc, FAKES)
+
+
+def run(white, red, mc: MatchConfig = FAST) -> tuple[Match, list]:
+    match = Match(mc, white, red, ThreadRunner)
+    events: list = []
+    match.subscribe(events.append)
+    match.run()
+    return match, events
+
+
+@pytest.mark.parametrize("name, params, reason", [
+    ("raiser", "", ForfeitReason.EXCEPTION),
+    ("sleeper", "", ForfeitReason.TIMEOUT),
+    ("nomove", "", ForfeitReason.NO_MOVE),
+    ("offboard", "", ForfeitReason.INVALID_COLUMN),
+    ("offboard", "neg", ForfeitReason.INVALID_COLUMN),
+    ("wrongtype", "", ForfeitReason.EXCEPTION),
+    ("badsetup", "x", ForfeitReason.EXCEPTION),
+])
+@pytest.mark.parametrize("bad_color", list(PColor))
+def test_each_forfeit_loses_the_match(name: str, params: str, reason: ForfeitReason,
+                                      bad_color: PColor) -> None:
+    bad, good = proto(name, params), proto("sequential")
+    white, red = (bad, good) if bad_color is PColor.WHITE else (good, bad)
+    start = time.perf_counter()
+    match, events = run(white, red)
+    assert time.perf_counter() - start < FAST.time_limit_ms / 1000 + 1
+    assert match.result is not None
+    assert match.result.winner is bad_color.other.winner
+    assert match.result.forfeit is reason
+    invalid = [e for e in events if isinstance(e, InvalidPlay)]
+    assert len(invalid) == 1 and invalid[0].color is bad_color and invalid[0].reason is reason
+
+
+def test_exception_detail_carries_the_traceback() -> None:
+    match, _ = run(proto("raiser"), proto("sequential"))
+    assert match.result is not None
+    assert "boom from think" in match.result.detail
+    assert "Traceback" in match.result.detail
+
+
+def test_full_column_forfeit() -> None:
+    mc = MatchConfig(rows=2, cols=3, win_sequence=3, time_limit_ms=300)
+    match, _ = run(proto("columnzero", mc=mc), proto("columnzero", mc=mc), mc)
+    assert match.result is not None
+    assert match.result.forfeit is ForfeitReason.FULL_COLUMN
+    assert match.result.winner is Winner.RED  # White finds column 0 full on move 3
+
+
+def test_no_pieces_forfeit() -> None:
+    mc = MatchConfig(rows=6, cols=7, win_sequence=6, round_pieces=2, square_pieces=19,
+                     time_limit_ms=300)
+    match, _ = run(proto("greedyshape", mc=mc), proto("sequential", mc=mc), mc)
+    assert match.result is not None
+    assert match.result.forfeit is ForfeitReason.NO_PIECES
+    assert match.result.winner is Winner.RED
+    assert len(match.result.moves) == 4
+
+
+def test_late_answer_is_a_timeout_even_if_it_arrives() -> None:
+    mc = MatchConfig(time_limit_ms=20)
+    match, _ = run(proto("slowpoke", "0.1", mc), proto("sequential", mc=mc), mc)
+    assert match.result is not None and match.result.forfeit is ForfeitReason.TIMEOUT
+
+
+def test_event_sequence_of_a_won_game() -> None:
+    match, events = run(proto("sequential"), proto("chatty"))
+    kinds = [type(e) for e in events]
+    assert kinds[0] is MatchStarted and kinds[1] is BoardUpdated and kinds[2] is NextTurn
+    assert kinds[-1] is MatchOver
+    moves = [e for e in events if isinstance(e, MovePerformed)]
+    assert [m.color for m in moves] == [PColor(i % 2) for i in range(len(moves))]
+    infos = [e for e in events if isinstance(e, ThinkingInfo)]
+    assert infos and infos[0].text == "move 1" and infos[0].color is PColor.RED
+    result = events[-1].result
+    assert result.winner is not Winner.NONE
+    assert len(result.solution) == FAST.win_sequence
+    assert [p.move for p in result.moves] == list(match.board.history)
+
+
+def test_min_move_time_delays_the_move() -> None:
+    mc = MatchConfig(time_limit_ms=1000, min_move_time_ms=120)
+    match = Match(mc, proto("sequential", mc=mc), Human(), ThreadRunner)
+    start = time.perf_counter()
+    while match.state is not MatchState.WAITING_HUMAN:
+        match.update()
+        match.wait(0.01)
+    assert time.perf_counter() - start >= 0.12
+    assert match.board.move_count == 1
+
+
+def test_human_moves_and_refusals() -> None:
+    mc = MatchConfig(rows=2, cols=3, win_sequence=3, round_pieces=1, square_pieces=2)
+    match = Match(mc, Human("Ann"), Human("Bob"))
+    events: list = []
+    match.subscribe(events.append)
+    with pytest.raises(InvalidMoveError):
+        match.submit_move(0, PShape.ROUND)  # not started: nobody is to play yet
+    match.update()
+    assert match.awaiting_human and match.name(PColor.WHITE) == "Ann"
+    match.submit_move(0, PShape.ROUND)
+    with pytest.raises(InvalidMoveError, match="does not exist"):
+        match.submit_move(3, PShape.ROUND)
+    match.submit_move(0, PShape.SQUARE)
+    with pytest.raises(InvalidMoveError, match="full"):
+        match.submit_move(0, PShape.SQUARE)
+    with pytest.raises(InvalidMoveError, match="no pieces"):
+        match.submit_move(1, PShape.ROUND)
+    assert match.board.move_count == 2
+    assert not any(isinstance(e, InvalidPlay) for e in events)
+
+
+def test_check_move_reasons() -> None:
+    from csl_game import Board, FutureMove
+    b = Board(rows=1, cols=2, win_sequence=2, round_pieces=1, square_pieces=1)
+    assert check_move(b, FutureMove.NO_MOVE) is ForfeitReason.NO_MOVE
+    assert check_move(b, FutureMove(2, PShape.ROUND)) is ForfeitReason.INVALID_COLUMN
+    assert check_move(b, FutureMove(0, 7)) is ForfeitReason.NO_PIECES  # type: ignore[arg-type]
+    b.do_move(PShape.ROUND, 0)
+    assert check_move(b, FutureMove(0, PShape.SQUARE)) is ForfeitReason.FULL_COLUMN
+    assert check_move(b, FutureMove(1, PShape.SQUARE)) is None
+
+
+def test_close_mid_think_stops_the_job() -> None:
+    match = Match(FAST, proto("sleeper"), Human(), ThreadRunner)
+    match.update()
+    assert match.state is MatchState.THINKING
+    match.close()
+    assert match.board.move_count == 0
