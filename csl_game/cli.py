@@ -21,12 +21,14 @@ from csl_game.discovery import registry
 from csl_game.errors import ConfigError, CslError
 from csl_game.match import Human, Match, MatchResult, Player
 from csl_game.runner import InfoCallback, RunnerFactory, ThinkerRunner, ThreadRunner
-from csl_game.session import Points, Session
+from csl_game.records import result_to_json
+from csl_game.report import FORMATS
+from csl_game.session import Points
 from csl_game.thinker import MatchConfig, ThinkerPrototype
 
 __all__ = ["main", "build_parser"]
 
-VERBS = ("play", "match", "session", "info")
+VERBS = ("play", "match", "session", "report", "info")
 
 
 class UsageError(ConfigError):
@@ -53,6 +55,12 @@ def _board_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("-m", "--min-move-time", type=int, default=None, metavar="MS",
                    help="minimum apparent AI move time in ms")
     _common(p)
+
+
+def _points_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--points-per-win", type=int, default=3, metavar="N")
+    p.add_argument("--points-per-draw", type=int, default=1, metavar="N")
+    p.add_argument("--points-per-loss", type=int, default=0, metavar="N")
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -85,14 +93,30 @@ def build_parser() -> argparse.ArgumentParser:
     session = sub.add_parser("session", help="play a complete tournament in the terminal")
     session.add_argument("-g", "--game-file", required=True, metavar="FILE",
                          help="one thinker per line, its parameters after it")
-    session.add_argument("--points-per-win", type=int, default=3, metavar="N")
-    session.add_argument("--points-per-draw", type=int, default=1, metavar="N")
-    session.add_argument("--points-per-loss", type=int, default=0, metavar="N")
+    _points_options(session)
+    session.add_argument("--workers", type=int, default=None, metavar="N",
+                         help="matches played at once (default: number of cores)")
     session.add_argument("--results", metavar="FILE",
                          help="append each match's result to FILE as a JSON line")
-    session.add_argument("--quiet-boards", action="store_true",
-                         help="do not print boards, only moves and results")
+    session.add_argument("--resume", metavar="FILE",
+                         help="skip the matches already in results FILE and append to it")
+    session.add_argument("--competition", action="store_true",
+                         help="break a tie in first place by the competition rules")
+    session.add_argument("--unknown-track", type=int, nargs=2, metavar=("ROWS", "COLS"),
+                         help="derive every board and time setting from two numbers")
+    session.add_argument("--dask", metavar="ADDRESS",
+                         help="play the matches on a Dask cluster (needs csl-game[dask])")
+    session.add_argument("--quiet", action="store_true", help="print only the final standings")
+    session.add_argument("--verbose", action="store_true",
+                         help="print every move and board (plays one match at a time)")
     _board_options(session)
+    report = sub.add_parser("report", help="standings and results of a results file")
+    report.add_argument("results_file", metavar="RESULTS_FILE")
+    report.add_argument("--format", choices=FORMATS, default="md")
+    report.add_argument("--table", choices=("standings", "results"), default="standings",
+                        help="which table CSV gives")
+    _points_options(report)
+    _common(report)
     info = sub.add_parser("info", help="list the known thinkers")
     _common(info)
     return parser
@@ -118,6 +142,17 @@ def _match_config(args: argparse.Namespace, time_limit: int, min_move: int) -> M
     return MatchConfig(**chosen)
 
 
+def _match_config_for_session(args: argparse.Namespace) -> MatchConfig:
+    if args.unknown_track is None:
+        return _match_config(args, cfg.CONSOLE_TIME_LIMIT_MS, cfg.CONSOLE_MIN_MOVE_TIME_MS)
+    given = [o for o, v in (("-r", args.rows), ("-c", args.cols), ("-w", args.win_sequence),
+                            ("-o", args.round_pieces), ("-s", args.square_pieces),
+                            ("-t", args.time_limit)) if v is not None]
+    if given:
+        raise UsageError(f"--unknown-track sets the board and time limit: drop {' '.join(given)}")
+    return MatchConfig.unknown_track(*args.unknown_track)
+
+
 def runner_factory(in_process: bool) -> RunnerFactory:
     """Worker processes by default; threads of this process with --in-process."""
     return ThreadRunner if in_process else _process_runner
@@ -133,23 +168,6 @@ def _player(name: str | None, params: str, mc: MatchConfig, paths: tuple[str, ..
     if name is None or name.lower() == "human":
         return Human()
     return ThinkerPrototype(name, params, mc, paths)
-
-
-def _result_json(result: MatchResult, mc: MatchConfig) -> dict[str, Any]:
-    return {
-        "white": result.white, "red": result.red,
-        "winner": result.winner.name.lower(), "winner_name": result.winner_name,
-        "solution": [list(p) for p in result.solution],
-        "forfeit": result.forfeit.name.lower() if result.forfeit else None,
-        "detail": result.detail,
-        "moves": [{"row": m.move.row, "col": m.move.col,
-                   "color": m.move.piece.color.name.lower(),
-                   "shape": m.move.piece.shape.name.lower(),
-                   "ms": round(m.elapsed * 1000, 3)} for m in result.moves],
-        "settings": {"rows": mc.rows, "cols": mc.cols, "win_sequence": mc.win_sequence,
-                     "round_pieces": mc.round_pieces, "square_pieces": mc.square_pieces,
-                     "time_limit_ms": mc.time_limit_ms},
-    }
 
 
 def _human_input(out: TextIO) -> Callable[[Match], None]:
@@ -176,50 +194,24 @@ def cmd_match(args: argparse.Namespace) -> int:
     finally:
         match.close()
     if args.json:
-        print(json.dumps(_result_json(result, mc)), flush=True)
+        print(json.dumps(result_to_json(result, mc)), flush=True)
     return 0
 
 
 def cmd_session(args: argparse.Namespace) -> int:
-    mc = _match_config(args, cfg.CONSOLE_TIME_LIMIT_MS, cfg.CONSOLE_MIN_MOVE_TIME_MS)
-    paths = tuple(args.thinkers)
-    entries = cfg.read_session_file(args.game_file)
-    players = [ThinkerPrototype(e.thinker, e.params, mc, paths) for e in entries]
+    from csl_game.console.session_cmd import run_session
+
+    return run_session(args, _match_config_for_session(args))
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from csl_game.records import read_results
+    from csl_game.report import load_report
+
     points = Points(args.points_per_win, args.points_per_draw, args.points_per_loss)
-    results = _open_results(args.results)
-    session = Session(players, mc, points, runner_factory(args.in_process))
-    listener = ConsoleListener(show_boards=not args.quiet_boards)
-    session.subscribe(partial(listener.on_session_event, names=session.names,
-                              pairings=session.pairings))
-
-    def play(match: Match) -> MatchResult:
-        match.subscribe(listener.on_match_event)
-        try:
-            result = match.run()
-        finally:
-            match.close()
-        if results is not None:
-            record = _result_json(result, mc) | {"match": len(session.records) + 1}
-            results.write(json.dumps(record) + "\n")
-            results.flush()
-        return result
-
-    try:
-        session.run(on_match=play)
-    finally:
-        session.abort()
-        if results is not None:
-            results.close()
+    report = load_report(read_results(args.results_file), points)
+    print(report.render(args.format, args.table))
     return 0
-
-
-def _open_results(path: str | None) -> TextIO | None:
-    if path is None:
-        return None
-    try:
-        return Path(path).open("a", encoding="utf-8")
-    except OSError as e:
-        raise ConfigError(f"cannot write results file {path}: {e.strerror}") from None
 
 
 def cmd_info(args: argparse.Namespace) -> int:
@@ -249,14 +241,15 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
-    "play": cmd_play, "match": cmd_match, "session": cmd_session, "info": cmd_info}
+    "play": cmd_play, "match": cmd_match, "session": cmd_session, "report": cmd_report,
+    "info": cmd_info}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     try:
         args = _parse(sys.argv[1:] if argv is None else argv)
-        registry(tuple(args.thinkers))  # a bad --thinkers path is bad input, whatever plays
+        registry(tuple(getattr(args, "thinkers", ())))  # a bad --thinkers path is bad input, whatever plays
         return COMMANDS[args.verb](args)
     except CslError as e:
         print(f"csl-game: error: {e}", file=sys.stderr)

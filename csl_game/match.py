@@ -9,20 +9,25 @@ the subscribers, always on the thread that calls `update()`.
 from __future__ import annotations
 
 import queue
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
 
 from csl_game.board import Board, Move, PColor, Pos, PShape, Winner
-from csl_game.errors import InvalidMoveError
+from csl_game.errors import CslError, InvalidMoveError
 from csl_game.runner import (ForfeitReason, RunnerFactory, ThinkerRunner, ThinkJob,
                              ThinkOutcome, ThreadRunner)
 from csl_game.thinker import FutureMove, MatchConfig, ThinkerPrototype
 
-__all__ = ["Human", "Player", "Match", "MatchState", "MatchResult", "PlayedMove",
+__all__ = ["MatchAborted", "Human", "Player", "Match", "MatchState", "MatchResult", "PlayedMove",
            "MatchEvent", "MatchStarted", "NextTurn", "MovePerformed", "InvalidPlay",
            "BoardUpdated", "ThinkingInfo", "MatchOver", "check_move"]
+
+
+class MatchAborted(CslError):
+    """A match was stopped from outside before it ended."""
 
 
 @dataclass(frozen=True)
@@ -212,13 +217,20 @@ class Match:
             self._poll_job()
 
     def run(self, on_human: Callable[[Match], None] | None = None,
-            step: float = 0.05) -> MatchResult:
-        """Play the match to the end, blocking; `on_human` is asked for human moves."""
+            step: float = 0.05, stop: threading.Event | None = None) -> MatchResult:
+        """Play the match to the end, blocking; `on_human` is asked for human moves.
+
+        Raises:
+            MatchAborted: `stop` was set before the match ended (it is closed).
+        """
         while True:
             self.update()
             if self.is_over:
                 assert self.result is not None
                 return self.result
+            if stop is not None and stop.is_set():
+                self.close()
+                raise MatchAborted("the match was stopped before it ended")
             if self.awaiting_human:
                 if on_human is None:
                     raise InvalidMoveError("a human is to play but no input was given")

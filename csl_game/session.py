@@ -19,7 +19,7 @@ from csl_game.thinker import MatchConfig
 
 __all__ = ["Mode", "mode_for", "round_robin", "Points", "SessionState", "Session",
            "MatchRecord", "Standing", "standings", "SessionEvent", "SessionStarted",
-           "PreMatch", "PostMatch", "SessionEnded", "winner_text"]
+           "PreMatch", "PostMatch", "SessionEnded", "winner_text", "unique_names"]
 
 
 class Mode(Enum):
@@ -165,7 +165,8 @@ class SessionEnded(SessionEvent):
     standings: tuple[Standing, ...]
 
 
-def _unique_names(players: Sequence[Player]) -> tuple[str, ...]:
+def unique_names(players: Sequence[Player]) -> tuple[str, ...]:
+    """Display names, numbered where several players share one."""
     names = [p.display_name for p in players]
     out = []
     for i, name in enumerate(names):
@@ -192,7 +193,7 @@ class Session:
         self.points = points
         self.runner_factory = runner_factory
         self.mode = mode_for(sum(not isinstance(p, Human) for p in players))
-        self.names = _unique_names(self.players)
+        self.names = unique_names(self.players)
         self.pairings = (round_robin(len(players), complete) if len(players) > 2
                          else [(0, 1)])
         self.state = SessionState.BEGIN

@@ -89,3 +89,20 @@ class SlowPokeThinker(AbstractThinker):
         time.sleep(self.delay)
         col = next(c for c in range(board.cols) if not board.is_column_full(c))
         return FutureMove(col, board.turn.shape)
+
+
+class SteadyThinker(AbstractThinker):
+    """Deterministic and a little slow: the centre-most free column after `params` ms."""
+
+    def setup(self, params: str) -> None:
+        self.delay = float(params or 10) / 1000
+
+    def think(self, board: Board, ct: CancellationToken) -> FutureMove:
+        time.sleep(self.delay)
+        centre = board.cols // 2
+        cols = sorted(range(board.cols), key=lambda c: (abs(c - centre), c))
+        col = next(c for c in cols if not board.is_column_full(c))
+        shape = board.turn.shape
+        if board.piece_count(board.turn, shape) == 0:
+            shape = shape.other
+        return FutureMove(col, shape)

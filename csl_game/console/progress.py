@@ -1,0 +1,82 @@
+"""Progress of a long session: a bar, time left and live standings (rich)."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any, TextIO
+
+from rich.console import Console, Group
+from rich.live import Live
+from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
+                           TimeElapsedColumn, TimeRemainingColumn)
+from rich.table import Table
+
+from csl_game.session import Standing
+
+__all__ = ["SessionProgress", "standings_table"]
+
+
+def standings_table(table: Sequence[Standing], title: str = "Standings") -> Table:
+    out = Table(title=title, title_justify="left")
+    for header, justify in (("#", "right"), ("Player", "left"), ("Pts", "right"),
+                            ("W", "right"), ("D", "right"), ("L", "right")):
+        out.add_column(header, justify=justify)  # type: ignore[arg-type]
+    for s in table:
+        out.add_row(str(s.position), s.name, str(s.points), str(s.wins), str(s.draws),
+                    str(s.losses))
+    return out
+
+
+def _line(doc: dict[str, Any]) -> str:
+    white, red = doc["white"]["name"], doc["red"]["name"]
+    if doc["winner"] == "draw":
+        result = "It's a draw"
+    else:
+        color = doc["winner"].capitalize()
+        result = f"Winner is {color} ({doc['winner_name']})"
+    why = f" ({doc['forfeit'].replace('_', ' ')})" if doc.get("forfeit") else ""
+    return f"{white} (White) vs {red} (Red): {result}{why}"
+
+
+class SessionProgress:
+    """Shows each finished match; on a terminal also a bar and live standings."""
+
+    def __init__(self, total: int, done: int, standings: Callable[[], list[Standing]],
+                 quiet: bool = False, out: TextIO | None = None) -> None:
+        self.total, self.done = total, done
+        self._standings = standings
+        self.quiet = quiet
+        self.out = out or sys.stdout
+        self._console = Console(file=self.out)
+        self._live: Live | None = None
+        self._progress = Progress(TextColumn("matches"), BarColumn(), MofNCompleteColumn(),
+                                  TimeElapsedColumn(), TextColumn("left"),
+                                  TimeRemainingColumn(), console=self._console)
+        self._task = self._progress.add_task("session", total=total, completed=done)
+
+    def __enter__(self) -> SessionProgress:
+        if not self.quiet and self._console.is_terminal:
+            self._live = Live(self._render(), console=self._console, refresh_per_second=4)
+            self._live.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._live is not None:
+            self._live.__exit__(None, None, None)
+
+    def _render(self) -> Group:
+        return Group(self._progress, standings_table(self._standings()))
+
+    def record(self, doc: dict[str, Any]) -> None:
+        """Call once per finished match, with its results line."""
+        self.done += 1
+        self._progress.update(self._task, completed=self.done)
+        if self.quiet:
+            return
+        line = f"[{self.done}/{self.total}] {_line(doc)}"
+        if self._live is not None:
+            self._live.console.print(line, markup=False, highlight=False)
+            self._live.update(self._render())
+        else:
+            print(line, file=self.out, flush=True)

@@ -1,0 +1,170 @@
+"""Match results as JSON lines: written the moment a match ends, read back safely.
+
+One line per finished match. A results file is appended to with one write
+and an fsync per line, so a crash (even ``kill -9``) loses at most the matches
+in flight; a torn last line is ignored when reading and cut off on resume.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+from csl_game.board import Move, PColor, Piece, Pos, PShape, Winner
+from csl_game.errors import ConfigError
+from csl_game.match import MatchResult, PlayedMove
+from csl_game.runner import ForfeitReason
+from csl_game.session import MatchRecord
+from csl_game.thinker import MatchConfig
+
+__all__ = ["PlayerInfo", "result_to_json", "record_to_json", "record_from_json",
+           "ResultsWriter", "read_results", "settings_json"]
+
+
+@dataclass(frozen=True)
+class PlayerInfo:
+    """Who a player of a session is: thinker, parameters and display name."""
+
+    thinker: str
+    params: str
+    name: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"thinker": self.thinker, "params": self.params, "name": self.name}
+
+
+def settings_json(mc: MatchConfig) -> dict[str, int]:
+    return {"rows": mc.rows, "cols": mc.cols, "win_sequence": mc.win_sequence,
+            "round_pieces": mc.round_pieces, "square_pieces": mc.square_pieces,
+            "time_limit_ms": mc.time_limit_ms}
+
+
+def result_to_json(result: MatchResult, mc: MatchConfig) -> dict[str, Any]:
+    """A match result as a JSON-ready dict."""
+    return {
+        "white": result.white, "red": result.red,
+        "winner": result.winner.name.lower(), "winner_name": result.winner_name,
+        "solution": [list(p) for p in result.solution],
+        "forfeit": result.forfeit.name.lower() if result.forfeit else None,
+        "detail": result.detail,
+        "moves": [{"row": m.move.row, "col": m.move.col,
+                   "color": m.move.piece.color.name.lower(),
+                   "shape": m.move.piece.shape.name.lower(),
+                   "ms": round(m.elapsed * 1000, 3)} for m in result.moves],
+        "settings": settings_json(mc),
+    }
+
+
+def record_to_json(index: int, white: PlayerInfo, red: PlayerInfo,
+                   result: MatchResult, mc: MatchConfig) -> dict[str, Any]:
+    """A session's match: its index, both players in full, and the result."""
+    doc = result_to_json(result, mc)
+    doc.update({"match": index, "white": white.to_json(), "red": red.to_json()})
+    return doc
+
+
+def _result_from_json(doc: dict[str, Any]) -> MatchResult:
+    moves = tuple(
+        PlayedMove(Move(m["row"], m["col"], Piece(PColor[m["color"].upper()],
+                                                   PShape[m["shape"].upper()])),
+                   m["ms"] / 1000) for m in doc.get("moves", ()))
+    forfeit = doc.get("forfeit")
+    return MatchResult(Winner[doc["winner"].upper()], doc["white"]["name"],
+                       doc["red"]["name"], tuple(Pos(*p) for p in doc.get("solution", ())),
+                       ForfeitReason[forfeit.upper()] if forfeit else None,
+                       doc.get("detail", ""), moves)
+
+
+def record_from_json(doc: dict[str, Any], index_of: dict[PlayerInfo, int]) -> MatchRecord:
+    """A MatchRecord from a results line; players mapped to session indices.
+
+    Raises:
+        ConfigError: a player of the line is not in `index_of`, or a field is bad.
+    """
+    try:
+        white = PlayerInfo(**doc["white"])
+        red = PlayerInfo(**doc["red"])
+        return MatchRecord(index_of[white], index_of[red], _result_from_json(doc))
+    except KeyError as e:
+        raise ConfigError(f"results line for match {doc.get('match')} does not fit "
+                          f"this session (unknown {e})") from None
+    except (TypeError, ValueError) as e:
+        raise ConfigError(f"results line for match {doc.get('match')} is malformed: {e}") \
+            from None
+
+
+def read_results(path: str | Path) -> list[dict[str, Any]]:
+    """Every complete line of a results file; a torn last line is skipped.
+
+    Raises:
+        ConfigError: the file cannot be read, or a complete line is not JSON.
+    """
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise ConfigError(f"cannot read results file {p}: {getattr(e, 'strerror', e)}") \
+            from None
+    lines = text.split("\n")
+    docs = []
+    for number, line in enumerate(lines[:-1], 1):  # the last piece has no newline
+        if not line.strip():
+            continue
+        try:
+            docs.append(json.loads(line))
+        except json.JSONDecodeError as e:
+            raise ConfigError(f"results file {p}, line {number}: not JSON ({e.msg})") \
+                from None
+    return docs
+
+
+class ResultsWriter:
+    """Appends records to a results file, one durable line each."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        try:
+            self._file: TextIO = self.path.open("a+", encoding="utf-8")
+        except OSError as e:
+            raise ConfigError(f"cannot write results file {path}: {e.strerror}") from None
+        self._drop_torn_tail()
+
+    def _drop_torn_tail(self) -> None:
+        self._file.seek(0)
+        text = self._file.read()
+        if text and not text.endswith("\n"):
+            keep = text.rfind("\n") + 1
+            self._file.truncate(len(text[:keep].encode("utf-8")))
+        self._file.seek(0, os.SEEK_END)
+
+    def write(self, doc: dict[str, Any]) -> None:
+        self._file.write(json.dumps(doc) + "\n")
+        self._file.flush()
+        os.fsync(self._file.fileno())
+
+    def close(self) -> None:
+        self._file.close()
+
+
+def done_indices(docs: Iterable[dict[str, Any]]) -> set[int]:
+    return {int(d["match"]) for d in docs if "match" in d}
+
+
+def check_compatible(docs: Sequence[dict[str, Any]], expected: dict[int, tuple[
+        PlayerInfo, PlayerInfo]], mc: MatchConfig, path: str | Path) -> None:
+    """Refuse to resume from a file made by another session.
+
+    Raises:
+        ConfigError: a recorded match has other players or settings.
+    """
+    for d in docs:
+        index = d.get("match")
+        pair = expected.get(index) if isinstance(index, int) else None
+        if pair is None or d.get("settings") != settings_json(mc) or \
+                (d.get("white"), d.get("red")) != (pair[0].to_json(), pair[1].to_json()):
+            raise ConfigError(f"results file {path} was made by a different session "
+                              f"(match {index} does not fit)")

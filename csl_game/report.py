@@ -1,0 +1,111 @@
+"""Standings and results of a results file as Markdown, CSV or JSON."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from csl_game.errors import ConfigError
+from csl_game.records import PlayerInfo, record_from_json
+from csl_game.session import MatchRecord, Points, Standing, standings, winner_text
+
+__all__ = ["Report", "load_report", "FORMATS"]
+
+FORMATS = ("md", "csv", "json")
+
+
+@dataclass(frozen=True)
+class Report:
+    """Everything a results file says, ready to print."""
+
+    players: tuple[PlayerInfo, ...]
+    records: tuple[MatchRecord, ...]
+    indices: tuple[int, ...]
+    """The match index of each record."""
+    table: tuple[Standing, ...]
+
+    def standings_rows(self) -> list[dict[str, Any]]:
+        return [{"position": s.position, "name": s.name,
+                 "thinker": self.players[s.player].thinker,
+                 "params": self.players[s.player].params, "points": s.points,
+                 "wins": s.wins, "draws": s.draws, "losses": s.losses} for s in self.table]
+
+    def result_rows(self) -> list[dict[str, Any]]:
+        rows = []
+        for index, rec in sorted(zip(self.indices, self.records), key=lambda x: x[0]):
+            res = rec.result
+            rows.append({"match": index, "white": self.players[rec.white].name,
+                         "red": self.players[rec.red].name, "winner": res.winner.name.lower(),
+                         "winner_name": res.winner_name or "",
+                         "forfeit": res.forfeit.name.lower() if res.forfeit else "",
+                         "moves": len(res.moves)})
+        return rows
+
+    def render(self, fmt: str, table: str = "standings") -> str:
+        if fmt == "json":
+            return json.dumps({"standings": self.standings_rows(),
+                               "results": self.result_rows()}, indent=2)
+        if fmt == "csv":
+            rows = self.standings_rows() if table == "standings" else self.result_rows()
+            return _csv(rows)
+        if fmt == "md":
+            return self.markdown()
+        raise ConfigError(f"unknown report format '{fmt}' (choose from {', '.join(FORMATS)})")
+
+    def markdown(self) -> str:
+        lines = ["## Standings", "", "| # | Player | Points | W | D | L |",
+                 "|---:|---|---:|---:|---:|---:|"]
+        for s in self.table:
+            lines.append(f"| {s.position} | {_md(s.name)} | {s.points} | {s.wins} | "
+                         f"{s.draws} | {s.losses} |")
+        lines += ["", "## Results", "", "| Match | White | Red | Result |", "|---:|---|---|---|"]
+        for row, (_, rec) in zip(self.result_rows(), sorted(zip(self.indices, self.records),
+                                                            key=lambda x: x[0])):
+            white, red = _md(row["white"]), _md(row["red"])
+            if row["winner"] == "white":
+                white = f"**{white}**"
+            elif row["winner"] == "red":
+                red = f"**{red}**"
+            why = f" ({rec.result.forfeit})" if rec.result.forfeit else ""
+            lines.append(f"| {row['match'] + 1} | {white} | {red} | "
+                         f"{winner_text(rec.result)}{why} |")
+        return "\n".join(lines)
+
+
+def _md(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def _csv(rows: Sequence[dict[str, Any]]) -> str:
+    out = io.StringIO()
+    if rows:
+        writer = csv.DictWriter(out, fieldnames=list(rows[0]), lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+    return out.getvalue().rstrip("\n")
+
+
+def load_report(docs: Sequence[dict[str, Any]], points: Points = Points()) -> Report:
+    """A report from the lines of a results file (players in order of appearance).
+
+    Raises:
+        ConfigError: the file holds no match, or a line is malformed.
+    """
+    if not docs:
+        raise ConfigError("the results file holds no finished match")
+    players: dict[PlayerInfo, int] = {}
+    try:
+        for doc in docs:
+            for side in ("white", "red"):
+                players.setdefault(PlayerInfo(**doc[side]), len(players))
+        records = tuple(record_from_json(d, players) for d in docs)
+        indices = tuple(int(d["match"]) for d in docs)
+    except (KeyError, TypeError, ValueError) as e:
+        raise ConfigError(f"results file line is malformed: {e}") from None
+    infos = tuple(players)
+    table = standings([p.name for p in infos], records, points)
+    return Report(infos, records, indices, tuple(table))
