@@ -1,0 +1,310 @@
+"""The thinker guide's code works: every Python block of docs/thinkers.md is exercised.
+
+Each ```python block carries an HTML comment right before it that says what it is:
+
+- ``<!-- file: NAME.py -->``: a complete module. Thinker modules are loaded
+  through discovery and play whole games against the random thinker; test
+  modules (``test_*.py``) are run with pytest next to the other files.
+- ``<!-- run -->``: a self-contained example, executed.
+- ``<!-- snippet -->``: a fragment, compiled; ``<!-- snippet: NAME.py -->``
+  must also appear word for word in the file block NAME.py.
+
+A Python block without one of these markers fails the suite. Shell blocks are
+left to the command-line tests.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import textwrap
+import tomllib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from csl_game import (AbstractThinker, Board, CancellationToken, FutureMove, MatchConfig,
+                      PColor, PShape, ThinkerError, ThinkerPrototype, Winner)
+from csl_game.config import read_session_file
+from csl_game.discovery import ENTRY_POINT_GROUP, registry
+from csl_game.match import check_move
+from csl_game.runner import ForfeitReason
+
+ROOT = Path(__file__).resolve().parent.parent
+DOC = ROOT / "docs" / "thinkers.md"
+
+FENCE = re.compile(r"^(?P<indent>[ \t]*)```(?P<lang>[\w-]*)[ \t]*$")
+MARKER = re.compile(r"^\s*<!--\s*(?P<text>.*?)\s*-->\s*$")
+KINDS = ("file", "run", "snippet")
+
+
+@dataclass(frozen=True)
+class Block:
+    """A fenced code block of the guide."""
+
+    lang: str
+    marker: str
+    """The HTML comment right before the fence, or ''."""
+    raw: str
+    """The block's text with the fence's own indentation removed."""
+    line: int
+
+    @property
+    def code(self) -> str:
+        return textwrap.dedent(self.raw)
+
+    @property
+    def kind(self) -> str:
+        return self.marker.partition(":")[0].strip()
+
+    @property
+    def target(self) -> str:
+        return self.marker.partition(":")[2].strip()
+
+    def __str__(self) -> str:
+        return f"docs/thinkers.md:{self.line}"
+
+
+def parse_blocks(text: str) -> list[Block]:
+    lines = text.splitlines()
+    blocks, i = [], 0
+    while i < len(lines):
+        fence = FENCE.match(lines[i])
+        if not fence:
+            i += 1
+            continue
+        indent, start = fence["indent"], i + 1
+        j = i - 1
+        while j >= 0 and not lines[j].strip():
+            j -= 1
+        marker = MARKER.match(lines[j]) if j >= 0 else None
+        body: list[str] = []
+        i += 1
+        while lines[i].strip() != "```":
+            body.append(lines[i].removeprefix(indent))
+            i += 1
+        blocks.append(Block(fence["lang"], marker["text"] if marker else "",
+                            "\n".join(body) + "\n", start))
+        i += 1
+    return blocks
+
+
+TEXT = DOC.read_text(encoding="utf-8")
+BLOCKS = parse_blocks(TEXT)
+PYTHON = [b for b in BLOCKS if b.lang in ("python", "py", "python3")]
+FILES = {b.target: b for b in PYTHON if b.kind == "file"}
+THINKER_FILES = sorted(n for n in FILES if not n.startswith("test_"))
+TEST_FILES = sorted(n for n in FILES if n.startswith("test_"))
+SNIPPETS = [b for b in PYTHON if b.kind == "snippet"]
+RUNNABLE = [b for b in PYTHON if b.kind == "run"]
+
+
+def blocks_of(lang: str, kind: str) -> list[Block]:
+    return [b for b in BLOCKS if b.lang == lang and b.kind == kind]
+
+
+@pytest.fixture(scope="module")
+def doc_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder holding every file block of the guide."""
+    folder = tmp_path_factory.mktemp("doc_files")
+    for name, block in FILES.items():
+        (folder / name).write_text(block.code, encoding="utf-8")
+    return folder
+
+
+def thinker_classes(path: Path) -> list[str]:
+    """Fully qualified names of the thinkers defined in a guide file."""
+    reg = registry((str(path),))
+    return sorted(fqn for fqn in reg.classes if fqn.startswith(path.stem + "."))
+
+
+def play(white: AbstractThinker, red: AbstractThinker, board: Board) -> Iterator[Board]:
+    """Play to the end, yielding the board before each move; every move must be legal."""
+    players = {PColor.WHITE: white, PColor.RED: red}
+    while board.check_winner() == Winner.NONE:
+        yield board
+        thinker = players[board.turn]
+        move = thinker.think(board.copy(), CancellationToken())
+        reason = check_move(board, move)
+        assert reason is None, f"{thinker} {reason}: {move} after {board.history}"
+        board.do_move(PShape(move.shape), move.column)
+
+
+# ------------------------------------------------------------------ the blocks
+def test_every_python_block_says_what_it_is() -> None:
+    assert len(PYTHON) >= 10
+    for block in PYTHON:
+        assert block.kind in KINDS, f"{block}: python block without a known marker"
+        if block.kind == "file":
+            assert re.fullmatch(r"\w+\.py", block.target), f"{block}: bad file name"
+        if block.kind == "snippet" and block.target:
+            assert block.target in FILES, f"{block}: no file block {block.target}"
+    names = [b.target for b in PYTHON if b.kind == "file"]
+    assert len(names) == len(set(names)), "two file blocks share a name"
+    assert THINKER_FILES and TEST_FILES
+
+
+def _compile(block: Block) -> None:
+    try:
+        compile(block.code, str(block), "exec")
+    except SyntaxError:  # a method body: 'return' and friends need a function
+        compile("def _snippet():\n" + textwrap.indent(block.code, "    "), str(block), "exec")
+
+
+@pytest.mark.parametrize("block", PYTHON, ids=str)
+def test_every_python_block_compiles(block: Block) -> None:
+    _compile(block)
+
+
+@pytest.mark.parametrize("block", [b for b in SNIPPETS if b.target], ids=str)
+def test_tutorial_snippets_are_part_of_the_final_code(block: Block) -> None:
+    assert block.raw in FILES[block.target].raw, (
+        f"{block}: the snippet differs from the complete {block.target}")
+
+
+@pytest.mark.parametrize("block", RUNNABLE, ids=str)
+def test_examples_run(block: Block) -> None:
+    exec(compile(block.code, str(block), "exec"), {"__name__": "__doc_example__"})
+
+
+# ---------------------------------------------------------------- the thinkers
+@pytest.mark.parametrize("name", THINKER_FILES)
+def test_guide_thinkers_play_whole_games_against_random(doc_dir: Path, name: str) -> None:
+    path = doc_dir / name
+    fqns = thinker_classes(path)
+    assert fqns, f"{name} defines no thinker"
+    mc = MatchConfig()
+    for fqn in fqns:
+        for seed in ("1", "2"):
+            mine = ThinkerPrototype(fqn, "", mc, (str(path),)).create()
+            rnd = ThinkerPrototype("random", seed, mc).create()
+            for white, red in ((mine, rnd), (rnd, mine)):
+                board = mc.new_board()
+                for _ in play(white, red, board):
+                    pass
+                assert board.check_winner() != Winner.NONE
+
+
+@pytest.mark.parametrize("name", THINKER_FILES)
+def test_guide_thinkers_stop_when_cancelled(doc_dir: Path, name: str) -> None:
+    path = doc_dir / name
+    ct = CancellationToken()
+    ct.cancel()
+    for fqn in thinker_classes(path):
+        thinker = ThinkerPrototype(fqn, "", MatchConfig(), (str(path),)).create()
+        assert thinker.think(MatchConfig().new_board(), ct) == FutureMove.NO_MOVE
+
+
+def _minimax_pair(doc_dir: Path, depth: str, mc: MatchConfig) -> tuple[AbstractThinker, ...]:
+    path = str(doc_dir / "my_minimax.py")
+    mine = ThinkerPrototype("my_minimax.MinimaxThinker", depth, mc, (path,)).create()
+    builtin = ThinkerPrototype("thinkers.minimax.MinimaxAIThinker", depth, mc).create()
+    return mine, builtin
+
+
+# Board settings with wins by rows, columns and diagonals, shapes that run out,
+# and small boards that fill up.
+SETTINGS = [MatchConfig(), MatchConfig(rows=5, cols=4, win_sequence=3),
+            MatchConfig(rows=7, cols=9, win_sequence=5, round_pieces=3, square_pieces=30),
+            MatchConfig(rows=3, cols=3, win_sequence=3, round_pieces=5, square_pieces=0)]
+
+
+@pytest.mark.parametrize("mc", SETTINGS, ids=lambda m: f"{m.rows}x{m.cols}w{m.win_sequence}")
+@pytest.mark.parametrize("depth", ["1", "2"])
+def test_tutorial_minimax_chooses_the_builtin_moves(doc_dir: Path, mc: MatchConfig,
+                                                    depth: str) -> None:
+    mine, builtin = _minimax_pair(doc_dir, depth, mc)
+    assert str(mine) == str(builtin) == f"MinimaxD{depth}"
+    positions = 0
+    for seed in ("3", "4", "5"):
+        white = ThinkerPrototype("random", seed, mc).create()
+        red = ThinkerPrototype("random", seed + "1", mc).create()
+        for board in play(white, red, mc.new_board()):
+            ct = CancellationToken()
+            assert mine.think(board.copy(), ct) == builtin.think(board.copy(), ct), (
+                f"different moves after {board.history}")
+            positions += 1
+    assert positions >= 10
+
+
+def test_tutorial_minimax_matches_the_builtin_at_depth_3(doc_dir: Path) -> None:
+    mc = MatchConfig()
+    mine, builtin = _minimax_pair(doc_dir, "", mc)
+    assert str(mine) == "MinimaxD3"
+    board = mc.new_board()
+    rnd = ThinkerPrototype("random", "11", mc).create()
+    for count, position in enumerate(play(rnd, rnd, board)):
+        if count % 3 == 0:
+            ct = CancellationToken()
+            assert mine.think(position.copy(), ct) == builtin.think(position.copy(), ct)
+
+
+# ------------------------------------------------------------- the test example
+def test_example_test_file_passes(doc_dir: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *TEST_FILES],
+        cwd=doc_dir, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    passed = re.search(r"(\d+) passed", proc.stdout)
+    assert passed and int(passed[1]) >= 5, proc.stdout
+
+
+# ------------------------------------------------------------ other blocks, links
+def test_session_file_example_names_known_thinkers(doc_dir: Path, tmp_path: Path) -> None:
+    (block,) = blocks_of("text", "session-file")
+    league = tmp_path / "league.txt"
+    league.write_text(block.code, encoding="utf-8")
+    reg = registry(tuple(str(doc_dir / n) for n in THINKER_FILES))
+    for entry in read_session_file(league):
+        reg.resolve(entry.thinker)
+    with pytest.raises(ThinkerError, match="ambiguous"):  # as the guide warns
+        reg.resolve("minimax")
+
+
+@pytest.mark.parametrize("whole_module", [False, True], ids=["class", "module"])
+def test_pyproject_entry_point_makes_the_thinker_known(tmp_path: Path,
+                                                       whole_module: bool) -> None:
+    (block,) = blocks_of("toml", "pyproject")
+    project = tomllib.loads(block.code)["project"]
+    ((name, value),) = project["entry-points"][ENTRY_POINT_GROUP].items()
+    module, _, cls = value.partition(":")
+    # Lay the package out as pip would install it: the code and its dist-info.
+    package = tmp_path / module.rpartition(".")[0]
+    package.mkdir()
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    (tmp_path / (module.replace(".", "/") + ".py")).write_text(
+        FILES["my_thinker.py"].code, encoding="utf-8")
+    info = tmp_path / f"{project['name'].replace('-', '_')}-{project['version']}.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {project['name']}\n"
+                                   f"Version: {project['version']}\n", encoding="utf-8")
+    (info / "entry_points.txt").write_text(
+        f"[{ENTRY_POINT_GROUP}]\n{name} = {module if whole_module else value}\n",
+        encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": str(tmp_path)}
+    proc = subprocess.run([sys.executable, "-m", "csl_game", "info"], env=env, cwd=tmp_path,
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert f"{module}.{cls}" in proc.stdout and not proc.stderr, proc.stdout + proc.stderr
+
+
+def test_forfeit_table_names_every_reason() -> None:
+    for reason in ForfeitReason:
+        assert f"| {reason.value} |" in TEXT, f"the guide does not explain '{reason}'"
+
+
+def _slug(heading: str) -> str:
+    text = re.sub(r"[^\w\- ]", "", heading.strip().lower())
+    return text.replace(" ", "-")
+
+
+def test_links_point_at_headings() -> None:
+    anchors = {_slug(h) for h in re.findall(r"^#+ (.+)$", TEXT, re.MULTILINE)}
+    links = set(re.findall(r"\]\(#([\w-]+)\)", TEXT))
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    links |= set(re.findall(r"docs/thinkers\.md#([\w-]+)", readme))
+    assert links and links <= anchors, f"dangling links: {links - anchors}"
