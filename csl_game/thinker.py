@@ -12,7 +12,7 @@ import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import ClassVar, NamedTuple
 
 from csl_game.board import Board, PShape
 from csl_game.errors import BoardConfigError, ConfigError, ThinkerError
@@ -21,13 +21,19 @@ __all__ = ["AbstractThinker", "FutureMove", "CancellationToken", "MatchConfig",
            "ThinkerPrototype", "thinker_display_name"]
 
 
-class FutureMove(NamedTuple):
-    """A move a thinker wants to play: a column and a shape."""
-
+class _FutureMoveFields(NamedTuple):
     column: int
     """Column to drop the piece into; -1 for NO_MOVE."""
     shape: PShape
     """Shape of the piece to play."""
+
+
+class FutureMove(_FutureMoveFields):
+    """A move a thinker wants to play: a column and a shape."""
+
+    __slots__ = ()
+    NO_MOVE: ClassVar[FutureMove]
+    """The thinker gives up (it loses the match)."""
 
     @property
     def is_no_move(self) -> bool:
@@ -40,7 +46,7 @@ class FutureMove(NamedTuple):
         return f"{PShape(self.shape).name.lower()} at column {self.column}"
 
 
-FutureMove.NO_MOVE = FutureMove(-1, PShape.ROUND)  # type: ignore[attr-defined]
+FutureMove.NO_MOVE = FutureMove(-1, PShape.ROUND)
 
 
 class CancellationToken:
@@ -199,11 +205,11 @@ class AbstractThinker(ABC):
 class ThinkerPrototype:
     """Makes set-up thinkers of one kind with fixed parameters.
 
-    `name` is a fully qualified class name (``thinkers.minimax.MinimaxThinker``)
-    or a short, case-insensitive name (``minimax``).
+    `name` is a fully qualified class name (``thinkers.minimax.MinimaxAIThinker``),
+    a short, case-insensitive name (``minimax``), or the thinker class itself.
     """
 
-    def __init__(self, name: str, params: str = "",
+    def __init__(self, name: str | type[AbstractThinker], params: str = "",
                  match_config: MatchConfig | None = None,
                  paths: tuple[str, ...] = ()) -> None:
         from csl_game.discovery import registry
@@ -211,7 +217,12 @@ class ThinkerPrototype:
         self.params = params
         self.match_config = match_config or MatchConfig()
         self.paths = tuple(str(p) for p in paths)
-        self.thinker_class = registry(self.paths).resolve(name)
+        if isinstance(name, type):
+            if not issubclass(name, AbstractThinker):
+                raise ThinkerError(f"{name.__qualname__} is not an AbstractThinker subclass")
+            self.thinker_class: type[AbstractThinker] = name
+        else:
+            self.thinker_class = registry(self.paths).resolve(name)
         self.fqn = f"{self.thinker_class.__module__}.{self.thinker_class.__qualname__}"
         self._display_name: str | None = None
 
