@@ -1,16 +1,18 @@
 """The game model: pieces, moves, the board and its winner check.
 
 Pure and fast: no I/O, no imports beyond the standard library. Internally the
-board keeps one bitboard (a Python int) per colour and one for square pieces,
-laid out column by column with one spare bit on top of each column, so that a
-run of n pieces in any direction is found with a few shifts and ands.
+board keeps one bitboard (a Python int) per colour and one per shape, laid out
+column by column with one spare bit on top of each column, so that a run of n
+pieces in any direction is found with a few shifts and ands. The result is
+worked out once per move and kept on a stack, so `check_winner()` costs
+nothing and `undo_move()` restores it.
 """
 
 from __future__ import annotations
 
 from enum import IntEnum
 from functools import lru_cache
-from typing import NamedTuple
+from typing import Callable, NamedTuple
 
 from csl_game.errors import BoardConfigError, InvalidMoveError
 
@@ -117,6 +119,10 @@ class Move(NamedTuple):
 
 _PIECES = ((Piece(PColor.WHITE, PShape.ROUND), Piece(PColor.WHITE, PShape.SQUARE)),
            (Piece(PColor.RED, PShape.ROUND), Piece(PColor.RED, PShape.SQUARE)))
+_OTHER = (PColor.RED, PColor.WHITE)
+_SHAPES = (PShape.ROUND, PShape.SQUARE)
+_NONE, _DRAW = Winner.NONE, Winner.DRAW
+_WINS_FOR = (Winner.WHITE, Winner.RED)  # by shape or colour value: ROUND/WHITE -> White
 
 # (does the predicate look at shape?, which value, who wins); shape beats colour.
 _PREDICATES = ((True, PShape.ROUND, Winner.WHITE),
@@ -155,10 +161,20 @@ def _corridors(rows: int, cols: int, n: int) -> tuple[tuple[Pos, ...], ...]:
     return tuple(out)
 
 
-@lru_cache(maxsize=64)
-def _run_steps(rows: int, n: int) -> tuple[tuple[int, ...], ...]:
-    """For each direction, the shifts whose and-chain leaves the starts of n-runs."""
-    height = rows + 1
+class _Geometry(NamedTuple):
+    """What every board of one size shares: bit layout, run shifts, moves."""
+
+    runs: Callable[[int], int]
+    """runs(bitboard): the start bits of every run of n set bits, any direction."""
+    offset: int
+    """Bit where the shape half of a combined shape+colour bitboard starts."""
+    bits: tuple[int, ...]
+    """The bit of each cell, indexed by row * cols + col."""
+    moves: tuple[tuple[Move, ...], ...]
+    """moves[2 * color + shape][row * cols + col]: the Move, made once."""
+
+
+def _shift_plans(height: int, n: int) -> tuple[tuple[int, ...], ...]:
     plans = []
     for step in (1, height, height + 1, height - 1):
         shifts, k = [], 1
@@ -171,17 +187,30 @@ def _run_steps(rows: int, n: int) -> tuple[tuple[int, ...], ...]:
     return tuple(plans)
 
 
-def _has_run(bits: int, plans: tuple[tuple[int, ...], ...]) -> bool:
-    for shifts in plans:
-        m = bits
-        for s in shifts:
-            m &= m >> s
-            if not m:
-                break
-        else:
-            if m:
-                return True
-    return False
+def _run_finder(plans: tuple[tuple[int, ...], ...]) -> Callable[[int], int]:
+    # Generated straight-line code runs about twice as fast as nested loops
+    # over the shifts, and this is the innermost step of every search.
+    lines = ["def runs(b):"]
+    for d, shifts in enumerate(plans):
+        lines.append(f"    m{d} = b & b >> {shifts[0]}" if shifts else f"    m{d} = b")
+        lines += [f"    m{d} &= m{d} >> {s}" for s in shifts[1:]]
+    lines.append("    return " + " | ".join(f"m{d}" for d in range(len(plans))))
+    namespace: dict[str, Callable[[int], int]] = {}
+    exec("\n".join(lines), namespace)
+    return namespace["runs"]
+
+
+@lru_cache(maxsize=64)
+def _geometry(rows: int, cols: int, n: int) -> _Geometry:
+    height = rows + 1
+    # The gap between the two halves is wider than any shift, so bits of the
+    # shape half never reach the colour half.
+    offset = height * cols + n * (height + 1)
+    cells = [(r, c) for r in range(rows) for c in range(cols)]
+    bits = tuple(1 << (c * height + r) for r, c in cells)
+    moves = tuple(tuple(Move(r, c, _PIECES[color][shape]) for r, c in cells)
+                  for color in PColor for shape in PShape)
+    return _Geometry(_run_finder(_shift_plans(height, n)), offset, bits, moves)
 
 
 class Board:
@@ -194,7 +223,7 @@ class Board:
 
     __slots__ = ("rows", "cols", "win_sequence", "round_pieces", "square_pieces",
                  "turn", "_cells", "_heights", "_counts", "_color_bits",
-                 "_square_bits", "_history", "_results", "_plans")
+                 "_shape_bits", "_history", "_results", "_draw_at", "_geometry")
 
     def __init__(self, rows: int = 6, cols: int = 7, win_sequence: int = 4,
                  round_pieces: int = 10, square_pieces: int = 11) -> None:
@@ -221,10 +250,11 @@ class Board:
         self._heights = [0] * cols
         self._counts = [round_pieces, square_pieces, round_pieces, square_pieces]
         self._color_bits = [0, 0]
-        self._square_bits = 0
+        self._shape_bits = [0, 0]
         self._history: list[Move] = []
         self._results: list[Winner] = [Winner.NONE]
-        self._plans = _run_steps(rows, win_sequence)
+        self._draw_at = min(rows * cols, 2 * (round_pieces + square_pieces))
+        self._geometry = _geometry(rows, cols, win_sequence)
 
     # ----------------------------------------------------------------- reading
     def __getitem__(self, pos: tuple[int, int]) -> Piece | None:
@@ -286,31 +316,35 @@ class Board:
 
         Raises:
             InvalidMoveError: the column does not exist, the game is already
-                over, or the player has no piece of that shape left.
+                over, the shape is not a PShape, or the player has no piece
+                of that shape left.
         """
         if not 0 <= col < self.cols:
             raise InvalidMoveError(
                 f"column {col} does not exist (0 to {self.cols - 1})")
-        if self._results[-1] is not Winner.NONE:
+        if self._results[-1] is not _NONE:
             raise InvalidMoveError("the game is over, no more moves can be made")
+        if shape not in _SHAPES:
+            raise InvalidMoveError(f"{shape!r} is not a shape (PShape.ROUND or PShape.SQUARE)")
         color = self.turn
         index = 2 * color + shape
-        if self._counts[index] == 0:
+        if not self._counts[index]:
             raise InvalidMoveError(
                 f"{color} has no {PShape(shape).name.lower()} pieces left")
         row = self._heights[col]
-        if row >= self.rows:
+        if row == self.rows:
             return -1
-        piece = _PIECES[color][shape]
-        self._cells[row * self.cols + col] = piece
+        cell = row * self.cols + col
+        geometry = self._geometry
+        move = geometry.moves[index][cell]
+        bit = geometry.bits[cell]
+        self._cells[cell] = move.piece
         self._heights[col] = row + 1
         self._counts[index] -= 1
-        bit = 1 << (col * (self.rows + 1) + row)
         self._color_bits[color] |= bit
-        if shape:
-            self._square_bits |= bit
-        self._history.append(Move(row, col, piece))
-        self.turn = color.other
+        self._shape_bits[shape] |= bit
+        self._history.append(move)
+        self.turn = _OTHER[color]
         self._results.append(self._result_after(color, shape))
         return row
 
@@ -324,29 +358,29 @@ class Board:
             raise InvalidMoveError("there is no move to undo")
         move = self._history.pop()
         self._results.pop()
-        row, col, piece = move
-        self._cells[row * self.cols + col] = None
+        row, col, (color, shape) = move
+        cell = row * self.cols + col
+        bit = self._geometry.bits[cell]
+        self._cells[cell] = None
         self._heights[col] = row
-        self._counts[2 * piece.color + piece.shape] += 1
-        bit = 1 << (col * (self.rows + 1) + row)
-        self._color_bits[piece.color] &= ~bit
-        self._square_bits &= ~bit
-        self.turn = piece.color
+        self._counts[2 * color + shape] += 1
+        self._color_bits[color] ^= bit
+        self._shape_bits[shape] ^= bit
+        self.turn = color
         return move
 
     def _result_after(self, color: PColor, shape: PShape) -> Winner:
         # Before this move nobody had a run (do_move refuses a finished
-        # game), so a new run passes through the new piece: its shape run is
-        # checked first, then its colour run, as the reference order demands.
-        occupied = self._color_bits[0] | self._color_bits[1]
-        shape_bits = self._square_bits if shape else occupied & ~self._square_bits
-        if _has_run(shape_bits, self._plans):
-            return Winner.RED if shape else Winner.WHITE
-        if _has_run(self._color_bits[color], self._plans):
-            return color.winner
-        if len(self._history) == self.rows * self.cols or not any(self._counts):
-            return Winner.DRAW
-        return Winner.NONE
+        # game), so a new run passes through the new piece: a run of its
+        # shape wins first, else a run of its colour. Both are searched at
+        # once in one int: the shape bits above the colour bits.
+        offset, runs = self._geometry.offset, self._geometry.runs
+        found = runs(self._shape_bits[shape] << offset | self._color_bits[color])
+        if found:
+            return _WINS_FOR[shape] if found >> offset else _WINS_FOR[color]
+        if len(self._history) == self._draw_at:
+            return _DRAW
+        return _NONE
 
     # ----------------------------------------------------------------- results
     def check_winner(self, solution: list[Pos] | None = None) -> Winner:
@@ -386,10 +420,11 @@ class Board:
         other._heights = self._heights.copy()
         other._counts = self._counts.copy()
         other._color_bits = self._color_bits.copy()
-        other._square_bits = self._square_bits
+        other._shape_bits = self._shape_bits.copy()
         other._history = self._history.copy()
         other._results = self._results.copy()
-        other._plans = self._plans
+        other._draw_at = self._draw_at
+        other._geometry = self._geometry
         return other
 
     __copy__ = copy
