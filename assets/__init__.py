@@ -1,0 +1,1 @@
+"""Data files of csl_game (fonts, GUI theme); shipped as package csl_game.assets."""

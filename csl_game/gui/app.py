@@ -1,0 +1,167 @@
+"""The window and its frame loop.
+
+`App.step()` runs one frame (events, update, draw, flip), so tests can post
+events and step; `App.run()` steps until the window closes.
+"""
+
+from __future__ import annotations
+
+import gc
+import sys
+from typing import TextIO
+
+import pygame
+import pygame_gui
+
+from csl_game.board import PColor, PShape
+from csl_game.config import PlayOptions
+from csl_game.gui.assets import load_theme
+from csl_game.gui.match_scene import MatchScene
+from csl_game.gui.panels import MessageLog
+from csl_game.gui.pieces import PieceArt
+from csl_game.gui.scene import SceneManager
+from csl_game.gui.style import Fonts, TextCache
+from csl_game.match import Human, Player
+from csl_game.runner import InfoCallback, RunnerFactory, ThinkerRunner, ThreadRunner
+from csl_game.session import Session
+from csl_game.thinker import ThinkerPrototype
+
+__all__ = ["App", "run_gui", "build_session", "default_runner_factory"]
+
+FPS = 60
+_RESIZE_EVENTS = (pygame.VIDEORESIZE, pygame.WINDOWRESIZED, pygame.WINDOWSIZECHANGED)
+
+
+def _process_runner(prototype: ThinkerPrototype, info: InfoCallback) -> ThinkerRunner:
+    from csl_game.procrunner import ProcessRunner
+
+    return ProcessRunner(prototype, info)
+
+
+def default_runner_factory(options: PlayOptions) -> RunnerFactory:
+    """Worker processes, so a search never slows the frame loop; threads with in_process."""
+    if options.in_process:
+        return ThreadRunner
+    try:
+        import csl_game.procrunner  # noqa: F401
+    except ImportError:
+        print("csl-game: process runner unavailable, thinkers run on threads",
+              file=sys.stderr, flush=True)
+        return ThreadRunner
+    return _process_runner
+
+
+def build_session(options: PlayOptions, runner_factory: RunnerFactory) -> Session:
+    """The session the options describe: humans fill the seats AIs leave empty."""
+    ais: list[Player] = [ThinkerPrototype(a.thinker, a.params, options.match,
+                                          options.thinker_paths)
+                         for a in options.active_ais]
+    if not ais:
+        players: list[Player] = [Human("Player 1"), Human("Player 2")]
+    elif len(ais) == 1:
+        players = [Human("Human"), ais[0]]
+    else:
+        players = ais
+    return Session(players, options.match, options.points, runner_factory)
+
+
+def _icon() -> pygame.Surface:
+    art = PieceArt()
+    icon = pygame.Surface((32, 32), pygame.SRCALPHA)
+    icon.blit(art.image(PColor.WHITE, PShape.ROUND, 20), (0, 0))
+    icon.blit(art.image(PColor.RED, PShape.SQUARE, 20), (12, 12))
+    return icon
+
+
+class App:
+    """The game window: one frame loop, scenes on top of it."""
+
+    def __init__(self, options: PlayOptions, runner_factory: RunnerFactory | None = None,
+                 out: TextIO | None = None) -> None:
+        pygame.display.init()  # no pygame.init(): the game has no sound to open
+        pygame.font.init()
+        self.options = options
+        pygame.display.set_icon(_icon())
+        self.screen = pygame.display.set_mode(options.window_size, pygame.RESIZABLE)
+        pygame.display.set_caption("ColorShapeLinks")
+        self.clock = pygame.time.Clock()
+        self.ui = pygame_gui.UIManager(self.size, load_theme())
+        self.fonts = Fonts()
+        self.text = TextCache(self.fonts)
+        self.art = PieceArt()
+        self.log = MessageLog(out)
+        self.running = True
+        self.status = 0
+        self.scenes = SceneManager()
+        session = build_session(options, runner_factory or default_runner_factory(options))
+        self.scenes.switch(MatchScene(self, session))
+        # What exists now lives as long as the window: keep it out of the
+        # collector's full passes, which would otherwise stall frames.
+        gc.collect()
+        gc.freeze()
+
+    @property
+    def size(self) -> tuple[int, int]:
+        """The drawable size of the window."""
+        return self.screen.get_size()
+
+    # ------------------------------------------------------------- the loop
+    def step(self, dt: float | None = None) -> bool:
+        """Run one frame; `dt` (seconds) replaces the clock, for tests.
+
+        Returns whether the app keeps running.
+        """
+        if dt is None:
+            dt = self.clock.tick(FPS) / 1000
+        scene = self.scenes.current
+        for event in pygame.event.get():
+            if event.type == pygame.QUIT:
+                self.quit()
+                continue
+            if event.type in _RESIZE_EVENTS:
+                self._resize(event)
+            self.ui.process_events(event)
+            if scene is not None:
+                scene.handle_event(event)
+        if not self.running or scene is None:
+            return False
+        scene.update(dt)
+        self.ui.update(dt)
+        scene.draw(self.screen)
+        self.ui.draw_ui(self.screen)
+        pygame.display.flip()
+        return self.running
+
+    def _resize(self, event: pygame.event.Event) -> None:
+        size = event.size if event.type == pygame.VIDEORESIZE else (event.x, event.y)
+        if size != self.size:
+            # synthetic events and some drivers do not resize the surface themselves
+            self.screen = pygame.display.set_mode(size, pygame.RESIZABLE)
+        self.ui.set_window_resolution(self.size)
+        if self.scenes.current is not None:
+            self.scenes.current.resize(self.size)
+
+    def quit(self, status: int = 0) -> None:
+        """Stop after this frame with exit status `status`."""
+        self.running = False
+        self.status = status
+
+    def run(self) -> int:
+        """Step until the window closes; returns the exit status."""
+        try:
+            while self.step():
+                pass
+        finally:
+            self.close()
+        return self.status
+
+    def close(self) -> None:
+        """End the scene (stopping any thinking AI) and close the window."""
+        self.scenes.close()
+        gc.unfreeze()
+        pygame.quit()
+
+
+def run_gui(options: PlayOptions) -> int:
+    """Open the window, play what `options` describe, return the exit status (0)."""
+    return App(options).run()

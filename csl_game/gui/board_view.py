@@ -1,0 +1,262 @@
+"""Drawing the board: ground, columns, arrows, pieces, animations, win line.
+
+`BoardView` only draws. What to draw comes from a `VisualBoard` (pieces and
+animations) and a `Pointer` (the human's column, ghost piece, playable
+columns). The background and the landed pieces are kept in one cached layer
+that changes only when a piece lands or the window is resized.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import pygame
+
+from csl_game.board import Piece, Pos, PShape
+from csl_game.gui.animation import VisualBoard
+from csl_game.gui.layout import BoardLayout
+from csl_game.gui.pieces import Look, PieceArt, draw_piece_shape
+from csl_game.gui.style import TextCache, TextRole, palette
+
+__all__ = ["Pointer", "BoardView"]
+
+
+@dataclass(frozen=True)
+class Pointer:
+    """What the human input adds to the board."""
+
+    column: int | None = None
+    """The highlighted column (mouse or keyboard), if any."""
+    ghost: Piece | None = None
+    """The piece that would be dropped there, drawn where it would land."""
+    ghost_row: int | None = None
+    playable: tuple[bool, ...] = ()
+    """Per column: whether its arrow is enabled."""
+
+
+def _gradient(size: tuple[int, int], top: pygame.Color, bottom: pygame.Color) -> pygame.Surface:
+    surf = pygame.Surface(size)
+    w, h = size
+    for y in range(h):
+        pygame.draw.line(surf, top.lerp(bottom, y / max(1, h - 1)), (0, y), (w, y))
+    return surf
+
+
+def _arrow_image(rect: pygame.Rect, color: pygame.Color) -> pygame.Surface:
+    k = 4  # supersampling for smooth edges
+    w, h = rect.w * k, rect.h * k
+    big = pygame.Surface((w, h), pygame.SRCALPHA)
+    big.fill((*color[:3], 0))
+    points = [(w * 0.18, h * 0.08), (w * 0.82, h * 0.08), (w * 0.5, h * 0.94)]
+    pygame.draw.polygon(big, color, points)
+    return pygame.transform.smoothscale(big, rect.size)
+
+
+class BoardView:
+    """Draws a board scene's board area for one layout at a time."""
+
+    def __init__(self, art: PieceArt, text: TextCache) -> None:
+        self.art = art
+        self.text = text
+        self._layout: BoardLayout | None = None
+        self._static: pygame.Surface | None = None
+        self._layer: pygame.Surface | None = None
+        self._layer_for: tuple[int, int] = (0, -1)  # (id of visual, version drawn)
+        self._drawn: set[Pos] = set()
+        self._arrows: dict[str, pygame.Surface] = {}
+        self._rings: dict[tuple[PShape, int], pygame.Surface] = {}
+        self._banner: tuple[tuple[object, ...], pygame.Surface] | None = None
+
+    # ------------------------------------------------------------- caches
+    def set_layout(self, layout: BoardLayout) -> None:
+        """Use `layout` from now on (drops every cached layer)."""
+        if layout == self._layout:
+            return
+        self._layout = layout
+        self._static = self._paint_static(layout)
+        self._layer = None
+        arrow = layout.arrows[0]
+        pal = palette()
+        self._arrows = {name: _arrow_image(arrow, pal[name])
+                        for name in ("arrow", "arrow_hover", "arrow_disabled")}
+        self._rings.clear()
+
+    def _paint_static(self, lay: BoardLayout) -> pygame.Surface:
+        pal = palette()
+        surf = _gradient(lay.size, pal.background, pal.background_low)
+        c = lay.cell
+        pygame.draw.rect(surf, pal.board, lay.frame, border_radius=max(2, c // 5))
+        pygame.draw.rect(surf, pal.board_edge, lay.frame, max(1, c // 30),
+                         border_radius=max(2, c // 5))
+        for col in range(lay.cols):
+            self._paint_column(surf, lay, col)
+        ground = lay.ground
+        radius = max(1, c // 10)
+        pygame.draw.rect(surf, pal.ground_dark, ground, border_radius=radius)
+        face = pygame.Rect(ground.x, ground.y, ground.w, max(1, ground.h * 2 // 3))
+        pygame.draw.rect(surf, pal.ground, face, border_radius=radius)
+        pygame.draw.line(surf, pal.ground_top, (ground.x + radius, ground.y),
+                         (ground.right - 1 - radius, ground.y), max(1, c // 24))
+        return surf.convert() if pygame.display.get_surface() else surf
+
+    @staticmethod
+    def _paint_column(surf: pygame.Surface, lay: BoardLayout, col: int) -> None:
+        pal = palette()
+        c = lay.cell
+        slot = lay.cell_rect(0, col).union(lay.cell_rect(lay.rows - 1, col))
+        slot.inflate_ip(-max(2, c // 10), 0)
+        pygame.draw.rect(surf, pal.column, slot, border_radius=max(2, c // 4))
+        pole = pygame.Rect(0, 0, max(2, c // 9), slot.h + c // 8)
+        pole.midbottom = slot.midbottom
+        pygame.draw.rect(surf, pal.pole, pole, border_radius=pole.w // 2)
+        for row in range(lay.rows):
+            center = lay.cell_rect(row, col).center
+            pygame.draw.circle(surf, pal.hole, center, max(2, lay.piece // 7))
+
+    def _board_layer(self, visual: VisualBoard) -> pygame.Surface:
+        assert self._layout is not None and self._static is not None
+        key = (id(visual), visual.version)
+        if self._layer is None or key[0] != self._layer_for[0]:
+            self._layer = self._static.copy()
+            self._drawn = set()
+        if key != self._layer_for:
+            for pos, piece in visual.landed.items():
+                if pos not in self._drawn:
+                    rect = self._layout.piece_rect(*pos)
+                    self._layer.blit(self.art.piece(piece, rect.w), rect)
+                    self._drawn.add(pos)
+            self._layer_for = key
+        return self._layer
+
+    # ------------------------------------------------------------- drawing
+    def draw(self, surface: pygame.Surface, visual: VisualBoard, pointer: Pointer) -> None:
+        """Draw the board, its pieces and animations, and the pointer."""
+        lay = self._layout
+        assert lay is not None, "call set_layout() first"
+        surface.blit(self._board_layer(visual), (0, 0))
+        self._draw_arrows(surface, lay, pointer)
+        self._draw_ghost(surface, lay, pointer)
+        self._draw_last(surface, lay, visual)
+        self._draw_falling(surface, lay, visual)
+        if visual.win_progress > 0:
+            self._draw_win_line(surface, lay, visual)
+
+    def _draw_arrows(self, surface: pygame.Surface, lay: BoardLayout, pointer: Pointer) -> None:
+        color = palette().arrow_text
+        size = round(lay.cell * 0.26)
+        size = size if size >= 9 else 0  # too small to read: arrows alone
+        for col, rect in enumerate(lay.arrows):
+            playable = col < len(pointer.playable) and pointer.playable[col]
+            name = ("arrow_disabled" if not playable else
+                    "arrow_hover" if col == pointer.column else "arrow")
+            surface.blit(self._arrows[name], rect)
+            if size:
+                label = self.text.render(str(col), size, color, bold=True)
+                surface.blit(label, label.get_rect(center=(rect.centerx, rect.y + rect.h * 0.34)))
+
+
+    def _draw_ghost(self, surface: pygame.Surface, lay: BoardLayout, pointer: Pointer) -> None:
+        if pointer.ghost is None or pointer.column is None or pointer.ghost_row is None:
+            return
+        rect = lay.piece_rect(pointer.ghost_row, pointer.column)
+        surface.blit(self.art.piece(pointer.ghost, rect.w, Look.GHOST), rect)
+
+    def _ring(self, shape: PShape, size: int) -> pygame.Surface:
+        key = (shape, size)
+        if key not in self._rings:
+            k = 4
+            big = pygame.Surface((size * k, size * k), pygame.SRCALPHA)
+            color = palette().highlight
+            big.fill((*color[:3], 0))
+            draw_piece_shape(big, big.get_rect(), shape, color, max(k, size * k // 18))
+            self._rings[key] = pygame.transform.smoothscale(big, (size, size))
+        return self._rings[key]
+
+    def _draw_last(self, surface: pygame.Surface, lay: BoardLayout, visual: VisualBoard) -> None:
+        move = visual.last
+        if move is None or Pos(move.row, move.col) not in visual.landed:
+            return
+        center = lay.cell_rect(move.row, move.col).center
+        if not visual.pulsing:
+            ring = self._ring(move.piece.shape, round(lay.piece * 1.12))
+            ring.set_alpha(150)
+            surface.blit(ring, ring.get_rect(center=center))
+            return
+        phase = visual.pulse_phase
+        beat = math.sin(math.pi * phase * 3) ** 2  # three beats over the pulse
+        ring = self._ring(move.piece.shape, round(lay.piece * (1.08 + 0.22 * beat)))
+        ring.set_alpha(round(255 * (1 - 0.5 * phase)))
+        surface.blit(ring, ring.get_rect(center=center))
+        size = round(lay.piece * (1 + 0.1 * beat))
+        base = self.art.piece(move.piece, lay.piece)
+        image = base if size == lay.piece else pygame.transform.smoothscale(base, (size, size))
+        surface.blit(image, image.get_rect(center=center))
+
+    def _draw_falling(self, surface: pygame.Surface, lay: BoardLayout, visual: VisualBoard) -> None:
+        fall = visual.falling
+        if fall is None:
+            return
+        cx, cy = lay.cell_rect(fall.move.row, fall.move.col).center
+        image = self.art.piece(fall.move.piece, lay.piece)
+        surface.blit(image, image.get_rect(center=(cx, round(cy - fall.height * lay.cell))))
+
+    def _draw_win_line(self, surface: pygame.Surface, lay: BoardLayout,
+                       visual: VisualBoard) -> None:
+        pal = palette()
+        points = [lay.cell_rect(*p).center for p in visual.solution]
+        (x0, y0), (x1, y1) = points[0], points[-1]
+        t = visual.win_progress
+        end = (round(x0 + (x1 - x0) * t), round(y0 + (y1 - y0) * t))
+        for pos in visual.solution:
+            piece = visual.landed.get(pos)
+            if piece is not None:
+                ring = self._ring(piece.shape, round(lay.piece * 1.12))
+                ring.set_alpha(255)
+                surface.blit(ring, ring.get_rect(center=lay.cell_rect(*pos).center))
+        width = max(3, lay.cell // 7)
+        _thick_line(surface, pal.win_line_edge, points[0], end, width + max(2, width // 2))
+        _thick_line(surface, pal.win_line, points[0], end, width)
+
+    def draw_banner(self, surface: pygame.Surface, visual: VisualBoard, title: str,
+                    subtitle: str = "") -> None:
+        """A result announcement over the board, clear of the win line."""
+        lay = self._layout
+        assert lay is not None
+        rows = [p.row for p in visual.solution]
+        high = bool(rows) and sum(rows) / len(rows) >= (lay.rows - 1) / 2
+        rect = lay.banner_low if high else lay.banner
+        key = (lay, title, subtitle)
+        if self._banner is None or self._banner[0] != key:
+            self._banner = (key, self._paint_banner(lay, rect, title, subtitle))
+        surface.blit(self._banner[1], rect)
+
+    def _paint_banner(self, lay: BoardLayout, rect: pygame.Rect, title: str,
+                      subtitle: str) -> pygame.Surface:
+        pal = palette()
+        box = pygame.Surface(rect.size, pygame.SRCALPHA)
+        radius = rect.h // 5
+        pygame.draw.rect(box, pal.banner, box.get_rect(), border_radius=radius)
+        pygame.draw.rect(box, pal.highlight, box.get_rect(), max(1, round(2 * lay.scale)),
+                         border_radius=radius)
+        area = box.get_rect()
+        width = rect.w - round(24 * lay.scale)
+        big = self.text.fit(title, TextRole.BANNER.size(lay.scale), pal.banner_text, width, True)
+        if not subtitle:
+            box.blit(big, big.get_rect(center=area.center))
+            return box
+        small = self.text.fit(subtitle, TextRole.BODY.size(lay.scale), pal.text, width)
+        gap = round(4 * lay.scale)
+        top = area.centery - (big.get_height() + gap + small.get_height()) // 2
+        box.blit(big, big.get_rect(midtop=(area.centerx, top)))
+        box.blit(small, small.get_rect(midtop=(area.centerx, top + big.get_height() + gap)))
+        return box
+
+
+def _thick_line(surface: pygame.Surface, color: pygame.Color, a: tuple[int, int],
+                b: tuple[int, int], width: int) -> None:
+    """A line with round caps (pygame's wide lines have square, ragged ends)."""
+    pygame.draw.line(surface, color, a, b, width)
+    radius = width // 2
+    pygame.draw.circle(surface, color, a, radius)
+    pygame.draw.circle(surface, color, b, radius)

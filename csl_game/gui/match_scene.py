@@ -1,0 +1,287 @@
+"""The board scene: plays a session's matches, one after another.
+
+The scene advances the session every frame (never blocking: AI players think
+in their runners), turns engine events into log messages and animations, and
+turns mouse and keyboard input into human moves.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING
+
+import pygame
+
+from csl_game import messages
+from csl_game.board import PColor, PShape, Winner
+from csl_game.gui.animation import VisualBoard
+from csl_game.gui.board_view import BoardView, Pointer
+from csl_game.gui.controls import HumanControls
+from csl_game.gui.layout import DROP_HEIGHT, BoardLayout, compute_layout
+from csl_game.gui.panels import LogView, PanelState, PlayerPanel
+from csl_game.gui.scene import Scene
+from csl_game.match import (InvalidPlay, Match, MatchEvent, MatchOver, MatchResult,
+                            MatchStarted, MovePerformed, NextTurn, ThinkingInfo)
+from csl_game.session import PreMatch, Session, SessionEnded, SessionEvent, SessionState
+
+if TYPE_CHECKING:
+    from csl_game.gui.app import App
+
+__all__ = ["MatchScene"]
+
+_DROP_KEYS = (pygame.K_RETURN, pygame.K_KP_ENTER, pygame.K_SPACE, pygame.K_DOWN)
+_SHAPE_KEYS = (pygame.K_TAB, pygame.K_s)
+_DIGITS = {getattr(pygame, f"K_{d}"): d for d in range(10)} | {
+    getattr(pygame, f"K_KP{d}"): d for d in range(10)}
+
+
+class MatchScene(Scene):
+    """Shows the board, the players and the log while a session plays."""
+
+    def __init__(self, app: App, session: Session) -> None:
+        self.app = app
+        self.session = session
+        cfg = session.config
+        self.visual = VisualBoard(cfg.rows, cfg.cols, app.options.last_move_animation_s,
+                                  DROP_HEIGHT)
+        self.view = BoardView(app.art, app.text)
+        self.panels = (PlayerPanel(app.art, app.text), PlayerPanel(app.art, app.text))
+        self.log_view = LogView(app.text)
+        self.layout: BoardLayout = compute_layout(cfg.rows, cfg.cols, app.size)
+        self.match: Match | None = None
+        self.controls: HumanControls | None = None
+        self._wait = 0.0
+        self._pressed: object = None
+        self._hover_toggle: PShape | None = None
+        self._banner: tuple[str, str] | None = None
+
+    # ------------------------------------------------------------- lifecycle
+    def enter(self) -> None:
+        self.view.set_layout(self.layout)
+        self.session.subscribe(self._on_session_event)
+        if self.session.state is SessionState.BEGIN:
+            self.session.start()
+        self._start_match()
+
+    def exit(self) -> None:
+        self.session.abort()
+
+    def resize(self, size: tuple[int, int]) -> None:
+        cfg = self.session.config
+        self.layout = compute_layout(cfg.rows, cfg.cols, size)
+        self.view.set_layout(self.layout)
+
+    def _start_match(self) -> None:
+        cfg = self.session.config
+        self.visual = VisualBoard(cfg.rows, cfg.cols, self.app.options.last_move_animation_s,
+                                  DROP_HEIGHT)
+        self._banner = None
+        self._wait = 0.0
+        self.match = self.session.begin_match()
+        self.controls = HumanControls(self.match)
+        self.match.subscribe(self._on_match_event)
+
+    @property
+    def input_enabled(self) -> bool:
+        """Whether a human may play now: their turn, and the board shows every move."""
+        match = self.match
+        return (match is not None and match.awaiting_human and self.visual.idle
+                and self.session.state is SessionState.IN_MATCH)
+
+    # ------------------------------------------------------------- engine events
+    def _say(self, text: str) -> None:
+        self.app.log.add(text)
+
+    def _on_match_event(self, event: MatchEvent) -> None:
+        match event:
+            case MatchStarted(white=white, red=red):
+                self._say(messages.match_started(white, red))
+            case NextTurn(color=color, name=name, is_human=human):
+                if not human:
+                    self._say(messages.thinking(color, name))
+            case MovePerformed(color=color, name=name, move=move, elapsed=elapsed):
+                self._say(messages.placed(color, name, move.piece.shape, move.col, elapsed))
+                self.visual.push(move)
+                if self.controls is not None:
+                    self.controls.refresh()
+            case InvalidPlay(color=color, name=name, reason=reason, detail=detail):
+                self._say(messages.forfeit(color, name, reason, detail))
+                rest = detail.splitlines()[1:]
+                if rest:  # a traceback: for the thinker's author, not the log
+                    print("\n".join(rest), file=sys.stderr, flush=True)
+            case ThinkingInfo(color=color, name=name, text=text):
+                self._say(messages.thinking_info(color, name, text))
+            case MatchOver(result=result):
+                self._say(messages.game_over(result))
+                if result.solution:
+                    self.visual.show_win(result.solution)
+                self._banner = self._result_banner(result)
+
+    def _on_session_event(self, event: SessionEvent) -> None:
+        if self.session.total_matches < 2:
+            return
+        match event:
+            case PreMatch(index=i, white=white, red=red):
+                self._say(messages.pre_match(i, white, red))
+            case SessionEnded(standings=table):
+                for line in messages.session_over(table):
+                    self._say(line)
+
+    def _result_banner(self, result: MatchResult) -> tuple[str, str]:
+        color = result.winner.color
+        if result.winner is Winner.DRAW or color is None:
+            return "Draw!", "Nobody made a line"
+        title = f"{color} wins!"
+        if result.forfeit is not None:
+            loser = color.other
+            return title, f"{self.session_name(loser)} {result.forfeit}"
+        return title, f"{result.winner_name}: {len(result.solution)} in a row"
+
+    def session_name(self, color: PColor) -> str:
+        return self.match.name(color) if self.match is not None else str(color)
+
+    # ------------------------------------------------------------- input
+    def handle_event(self, event: pygame.event.Event) -> None:
+        if self.controls is None:
+            return
+        self.controls.enabled = self.input_enabled
+        if event.type == pygame.MOUSEMOTION:
+            self._on_motion(event.pos)
+        elif event.type == pygame.MOUSEBUTTONDOWN and event.button == 1:
+            self._pressed = self._target_at(event.pos)
+        elif event.type == pygame.MOUSEBUTTONUP and event.button == 1:
+            target, self._pressed = self._target_at(event.pos), None
+            if target is not None:
+                self._activate(target)
+        elif event.type == pygame.KEYDOWN:
+            self._on_key(event.key)
+
+    def _target_at(self, pos: tuple[int, int]) -> tuple[str, int] | None:
+        col = self.layout.column_at(pos)
+        if col is not None:
+            return ("column", col)
+        panel = self.layout.panels[self.controls.color if self.controls else 0]
+        shape = panel.toggle_at(pos)
+        return None if shape is None else ("shape", int(shape))
+
+    def _activate(self, target: tuple[str, int]) -> None:
+        assert self.controls is not None
+        if self._pressed is not None and self._pressed != target:
+            return
+        kind, value = target
+        if kind == "column":
+            self.controls.focus(value)
+            self.controls.drop(value)
+        else:
+            self.controls.select(PShape(value))
+
+    def _on_motion(self, pos: tuple[int, int]) -> None:
+        assert self.controls is not None
+        target = self._target_at(pos)
+        self.controls.focus(target[1] if target and target[0] == "column" else None)
+        self._hover_toggle = PShape(target[1]) if target and target[0] == "shape" else None
+
+    def _on_key(self, key: int) -> None:
+        controls = self.controls
+        assert controls is not None
+        if key == pygame.K_LEFT:
+            controls.step(-1)
+        elif key == pygame.K_RIGHT:
+            controls.step(+1)
+        elif key in _DIGITS and _DIGITS[key] < self.session.config.cols:
+            controls.focus(_DIGITS[key])
+        elif key in _SHAPE_KEYS:
+            controls.toggle_shape()
+        elif key in _DROP_KEYS:
+            controls.drop()
+
+    # ------------------------------------------------------------- advancing
+    def update(self, dt: float) -> None:
+        self.session.update()
+        self.visual.update(dt)
+        if self.controls is not None:
+            self.controls.enabled = self.input_enabled
+        state = self.session.state
+        if state is SessionState.POST_MATCH and self.visual.idle:
+            self._after_match(dt)
+        elif state is SessionState.END and self.visual.idle and self.app.options.auto:
+            self._wait += dt
+            if self._wait >= self.app.options.unblocked_screen_s:
+                self.app.quit()
+
+    def _after_match(self, dt: float) -> None:
+        more = len(self.session.records) < self.session.total_matches
+        self._wait += dt
+        if more and self._wait < self.app.options.unblocked_screen_s:
+            return
+        self.session.next()
+        self._wait = 0.0
+        if self.session.state is SessionState.PRE_MATCH:
+            self._start_match()
+        else:
+            self._banner = self._final_banner()
+
+    def _final_banner(self) -> tuple[str, str] | None:
+        if self.session.total_matches < 2:
+            return self._banner
+        table = self.session.standings()
+        leaders = [s.name for s in table if s.position == 1]
+        text = (f"Winner: {leaders[0]} ({table[0].points} pts)" if len(leaders) == 1
+                else f"Tied first: {', '.join(leaders)}")
+        return "Tournament over", text
+
+    # ------------------------------------------------------------- drawing
+    def draw(self, surface: pygame.Surface) -> None:
+        self.view.draw(surface, self.visual, self._pointer())
+        for color in PColor:
+            self.panels[color].draw(surface, self.layout.panels[color], self._panel_state(color),
+                                    self.layout.scale, self._thinking_time(color))
+        self.log_view.draw(surface, self.layout.log, self.app.log, self.layout.scale)
+        if self._banner is not None and self.visual.idle:
+            self.view.draw_banner(surface, self.visual, *self._banner)
+
+    def _pointer(self) -> Pointer:
+        controls = self.controls
+        if controls is None or not controls.enabled:
+            return Pointer(playable=(False,) * self.session.config.cols)
+        ghost = controls.ghost()
+        return Pointer(controls.column, ghost[0] if ghost else None,
+                       ghost[1] if ghost else None, controls.playable())
+
+    def _thinking_time(self, color: PColor) -> float:
+        match = self.match
+        if match is None or match.is_over or match.board.turn is not color:
+            return 0.0
+        return match.thinking_time()
+
+    def _panel_state(self, color: PColor) -> PanelState:
+        match, controls = self.match, self.controls
+        assert match is not None and controls is not None
+        board = match.board
+        human = match.is_human(color)
+        to_play = not match.is_over and board.turn is color
+        thinking = to_play and not human
+        enabled = to_play and controls.enabled
+        status = self._status(color, to_play, human)
+        return PanelState(
+            color=color, name=match.name(color), is_human=human,
+            counts=(board.piece_count(color, PShape.ROUND),
+                    board.piece_count(color, PShape.SQUARE)),
+            selected=controls.selected[color] if human else None,
+            to_play=to_play, input_enabled=enabled, thinking=thinking,
+            status=status, emphasis=status in ("Your turn", "Winner!"),
+            hover=self._hover_toggle if enabled else None)
+
+    def _status(self, color: PColor, to_play: bool, human: bool) -> str:
+        match = self.match
+        assert match is not None
+        if match.result is not None:
+            if not self.visual.idle:
+                return ""
+            winner = match.result.winner
+            if winner is Winner.DRAW:
+                return "Draw"
+            return "Winner!" if winner.color is color else "Lost"
+        if to_play and human:
+            return "Your turn"
+        return "Waiting" if not to_play else ""

@@ -1,0 +1,48 @@
+"""Screens of the window as scenes, switched by a small manager."""
+
+from __future__ import annotations
+
+import pygame
+
+__all__ = ["Scene", "SceneManager"]
+
+
+class Scene:
+    """One screen: builds what it needs on enter, releases it on exit."""
+
+    def enter(self) -> None:
+        """Called when the scene becomes the current one."""
+
+    def exit(self) -> None:
+        """Called when the scene stops being current (or the window closes)."""
+
+    def handle_event(self, event: pygame.event.Event) -> None:
+        """React to one pygame event."""
+
+    def resize(self, size: tuple[int, int]) -> None:
+        """The window's drawable size changed."""
+
+    def update(self, dt: float) -> None:
+        """Advance by `dt` seconds; never blocks."""
+
+    def draw(self, surface: pygame.Surface) -> None:
+        """Draw the whole screen."""
+
+
+class SceneManager:
+    """Holds the current scene and switches between scenes."""
+
+    def __init__(self) -> None:
+        self.current: Scene | None = None
+
+    def switch(self, scene: Scene | None) -> None:
+        """Exit the current scene, then enter `scene` (None: no scene)."""
+        if self.current is not None:
+            self.current.exit()
+        self.current = scene
+        if scene is not None:
+            scene.enter()
+
+    def close(self) -> None:
+        """Exit the current scene for good."""
+        self.switch(None)
