@@ -146,9 +146,11 @@ def parse_size(text: str) -> tuple[int, int, int]:
     rows, _, cols = size.lower().partition("x")
     try:
         r, c = int(rows), int(cols)
-        return r, c, int(n) if n else max(4, -(-r // 2))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"bad size {text!r}: use ROWSxCOLS[:N]") from None
+        size = r, c, int(n) if n else max(4, -(-r // 2))
+        Board(*size)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(f"bad size {text!r}: use ROWSxCOLS[:N] ({e})") from None
+    return size
 
 
 def bench_size(rows: int, cols: int, n: int, seconds: float, rounds: int,

@@ -37,17 +37,25 @@ def _thinkers_in(module: ModuleType) -> list[type[AbstractThinker]]:
             and not inspect.isabstract(obj)]
 
 
+_loaded_from_paths: set[str] = set()
+"""Module names that _load_file gave to thinker files (so may give again)."""
+
+
 def _load_file(path: Path) -> ModuleType:
     name = path.stem
     if not name.isidentifier():
         raise ThinkerError(f"thinker file {path}: '{name}' is not a valid module name")
+    existing = sys.modules.get(name)
+    if existing is not None:
+        if Path(getattr(existing, "__file__", "") or "").resolve() == path.resolve():
+            return existing
+        if name not in _loaded_from_paths:
+            # Replacing it would break every later `import name` (e.g. random).
+            raise ThinkerError(f"thinker file {path}: module name '{name}' is already "
+                               "taken by an imported module; rename the file")
     folder = str(path.parent.resolve())
     if folder not in sys.path:
         sys.path.insert(0, folder)  # lets the module import its siblings
-    existing = sys.modules.get(name)
-    if existing is not None and Path(getattr(existing, "__file__", "") or "").resolve() \
-            == path.resolve():
-        return existing
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
         raise ThinkerError(f"thinker file {path} cannot be loaded")
@@ -59,6 +67,7 @@ def _load_file(path: Path) -> ModuleType:
         del sys.modules[name]
         raise ThinkerError(
             f"thinker file {path} failed to load: {type(e).__name__}: {e}") from None
+    _loaded_from_paths.add(name)
     return module
 
 

@@ -20,11 +20,11 @@ Settings = tuple[int, int, int, int, int]
 DEFAULT: Settings = (6, 7, 4, 10, 11)
 
 
-def alternate(white: Moves, red: Moves) -> Moves:
-    """White's and Red's moves interleaved, White first."""
-    assert len(white) - len(red) in (0, 1)
-    out = [m for pair in zip(white, red) for m in pair]
-    return out + white[len(red):]
+def alternate(first: Moves, second: Moves) -> Moves:
+    """Two players' moves interleaved, the first player's first."""
+    assert len(first) - len(second) in (0, 1)
+    out = [m for pair in zip(first, second) for m in pair]
+    return out + first[len(second):]
 
 
 def mirror(moves: Moves, cols: int = 7) -> Moves:
@@ -87,10 +87,18 @@ FACTS = [
                  [(0, 0), (0, 1), (0, 2), (0, 3), (0, 4)], id="one-row-board"),
 ]
 
-# 10x10, win 7, 24 round + 25 square each: 98 pieces for 100 cells. Top row
-# first; w/r = colour, o/s = shape. Every row holds as many whites as reds,
-# so filling row by row lets White and Red alternate.
-NO_RUN_GRID = [
+# Boards drawn as text, top row first: w/r = colour, o/s = shape, .. = empty.
+# Filling them row by row, each row holds the right mix of colours for White
+# and Red to alternate, and no line has a run.
+FULL_BOARD_GRID = [  # 6x7, 4 in a row, 10 + 11 pieces: the standard game
+    "rs ro ws wo rs ro ws",
+    "ws wo rs ro ws wo rs",
+    "ro rs wo ws ro rs wo",
+    "wo ws ro rs wo ws ro",
+    "rs ro ws wo rs ro ws",
+    "ws wo rs ro ws wo rs",
+]
+NO_PIECES_GRID = [  # 10x10, 7 in a row, 24 + 25 pieces: 98 pieces for 100 cells
     "wo ro ws rs wo ro ws rs .. ..",
     "ws rs wo ro ws rs wo ro ws rs",
     "ro wo rs ws ro wo rs ws ro wo",
@@ -108,14 +116,17 @@ def grid_moves(grid: list[str]) -> Moves:
     """Moves that build the grid row by row, White and Red alternating."""
     moves: Moves = []
     for line in reversed(grid):
-        cells = line.split()
-        by_color = [[(c, o if t[1] == "o" else s) for c, t in enumerate(cells) if t[0] == k]
-                    for k in "wr"]
-        moves += alternate(*by_color)
+        tokens = line.split()
+        by_color = {k: [(c, o if t[1] == "o" else s) for c, t in enumerate(tokens) if t[0] == k]
+                    for k in "wr"}
+        first, second = "wr" if len(moves) % 2 == 0 else "rw"
+        moves += alternate(by_color[first], by_color[second])
     return moves
 
 
-FACTS.append(pytest.param((10, 10, 7, 24, 25), grid_moves(NO_RUN_GRID), Winner.DRAW, [],
+FACTS.append(pytest.param(DEFAULT, grid_moves(FULL_BOARD_GRID), Winner.DRAW, [],
+                          id="draw-full-board"))
+FACTS.append(pytest.param((10, 10, 7, 24, 25), grid_moves(NO_PIECES_GRID), Winner.DRAW, [],
                           id="draw-no-pieces-left"))
 
 
@@ -133,10 +144,17 @@ def test_move_table(settings_: Settings, moves: Moves, winner: Winner,
 
 
 def test_draw_by_pieces_leaves_cells_empty() -> None:
-    board = play(Board(10, 10, 7, 24, 25), grid_moves(NO_RUN_GRID))
+    board = play(Board(10, 10, 7, 24, 25), grid_moves(NO_PIECES_GRID))
     assert board.move_count == 98
     assert board[9, 8] is None and board[9, 9] is None
     assert all(board.piece_count(c, sh) == 0 for c in PColor for sh in PShape)
+    assert board.check_winner() is Winner.DRAW
+
+
+def test_draw_by_full_board_with_pieces_left() -> None:
+    board = play(Board(6, 7, 4, 11, 11), grid_moves(FULL_BOARD_GRID))
+    assert all(board.is_column_full(c) for c in range(7))
+    assert board.piece_count(PColor.WHITE, o) == board.piece_count(PColor.RED, o) == 1
     assert board.check_winner() is Winner.DRAW
 
 
@@ -155,11 +173,12 @@ def test_column_out_of_range(col: int) -> None:
     assert issubclass(InvalidMoveError, ValueError)
 
 
-@pytest.mark.parametrize("moves", [alternate([(0, o)] * 4, [(1, s)] * 3),
-                                   alternate([(0, o), (1, o), (2, o)],
-                                             [(1, s), (2, s), (0, s)])])
-def test_move_after_game_over(moves: Moves) -> None:
-    size = (6, 7, 4, 10, 11) if len(moves) == 7 else (2, 3, 3, 10, 11)
+@pytest.mark.parametrize("size, moves", [
+    (DEFAULT, alternate([(0, o)] * 4, [(1, s)] * 3)),
+    ((2, 3, 3, 10, 11), alternate([(0, o), (1, o), (2, o)], [(1, s), (2, s), (0, s)])),
+    ((10, 10, 7, 24, 25), grid_moves(NO_PIECES_GRID)),
+])
+def test_move_after_game_over(size: Settings, moves: Moves) -> None:
     board = play(Board(*size), moves)
     assert board.check_winner() is not Winner.NONE
     with pytest.raises(InvalidMoveError, match="over"):
