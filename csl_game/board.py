@@ -222,7 +222,7 @@ class Board:
     """
 
     __slots__ = ("rows", "cols", "win_sequence", "round_pieces", "square_pieces",
-                 "turn", "_cells", "_heights", "_counts", "_color_bits",
+                 "_turn", "_cells", "_heights", "_counts", "_color_bits",
                  "_shape_bits", "_history", "_results", "_draw_at", "_geometry")
 
     def __init__(self, rows: int = 6, cols: int = 7, win_sequence: int = 4,
@@ -245,7 +245,7 @@ class Board:
                 f"{win_sequence} pieces in a row")
         if round_pieces + square_pieces == 0:
             raise BoardConfigError("each player needs at least one piece")
-        self.turn = PColor.WHITE
+        self._turn = PColor.WHITE
         self._cells: list[Piece | None] = [None] * (rows * cols)
         self._heights = [0] * cols
         self._counts = [round_pieces, square_pieces, round_pieces, square_pieces]
@@ -257,6 +257,11 @@ class Board:
         self._geometry = _geometry(rows, cols, win_sequence)
 
     # ----------------------------------------------------------------- reading
+    @property
+    def turn(self) -> PColor:
+        """The colour of the player to move."""
+        return self._turn
+
     def __getitem__(self, pos: tuple[int, int]) -> Piece | None:
         """The piece at (row, col), or None.
 
@@ -304,7 +309,13 @@ class Board:
         return self._heights[col] >= self.rows
 
     def column_height(self, col: int) -> int:
-        """How many pieces the column holds (the row the next piece lands in)."""
+        """How many pieces the column holds (the row the next piece lands in).
+
+        Raises:
+            IndexError: the column is off the board.
+        """
+        if not 0 <= col < self.cols:
+            raise IndexError(f"column {col} is off the board (0 to {self.cols - 1})")
         return self._heights[col]
 
     # ---------------------------------------------------------------- changing
@@ -326,7 +337,7 @@ class Board:
             raise InvalidMoveError("the game is over, no more moves can be made")
         if shape not in _SHAPES:
             raise InvalidMoveError(f"{shape!r} is not a shape (PShape.ROUND or PShape.SQUARE)")
-        color = self.turn
+        color = self._turn
         index = 2 * color + shape
         if not self._counts[index]:
             raise InvalidMoveError(
@@ -344,7 +355,7 @@ class Board:
         self._color_bits[color] |= bit
         self._shape_bits[shape] |= bit
         self._history.append(move)
-        self.turn = _OTHER[color]
+        self._turn = _OTHER[color]
         self._results.append(self._result_after(color, shape))
         return row
 
@@ -366,7 +377,7 @@ class Board:
         self._counts[2 * color + shape] += 1
         self._color_bits[color] ^= bit
         self._shape_bits[shape] ^= bit
-        self.turn = color
+        self._turn = color
         return move
 
     def _result_after(self, color: PColor, shape: PShape) -> Winner:
@@ -415,7 +426,7 @@ class Board:
         other.rows, other.cols = self.rows, self.cols
         other.win_sequence = self.win_sequence
         other.round_pieces, other.square_pieces = self.round_pieces, self.square_pieces
-        other.turn = self.turn
+        other._turn = self._turn
         other._cells = self._cells.copy()
         other._heights = self._heights.copy()
         other._counts = self._counts.copy()

@@ -423,3 +423,15 @@ def test_check_winner_matches_reference(size: Settings, rng: random.Random) -> N
     for _ in random_moves(board, rng):
         assert winner_with_solution(board) == reference_winner(board)
     assert board.check_winner() is not Winner.NONE
+
+
+def test_turn_is_read_only_and_column_height_checks_range() -> None:
+    b = Board()
+    with pytest.raises(AttributeError):
+        b.turn = PColor.RED  # type: ignore[misc]
+    with pytest.raises(IndexError):
+        b.column_height(-1)
+    with pytest.raises(IndexError):
+        b.column_height(b.cols)
+    b.do_move(PShape.ROUND, 3)
+    assert b.column_height(3) == 1 and b.turn is PColor.RED
