@@ -135,15 +135,18 @@ class MatchState(Enum):
 
 def check_move(board: Board, move: FutureMove) -> ForfeitReason | None:
     """Why `move` cannot be played on `board` by the player to move, or None."""
-    if move.is_no_move:
-        return ForfeitReason.NO_MOVE
-    if not 0 <= move.column < board.cols:
+    column, shape = move
+    if not isinstance(column, int) or isinstance(column, bool):
         return ForfeitReason.INVALID_COLUMN
-    if move.shape not in (PShape.ROUND, PShape.SQUARE):
+    if column == -1:
+        return ForfeitReason.NO_MOVE
+    if not 0 <= column < board.cols:
+        return ForfeitReason.INVALID_COLUMN
+    if isinstance(shape, bool) or shape not in (PShape.ROUND, PShape.SQUARE):
         return ForfeitReason.NO_PIECES
-    if board.is_column_full(move.column):
+    if board.is_column_full(column):
         return ForfeitReason.FULL_COLUMN
-    if board.piece_count(board.turn, PShape(move.shape)) == 0:
+    if board.piece_count(board.turn, PShape(shape)) == 0:
         return ForfeitReason.NO_PIECES
     return None
 

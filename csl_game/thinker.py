@@ -43,7 +43,9 @@ class FutureMove(_FutureMoveFields):
     def __str__(self) -> str:
         if self.is_no_move:
             return "no move"
-        return f"{PShape(self.shape).name.lower()} at column {self.column}"
+        shape = self.shape
+        name = PShape(shape).name.lower() if shape in (0, 1) else f"shape {shape!r}"
+        return f"{name} at column {self.column!r}"
 
 
 FutureMove.NO_MOVE = FutureMove(-1, PShape.ROUND)

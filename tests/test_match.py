@@ -35,6 +35,7 @@ def run(white, red, mc: MatchConfig = FAST) -> tuple[Match, list]:
     ("offboard", "", ForfeitReason.INVALID_COLUMN),
     ("offboard", "neg", ForfeitReason.INVALID_COLUMN),
     ("wrongtype", "", ForfeitReason.EXCEPTION),
+    ("oddshape", "", ForfeitReason.NO_PIECES),
     ("badsetup", "x", ForfeitReason.EXCEPTION),
 ])
 @pytest.mark.parametrize("bad_color", list(PColor))
@@ -136,6 +137,9 @@ def test_check_move_reasons() -> None:
     assert check_move(b, FutureMove.NO_MOVE) is ForfeitReason.NO_MOVE
     assert check_move(b, FutureMove(2, PShape.ROUND)) is ForfeitReason.INVALID_COLUMN
     assert check_move(b, FutureMove(0, 7)) is ForfeitReason.NO_PIECES  # type: ignore[arg-type]
+    assert check_move(b, FutureMove("0", 0)) is ForfeitReason.INVALID_COLUMN  # type: ignore[arg-type]
+    assert check_move(b, FutureMove(1.0, 0)) is ForfeitReason.INVALID_COLUMN  # type: ignore[arg-type]
+    assert check_move(b, FutureMove(0, None)) is ForfeitReason.NO_PIECES  # type: ignore[arg-type]
     b.do_move(PShape.ROUND, 0)
     assert check_move(b, FutureMove(0, PShape.SQUARE)) is ForfeitReason.FULL_COLUMN
     assert check_move(b, FutureMove(1, PShape.SQUARE)) is None

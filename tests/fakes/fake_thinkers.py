@@ -106,3 +106,10 @@ class SteadyThinker(AbstractThinker):
         if board.piece_count(board.turn, shape) == 0:
             shape = shape.other
         return FutureMove(col, shape)
+
+
+class OddShapeThinker(AbstractThinker):
+    """Returns a shape that does not exist."""
+
+    def think(self, board: Board, ct: CancellationToken) -> FutureMove:
+        return FutureMove(0, 7)  # type: ignore[arg-type]
