@@ -1,0 +1,76 @@
+"""The thinker league: openings, schedule, statistics, tables, command line."""
+
+from __future__ import annotations
+
+import pytest
+
+from csl_game import MatchConfig, PShape, ThinkerPrototype, Winner
+from csl_game.league import (Entry, League, main, make_openings, matrix_rows, parse_info,
+                             render, standings_rows, tally)
+from csl_game.runner import ThreadRunner
+
+SMALL = MatchConfig(rows=4, cols=5, win_sequence=3, round_pieces=5, square_pieces=5,
+                    time_limit_ms=200)
+
+
+def entry(name: str, params: str = "") -> Entry:
+    proto = ThinkerPrototype(name, params, SMALL)
+    return Entry(name, params, proto, proto.display_name)
+
+
+def test_parse_info_reads_numbers() -> None:
+    assert parse_info("depth=7 nodes=12345 nps=3.5e") == {"depth": 7, "nodes": 12345, "nps": 3.5}
+    assert parse_info("forced") == {}
+
+
+def test_openings_use_own_shapes_and_leave_the_game_open() -> None:
+    openings = make_openings(MatchConfig(), 2, seed=1)
+    assert len(openings) == 49
+    assert all(o[0][1] is PShape.ROUND and o[1][1] is PShape.SQUARE for o in openings)
+    assert make_openings(MatchConfig(), 2, seed=1) == openings
+    assert make_openings(MatchConfig(), 0, seed=1) == [()]
+    # A one-in-a-row board: every first move ends the game, so no opening is left.
+    assert make_openings(MatchConfig(3, 3, 1, 2, 2), 1, seed=1) == [()]
+
+
+def test_league_plays_each_pair_both_colours_from_the_same_openings() -> None:
+    league = League([entry("sequential"), entry("random", "1"), entry("negamax", "depth=2")],
+                    SMALL, 2, make_openings(SMALL, 2, 3), ThreadRunner)
+    league.play()
+    assert len(league.records) == 3 * 2 * 2
+    for rec in league.records:
+        played = tuple((m.move.col, m.move.piece.shape) for m in rec.result.moves[:2])
+        assert played == rec.opening
+        assert rec.result.winner is not Winner.NONE
+    tallies, matrix = tally(league)
+    assert sum(t.wins for t in tallies) == sum(t.losses for t in tallies)
+    assert sum(t.games for t in tallies) == 2 * len(league.records)
+    assert tallies[0].name == "NegamaxD2"
+    assert all(t.over_limit == 0 for t in tallies)
+    assert tallies[0].depths and set(tallies[0].depths) <= {0.0, 1.0, 2.0}
+    assert matrix[0][0] is None and matrix[0][1] is not None
+    text = render(standings_rows(tallies), markdown=False)
+    assert "NegamaxD2" in text and "Score" in text
+    md = render(matrix_rows(tallies, matrix), markdown=True)
+    assert md.startswith("| vs |") and md.count("\n") == 4
+
+
+def test_main_prints_the_tables(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--thinker", "sequential", "--thinker", "random 2", "--games", "1",
+                 "-r", "4", "-c", "4", "-w", "3", "-t", "100", "--in-process",
+                 "--markdown"]) == 0
+    out, err = capsys.readouterr()
+    assert "| 1 |" in out and "Sequential" in out and "Random" in out
+    assert "[1/2]" in err and "[2/2]" in err
+
+
+@pytest.mark.parametrize("argv", [
+    ["--thinker", "random"],
+    ["--thinker", "nosuchthinker", "--thinker", "random"],
+    ["--games", "0"],
+    ["-r", "2", "-c", "2", "-w", "4"],
+    ["--bogus"],
+])
+def test_bad_usage_exits_2(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(argv + ["--in-process", "--quiet"]) == 2
+    assert capsys.readouterr().err.startswith("league: error:")

@@ -1,0 +1,369 @@
+"""The alpha-beta search behind the negamax thinker.
+
+Negamax with principal-variation search, a transposition table keyed by
+Zobrist hashes, killer moves and a history table. Every node first looks at
+the tactics of the position (see `_bitboard.Position.tactics`): a win in one
+ends the search, an opponent's threat on a playable cell forces the block, two
+such threats lose, and moves that complete the opponent's shape run or that
+fill the cell under an opponent's threat are scored as losses unsearched.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from thinkers._bitboard import Geometry, Position, popcount
+
+__all__ = ["Searcher", "SearchStopped", "WIN", "MATE_BOUND"]
+
+WIN = 1_000_000
+MATE_BOUND = WIN - 100_000
+INF = WIN + 1
+EXACT, LOWER, UPPER = 0, 1, 2
+_SCORE_OFFSET = 1 << 21
+_MAX_DEPTH = 255
+
+
+class SearchStopped(Exception):
+    """The deadline passed or the search was cancelled."""
+
+
+class Weights:
+    """Evaluation weights (from White's point of view, negated for Red)."""
+
+    shape_threat = 48
+    colour_threat = 32
+    parity = 16
+    colour_cell = 1
+    shape_cell = 2
+
+
+def _cell_values(geo: Geometry, w: type[Weights]) -> tuple[tuple[int, ...], ...]:
+    """Positional value for White of each piece kind on each cell."""
+    values = []
+    for kind in range(4):
+        colour_sign = 1 if kind < 2 else -1
+        shape_sign = 1 if kind % 2 == 0 else -1
+        k = w.colour_cell * colour_sign + w.shape_cell * shape_sign
+        values.append(tuple(k * x for x in geo.weights))
+    return tuple(values)
+
+
+class Searcher:
+    """Iterative-deepening alpha-beta over one board geometry.
+
+    Kept by the thinker across the moves of a match, so the transposition
+    table and history carry over from one move to the next.
+    """
+
+    def __init__(self, geo: Geometry, tt_size: int, weights: type[Weights] = Weights) -> None:
+        self.geo = geo
+        self.w = weights
+        self.tt: dict[int, int] = {}
+        self.tt_size = tt_size
+        self.move_bits = (2 * geo.cols + 1).bit_length()
+        self.move_mask = (1 << self.move_bits) - 1
+        self.cell_values = _cell_values(geo, weights)
+        self.history = [[0] * (2 * geo.cols) for _ in range(2)]
+        self.killers = [[-1, -1] for _ in range(geo.max_moves + 2)]
+        self.pos = Position(geo)
+        self.ps = 0
+        self.nodes = 0
+        self.deadline = float("inf")
+        self.stop: Callable[[], bool] = lambda: False
+        if geo.rows % 2 == 0:
+            self.good = (geo.even_rows, geo.odd_rows)
+        else:
+            self.good = (0, 0)
+
+    # ------------------------------------------------------------ the root
+    def start(self, pos: Position, deadline: float, stop: Callable[[], bool]) -> None:
+        """Prepare a search of `pos`."""
+        self.pos = pos
+        self.ps = self._positional(pos)
+        self.nodes = 0
+        self.deadline = deadline
+        self.stop = stop
+        for table in self.history:
+            for i, v in enumerate(table):
+                table[i] = v >> 2
+        for k in self.killers:
+            k[0] = k[1] = -1
+
+    def _positional(self, pos: Position) -> int:
+        total = 0
+        for kind in range(4):
+            colour, shape = divmod(kind, 2)
+            bits = pos.bits[colour] & (pos.sq if shape else ~pos.sq)
+            values = self.cell_values[kind]
+            while bits:
+                low = bits & -bits
+                total += values[low.bit_length() - 1]
+                bits ^= low
+        return total
+
+    def root_moves(self) -> tuple[int | None, list[int], list[tuple[int, int]]]:
+        """(winning move or None, moves worth searching, (loss score, move) of the rest)."""
+        pos = self.pos
+        t = pos.tactics()
+        if t.wins:
+            low = t.wins & -t.wins
+            return pos.column_of(low) * 2 + pos.winning_shape(), [], []
+        remaining = self.geo.max_moves - pos.ply
+        forced = t.playable & t.opp_hard if remaining > 1 else 0
+        under = t.opp_hard >> 1 if remaining > 1 else 0
+        moves, _ = self._candidates(forced or t.playable, t.loses_off, under, 0)
+        moves.sort(key=self.history[pos.turn].__getitem__, reverse=True)
+        h = self.geo.height
+        losses = []
+        for m in pos.moves():
+            if m not in moves:
+                bit = 1 << ((m >> 1) * h + pos.heights[m >> 1])
+                losses.append((-(WIN - 2) if bit & under else -(WIN - 1), m))
+        return None, moves, sorted(losses, reverse=True)
+
+    def search_root(self, depth: int, moves: list[int]) -> tuple[int, int]:
+        """Search every root move to `depth`; returns (score, best move) and
+        reorders `moves` best first.
+
+        Raises:
+            SearchStopped: the deadline passed or the stop function said so.
+        """
+        alpha, beta = -INF, INF
+        best, best_move = -INF, moves[0]
+        pos = self.pos
+        thr = self.geo.threats
+        w, r = pos.bits
+        raw = (thr((w | r) ^ pos.sq), thr(pos.sq), thr(w), thr(r))
+        for i, m in enumerate(moves):
+            undo = self._play(m)
+            if i == 0:
+                score = -self._search(depth - 1, -beta, -alpha, 1, raw, m)
+            else:
+                score = -self._search(depth - 1, -alpha - 1, -alpha, 1, raw, m)
+                if score > alpha:
+                    score = -self._search(depth - 1, -beta, -alpha, 1, raw, m)
+            self._undo(m, undo)
+            if score > best:
+                best, best_move = score, m
+                alpha = max(alpha, score)
+        moves.remove(best_move)
+        moves.insert(0, best_move)
+        return best, best_move
+
+    def _play(self, m: int) -> int:
+        pos = self.pos
+        idx = pos.play(m >> 1, m & 1)
+        kind = 2 * (1 - pos.turn) + (m & 1)
+        self.ps += self.cell_values[kind][idx]
+        return idx
+
+    def _undo(self, m: int, idx: int) -> None:
+        pos = self.pos
+        pos.undo(m >> 1, m & 1)
+        self.ps -= self.cell_values[2 * pos.turn + (m & 1)][idx]
+
+    # ------------------------------------------------------------ moves
+    def _candidates(self, cells: int, loses_off: int, under: int,
+                    ply: int) -> tuple[list[int], int]:
+        """Moves into `cells` worth searching, and the best score of the others.
+
+        The others lose at once: an off-shape piece on `loses_off` completes
+        the opponent's shape run; a piece on `under` lets the opponent win on
+        the cell above.
+        """
+        pos = self.pos
+        c = pos.turn
+        own = pos.counts[3 * c]
+        off = pos.counts[2 * c + 1 - c]
+        safe = cells & ~under
+        if cells & under:
+            best_loss = -(WIN - ply - 2)
+        elif off and safe & loses_off:
+            best_loss = -(WIN - ply - 1)
+        else:
+            best_loss = -INF
+        h = self.geo.height
+        moves = []
+        while safe:
+            low = safe & -safe
+            safe ^= low
+            col2 = (low.bit_length() - 1) // h * 2
+            if own:
+                moves.append(col2 + c)
+            if off and not low & loses_off:
+                moves.append(col2 + 1 - c)
+        return moves, best_loss
+
+    # ------------------------------------------------------------ search
+    def _probe(self, entry: int, depth: int, alpha: int, beta: int,
+               ply: int) -> int | None:
+        rest = entry >> self.move_bits
+        flag = rest & 3
+        rest >>= 2
+        if rest & _MAX_DEPTH < depth:
+            return None
+        score = (rest >> 8) - _SCORE_OFFSET
+        if score > MATE_BOUND:
+            score -= ply
+        elif score < -MATE_BOUND:
+            score += ply
+        if flag == EXACT or (flag == LOWER and score >= beta) or (
+                flag == UPPER and score <= alpha):
+            return score
+        return None
+
+    def _store(self, key: int, depth: int, flag: int, score: int, move: int,
+               ply: int) -> None:
+        if score > MATE_BOUND:
+            score += ply
+        elif score < -MATE_BOUND:
+            score -= ply
+        tt = self.tt
+        if len(tt) >= self.tt_size:
+            if not self.tt_size:
+                return
+            tt.clear()
+        tt[key] = ((((score + _SCORE_OFFSET) << 8 | min(depth, _MAX_DEPTH)) << 2 | flag)
+                   << self.move_bits) | (move + 1)
+
+    def _search(self, depth: int, alpha: int, beta: int, ply: int,
+                raw: tuple[int, int, int, int], last: int) -> int:
+        """Negamax score of the position for the player to move.
+
+        `raw` holds the parent's threat masks (round, square, white, red, not
+        yet masked by the empty cells); `last` is the move that led here. A
+        move changes one shape set and one colour set, so only those two
+        masks are computed again.
+        """
+        self.nodes += 1
+        if not self.nodes & 63 and (time.perf_counter() >= self.deadline or self.stop()):
+            raise SearchStopped
+        pos = self.pos
+        geo = self.geo
+        remaining = geo.max_moves - pos.ply
+        if remaining <= 0:
+            return 0
+        key = pos.hash
+        entry = self.tt.get(key)
+        tt_move = -1
+        if entry is not None:
+            hit = self._probe(entry, depth, alpha, beta, ply)
+            if hit is not None:
+                return hit
+            tt_move = (entry & self.move_mask) - 1
+        c = pos.turn
+        o = 1 - c
+        w, r = pos.bits
+        occ = w | r
+        thr = geo.threats
+        r0, r1, r2, r3 = raw
+        if last & 1:
+            r1 = thr(pos.sq)
+        else:
+            r0 = thr(occ ^ pos.sq)
+        if o:
+            r3 = thr(r)
+        else:
+            r2 = thr(w)
+        raw = (r0, r1, r2, r3)
+        empty = geo.full & ~occ
+        shape_t = (r0 & empty, r1 & empty)
+        colour_t = (r2 & empty, r3 & empty)
+        playable = (occ + geo.bottom) & geo.full
+        wins, opp_hard = pos.win_cells(c, shape_t, colour_t)
+        if wins & playable:
+            return WIN - ply - 1
+        forced = playable & opp_hard if remaining > 1 else 0
+        if forced & (forced - 1):
+            return -(WIN - ply - 2)
+        if depth <= 0 and (not forced or ply > self.ext_limit):
+            return self._evaluate(c, shape_t, colour_t)
+        under = opp_hard >> 1 if remaining > 1 else 0
+        moves, best_loss = self._candidates(forced or playable, shape_t[o], under, ply)
+        if not moves:
+            return best_loss
+        self._order(moves, c, ply, tt_move)
+        child_depth = depth if forced and len(moves) <= 2 else depth - 1
+        best, best_move, alpha0 = -INF, moves[0], alpha
+        # Moves are played and taken back inline: this loop is the hot path.
+        bits, heights, counts = pos.bits, pos.heights, pos.counts
+        height, zobrist, values = geo.height, geo.zobrist, self.cell_values
+        search = self._search
+        for i, m in enumerate(moves):
+            col = m >> 1
+            shape = m & 1
+            h = heights[col]
+            idx = col * height + h
+            bit = 1 << idx
+            kind = 2 * c + shape
+            z = zobrist[kind][idx]
+            v = values[kind][idx]
+            bits[c] |= bit
+            if shape:
+                pos.sq |= bit
+            heights[col] = h + 1
+            counts[kind] -= 1
+            pos.hash ^= z
+            pos.ply += 1
+            pos.turn = o
+            self.ps += v
+            if i == 0:
+                score = -search(child_depth, -beta, -alpha, ply + 1, raw, m)
+            else:
+                score = -search(child_depth, -alpha - 1, -alpha, ply + 1, raw, m)
+                if alpha < score < beta:
+                    score = -search(child_depth, -beta, -alpha, ply + 1, raw, m)
+            bits[c] ^= bit
+            if shape:
+                pos.sq ^= bit
+            heights[col] = h
+            counts[kind] += 1
+            pos.hash ^= z
+            pos.ply -= 1
+            pos.turn = c
+            self.ps -= v
+            if score > best:
+                best, best_move = score, m
+                if score > alpha:
+                    alpha = score
+                    if alpha >= beta:
+                        self._reward(m, c, ply, depth)
+                        break
+        best = max(best, best_loss)
+        if depth > 0:
+            flag = UPPER if best <= alpha0 else LOWER if best >= beta else EXACT
+            self._store(key, depth, flag, best, best_move, ply)
+        return best
+
+    ext_limit = 64
+    """Plies beyond which forced blocks at the horizon are no longer extended."""
+
+    def _order(self, moves: list[int], c: int, ply: int, tt_move: int) -> None:
+        if len(moves) < 2:
+            return
+        moves.sort(key=self.history[c].__getitem__, reverse=True)
+        k1, k2 = self.killers[ply]
+        for k in (k2, k1, tt_move):
+            if k >= 0 and k in moves:
+                moves.remove(k)
+                moves.insert(0, k)
+
+    def _reward(self, m: int, c: int, ply: int, depth: int) -> None:
+        killers = self.killers[ply]
+        if killers[0] != m:
+            killers[1] = killers[0]
+            killers[0] = m
+        self.history[c][m] += depth * depth + 1
+
+    def _evaluate(self, c: int, shape_t: tuple[int, int], colour_t: tuple[int, int]) -> int:
+        w = self.w
+        s0, s1 = shape_t
+        c0, c1 = colour_t
+        v = self.ps
+        v += w.shape_threat * (popcount(s0) - popcount(s1))
+        v += w.colour_threat * (popcount(c0 & ~s0) - popcount(c1 & ~s1))
+        good_w, good_r = self.good
+        v += w.parity * (popcount((s0 | c0) & good_w) - popcount((s1 | c1) & good_r))
+        return v if c == 0 else -v

@@ -1,0 +1,52 @@
+"""Parameter strings of the search thinkers: ``key=value`` integers."""
+
+from __future__ import annotations
+
+__all__ = ["parse_params", "thinker_name", "Value"]
+
+
+Value = int | float | str
+
+
+def parse_params(params: str, defaults: dict[str, Value]) -> tuple[dict[str, Value], list[str]]:
+    """Parse ``key=value`` tokens separated by spaces or commas; a bare value
+    is the first key's. Each value takes the type of its default.
+
+    Returns the values and the keys that were given, in the order given.
+
+    Raises:
+        ValueError: an unknown key, or a value of the wrong type or below 0.
+    """
+    values = dict(defaults)
+    given: list[str] = []
+    for token in params.replace(",", " ").split():
+        key, sep, text = token.partition("=")
+        if not sep:
+            key, text = next(iter(defaults)), token
+        key = key.strip().lower()
+        if key not in defaults:
+            raise ValueError(f"unknown parameter '{key}' (known: {', '.join(defaults)})")
+        values[key] = _convert(key, text, defaults[key])
+        if key not in given:
+            given.append(key)
+    return values, given
+
+
+def _convert(key: str, text: str, default: Value) -> Value:
+    kind = type(default)
+    if kind is str:
+        return text.lower()
+    try:
+        value = kind(text)
+    except ValueError:
+        raise ValueError(f"parameter {key} must be a {'whole ' if kind is int else ''}"
+                         f"number, got {text!r}") from None
+    if value < 0:
+        raise ValueError(f"parameter {key} must be at least 0, got {text}")
+    return value
+
+
+def thinker_name(base: str, values: dict[str, Value], given: list[str],
+                 labels: dict[str, str]) -> str:
+    """The base name plus a label and value for each parameter that was given."""
+    return base + "".join(f"{labels[k]}{values[k]}" for k in given)

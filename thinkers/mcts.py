@@ -1,0 +1,260 @@
+"""Monte Carlo tree search (UCT) within the time limit.
+
+Every tree node and every playout step looks at the tactics of its position
+first: a win in one is taken, an opponent's threat on a playable cell is
+blocked, and moves that complete the opponent's shape run or fill the cell
+under an opponent's threat are left out (they lose at once).
+
+Parameters (``key=value``, separated by spaces or commas):
+
+- ``c=X``          exploration constant (default 0.8);
+- ``playout=KIND`` ``light`` (the tactics above, the default) or ``random``
+  (random moves, checked only for wins);
+- ``playouts=N``   at most N playouts per move (default: as many as time allows);
+- ``nodes=N``      most tree nodes kept (default 300,000), for the memory limit;
+- ``margin=MS``    time kept free before the limit (default: a quarter of the
+  limit, at least 20 ms);
+- ``seed=N``       seed of the random moves (default: a fresh one).
+
+Named ``MCTS`` plus the parameters that were set, e.g. ``MCTSC1.4``.
+"""
+
+from __future__ import annotations
+
+import gc
+import math
+import random
+import time
+
+from csl_game import AbstractThinker, Board, CancellationToken, FutureMove, PShape
+from thinkers._bitboard import Geometry, Position, geometry_for
+from thinkers._params import Value, parse_params, thinker_name
+
+_DEFAULTS: dict[str, Value] = {"c": 0.8, "playout": "light", "playouts": 0,
+                               "nodes": 300_000, "margin": -1, "seed": -1}
+_LABELS = {"c": "C", "playout": "P", "playouts": "X", "nodes": "N", "margin": "M",
+           "seed": "S"}
+_PLAYOUTS = ("light", "random")
+_DRAW = -1
+_LATE = -3
+
+
+class _Node:
+    """A tree node; `score` sums the rewards of the player who moved into it."""
+
+    __slots__ = ("move", "children", "untried", "visits", "score", "result")
+
+    def __init__(self, move: int, result: float | None = None) -> None:
+        self.move = move
+        self.children: list[_Node] = []
+        self.untried: list[tuple[int, float | None]] | None = None
+        self.visits = 0
+        self.score = 0.0
+        self.result = result
+        """The reward of the move into this node when it ended the game."""
+
+
+def _safe_moves(pos: Position) -> tuple[list[int], int]:
+    """(moves worth playing, winner if the game is decided now or -2).
+
+    A win in one gives just that move; an opponent's threat gives the blocks;
+    two threats, or no move that does not lose at once, decide the game.
+    """
+    geo = pos.geo
+    c = pos.turn
+    w, r = pos.bits
+    s0, s1, c0, c1 = geo.threat_sets(w, r, pos.sq)
+    shape_t = (s0, s1)
+    playable = ((w | r) + geo.bottom) & geo.full
+    wins, opp_hard = pos.win_cells(c, shape_t, (c0, c1))
+    if wins & playable:
+        low = wins & playable & -(wins & playable)
+        return [pos.column_of(low) * 2 + pos.winning_shape()], c
+    last = pos.ply + 1 >= geo.max_moves
+    forced = 0 if last else playable & opp_hard
+    if forced & (forced - 1):
+        return [], 1 - c
+    cells = forced or playable
+    loses_off = shape_t[1 - c]
+    shapes = [s for s in (c, 1 - c) if pos.counts[2 * c + s]]
+    moves = []
+    h = geo.height
+    while cells:
+        bit = cells & -cells
+        cells ^= bit
+        if not last and (bit << 1) & opp_hard:
+            continue
+        col = (bit.bit_length() - 1) // h
+        moves.extend(2 * col + s for s in shapes if s == c or not bit & loses_off)
+    return moves, (-2 if moves else 1 - c)
+
+
+class MctsThinker(AbstractThinker):
+    """UCT search with light-heuristic playouts."""
+
+    def setup(self, params: str) -> None:
+        values, given = parse_params(params, _DEFAULTS)
+        if values["playout"] not in _PLAYOUTS:
+            raise ValueError(f"playout must be one of {', '.join(_PLAYOUTS)}, "
+                             f"got {values['playout']!r}")
+        self._name = thinker_name("MCTS", values, given, _LABELS)
+        self.c = float(values["c"])
+        self.light = values["playout"] == "light"
+        self.max_playouts = int(values["playouts"]) or 1 << 62
+        self.max_nodes = max(1, int(values["nodes"]))
+        self.margin_ms = int(values["margin"])
+        seed = int(values["seed"])
+        self.rng = random.Random(None if seed < 0 else seed)
+        self._root: _Node | None = None
+        self._root_moves: tuple[int, ...] = ()
+        self._geo: Geometry | None = None
+        self.nodes = 0
+        self.deadline = 0.0
+
+    def __str__(self) -> str:
+        return self._name
+
+    def _budget(self) -> float:
+        limit = self.time_limit_ms / 1000
+        margin = self.margin_ms / 1000 if self.margin_ms >= 0 else max(0.02, limit / 4)
+        return max(limit - margin, limit * 0.2)
+
+    def think(self, board: Board, ct: CancellationToken) -> FutureMove:
+        start = time.perf_counter()
+        gc_was_on = gc.isenabled()
+        gc.disable()  # a collection pause could push the move over the limit
+        try:
+            move = self._choose(board, ct, start)
+        finally:
+            if gc_was_on:
+                gc.enable()
+        if ct.is_cancellation_requested or move < 0:
+            return FutureMove.NO_MOVE
+        return FutureMove(move >> 1, PShape(move & 1))
+
+    def _choose(self, board: Board, ct: CancellationToken, start: float) -> int:
+        geo = geometry_for(board)
+        pos = Position.from_board(board, geo)
+        moves, decided = _safe_moves(pos)
+        if len(moves) == 1 or not moves:
+            self.on_thinking_info("playouts=0 forced")
+            return moves[0] if moves else pos.moves()[0]
+        root = self._reuse(board, geo)
+        self.deadline = start + self._budget()
+        playouts = 0
+        clock = time.perf_counter
+        while not ct.is_cancellation_requested and playouts < self.max_playouts:
+            if clock() >= self.deadline or not self._iterate(root, pos):
+                break
+            playouts += 1
+        if not root.children:
+            return moves[0]
+        best = max(root.children, key=lambda n: n.visits)
+        elapsed = max(time.perf_counter() - start, 1e-6)
+        self.on_thinking_info(f"playouts={playouts} nodes={self.nodes} "
+                              f"pps={playouts / elapsed:.0f} "
+                              f"value={best.score / max(best.visits, 1):.2f} "
+                              f"time={elapsed * 1000:.0f}ms")
+        return best.move
+
+    def _reuse(self, board: Board, geo: Geometry) -> _Node:
+        """The subtree of the last search that matches the game so far, or a new root."""
+        played = tuple(m.col * 2 + int(m.piece.shape) for m in board.history)
+        node = self._root
+        known = self._root_moves
+        if node is not None and self._geo is geo and played[:len(known)] == known:
+            for m in played[len(known):]:
+                node = next((ch for ch in node.children if ch.move == m), None)
+                if node is None:
+                    break
+        else:
+            node = None
+        if node is None or node.result is not None:
+            node = _Node(-1)
+        # Every node of a subtree was made by one of the iterations through its root.
+        self.nodes = node.visits + 1
+        self._root, self._root_moves, self._geo = node, played, geo
+        return node
+
+    def _iterate(self, root: _Node, root_pos: Position) -> bool:
+        """One selection, expansion, playout and backup; False if the
+        playout ran past the deadline (and nothing was backed up)."""
+        pos = root_pos.copy()
+        node = root
+        path = [node]
+        while node.result is None:
+            if node.untried is None:
+                node.untried = self._expansions(pos)
+            if node.untried and self.nodes < self.max_nodes:
+                move, result = node.untried.pop(self.rng.randrange(len(node.untried)))
+                pos.play(move >> 1, move & 1)
+                node.children.append(_Node(move, result))
+                self.nodes += 1
+                node = node.children[-1]
+                path.append(node)
+                break
+            if not node.children:
+                break
+            node = self._select(node)
+            pos.play(node.move >> 1, node.move & 1)
+            path.append(node)
+        if node.result is not None:
+            reward = node.result
+        else:
+            winner = self._playout(pos)
+            if winner == _LATE:
+                return False
+            mover = 1 - pos.turn
+            reward = 0.5 if winner == _DRAW else float(winner == mover)
+        for n in reversed(path):
+            n.visits += 1
+            n.score += reward
+            reward = 1.0 - reward
+        return True
+
+    def _expansions(self, pos: Position) -> list[tuple[int, float | None]]:
+        """The moves of a node, each with its reward when it ends the game."""
+        moves, decided = _safe_moves(pos)
+        c = pos.turn
+        if not moves:
+            return [(m, 0.0) for m in pos.moves()[:1]]
+        if decided == c:
+            return [(moves[0], 1.0)]
+        last = pos.ply + 1 >= pos.geo.max_moves
+        return [(m, 0.5 if last else None) for m in moves]
+
+    def _select(self, node: _Node) -> _Node:
+        log_c = self.c * math.sqrt(math.log(node.visits + 1))
+        best, best_value = node.children[0], -1.0
+        for ch in node.children:
+            v = ch.visits
+            value = ch.score / v + log_c / math.sqrt(v) if v else 1e9
+            if value > best_value:
+                best, best_value = ch, value
+        return best
+
+    def _playout(self, pos: Position) -> int:
+        """Play to the end; the winner's colour or _DRAW."""
+        choice = self.rng.choice
+        max_moves = pos.geo.max_moves
+        if not self.light:
+            return self._random_playout(pos)
+        while pos.ply < max_moves:
+            if not pos.ply & 15 and time.perf_counter() >= self.deadline:
+                return _LATE
+            moves, decided = _safe_moves(pos)
+            if decided != -2:
+                return decided
+            m = choice(moves)
+            pos.play(m >> 1, m & 1)
+        return _DRAW
+
+    def _random_playout(self, pos: Position) -> int:
+        choice = self.rng.choice
+        while True:
+            if not pos.ply & 15 and time.perf_counter() >= self.deadline:
+                return _LATE
+            m = choice(pos.moves())
+            result = pos.result_of_last(pos.play(m >> 1, m & 1), m & 1)
+            if result != -2:
+                return result

@@ -1,0 +1,101 @@
+"""A strong alpha-beta thinker: iterative deepening within the time limit.
+
+Parameters (``key=value``, separated by spaces or commas; a bare number is
+the depth):
+
+- ``depth=N``  deepest iteration (default: as deep as time allows);
+- ``tt=N``     transposition-table entries kept (default 1,000,000; 0 = none);
+- ``margin=MS`` time kept free before the limit (default: a quarter of the
+  limit, at least 20 ms), for the process transport and the clock's jitter.
+
+Named ``Negamax`` plus the parameters that were set, e.g. ``NegamaxD6``.
+"""
+
+from __future__ import annotations
+
+import gc
+import time
+
+from csl_game import AbstractThinker, Board, CancellationToken, FutureMove, PShape
+from thinkers._alphabeta import MATE_BOUND, Searcher, SearchStopped
+from thinkers._bitboard import Geometry, Position, geometry_for
+from thinkers._params import Value, parse_params, thinker_name
+
+_DEFAULTS: dict[str, Value] = {"depth": 0, "tt": 1_000_000, "margin": -1}
+_LABELS = {"depth": "D", "tt": "TT", "margin": "M"}
+
+
+class NegamaxThinker(AbstractThinker):
+    """Alpha-beta with iterative deepening, a transposition table and tactics."""
+
+    def setup(self, params: str) -> None:
+        values, given = parse_params(params, _DEFAULTS)
+        self._name = thinker_name(super().__str__(), values, given, _LABELS)
+        self.max_depth = int(values["depth"]) or 255
+        self.tt_size = int(values["tt"])
+        self.margin_ms = int(values["margin"])
+        self._searcher: Searcher | None = None
+        self._geo: Geometry | None = None
+
+    def __str__(self) -> str:
+        return self._name
+
+    def _budget(self) -> float:
+        """Seconds the search may use for one move."""
+        limit = self.time_limit_ms / 1000
+        margin = self.margin_ms / 1000 if self.margin_ms >= 0 else max(0.02, limit / 4)
+        return max(limit - margin, limit * 0.2)
+
+    def think(self, board: Board, ct: CancellationToken) -> FutureMove:
+        start = time.perf_counter()
+        gc_was_on = gc.isenabled()
+        gc.disable()  # a collection pause could push the move over the limit
+        try:
+            move = self._choose(board, ct, start)
+        finally:
+            if gc_was_on:
+                gc.enable()
+        if ct.is_cancellation_requested:
+            return FutureMove.NO_MOVE
+        return FutureMove(move >> 1, PShape(move & 1))
+
+    def _choose(self, board: Board, ct: CancellationToken, start: float) -> int:
+        geo = geometry_for(board)
+        if self._searcher is None or self._geo is not geo:
+            self._geo, self._searcher = geo, Searcher(geo, self.tt_size)
+        searcher = self._searcher
+        budget = self._budget()
+        searcher.start(Position.from_board(board, geo), start + budget,
+                       lambda: ct.is_cancellation_requested)
+        win, moves, losses = searcher.root_moves()
+        if win is not None:
+            self.on_thinking_info("depth=0 nodes=0 score=win-in-1")
+            return win
+        if len(moves) <= 1:
+            only = moves[0] if moves else losses[0][1]
+            self.on_thinking_info("depth=0 nodes=0 forced")
+            return only
+        return self._deepen(searcher, moves, start, budget)
+
+    def _deepen(self, searcher: Searcher, moves: list[int], start: float,
+                budget: float) -> int:
+        """Iterative deepening; the best move of the deepest finished iteration."""
+        best_move, score, done = moves[0], 0, 0
+        for depth in range(1, self.max_depth + 1):
+            searcher.ext_limit = depth + 8
+            try:
+                score, best_move = searcher.search_root(depth, moves)
+            except SearchStopped:
+                break
+            done = depth
+            elapsed = time.perf_counter() - start
+            if abs(score) > MATE_BOUND or elapsed * 3 > budget:
+                break
+            if done >= searcher.geo.max_moves - searcher.pos.ply:
+                break
+        elapsed = max(time.perf_counter() - start, 1e-6)
+        self.on_thinking_info(f"depth={done} nodes={searcher.nodes} "
+                              f"nps={searcher.nodes / elapsed:.0f} score={score} "
+                              f"time={elapsed * 1000:.0f}ms")
+        return best_move
+
