@@ -107,6 +107,16 @@ def test_clicking_an_arrow_drops_the_selected_shape(make_app: MakeApp) -> None:
     assert board(app)[0, 5] == Piece(PColor.RED, PShape.SQUARE)
 
 
+def test_a_click_needs_press_and_release_on_the_same_arrow(make_app: MakeApp) -> None:
+    app = make_app()
+    post(pygame.MOUSEBUTTONDOWN, pos=arrow(app, 1), button=1)
+    post(pygame.MOUSEBUTTONUP, pos=arrow(app, 2), button=1)
+    post(pygame.MOUSEBUTTONDOWN, pos=arrow(app, 2), button=3)  # right button: nothing
+    post(pygame.MOUSEBUTTONUP, pos=arrow(app, 2), button=3)
+    app.step(DT)
+    assert board(app).move_count == 0
+
+
 def test_shape_toggles_choose_the_shape(make_app: MakeApp) -> None:
     app = make_app()
     click(app, toggle(app, PColor.WHITE, PShape.SQUARE))
@@ -318,3 +328,47 @@ def test_closing_the_window_stops_worker_processes() -> None:
     for pid in pids:
         with pytest.raises(ProcessLookupError):
             os.kill(pid, 0)
+
+
+class ShownChecker:
+    """Steps an app and checks that its dirty rects cover every changed pixel."""
+
+    def __init__(self, app: App) -> None:
+        self.app = app
+        self.before = app.screen.copy()
+        self.partial = 0
+
+    def step(self, frames: int = 1) -> None:
+        for _ in range(frames):
+            self.app.step(DT)
+            rects = scene(self.app).dirty_rects()
+            if rects is not None:
+                self.partial += 1
+                shown = self.before.copy()
+                for rect in rects:
+                    shown.blit(self.app.screen, rect, rect)
+                assert pygame.image.tobytes(shown, "RGB") == \
+                    pygame.image.tobytes(self.app.screen, "RGB"), f"changes outside {rects}"
+            self.before = self.app.screen.copy()
+
+
+def test_the_areas_shown_cover_every_change(make_app: MakeApp) -> None:
+    """Only dirty rects reach the display: everything that changed must be in them."""
+    app = make_app("random 7", size=(900, 700))
+    check = ShownChecker(app)
+    for col in (3, 4, 3, 2, 5):
+        check.step(60)                  # AI reply, falls, pulses; then all is still
+        for hover in (col - 1, col):
+            post(pygame.MOUSEMOTION, pos=arrow(app, hover), rel=(0, 0), buttons=(0, 0, 0))
+            check.step()
+        post(pygame.MOUSEMOTION, pos=toggle(app, PColor.WHITE, PShape.SQUARE), rel=(0, 0),
+             buttons=(0, 0, 0))
+        check.step()
+        for _ in range(2):
+            post(pygame.KEYDOWN, key=pygame.K_TAB, mod=0, unicode="", scancode=0)
+            check.step()
+        post(pygame.MOUSEBUTTONDOWN, pos=arrow(app, col), button=1)
+        post(pygame.MOUSEBUTTONUP, pos=arrow(app, col), button=1)
+        check.step(2)
+    assert board(app).move_count >= 6
+    assert check.partial > 300, "most frames show only what changed"

@@ -30,6 +30,8 @@ __all__ = ["App", "run_gui", "build_session", "default_runner_factory"]
 
 FPS = 60
 _RESIZE_EVENTS = (pygame.VIDEORESIZE, pygame.WINDOWRESIZED, pygame.WINDOWSIZECHANGED)
+_REPAINT_EVENTS = (pygame.VIDEOEXPOSE, pygame.WINDOWEXPOSED, pygame.WINDOWSHOWN,
+                   pygame.WINDOWRESTORED, pygame.WINDOWMAXIMIZED) + _RESIZE_EVENTS
 
 
 def _process_runner(prototype: ThinkerPrototype, info: InfoCallback) -> ThinkerRunner:
@@ -114,10 +116,12 @@ class App:
         if dt is None:
             dt = self.clock.tick(FPS) / 1000
         scene = self.scenes.current
+        repaint = False
         for event in pygame.event.get():
             if event.type == pygame.QUIT:
                 self.quit()
                 continue
+            repaint = repaint or event.type in _REPAINT_EVENTS
             if event.type in _RESIZE_EVENTS:
                 self._resize(event)
             self.ui.process_events(event)
@@ -129,7 +133,11 @@ class App:
         self.ui.update(dt)
         scene.draw(self.screen)
         self.ui.draw_ui(self.screen)
-        pygame.display.flip()
+        rects = scene.dirty_rects()
+        if rects is None or repaint:
+            pygame.display.flip()
+        else:
+            pygame.display.update(rects)
         return self.running
 
     def _resize(self, event: pygame.event.Event) -> None:

@@ -130,6 +130,16 @@ class BoardView:
         return self._layer
 
     # ------------------------------------------------------------- drawing
+    @staticmethod
+    def signature(visual: VisualBoard, pointer: Pointer,
+                  banner: tuple[str, str] | None) -> tuple[object, ...]:
+        """A value that changes whenever draw() and draw_banner() would draw differently."""
+        fall = visual.falling
+        return (id(visual), visual.version, pointer, banner, visual.last,
+                visual.pulse_phase if visual.pulsing else None,
+                (fall.move, fall.elapsed) if fall else None,
+                visual.solution, visual.win_progress)
+
     def draw(self, surface: pygame.Surface, visual: VisualBoard, pointer: Pointer) -> None:
         """Draw the board, its pieces and animations, and the pointer."""
         lay = self._layout

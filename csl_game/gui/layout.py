@@ -96,7 +96,7 @@ def _panel_wide(rect: Rect, s: float) -> PanelLayout:
     inner = rect.inflate(-2 * pad, -2 * pad)
     title = Rect(inner.x, inner.y, inner.w * 3 // 5, title_h)
     subtitle = Rect(title.right + gap, inner.y, inner.right - title.right - gap, title_h)
-    toggle_w = round(80 * s)
+    toggle_w = round(112 * s)
     toggle_y = title.bottom + round(6 * s)
     toggle_h = inner.bottom - toggle_y
     toggles = (Rect(inner.x, toggle_y, toggle_w, toggle_h),
@@ -162,6 +162,12 @@ class BoardLayout:
         if not self.cells.left <= x < self.cells.right:
             return None
         return (x - self.cells.left) // self.cell
+
+    @property
+    def board_region(self) -> Rect:
+        """Everything the board view draws on: frame, ground, arrows, banners."""
+        region = self.frame.unionall([self.ground, *self.arrows, self.banner, self.banner_low])
+        return region.inflate(4, 4).clip(Rect(0, 0, *self.size))
 
     def all_rects(self) -> list[Rect]:
         """Everything drawn, for checks that it fits the window."""

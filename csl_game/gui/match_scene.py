@@ -51,9 +51,11 @@ class MatchScene(Scene):
         self.match: Match | None = None
         self.controls: HumanControls | None = None
         self._wait = 0.0
-        self._pressed: object = None
+        self._pressed: tuple[str, int] | None = None
         self._hover_toggle: PShape | None = None
         self._banner: tuple[str, str] | None = None
+        self._last_drawn: tuple[BoardLayout, list[object]] | None = None
+        self._dirty: list[pygame.Rect] | None = None
 
     # ------------------------------------------------------------- lifecycle
     def enter(self) -> None:
@@ -150,8 +152,8 @@ class MatchScene(Scene):
         elif event.type == pygame.MOUSEBUTTONDOWN and event.button == 1:
             self._pressed = self._target_at(event.pos)
         elif event.type == pygame.MOUSEBUTTONUP and event.button == 1:
-            target, self._pressed = self._target_at(event.pos), None
-            if target is not None:
+            target, pressed, self._pressed = self._target_at(event.pos), self._pressed, None
+            if target is not None and target == pressed:  # press and release on one target
                 self._activate(target)
         elif event.type == pygame.KEYDOWN:
             self._on_key(event.key)
@@ -166,8 +168,6 @@ class MatchScene(Scene):
 
     def _activate(self, target: tuple[str, int]) -> None:
         assert self.controls is not None
-        if self._pressed is not None and self._pressed != target:
-            return
         kind, value = target
         if kind == "column":
             self.controls.focus(value)
@@ -232,13 +232,36 @@ class MatchScene(Scene):
 
     # ------------------------------------------------------------- drawing
     def draw(self, surface: pygame.Surface) -> None:
-        self.view.draw(surface, self.visual, self._pointer())
+        lay = self.layout
+        pointer = self._pointer()
+        states = [self._panel_state(color) for color in PColor]
+        clocks = [self._thinking_time(color) for color in PColor]
+        self.view.draw(surface, self.visual, pointer)
         for color in PColor:
-            self.panels[color].draw(surface, self.layout.panels[color], self._panel_state(color),
-                                    self.layout.scale, self._thinking_time(color))
-        self.log_view.draw(surface, self.layout.log, self.app.log, self.layout.scale)
-        if self._banner is not None and self.visual.idle:
-            self.view.draw_banner(surface, self.visual, *self._banner)
+            self.panels[color].draw(surface, lay.panels[color], states[color], lay.scale,
+                                    clocks[color])
+        self.log_view.draw(surface, lay.log, self.app.log, lay.scale)
+        banner = self._banner if self.visual.idle else None
+        if banner is not None:
+            self.view.draw_banner(surface, self.visual, *banner)
+        self._track_changes([
+            (lay.board_region, self.view.signature(self.visual, pointer, banner)),
+            *((lay.panels[c].rect, (states[c], PlayerPanel.clock_key(clocks[c])
+                                    if states[c].thinking else None)) for c in PColor),
+            (lay.log, (id(self.app.log), self.app.log.version))])
+
+    def _track_changes(self, regions: list[tuple[pygame.Rect, object]]) -> None:
+        """Note which regions look different from the last frame."""
+        signatures = [sig for _, sig in regions]
+        last = self._last_drawn
+        if last is None or last[0] != self.layout:
+            self._dirty = None
+        else:
+            self._dirty = [rect for (rect, sig), old in zip(regions, last[1]) if sig != old]
+        self._last_drawn = (self.layout, signatures)
+
+    def dirty_rects(self) -> list[pygame.Rect] | None:
+        return self._dirty
 
     def _pointer(self) -> Pointer:
         controls = self.controls

@@ -20,6 +20,8 @@ from csl_game.gui.style import TextCache, TextRole, palette
 
 __all__ = ["PanelState", "PlayerPanel", "MessageLog", "LogView", "wrap"]
 
+_SPINNER_DOTS = 8
+
 
 @dataclass(frozen=True)
 class PanelState:
@@ -59,6 +61,11 @@ class PlayerPanel:
         surface.blit(self._cache[1], lay.rect)
         if state.thinking:
             self._draw_clock(surface, lay, scale, thinking_s)
+
+    @staticmethod
+    def clock_key(seconds: float) -> tuple[str, int]:
+        """Changes exactly when the thinking clock or spinner would look different."""
+        return f"{seconds:.1f}", int(seconds * _SPINNER_DOTS) % _SPINNER_DOTS
 
     def _paint(self, lay: PanelLayout, st: PanelState, s: float) -> pygame.Surface:
         pal = palette()
@@ -137,7 +144,7 @@ class PlayerPanel:
 def _spinner(surface: pygame.Surface, center: tuple[int, int], radius: int,
              seconds: float, color: pygame.Color) -> None:
     """Eight dots on a circle, the brightest going round once a second."""
-    dots = 8
+    dots = _SPINNER_DOTS
     lead = int(seconds * dots) % dots
     dot_r = max(1, radius // 4)
     for i in range(dots):

@@ -28,6 +28,14 @@ class Scene:
     def draw(self, surface: pygame.Surface) -> None:
         """Draw the whole screen."""
 
+    def dirty_rects(self) -> list[pygame.Rect] | None:
+        """The screen areas the last draw() changed, or None for all of it.
+
+        The frame loop shows only these areas, which spares a real display
+        (and an X server) from copying an unchanged window every frame.
+        """
+        return None
+
 
 class SceneManager:
     """Holds the current scene and switches between scenes."""
