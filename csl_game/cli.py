@@ -28,7 +28,7 @@ from csl_game.thinker import MatchConfig, ThinkerPrototype
 
 __all__ = ["main", "build_parser"]
 
-VERBS = ("play", "match", "session", "report", "info")
+VERBS = ("play", "match", "session", "report", "info", "league")
 
 
 class UsageError(ConfigError):
@@ -117,6 +117,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="which table CSV gives")
     _points_options(report)
     _common(report)
+    sub.add_parser("league", add_help=False,
+                   help="rank the thinkers: every pair, both colours, several openings "
+                        "(csl-game league --help)")
     info = sub.add_parser("info", help="list the known thinkers")
     _common(info)
     return parser
@@ -247,8 +250,13 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["league"]:
+        from csl_game.league import main as league_main
+
+        return league_main(argv[1:])
     try:
-        args = _parse(sys.argv[1:] if argv is None else argv)
+        args = _parse(argv)
         registry(tuple(getattr(args, "thinkers", ())))  # a bad --thinkers path is bad input, whatever plays
         return COMMANDS[args.verb](args)
     except CslError as e:

@@ -148,3 +148,11 @@ def test_bad_workers_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     game.write_text("sequential\nminimax 1\n")
     assert main(["session", "-g", str(game), "--workers", "0"]) == 2
     assert "--workers" in capsys.readouterr().err
+
+
+def test_league_verb(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["league", "--thinker", "random 1", "--thinker", "sequential", "--games", "1",
+                 "-t", "100", "--in-process", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "Sequential" in out and "Random" in out
+    assert main(["league", "--thinker", "nosuch", "--in-process"]) == 2
