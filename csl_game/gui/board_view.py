@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import pygame
 
-from csl_game.board import Piece, Pos, PShape
+from csl_game.board import PColor, Piece, Pos, PShape
 from csl_game.gui.animation import VisualBoard
 from csl_game.gui.layout import BoardLayout
 from csl_game.gui.pieces import Look, PieceArt, draw_piece_shape
@@ -81,6 +81,9 @@ class BoardView:
         self._arrows = {name: _arrow_image(arrow, pal[name])
                         for name in ("arrow", "arrow_hover", "arrow_disabled")}
         self._rings.clear()
+        for color in PColor:  # paint the pieces now rather than mid-animation
+            for shape in PShape:
+                self.art.image(color, shape, layout.piece)
 
     def _paint_static(self, lay: BoardLayout) -> pygame.Surface:
         pal = palette()

@@ -29,6 +29,8 @@ if TYPE_CHECKING:
 
 __all__ = ["MatchScene"]
 
+HUMAN_HINT = ("To play, click a column's arrow, or pick a column with the arrow or "
+              "digit keys and press Enter; Tab switches the shape.")
 _DROP_KEYS = (pygame.K_RETURN, pygame.K_KP_ENTER, pygame.K_SPACE, pygame.K_DOWN)
 _SHAPE_KEYS = (pygame.K_TAB, pygame.K_s)
 _DIGITS = {getattr(pygame, f"K_{d}"): d for d in range(10)} | {
@@ -98,6 +100,8 @@ class MatchScene(Scene):
         match event:
             case MatchStarted(white=white, red=red):
                 self._say(messages.match_started(white, red))
+                if self.match is not None and any(map(self.match.is_human, PColor)):
+                    self._say(HUMAN_HINT)
             case NextTurn(color=color, name=name, is_human=human):
                 if not human:
                     self._say(messages.thinking(color, name))
@@ -257,7 +261,8 @@ class MatchScene(Scene):
         if last is None or last[0] != self.layout:
             self._dirty = None
         else:
-            self._dirty = [rect for (rect, sig), old in zip(regions, last[1]) if sig != old]
+            self._dirty = [rect for (rect, sig), old in zip(regions, last[1], strict=True)
+                           if sig != old]
         self._last_drawn = (self.layout, signatures)
 
     def dirty_rects(self) -> list[pygame.Rect] | None:

@@ -80,6 +80,8 @@ class PieceArt:
         key = (PColor(color), PShape(shape), max(2, size), look)
         surf = self._cache.get(key)
         if surf is None:
+            if len(self._cache) > 256:  # sizes pile up while a window is dragged
+                self._cache.clear()
             surf = self._make(*key)
             self._cache[key] = surf
         return surf
