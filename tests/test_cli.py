@@ -41,9 +41,9 @@ def test_match_text_shows_board_moves_and_winner(capsys: pytest.CaptureFixture[s
                  "--in-process"]) == 0
     out = capsys.readouterr().out
     assert "=> Sequential (White) vs NoMove (Red) <=" in out
-    assert "White (Sequential) placed a round piece at column 0 after" in out
+    assert "Red (Sequential)" not in out and "Game Over, White (Sequential) won" in out
+    assert "White (Sequential) placed a round piece at column 0 after thinking for" in out
     assert "Red (NoMove) returned no move" in out
-    assert "Winner is White (Sequential)" in out
     assert "w - White Round" in out
 
 

@@ -6,11 +6,11 @@ import sys
 from collections.abc import Sequence
 from typing import TextIO
 
+from csl_game import messages as msg
 from csl_game.board import Board, PColor, Pos
 from csl_game.match import (BoardUpdated, InvalidPlay, MatchEvent, MatchOver, MatchStarted,
                             MovePerformed, NextTurn, ThinkingInfo)
-from csl_game.session import (PostMatch, PreMatch, SessionEvent, SessionStarted,
-                              SessionEnded, Standing, winner_text)
+from csl_game.session import Standing
 
 __all__ = ["render_board", "render_standings", "ConsoleListener", "PIECE_CHARS", "LEGEND"]
 
@@ -48,13 +48,8 @@ def render_standings(table: Sequence[Standing]) -> str:
     return "\n".join(lines)
 
 
-def format_name(color: PColor, name: str) -> str:
-    """'White (Random)'."""
-    return f"{color} ({name})"
-
-
 class ConsoleListener:
-    """Prints match and session events to a text stream."""
+    """Prints match events to a text stream."""
 
     def __init__(self, out: TextIO | None = None, show_boards: bool = True) -> None:
         self.out = out or sys.stdout
@@ -68,7 +63,7 @@ class ConsoleListener:
         """Subscribe this to a Match."""
         match event:
             case MatchStarted(white=white, red=red):
-                self._say(f"=> {white} (White) vs {red} (Red) <=")
+                self._say(msg.match_started(white, red))
                 if self.show_boards:
                     self._say("\n".join("\t" + line for line in LEGEND) + "\n")
             case BoardUpdated(board=board):
@@ -77,41 +72,19 @@ class ConsoleListener:
                     self._say(render_board(board) + "\n")
             case NextTurn(color=color, name=name, is_human=human):
                 if not human:
-                    self._say(f"{format_name(color, name)} is thinking, please wait...")
+                    self._say(msg.thinking(color, name))
             case MovePerformed(color=color, name=name, move=move, elapsed=elapsed):
-                self._say(f"{format_name(color, name)} placed a "
-                          f"{move.piece.shape.name.lower()} piece at column {move.col} "
-                          f"after {elapsed * 1000:.0f} ms")
+                self._say(msg.placed(color, name, move.piece.shape, move.col, elapsed))
             case InvalidPlay(color=color, name=name, reason=reason, detail=detail):
-                first = detail.splitlines()[0] if detail else ""
-                self._say(f"{format_name(color, name)} {reason}" + (f": {first}" if first else ""))
+                self._say(msg.forfeit(color, name, reason, detail))
                 if detail.count("\n"):
                     self._say("\n".join("    " + line for line in detail.splitlines()[1:]))
             case ThinkingInfo(color=color, name=name, text=text):
-                self._say(f"{format_name(color, name)} says: {text}")
+                self._say(msg.thinking_info(color, name, text))
             case MatchOver(result=result):
-                self._say(winner_text(result))
+                self._say(msg.game_over(result))
                 if result.solution:
                     self._say("Solution: " + " ".join(str(p) for p in result.solution))
                     if self.show_boards and self._board is not None:
                         self._say(render_board(self._board, result.solution))
                 self._say()
-
-    def on_session_event(self, event: SessionEvent, names: Sequence[str] = (),
-                         pairings: Sequence[tuple[int, int]] = ()) -> None:
-        """Subscribe this (with the session's names and pairings bound) to a Session."""
-        match event:
-            case SessionStarted(mode=mode, total_matches=total):
-                self._say(f"Session: {mode.value}, {total} match(es) to play:")
-                for i, (w, r) in enumerate(pairings, 1):
-                    self._say(f"\t{i:>3}. {names[w]} (White) vs {names[r]} (Red)")
-                self._say()
-            case PreMatch(index=i, white=white, red=red):
-                self._say(f"* Match {i + 1}: {white} (White) vs {red} (Red) now playing...")
-            case PostMatch(record=record):
-                reason = record.result.forfeit
-                extra = f" (the loser {reason})" if reason else ""
-                self._say(f"  - {winner_text(record.result)}{extra}\n")
-            case SessionEnded(standings=table):
-                self._say("Final standings:")
-                self._say(render_standings(table))
