@@ -16,6 +16,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import multiprocessing
+import pkgutil
 import signal
 import time
 import weakref
@@ -49,11 +50,20 @@ def _mp_context() -> ForkServerContext | SpawnContext:
         if "forkserver" in multiprocessing.get_all_start_methods():
             server = multiprocessing.get_context("forkserver")
             # Preloaded once in the server, so each worker starts in milliseconds.
-            server.set_forkserver_preload(["__main__", "csl_game.worker"])
+            server.set_forkserver_preload(["__main__", "csl_game.worker", *_builtin_thinkers()])
             _context = server
         else:
             _context = multiprocessing.get_context("spawn")
     return _context
+
+
+def _builtin_thinkers() -> list[str]:
+    """Module names of the built-in thinkers, imported once by the fork server."""
+    try:
+        import thinkers
+    except ImportError:
+        return []
+    return [info.name for info in pkgutil.iter_modules(thinkers.__path__, "thinkers.")]
 
 
 def _kill_all() -> None:
