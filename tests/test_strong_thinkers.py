@@ -195,7 +195,7 @@ def test_big_board_moves_are_legal_and_in_time(name: str) -> None:
     ("negamax", "", "Negamax"), ("negamax", "6", "NegamaxD6"),
     ("negamax", "depth=6", "NegamaxD6"), ("negamax", "depth=4, tt=1000", "NegamaxD4TT1000"),
     ("mcts", "", "MCTS"), ("mcts", "c=1.4", "MCTSC1.4"),
-    ("mcts", "playout=random seed=3", "MCTSPrandomS3"),
+    ("mcts", "playout=light seed=3", "MCTSPlightS3"),
 ])
 def test_names_show_the_parameters(name: str, params: str, shown: str) -> None:
     assert ThinkerPrototype(name, params).display_name == shown

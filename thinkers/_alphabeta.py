@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 from thinkers._bitboard import Geometry, Position, popcount
 
-__all__ = ["Searcher", "SearchStopped", "WIN", "MATE_BOUND"]
+__all__ = ["Searcher", "SearchStopped", "Weights", "WIN", "MATE_BOUND"]
 
 WIN = 1_000_000
 MATE_BOUND = WIN - 100_000

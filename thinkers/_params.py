@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["parse_params", "thinker_name", "Value"]
+__all__ = ["parse_params", "thinker_name", "time_budget", "Value"]
 
 
 Value = int | float | str
@@ -50,3 +50,15 @@ def thinker_name(base: str, values: dict[str, Value], given: list[str],
                  labels: dict[str, str]) -> str:
     """The base name plus a label and value for each parameter that was given."""
     return base + "".join(f"{labels[k]}{values[k]}" for k in given)
+
+
+def time_budget(limit_ms: int, margin_ms: int) -> float:
+    """Seconds a thinker may search for one move.
+
+    `margin_ms` is kept free before the limit; a negative value means the
+    default, 30 % of the limit and at least 30 ms, which covers the process
+    transport, a busy machine's scheduling delays and the last node.
+    """
+    limit = limit_ms / 1000
+    margin = margin_ms / 1000 if margin_ms >= 0 else max(0.03, 0.3 * limit)
+    return max(limit - margin, 0.2 * limit)

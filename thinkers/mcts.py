@@ -1,19 +1,20 @@
 """Monte Carlo tree search (UCT) within the time limit.
 
-Every tree node and every playout step looks at the tactics of its position
-first: a win in one is taken, an opponent's threat on a playable cell is
-blocked, and moves that complete the opponent's shape run or fill the cell
-under an opponent's threat are left out (they lose at once).
+Every tree node looks at the tactics of its position first: a win in one is
+taken, an opponent's threat on a playable cell is blocked, and moves that
+complete the opponent's shape run or fill the cell under an opponent's
+threat are left out (they lose at once). Light playouts do so at every step.
 
 Parameters (``key=value``, separated by spaces or commas):
 
 - ``c=X``          exploration constant (default 0.8);
-- ``playout=KIND`` ``light`` (the tactics above, the default) or ``random``
-  (random moves, checked only for wins);
+- ``playout=KIND`` ``random`` (random moves, each checked for a win; the
+  default) or ``light`` (the tactics above at every step: three to four
+  times slower, and weaker at short time limits in the league);
 - ``playouts=N``   at most N playouts per move (default: as many as time allows);
 - ``nodes=N``      most tree nodes kept (default 300,000), for the memory limit;
-- ``margin=MS``    time kept free before the limit (default: a quarter of the
-  limit, at least 20 ms);
+- ``margin=MS``    time kept free before the limit (default: 30 % of the
+  limit, at least 30 ms);
 - ``seed=N``       seed of the random moves (default: a fresh one).
 
 Named ``MCTS`` plus the parameters that were set, e.g. ``MCTSC1.4``.
@@ -28,13 +29,13 @@ import time
 
 from csl_game import AbstractThinker, Board, CancellationToken, FutureMove, PShape
 from thinkers._bitboard import Geometry, Position, geometry_for
-from thinkers._params import Value, parse_params, thinker_name
+from thinkers._params import Value, parse_params, thinker_name, time_budget
 
-_DEFAULTS: dict[str, Value] = {"c": 0.8, "playout": "light", "playouts": 0,
+_DEFAULTS: dict[str, Value] = {"c": 0.8, "playout": "random", "playouts": 0,
                                "nodes": 300_000, "margin": -1, "seed": -1}
 _LABELS = {"c": "C", "playout": "P", "playouts": "X", "nodes": "N", "margin": "M",
            "seed": "S"}
-_PLAYOUTS = ("light", "random")
+_PLAYOUTS = ("random", "light")
 _DRAW = -1
 _LATE = -3
 
@@ -90,7 +91,7 @@ def _safe_moves(pos: Position) -> tuple[list[int], int]:
 
 
 class MctsThinker(AbstractThinker):
-    """UCT search with light-heuristic playouts."""
+    """UCT search; tactics-aware tree, random or light-heuristic playouts."""
 
     def setup(self, params: str) -> None:
         values, given = parse_params(params, _DEFAULTS)
@@ -114,11 +115,6 @@ class MctsThinker(AbstractThinker):
     def __str__(self) -> str:
         return self._name
 
-    def _budget(self) -> float:
-        limit = self.time_limit_ms / 1000
-        margin = self.margin_ms / 1000 if self.margin_ms >= 0 else max(0.02, limit / 4)
-        return max(limit - margin, limit * 0.2)
-
     def think(self, board: Board, ct: CancellationToken) -> FutureMove:
         start = time.perf_counter()
         gc_was_on = gc.isenabled()
@@ -137,10 +133,10 @@ class MctsThinker(AbstractThinker):
         pos = Position.from_board(board, geo)
         moves, decided = _safe_moves(pos)
         if len(moves) == 1 or not moves:
-            self.on_thinking_info("playouts=0 forced")
+            self.on_thinking_info("forced move")
             return moves[0] if moves else pos.moves()[0]
         root = self._reuse(board, geo)
-        self.deadline = start + self._budget()
+        self.deadline = start + time_budget(self.time_limit_ms, self.margin_ms)
         playouts = 0
         clock = time.perf_counter
         while not ct.is_cancellation_requested and playouts < self.max_playouts:

@@ -5,8 +5,8 @@ the depth):
 
 - ``depth=N``  deepest iteration (default: as deep as time allows);
 - ``tt=N``     transposition-table entries kept (default 1,000,000; 0 = none);
-- ``margin=MS`` time kept free before the limit (default: a quarter of the
-  limit, at least 20 ms), for the process transport and the clock's jitter.
+- ``margin=MS`` time kept free before the limit (default: 30 % of the
+  limit, at least 30 ms), for the process transport and the clock's jitter.
 
 Named ``Negamax`` plus the parameters that were set, e.g. ``NegamaxD6``.
 """
@@ -17,9 +17,9 @@ import gc
 import time
 
 from csl_game import AbstractThinker, Board, CancellationToken, FutureMove, PShape
-from thinkers._alphabeta import MATE_BOUND, Searcher, SearchStopped
+from thinkers._alphabeta import MATE_BOUND, Searcher, SearchStopped, Weights
 from thinkers._bitboard import Geometry, Position, geometry_for
-from thinkers._params import Value, parse_params, thinker_name
+from thinkers._params import Value, parse_params, thinker_name, time_budget
 
 _DEFAULTS: dict[str, Value] = {"depth": 0, "tt": 1_000_000, "margin": -1}
 _LABELS = {"depth": "D", "tt": "TT", "margin": "M"}
@@ -27,6 +27,9 @@ _LABELS = {"depth": "D", "tt": "TT", "margin": "M"}
 
 class NegamaxThinker(AbstractThinker):
     """Alpha-beta with iterative deepening, a transposition table and tactics."""
+
+    weights: type[Weights] = Weights
+    """Evaluation weights; a subclass may try others."""
 
     def setup(self, params: str) -> None:
         values, given = parse_params(params, _DEFAULTS)
@@ -39,12 +42,6 @@ class NegamaxThinker(AbstractThinker):
 
     def __str__(self) -> str:
         return self._name
-
-    def _budget(self) -> float:
-        """Seconds the search may use for one move."""
-        limit = self.time_limit_ms / 1000
-        margin = self.margin_ms / 1000 if self.margin_ms >= 0 else max(0.02, limit / 4)
-        return max(limit - margin, limit * 0.2)
 
     def think(self, board: Board, ct: CancellationToken) -> FutureMove:
         start = time.perf_counter()
@@ -62,18 +59,18 @@ class NegamaxThinker(AbstractThinker):
     def _choose(self, board: Board, ct: CancellationToken, start: float) -> int:
         geo = geometry_for(board)
         if self._searcher is None or self._geo is not geo:
-            self._geo, self._searcher = geo, Searcher(geo, self.tt_size)
+            self._geo, self._searcher = geo, Searcher(geo, self.tt_size, self.weights)
         searcher = self._searcher
-        budget = self._budget()
+        budget = time_budget(self.time_limit_ms, self.margin_ms)
         searcher.start(Position.from_board(board, geo), start + budget,
                        lambda: ct.is_cancellation_requested)
         win, moves, losses = searcher.root_moves()
         if win is not None:
-            self.on_thinking_info("depth=0 nodes=0 score=win-in-1")
+            self.on_thinking_info("win in one")
             return win
         if len(moves) <= 1:
             only = moves[0] if moves else losses[0][1]
-            self.on_thinking_info("depth=0 nodes=0 forced")
+            self.on_thinking_info("forced move")
             return only
         return self._deepen(searcher, moves, start, budget)
 
