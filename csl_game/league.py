@@ -323,16 +323,17 @@ def matrix_rows(tallies: list[Tally], matrix: list[list[float | None]]) -> list[
     return rows
 
 
-def render(rows: list[list[str]], markdown: bool) -> str:
-    """A table as aligned text or as Markdown."""
+def render(rows: list[list[str]], markdown: bool, name_col: int = 1) -> str:
+    """A table as aligned text or as Markdown; the names column is left-aligned."""
     if markdown:
         head, *body = rows
         lines = ["| " + " | ".join(head) + " |",
-                 "|" + "|".join("---" if i == 1 else "---:" for i in range(len(head))) + "|"]
+                 "|" + "|".join("---" if i == name_col else "---:"
+                                for i in range(len(head))) + "|"]
         lines += ["| " + " | ".join(r) + " |" for r in body]
         return "\n".join(lines)
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    return "\n".join("  ".join(cell.ljust(w) if i == 1 else cell.rjust(w)
+    return "\n".join("  ".join(cell.ljust(w) if i == name_col else cell.rjust(w)
                                for i, (cell, w) in enumerate(zip(r, widths))).rstrip()
                      for r in rows)
 
@@ -437,7 +438,7 @@ def main(argv: Sequence[str] | None = None) -> int:
           f"{config.time_limit_ms} ms per move, {len(league.records)} games "
           f"({time.perf_counter() - started:.0f} s)\n")
     print(render(standings_rows(tallies), args.markdown) + "\n")
-    print(render(matrix_rows(tallies, matrix), args.markdown))
+    print(render(matrix_rows(tallies, matrix), args.markdown, name_col=0))
     return 0
 
 

@@ -37,6 +37,9 @@ class Weights:
     parity = 16
     colour_cell = 1
     shape_cell = 2
+    piece_aware = True
+    """Whether shape threats count double when the opponent has no piece left
+    to block them, and half when their owner has none left to play them."""
 
 
 def _cell_values(geo: Geometry, w: type[Weights]) -> tuple[tuple[int, ...], ...]:
@@ -65,7 +68,11 @@ class Searcher:
         self.move_bits = (2 * geo.cols + 1).bit_length()
         self.move_mask = (1 << self.move_bits) - 1
         self.cell_values = _cell_values(geo, weights)
-        self.history = [[0] * (2 * geo.cols) for _ in range(2)]
+        # Until cutoffs teach it better, the history prefers the centre
+        # columns and the mover's own shape.
+        self.bias = [[2 * (geo.cols - abs(2 * (m >> 1) - geo.cols + 1)) + ((m & 1) == c)
+                      for m in range(2 * geo.cols)] for c in range(2)]
+        self.history = [b.copy() for b in self.bias]
         self.killers = [[-1, -1] for _ in range(geo.max_moves + 2)]
         self.pos = Position(geo)
         self.ps = 0
@@ -85,9 +92,9 @@ class Searcher:
         self.nodes = 0
         self.deadline = deadline
         self.stop = stop
-        for table in self.history:
+        for table, bias in zip(self.history, self.bias):
             for i, v in enumerate(table):
-                table[i] = v >> 2
+                table[i] = bias[i] + ((v - bias[i]) >> 2)
         for k in self.killers:
             k[0] = k[1] = -1
 
@@ -120,7 +127,8 @@ class Searcher:
         for m in pos.moves():
             if m not in moves:
                 bit = 1 << ((m >> 1) * h + pos.heights[m >> 1])
-                losses.append((-(WIN - 2) if bit & under else -(WIN - 1), m))
+                at_once = (m & 1) != pos.turn and bit & t.loses_off
+                losses.append((-(WIN - 1) if at_once else -(WIN - 2), m))
         return None, moves, sorted(losses, reverse=True)
 
     def search_root(self, depth: int, moves: list[int]) -> tuple[int, int]:
@@ -358,11 +366,25 @@ class Searcher:
         self.history[c][m] += depth * depth + 1
 
     def _evaluate(self, c: int, shape_t: tuple[int, int], colour_t: tuple[int, int]) -> int:
+        """Static score for the player to move: pieces on good cells, threat
+        cells (shape ones above colour ones, on the rows that suit their
+        owner's parity), weighed by the pieces each player has left."""
         w = self.w
         s0, s1 = shape_t
         c0, c1 = colour_t
-        v = self.ps
-        v += w.shape_threat * (popcount(s0) - popcount(s1))
+        white_round, red_square = self.pos.counts[0], self.pos.counts[3]
+        shape_w = w.shape_threat * popcount(s0)
+        shape_r = w.shape_threat * popcount(s1)
+        if w.piece_aware:
+            # A shape threat needs its owner's own-shape piece to be played,
+            # and only the opponent's own-shape piece can block it.
+            if not white_round:
+                shape_w >>= 1
+                shape_r <<= 1
+            if not red_square:
+                shape_r >>= 1
+                shape_w <<= 1
+        v = self.ps + shape_w - shape_r
         v += w.colour_threat * (popcount(c0 & ~s0) - popcount(c1 & ~s1))
         good_w, good_r = self.good
         v += w.parity * (popcount((s0 | c0) & good_w) - popcount((s1 | c1) & good_r))

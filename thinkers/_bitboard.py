@@ -33,14 +33,14 @@ class Geometry:
         column = (1 << rows) - 1
         self.full = sum(column << (c * h) for c in range(cols))
         self.bottom = sum(1 << (c * h) for c in range(cols))
-        self.top_row = sum(1 << (c * h + rows - 1) for c in range(cols))
         self.max_moves = min(rows * cols, 2 * (round_pieces + square_pieces))
         self.vertical = rows >= n
         lateral = [h] if cols >= n else []
         if rows >= n and cols >= n:
             lateral += [h + 1, h - 1]
-        self.lateral = tuple((d, tuple(k * d for k in range(2, n))) for d in lateral)
-        self.directions = ((1,) if self.vertical else ()) + tuple(lateral)
+        self.lateral = tuple(lateral)
+        """Steps of the non-vertical directions that can hold a run."""
+        self.directions = ((1,) if self.vertical else ()) + self.lateral
         self.even_rows = sum(1 << (c * h + r) for c in range(cols) for r in range(0, rows, 2))
         self.odd_rows = self.full & ~self.even_rows
         self.weights = self._window_weights()
@@ -60,7 +60,7 @@ class Geometry:
         step; unrolled shifts for this win length and these directions run
         about twice as fast as loops over them.
         """
-        body = _threat_lines(self.n, self.vertical, [d for d, _ in self.lateral])
+        body = _threat_lines(self.n, self.vertical, self.lateral)
         lines = ["def threats(b):", *body, "    return t & FULL",
                  "def threat_sets(w, r, sq):",
                  "    occ = w | r", "    empty = FULL & ~occ", "    b = occ ^ sq"]
@@ -86,13 +86,8 @@ class Geometry:
                             w[self.cell(c + dc * k, r + dr * k)] += 1
         return w
 
-    def centre_out(self) -> list[int]:
-        """Columns from the centre outwards."""
-        mid = (self.cols - 1) / 2
-        return sorted(range(self.cols), key=lambda c: (abs(c - mid), c))
 
-
-def _threat_lines(n: int, vertical: bool, lateral: list[int]) -> list[str]:
+def _threat_lines(n: int, vertical: bool, lateral: tuple[int, ...]) -> list[str]:
     """Python lines (indented for a function body) that set t to the threats of b."""
     if n == 1:
         return ["    t = FULL"]
@@ -115,7 +110,8 @@ _GEOMETRIES: dict[tuple[int, ...], Geometry] = {}
 
 def geometry_for(board: Board) -> Geometry:
     """The (cached) geometry of a board's settings."""
-    key = board.settings
+    key = (board.rows, board.cols, board.win_sequence, board.round_pieces,
+           board.square_pieces)
     geo = _GEOMETRIES.get(key)
     if geo is None:
         if len(_GEOMETRIES) > 16:
