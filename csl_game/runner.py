@@ -20,7 +20,7 @@ from csl_game.board import Board
 from csl_game.errors import ThinkerError
 from csl_game.thinker import AbstractThinker, CancellationToken, FutureMove, ThinkerPrototype
 
-__all__ = ["ForfeitReason", "ThinkOutcome", "ThinkJob", "ThinkerRunner",
+__all__ = ["ForfeitReason", "ThinkOutcome", "ThinkJob", "ReadyJob", "ThinkerRunner",
            "ThreadRunner", "RunnerFactory", "InfoCallback"]
 
 InfoCallback = Callable[[str], None]
@@ -145,9 +145,11 @@ class _ThreadJob(ThinkJob):
         self._token.cancel()
 
 
-class _FailedJob(ThinkJob):
-    def __init__(self, detail: str) -> None:
-        self._outcome = ThinkOutcome(None, 0.0, ForfeitReason.EXCEPTION, detail)
+class ReadyJob(ThinkJob):
+    """A job whose outcome is known from the start (a forced move, a failed setup)."""
+
+    def __init__(self, outcome: ThinkOutcome) -> None:
+        self._outcome = outcome
 
     def poll(self) -> ThinkOutcome | None:
         return self._outcome
@@ -180,7 +182,7 @@ class ThreadRunner(ThinkerRunner):
 
     def start(self, board: Board) -> ThinkJob:
         if self._thinker is None:
-            return _FailedJob(self._setup_error)
+            return ReadyJob(ThinkOutcome(None, 0.0, ForfeitReason.EXCEPTION, self._setup_error))
         self._job = _ThreadJob(self._thinker, board.copy(), self._limit)
         return self._job
 
