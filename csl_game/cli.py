@@ -10,6 +10,7 @@ import argparse
 import json
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import Any, NoReturn, TextIO
@@ -79,6 +80,9 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--ai", action="append", default=[], metavar='"THINKER [PARAMS]"',
                       help="an AI player (repeatable): 0 -> human vs human, "
                            "1 -> human vs AI, 2 -> AI vs AI, 3+ -> tournament")
+    play.add_argument("--config", metavar="FILE",
+                      help="the setup (settings and AI players) from a TOML file, as the "
+                           "setup screen saves it; --ai and the board flags override it")
     play.add_argument("--auto", action="store_true",
                       help="answer every question with its default and exit at the end")
     _board_options(play)
@@ -229,15 +233,38 @@ def cmd_info(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_play(args: argparse.Namespace) -> int:
-    mc = _match_config(args, cfg.GUI_TIME_LIMIT_MS, cfg.GUI_MIN_MOVE_TIME_MS)
+_PLAY_FLAGS = {"rows": "-r/--rows", "cols": "-c/--cols", "win_sequence": "-w/--win-sequence",
+               "round_pieces": "-o/--round-pieces", "square_pieces": "-s/--square-pieces",
+               "time_limit_ms": "-t/--time-limit", "min_move_time_ms": "-m/--min-move-time"}
+
+
+def _play_options(args: argparse.Namespace) -> cfg.PlayOptions:
+    """The GUI defaults, then the --config file, then --ai and the board flags."""
+    from csl_game.configfile import SettingError, apply_settings, check_players, load_config
+
+    options = cfg.PlayOptions(thinker_paths=tuple(args.thinkers))
+    if args.config is not None:
+        options = load_config(args.config, options)
+    flags = {"rows": args.rows, "cols": args.cols, "win_sequence": args.win_sequence,
+             "round_pieces": args.round_pieces, "square_pieces": args.square_pieces,
+             "time_limit_ms": args.time_limit, "min_move_time_ms": args.min_move_time}
+    try:
+        options = apply_settings(options, {k: v for k, v in flags.items() if v is not None})
+    except SettingError as e:
+        raise UsageError(f"{_PLAY_FLAGS[e.key]}: {e.problem}") from None
     ais = tuple(cfg.parse_ai_spec(spec) for spec in args.ai)
-    paths = tuple(args.thinkers)
-    for ai in ais:  # unknown thinkers are bad input: say so before opening a window
-        ThinkerPrototype(ai.thinker, ai.params, mc, paths)
-    options = cfg.PlayOptions(ais=ais, match=mc, thinker_paths=paths, auto=args.auto,
-                              in_process=args.in_process,
-                              show_setup=not ais)
+    for spec, ai in zip(args.ai, ais):  # bad thinkers are bad input: before any window
+        try:
+            check_players([ai], options)
+        except SettingError as e:
+            raise UsageError(f"--ai {spec!r}: {e.problem}") from None
+    return replace(options, ais=ais or options.ais, auto=args.auto,
+                   in_process=args.in_process,
+                   show_setup=not args.ai and args.config is None)
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    options = _play_options(args)
     from csl_game.gui import run_gui  # pygame loads only when a window opens
 
     return run_gui(options)

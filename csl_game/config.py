@@ -7,8 +7,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from csl_game.errors import ConfigError
-from csl_game.session import Points
-from csl_game.thinker import MatchConfig
+from csl_game.match import Human, Player
+from csl_game.runner import RunnerFactory, ThreadRunner
+from csl_game.session import Points, ScreenPolicy, Session
+from csl_game.thinker import MatchConfig, ThinkerPrototype
 
 __all__ = ["GUI_TIME_LIMIT_MS", "GUI_MIN_MOVE_TIME_MS", "CONSOLE_TIME_LIMIT_MS",
            "AIEntry", "PlayOptions", "parse_ai_spec", "read_session_file", "MatchConfig"]
@@ -79,17 +81,45 @@ class PlayOptions:
     """Answer every question with its default; info screens time out; exit at the end."""
     in_process: bool = False
     """Run thinkers on threads of this process instead of worker processes."""
-    show_setup: bool = True
-    """Start on the setup screen (no --ai and no --config given)."""
+    show_setup: bool = False
+    """Start on the setup screen (the command line asks for it when neither --ai nor
+    --config is given); otherwise play these options' session at once."""
     last_move_animation_s: float = LAST_MOVE_ANIMATION_S
-    blocking_screens: bool = True
-    """Wait for a button before and after each tournament match."""
+    wait_before_match: bool = True
+    """Wait for Start before each tournament match."""
+    wait_after_match: bool = True
+    """Wait for OK after each tournament match."""
     unblocked_screen_s: float = UNBLOCKED_SCREEN_S
     window_size: tuple[int, int] = (1280, 800)
 
     @property
     def active_ais(self) -> tuple[AIEntry, ...]:
         return tuple(a for a in self.ais if a.active)
+
+    @property
+    def screen_policy(self) -> ScreenPolicy:
+        """How the screens between matches behave."""
+        return ScreenPolicy(self.wait_before_match, self.wait_after_match,
+                            self.unblocked_screen_s, self.auto)
+
+    def players(self) -> list[Player]:
+        """The active AIs; humans fill the seats they leave empty.
+
+        Raises:
+            ThinkerError: an active AI's thinker is unknown.
+        """
+        ais: list[Player] = [ThinkerPrototype(a.thinker, a.params, self.match,
+                                              self.thinker_paths)
+                             for a in self.active_ais]
+        if not ais:
+            return [Human("Player 1"), Human("Player 2")]
+        if len(ais) == 1:
+            return [Human("Human"), ais[0]]
+        return ais
+
+    def new_session(self, runner_factory: RunnerFactory = ThreadRunner) -> Session:
+        """The session these options describe."""
+        return Session(self.players(), self.match, self.points, runner_factory)
 
     def __post_init__(self) -> None:
         if self.last_move_animation_s < 0:

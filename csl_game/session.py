@@ -17,9 +17,10 @@ from csl_game.match import Human, Match, MatchResult, Player
 from csl_game.runner import RunnerFactory, ThreadRunner
 from csl_game.thinker import MatchConfig
 
-__all__ = ["Mode", "mode_for", "round_robin", "Points", "SessionState", "Session",
+__all__ = ["Mode", "mode_for", "mode_text", "round_robin", "Points", "SessionState", "Session",
            "MatchRecord", "Standing", "standings", "SessionEvent", "SessionStarted",
-           "PreMatch", "PostMatch", "SessionEnded", "winner_text", "unique_names"]
+           "PreMatch", "PostMatch", "SessionEnded", "winner_text", "unique_names",
+           "Screen", "Choice", "ScreenPolicy"]
 
 
 class Mode(Enum):
@@ -41,6 +42,15 @@ def mode_for(active_ai_players: int) -> Mode:
         raise ConfigError(f"the number of AI players cannot be {active_ai_players}")
     return (Mode.HUMAN_VS_HUMAN, Mode.HUMAN_VS_AI, Mode.AI_VS_AI,
             Mode.TOURNAMENT)[min(active_ai_players, 3)]
+
+
+def mode_text(active_ai_players: int) -> str:
+    """'Human vs AI', or 'Tournament of 4 AIs (12 matches)' for 3 or more."""
+    mode = mode_for(active_ai_players)
+    if mode is not Mode.TOURNAMENT:
+        return mode.value[0].upper() + mode.value[1:]
+    n = active_ai_players
+    return f"Tournament of {n} AIs ({n * (n - 1)} matches)"
 
 
 def round_robin(n: int, complete: bool = True) -> list[tuple[int, int]]:
@@ -165,6 +175,49 @@ class SessionEnded(SessionEvent):
     standings: tuple[Standing, ...]
 
 
+class Screen(Enum):
+    """What a frontend shows for a session's current state."""
+
+    PRE_MATCH = "pre-match"
+    """Who plays next; for a single match also who plays first; standings once
+    results exist."""
+    MATCH = "match"
+    POST_MATCH = "post-match"
+    """The result of a tournament match over its final board."""
+    FINAL = "final"
+    """The end: the result of a single match, or a tournament's standings."""
+
+
+class Choice(Enum):
+    """What the user can choose on a screen."""
+
+    START = "Start"
+    SWAP = "Swap"
+    OK = "OK"
+    PLAY_AGAIN = "Play again"
+    PLAY_AGAIN_SWAPPED = "Swap and play again"
+    SETUP = "Back to setup"
+    QUIT = "Quit"
+
+    @property
+    def leaves_session(self) -> bool:
+        """Whether the frontend acts on it (a new session, setup, quit)."""
+        return self in (Choice.PLAY_AGAIN, Choice.PLAY_AGAIN_SWAPPED, Choice.SETUP,
+                        Choice.QUIT)
+
+
+@dataclass(frozen=True)
+class ScreenPolicy:
+    """Whether the screens between tournament matches wait for a button."""
+
+    wait_before_match: bool = True
+    wait_after_match: bool = True
+    unblocked_s: float = 1.5
+    """How long a screen that does not wait stays."""
+    auto: bool = False
+    """Nothing waits: every screen takes its default choice after `unblocked_s`."""
+
+
 def unique_names(players: Sequence[Player]) -> tuple[str, ...]:
     """Display names, numbered where several players share one."""
     names = [p.display_name for p in players]
@@ -192,6 +245,7 @@ class Session:
         self.config = config
         self.points = points
         self.runner_factory = runner_factory
+        self.complete = complete
         self.mode = mode_for(sum(not isinstance(p, Human) for p in players))
         self.names = unique_names(self.players)
         self.pairings = (round_robin(len(players), complete) if len(players) > 2
@@ -234,6 +288,106 @@ class Session:
 
     def standings(self) -> list[Standing]:
         return standings(self.names, self.records, self.points)
+
+    def again(self, swapped: bool = False) -> Session:
+        """A new session of the same players and settings, colours as last played.
+
+        Raises:
+            ConfigError: `swapped` for more than two players.
+        """
+        players = list(self.players)
+        if swapped:
+            if len(players) != 2:
+                raise ConfigError("only a single match can be played again swapped")
+            players.reverse()
+        return Session(players, self.config, self.points, self.runner_factory, self.complete)
+
+    # ------------------------------------------------------------ screens
+    @property
+    def is_single(self) -> bool:
+        """One match (two players), not a tournament."""
+        return self.total_matches == 1
+
+    @property
+    def screen(self) -> Screen | None:
+        """The screen of the current state; None where `settle()` moves on alone.
+
+        A single match shows its pre-match screen before it starts (so colours
+        can still be swapped) and no post-match screen (its final screen shows
+        the result); a tournament starts at once and shows both between matches.
+        """
+        single = self.is_single
+        return {SessionState.BEGIN: Screen.PRE_MATCH if single else None,
+                SessionState.PRE_MATCH: None if single else Screen.PRE_MATCH,
+                SessionState.IN_MATCH: Screen.MATCH,
+                SessionState.POST_MATCH: None if single else Screen.POST_MATCH,
+                SessionState.END: Screen.FINAL}[self.state]
+
+    def settle(self) -> Screen:
+        """Take the steps no screen asks about; return the screen to show."""
+        steps = {SessionState.BEGIN: self.start, SessionState.PRE_MATCH: self.begin_match,
+                 SessionState.POST_MATCH: self.next}
+        while (screen := self.screen) is None:
+            steps[self.state]()
+        return screen
+
+    def choices(self) -> tuple[Choice, ...]:
+        """What the current screen offers (nothing while a match is played)."""
+        screen = self.screen
+        if screen is Screen.PRE_MATCH:
+            swap = self.state is SessionState.BEGIN and self.mode.asks_who_plays_first
+            return (Choice.SWAP, Choice.START) if swap else (Choice.START,)
+        if screen is Screen.POST_MATCH:
+            return (Choice.OK,)
+        if screen is Screen.FINAL and self.is_single:
+            return (Choice.PLAY_AGAIN, Choice.PLAY_AGAIN_SWAPPED, Choice.SETUP, Choice.QUIT)
+        if screen is Screen.FINAL:
+            return (Choice.QUIT, Choice.PLAY_AGAIN, Choice.SETUP)
+        return ()
+
+    @property
+    def default_choice(self) -> Choice | None:
+        """What a screen that times out (or --auto) chooses."""
+        defaults = {Screen.PRE_MATCH: Choice.START, Screen.POST_MATCH: Choice.OK,
+                    Screen.FINAL: Choice.QUIT}
+        screen = self.screen
+        return None if screen is None else defaults.get(screen)
+
+    def timeout(self, policy: ScreenPolicy) -> float | None:
+        """Seconds the current screen stays before its default choice is taken.
+
+        None: it waits for the user. A single match always waits (unless
+        `policy.auto`); tournament screens wait as the policy says.
+        """
+        screen = self.screen
+        if screen is None or screen is Screen.MATCH:
+            return None
+        if policy.auto:
+            return policy.unblocked_s
+        timed = ((screen is Screen.PRE_MATCH and not self.is_single
+                  and not policy.wait_before_match)
+                 or (screen is Screen.POST_MATCH and not policy.wait_after_match))
+        return policy.unblocked_s if timed else None
+
+    def choose(self, choice: Choice) -> Screen:
+        """Act on START, SWAP or OK; returns the screen to show next.
+
+        Raises:
+            ConfigError: the current screen does not offer `choice`, or it is
+                one the frontend acts on (`Choice.leaves_session`).
+        """
+        if choice.leaves_session or choice not in self.choices():
+            raise ConfigError(f"'{choice.value}' is not a choice of the session "
+                              f"when it is {self.state.value}")
+        if choice is Choice.SWAP:
+            self.swap()
+        elif choice is Choice.OK:
+            self.next()
+        elif self.state is SessionState.BEGIN:
+            self.start()
+        else:
+            self.begin_match()
+        return self.settle()
 
     # ------------------------------------------------------------ transitions
     def start(self) -> None:

@@ -21,6 +21,7 @@ import pygame  # noqa: E402
 from csl_game.board import PColor, Piece, PShape  # noqa: E402
 from csl_game.config import AIEntry, PlayOptions  # noqa: E402
 from csl_game.gui.app import App  # noqa: E402
+from csl_game.gui.info_scenes import FinalScene  # noqa: E402
 from csl_game.gui.match_scene import MatchScene  # noqa: E402
 from csl_game.session import SessionState  # noqa: E402
 from csl_game.thinker import MatchConfig  # noqa: E402
@@ -43,6 +44,8 @@ def make_app() -> Iterator[MakeApp]:
                               auto=True, unblocked_screen_s=0.0, thinker_paths=(FAKES,))
         app = App(options, out=out or io.StringIO())
         apps.append(app)
+        while not isinstance(app.scenes.current, MatchScene):  # the pre-match screen times out
+            app.step(DT)
         app.step(DT)
         return app
 
@@ -52,9 +55,12 @@ def make_app() -> Iterator[MakeApp]:
 
 
 def scene(app: App) -> MatchScene:
+    """The board scene: the current one, or the one under the result screen."""
     current = app.scenes.current
-    assert isinstance(current, MatchScene)
-    return current
+    if isinstance(current, MatchScene):
+        return current
+    assert app.flow is not None and app.flow.board is not None
+    return app.flow.board
 
 
 def settle(app: App, frames: int = 120) -> None:
@@ -243,7 +249,7 @@ def test_a_forfeit_is_logged_and_announced(make_app: MakeApp) -> None:
     run_to_end(app)
     assert "White (Raiser) raised an exception: RuntimeError: boom from think" in app.log.lines
     assert app.log.lines[-1] == "Game Over, Red (Random) won"
-    assert scene(app)._banner == ("Red wins!", "Raiser raised an exception")
+    assert scene(app)._banner == ("Winner is Red (Random)", "Raiser raised an exception")
 
 
 def test_three_ais_play_a_whole_tournament(make_app: MakeApp) -> None:
@@ -254,7 +260,7 @@ def test_three_ais_play_a_whole_tournament(make_app: MakeApp) -> None:
     assert session.state is SessionState.END and len(session.records) == 6
     assert app.log.lines[-4] == "Final standings:"
     assert sum(line.startswith("Game Over") for line in app.log.lines) == 6
-    assert scene(app)._banner is not None and scene(app)._banner[0] == "Tournament over"
+    assert isinstance(app.scenes.current, FinalScene)
 
 
 def test_worker_processes_by_default(make_app: MakeApp) -> None:
@@ -310,7 +316,8 @@ def test_closing_the_window_stops_worker_processes() -> None:
     pytest.importorskip("csl_game.procrunner")
     config = MatchConfig(time_limit_ms=60_000, min_move_time_ms=0)
     options = PlayOptions(ais=(AIEntry("sleeper"), AIEntry("sleeper")), match=config,
-                          window_size=(800, 600), thinker_paths=(FAKES,))
+                          window_size=(800, 600), thinker_paths=(FAKES,), auto=True,
+                          unblocked_screen_s=0.0)
     app = App(options, out=io.StringIO())
     try:
         for _ in range(5):

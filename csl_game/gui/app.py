@@ -16,12 +16,12 @@ import pygame_gui
 from csl_game.board import PColor, PShape
 from csl_game.config import PlayOptions
 from csl_game.gui.assets import load_theme
-from csl_game.gui.match_scene import MatchScene
+from csl_game.gui.flow import SessionFlow
 from csl_game.gui.panels import MessageLog
 from csl_game.gui.pieces import PieceArt
 from csl_game.gui.scene import SceneManager
+from csl_game.gui.setup_scene import SetupScene
 from csl_game.gui.style import Fonts, TextCache
-from csl_game.match import Human, Player
 from csl_game.runner import InfoCallback, RunnerFactory, ThinkerRunner, ThreadRunner
 from csl_game.session import Session
 from csl_game.thinker import ThinkerPrototype
@@ -55,16 +55,7 @@ def default_runner_factory(options: PlayOptions) -> RunnerFactory:
 
 def build_session(options: PlayOptions, runner_factory: RunnerFactory) -> Session:
     """The session the options describe: humans fill the seats AIs leave empty."""
-    ais: list[Player] = [ThinkerPrototype(a.thinker, a.params, options.match,
-                                          options.thinker_paths)
-                         for a in options.active_ais]
-    if not ais:
-        players: list[Player] = [Human("Player 1"), Human("Player 2")]
-    elif len(ais) == 1:
-        players = [Human("Human"), ais[0]]
-    else:
-        players = ais
-    return Session(players, options.match, options.points, runner_factory)
+    return options.new_session(runner_factory)
 
 
 def _icon() -> pygame.Surface:
@@ -95,8 +86,12 @@ class App:
         self.running = True
         self.status = 0
         self.scenes = SceneManager()
-        session = build_session(options, runner_factory or default_runner_factory(options))
-        self.scenes.switch(MatchScene(self, session))
+        self.runner_factory = runner_factory or default_runner_factory(options)
+        self.flow: SessionFlow | None = None
+        if options.show_setup:
+            self.show_setup()
+        else:
+            self.play(options)
         # What exists now lives as long as the window: keep it out of the
         # collector's full passes, which would otherwise stall frames.
         gc.collect()
@@ -107,6 +102,29 @@ class App:
         """The drawable size of the window."""
         return self.screen.get_size()
 
+    # ------------------------------------------------------------- screens
+    def show_setup(self) -> None:
+        """Leave any session for the setup screen (showing the last options)."""
+        self._end_session()
+        self.scenes.switch(SetupScene(self, self.options))
+
+    def play(self, options: PlayOptions) -> None:
+        """Play the session `options` describe (and remember them for setup)."""
+        self.options = options
+        self.play_session(build_session(options, self.runner_factory))
+
+    def play_session(self, session: Session) -> None:
+        """Show `session` from its first screen."""
+        self._end_session()
+        self.flow = SessionFlow(self, session)
+        self.flow.show()
+
+    def _end_session(self) -> None:
+        if self.flow is not None:
+            self.scenes.switch(None)
+            self.flow.close()
+            self.flow = None
+
     # ------------------------------------------------------------- the loop
     def step(self, dt: float | None = None) -> bool:
         """Run one frame; `dt` (seconds) replaces the clock, for tests.
@@ -115,7 +133,6 @@ class App:
         """
         if dt is None:
             dt = self.clock.tick(FPS) / 1000
-        scene = self.scenes.current
         repaint = False
         for event in pygame.event.get():
             if event.type == pygame.QUIT:
@@ -125,11 +142,13 @@ class App:
             if event.type in _RESIZE_EVENTS:
                 self._resize(event)
             self.ui.process_events(event)
-            if scene is not None:
-                scene.handle_event(event)
+            if self.scenes.current is not None:  # an event may switch screens
+                self.scenes.current.handle_event(event)
+        if self.running and self.scenes.current is not None:
+            self.scenes.current.update(dt)
+        scene = self.scenes.current  # the update may have switched screens too
         if not self.running or scene is None:
             return False
-        scene.update(dt)
         self.ui.update(dt)
         scene.draw(self.screen)
         self.ui.draw_ui(self.screen)
@@ -166,6 +185,7 @@ class App:
     def close(self) -> None:
         """End the scene (stopping any thinking AI) and close the window."""
         self.scenes.close()
+        self._end_session()
         gc.unfreeze()
         pygame.quit()
 

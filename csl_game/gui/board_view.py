@@ -232,27 +232,49 @@ class BoardView:
         _thick_line(surface, pal.win_line, points[0], end, width)
 
     def draw_banner(self, surface: pygame.Surface, visual: VisualBoard, title: str,
-                    subtitle: str = "") -> None:
-        """A result announcement over the board, clear of the win line."""
+                    subtitle: str = "", room: tuple[int, int] = (0, 0)) -> None:
+        """A result announcement over the board, clear of the win line.
+
+        `room` (width, height) makes the box at least that wide and that much
+        taller, with the space below the text left free (for buttons).
+        """
+        lay = self._layout
+        assert lay is not None
+        rect = self.banner_rect(visual, room)
+        key = (lay, title, subtitle, rect)
+        if self._banner is None or self._banner[0] != key:
+            self._banner = (key, self._paint_banner(lay, rect, title, subtitle, room[1]))
+        surface.blit(self._banner[1], rect)
+
+    def banner_rect(self, visual: VisualBoard, room: tuple[int, int] = (0, 0)) -> pygame.Rect:
+        """Where draw_banner() puts its box: clear of the win line."""
         lay = self._layout
         assert lay is not None
         rows = [p.row for p in visual.solution]
         high = bool(rows) and sum(rows) / len(rows) >= (lay.rows - 1) / 2
-        rect = lay.banner_low if high else lay.banner
-        key = (lay, title, subtitle)
-        if self._banner is None or self._banner[0] != key:
-            self._banner = (key, self._paint_banner(lay, rect, title, subtitle))
-        surface.blit(self._banner[1], rect)
+        rect = (lay.banner_low if high else lay.banner).copy()
+        if room == (0, 0):
+            return rect
+        # grown, the box may reach the win line: try other places until one is clear
+        width, height = max(rect.w, room[0]), rect.h + room[1]
+        screen = pygame.Rect(0, 0, *lay.size)
+        line = [lay.piece_rect(*pos) for pos in visual.solution]
+        places = []
+        for top in (rect.y, rect.bottom - height, lay.frame.bottom - height, lay.frame.y):
+            place = pygame.Rect(0, top, width, height)
+            place.centerx = rect.centerx
+            places.append(place.clamp(screen))
+        return next((p for p in places if p.collidelist(line) < 0), places[0])
 
     def _paint_banner(self, lay: BoardLayout, rect: pygame.Rect, title: str,
-                      subtitle: str) -> pygame.Surface:
+                      subtitle: str, room_h: int = 0) -> pygame.Surface:
         pal = palette()
         box = pygame.Surface(rect.size, pygame.SRCALPHA)
-        radius = rect.h // 5
+        radius = (rect.h - room_h) // 5
         pygame.draw.rect(box, pal.banner, box.get_rect(), border_radius=radius)
         pygame.draw.rect(box, pal.highlight, box.get_rect(), max(1, round(2 * lay.scale)),
                          border_radius=radius)
-        area = box.get_rect()
+        area = pygame.Rect(0, 0, rect.w, rect.h - room_h)
         width = rect.w - round(24 * lay.scale)
         big = self.text.fit(title, TextRole.BANNER.size(lay.scale), pal.banner_text, width, True)
         if not subtitle:

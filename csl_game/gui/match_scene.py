@@ -1,13 +1,15 @@
-"""The board scene: plays a session's matches, one after another.
+"""The board scene: plays the session's current match.
 
 The scene advances the session every frame (never blocking: AI players think
 in their runners), turns engine events into log messages and animations, and
-turns mouse and keyboard input into human moves.
+turns mouse and keyboard input into human moves. Once the match is over and
+every move is shown, it hands over (`on_over`) to the screens after the match.
 """
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import pygame
@@ -22,7 +24,7 @@ from csl_game.gui.panels import LogView, PanelState, PlayerPanel
 from csl_game.gui.scene import Scene
 from csl_game.match import (InvalidPlay, Match, MatchEvent, MatchOver, MatchResult,
                             MatchStarted, MovePerformed, NextTurn, ThinkingInfo)
-from csl_game.session import PreMatch, Session, SessionEnded, SessionEvent, SessionState
+from csl_game.session import Session, SessionState, winner_text
 
 if TYPE_CHECKING:
     from csl_game.gui.app import App
@@ -40,9 +42,12 @@ _DIGITS = {getattr(pygame, f"K_{d}"): d for d in range(10)} | {
 class MatchScene(Scene):
     """Shows the board, the players and the log while a session plays."""
 
-    def __init__(self, app: App, session: Session) -> None:
+    def __init__(self, app: App, session: Session,
+                 on_over: Callable[[], None] = lambda: None) -> None:
         self.app = app
         self.session = session
+        self.on_over = on_over
+        """Called once the match is over and its last move shown."""
         cfg = session.config
         self.visual = VisualBoard(cfg.rows, cfg.cols, app.options.last_move_animation_s,
                                   DROP_HEIGHT)
@@ -52,19 +57,18 @@ class MatchScene(Scene):
         self.layout: BoardLayout = compute_layout(cfg.rows, cfg.cols, app.size)
         self.match: Match | None = None
         self.controls: HumanControls | None = None
-        self._wait = 0.0
+        self._handed_over = False
         self._pressed: tuple[str, int] | None = None
         self._hover_toggle: PShape | None = None
         self._banner: tuple[str, str] | None = None
+        self.banner_room = (0, 0)
+        """Room (width, height) the result banner leaves free below its text."""
         self._last_drawn: tuple[BoardLayout, list[object]] | None = None
         self._dirty: list[pygame.Rect] | None = None
 
     # ------------------------------------------------------------- lifecycle
     def enter(self) -> None:
         self.view.set_layout(self.layout)
-        self.session.subscribe(self._on_session_event)
-        if self.session.state is SessionState.BEGIN:
-            self.session.start()
         self._start_match()
 
     def exit(self) -> None:
@@ -76,12 +80,10 @@ class MatchScene(Scene):
         self.view.set_layout(self.layout)
 
     def _start_match(self) -> None:
-        cfg = self.session.config
-        self.visual = VisualBoard(cfg.rows, cfg.cols, self.app.options.last_move_animation_s,
-                                  DROP_HEIGHT)
-        self._banner = None
-        self._wait = 0.0
-        self.match = self.session.begin_match()
+        if self.session.state is SessionState.PRE_MATCH:
+            self.session.begin_match()
+        self.match = self.session.match
+        assert self.match is not None, "the session has a match to play"
         self.controls = HumanControls(self.match)
         self.match.subscribe(self._on_match_event)
 
@@ -123,25 +125,20 @@ class MatchScene(Scene):
                     self.visual.show_win(result.solution)
                 self._banner = self._result_banner(result)
 
-    def _on_session_event(self, event: SessionEvent) -> None:
-        if self.session.total_matches < 2:
-            return
-        match event:
-            case PreMatch(index=i, white=white, red=red):
-                self._say(messages.pre_match(i, white, red))
-            case SessionEnded(standings=table):
-                for line in messages.session_over(table):
-                    self._say(line)
-
     def _result_banner(self, result: MatchResult) -> tuple[str, str]:
+        """("Winner is Red (MinimaxD3)", how), or ("It's a draw", why); in a
+        tournament the how starts with which match it was."""
         color = result.winner.color
         if result.winner is Winner.DRAW or color is None:
-            return "Draw!", "Nobody made a line"
-        title = f"{color} wins!"
-        if result.forfeit is not None:
-            loser = color.other
-            return title, f"{self.session_name(loser)} {result.forfeit}"
-        return title, f"{result.winner_name}: {len(result.solution)} in a row"
+            how = "Nobody made a line"
+        elif result.forfeit is not None:
+            how = f"{self.session_name(color.other)} {result.forfeit}"
+        else:
+            how = f"{len(result.solution)} in a row"
+        session = self.session
+        if not session.is_single:
+            how = f"Match {session.current_index + 1} of {session.total_matches} \u00b7 {how}"
+        return winner_text(result), how
 
     def session_name(self, color: PColor) -> str:
         return self.match.name(color) if self.match is not None else str(color)
@@ -205,34 +202,10 @@ class MatchScene(Scene):
         self.visual.update(dt)
         if self.controls is not None:
             self.controls.enabled = self.input_enabled
-        state = self.session.state
-        if state is SessionState.POST_MATCH and self.visual.idle:
-            self._after_match(dt)
-        elif state is SessionState.END and self.visual.idle and self.app.options.auto:
-            self._wait += dt
-            if self._wait >= self.app.options.unblocked_screen_s:
-                self.app.quit()
-
-    def _after_match(self, dt: float) -> None:
-        more = len(self.session.records) < self.session.total_matches
-        self._wait += dt
-        if more and self._wait < self.app.options.unblocked_screen_s:
-            return
-        self.session.next()
-        self._wait = 0.0
-        if self.session.state is SessionState.PRE_MATCH:
-            self._start_match()
-        else:
-            self._banner = self._final_banner()
-
-    def _final_banner(self) -> tuple[str, str] | None:
-        if self.session.total_matches < 2:
-            return self._banner
-        table = self.session.standings()
-        leaders = [s.name for s in table if s.position == 1]
-        text = (f"Winner: {leaders[0]} ({table[0].points} pts)" if len(leaders) == 1
-                else f"Tied first: {', '.join(leaders)}")
-        return "Tournament over", text
+        over = self.session.state is not SessionState.IN_MATCH
+        if over and self.visual.idle and not self._handed_over:
+            self._handed_over = True
+            self.on_over()
 
     # ------------------------------------------------------------- drawing
     def draw(self, surface: pygame.Surface) -> None:
@@ -247,9 +220,10 @@ class MatchScene(Scene):
         self.log_view.draw(surface, lay.log, self.app.log, lay.scale)
         banner = self._banner if self.visual.idle else None
         if banner is not None:
-            self.view.draw_banner(surface, self.visual, *banner)
+            self.view.draw_banner(surface, self.visual, *banner, room=self.banner_room)
         self._track_changes([
-            (lay.board_region, self.view.signature(self.visual, pointer, banner)),
+            (lay.board_region, self.view.signature(self.visual, pointer, banner)
+             + (self.banner_room,)),
             *((lay.panels[c].rect, (states[c], PlayerPanel.clock_key(clocks[c])
                                     if states[c].thinking else None)) for c in PColor),
             (lay.log, (id(self.app.log), self.app.log.version))])

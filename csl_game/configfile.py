@@ -1,0 +1,345 @@
+"""The setup in one TOML file: board, timing, points, screens and AI players.
+
+```toml
+rows = 6
+cols = 7
+win_sequence = 4
+# ... every key of SETTINGS, each optional (missing keys keep their default)
+
+[[players]]
+thinker = "minimax"
+params = "4"
+active = true
+```
+
+`SETTINGS` lists every setting once, with its range: the setup screen and the
+file share it, so a value is valid in one exactly when it is valid in the
+other. Reading uses tomllib; writing is done here, as the format is small and
+flat (every value a number, a boolean or a string).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from csl_game.config import AIEntry, PlayOptions
+from csl_game.errors import ConfigError, CslError
+from csl_game.thinker import MatchConfig, ThinkerPrototype
+
+__all__ = ["Value", "Setting", "SETTINGS", "SETTING", "SettingError", "ConfigFileError",
+           "setting_values", "apply_settings", "check_players", "SetupCheck", "check_setup",
+           "load_config", "dump_config", "save_config"]
+
+Value = int | float | bool
+
+
+class SettingError(ConfigError):
+    """A bad setting: `key` names it (``players[2].thinker`` for a player)."""
+
+    def __init__(self, key: str, problem: str) -> None:
+        super().__init__(f"{key}: {problem}")
+        self.key = key
+        self.problem = problem
+
+
+class ConfigFileError(ConfigError):
+    """A config file that cannot be read or holds a bad value."""
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One setting: its key in the file, its label on screen, kind and range."""
+
+    key: str
+    label: str
+    kind: type[int] | type[float] | type[bool]
+    group: str
+    """Where it lives: 'match' (MatchConfig), 'points' (Points) or 'options'."""
+    attr: str
+    low: float = 0
+    high: float = 0
+
+    def check(self, value: object) -> Value:
+        """`value` if it is of this setting's kind and in range.
+
+        Raises:
+            SettingError: the wrong kind of value, or out of range.
+        """
+        if self.kind is bool:
+            if not isinstance(value, bool):
+                raise SettingError(self.key, f"must be true or false, got {value!r}")
+            return value
+        whole = self.kind is int
+        if isinstance(value, bool) or not isinstance(value, int if whole else (int, float)):
+            raise SettingError(self.key, f"must be {self.describe()}, got {value!r}")
+        if not self.low <= value <= self.high:
+            raise SettingError(self.key, f"must be {self.describe()}, got {value!r}")
+        return int(value) if whole else float(value)
+
+    def parse(self, text: str) -> Value:
+        """The value typed in a text entry (numbers only).
+
+        Raises:
+            SettingError: not a number of this kind, or out of range.
+        """
+        text = text.strip()
+        try:
+            value: object = int(text) if self.kind is int else float(text)
+        except ValueError:
+            raise SettingError(self.key, f"must be {self.describe()}, "
+                                         f"got '{text}'") from None
+        return self.check(value)
+
+    def describe(self) -> str:
+        """'a whole number from 1 to 40' or 'a number of seconds from 0 to 10'."""
+        kind = "a whole number" if self.kind is int else "a number"
+        return f"{kind} from {_fmt(self.low)} to {_fmt(self.high)}"
+
+    def format(self, value: Value) -> str:
+        """How the value is shown in a text entry."""
+        return _fmt(value)
+
+    def get(self, options: PlayOptions) -> Value:
+        holder = options if self.group == "options" else getattr(options, self.group)
+        value: Value = getattr(holder, self.attr)
+        return value
+
+
+def _fmt(value: float) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(int(value)) if float(value).is_integer() else repr(float(value))
+
+
+_BOARD_MAX = 40
+SETTINGS: tuple[Setting, ...] = (
+    Setting("rows", "Rows", int, "match", "rows", 1, _BOARD_MAX),
+    Setting("cols", "Columns", int, "match", "cols", 1, _BOARD_MAX),
+    Setting("win_sequence", "Win sequence", int, "match", "win_sequence", 1, _BOARD_MAX),
+    Setting("round_pieces", "Round pieces per player", int, "match", "round_pieces", 0, 1000),
+    Setting("square_pieces", "Square pieces per player", int, "match", "square_pieces",
+            0, 1000),
+    Setting("time_limit_ms", "AI time limit (ms)", int, "match", "time_limit_ms",
+            1, 3_600_000),
+    Setting("min_move_time_ms", "Minimum AI move time (ms)", int, "match",
+            "min_move_time_ms", 0, 60_000),
+    Setting("last_move_animation_s", "Last-move animation (s)", float, "options",
+            "last_move_animation_s", 0, 10),
+    Setting("points_per_win", "Points per win", int, "points", "win", -1000, 1000),
+    Setting("points_per_draw", "Points per draw", int, "points", "draw", -1000, 1000),
+    Setting("points_per_loss", "Points per loss", int, "points", "loss", -1000, 1000),
+    Setting("wait_before_match", "Wait for Start before each tournament match", bool,
+            "options", "wait_before_match"),
+    Setting("wait_after_match", "Wait for OK after each tournament match", bool,
+            "options", "wait_after_match"),
+    Setting("unblocked_screen_s", "Unblocked screen duration (s)", float, "options",
+            "unblocked_screen_s", 0, 60),
+)
+SETTING = {s.key: s for s in SETTINGS}
+"""The settings by key."""
+
+
+def setting_values(options: PlayOptions) -> dict[str, Value]:
+    """Every setting's value in `options`, by key."""
+    return {s.key: s.get(options) for s in SETTINGS}
+
+
+def _board_problem(match: Mapping[str, Value]) -> SettingError | None:
+    rows, cols, win = match["rows"], match["cols"], match["win_sequence"]
+    if rows < win and cols < win:
+        return SettingError("win_sequence", f"{win} in a row cannot fit on a "
+                                            f"{rows}x{cols} board")
+    if match["round_pieces"] + match["square_pieces"] == 0:
+        return SettingError("square_pieces", "each player needs at least one piece")
+    return None
+
+
+def apply_settings(options: PlayOptions, values: Mapping[str, object]) -> PlayOptions:
+    """`options` with the given settings replaced (keys of SETTINGS).
+
+    Raises:
+        SettingError: an unknown key, a bad value, or a board nobody can win on.
+    """
+    groups: dict[str, dict[str, Value]] = {"match": {}, "points": {}, "options": {}}
+    for key, value in values.items():
+        if key not in SETTING:
+            raise SettingError(key, "unknown setting")
+        setting = SETTING[key]
+        groups[setting.group][setting.attr] = setting.check(value)
+    match = {**dataclasses.asdict(options.match), **groups["match"]}
+    problem = _board_problem(match)
+    if problem is not None:
+        raise problem
+    try:
+        config = MatchConfig(**match)  # type: ignore[arg-type]
+    except ConfigError as e:  # a rule the checks above missed
+        raise SettingError("rows", str(e)) from None
+    return dataclasses.replace(options, match=config,
+                               points=dataclasses.replace(options.points, **groups["points"]),
+                               **groups["options"])  # type: ignore[arg-type]
+
+
+@lru_cache(maxsize=256)
+def _player_problem(thinker: str, params: str, match: MatchConfig,
+                    paths: tuple[str, ...]) -> tuple[str, str] | None:
+    """(field, problem) when the thinker is unknown or refuses its parameters."""
+    try:
+        prototype = ThinkerPrototype(thinker, params, match, paths)
+    except CslError as e:
+        return "thinker", str(e)
+    try:
+        prototype.create()
+    except CslError as e:
+        cause = e.__cause__
+        why = f"{type(cause).__name__}: {cause}" if cause else str(e)
+        return "params", f"{thinker} refuses '{params}': {why}"
+    return None
+
+
+def check_players(ais: Sequence[AIEntry], options: PlayOptions) -> None:
+    """Each AI's thinker is known and accepts its parameters.
+
+    Raises:
+        SettingError: keyed ``players[N].thinker`` or ``players[N].params`` (N from 1).
+    """
+    for i, ai in enumerate(ais, 1):
+        problem = _player_problem(ai.thinker, ai.params, options.match, options.thinker_paths)
+        if problem is not None:
+            raise SettingError(f"players[{i}].{problem[0]}", problem[1])
+
+
+@dataclass(frozen=True)
+class SetupCheck:
+    """The options a setup makes, or what is wrong with it."""
+
+    options: PlayOptions | None
+    problems: dict[str, str]
+    """Problem by key (a setting's key, or ``players[N].field``)."""
+
+
+def check_setup(base: PlayOptions, entries: Mapping[str, str | bool],
+                ais: Sequence[AIEntry]) -> SetupCheck:
+    """`base` with the settings as typed (text, or a bool) and these players.
+
+    Every setting with a bad value is reported; the board as a whole and the
+    players only once each setting is fine.
+    """
+    values: dict[str, Value] = {}
+    problems: dict[str, str] = {}
+    for key, entry in entries.items():
+        setting = SETTING[key]
+        try:
+            values[key] = setting.check(entry) if isinstance(entry, bool) else setting.parse(entry)
+        except SettingError as e:
+            problems[key] = e.problem
+    if problems:
+        return SetupCheck(None, problems)
+    try:
+        options = dataclasses.replace(apply_settings(base, values), ais=tuple(ais))
+        check_players(options.ais, options)
+    except SettingError as e:
+        return SetupCheck(None, {e.key: e.problem})
+    return SetupCheck(options, {})
+
+
+# ----------------------------------------------------------------- reading
+_PLAYER_KEYS = {"thinker": str, "params": str, "active": bool}
+
+
+def _player(i: int, table: object) -> AIEntry:
+    if not isinstance(table, dict):
+        raise SettingError(f"players[{i}]", "must be a table ([[players]])")
+    for key, value in table.items():
+        kind = _PLAYER_KEYS.get(key)
+        if kind is None:
+            raise SettingError(f"players[{i}].{key}", "unknown key "
+                               f"(a player has {', '.join(_PLAYER_KEYS)})")
+        if not isinstance(value, kind):
+            what = "a string" if kind is str else "true or false"
+            raise SettingError(f"players[{i}].{key}", f"must be {what}, got {value!r}")
+    if not str(table.get("thinker", "")).strip():
+        raise SettingError(f"players[{i}].thinker", "a player needs a thinker name")
+    return AIEntry(table["thinker"].strip(), table.get("params", "").strip(),
+                   table.get("active", True))
+
+
+def _options_from(data: dict[str, object], base: PlayOptions) -> PlayOptions:
+    players = data.pop("players", [])
+    if not isinstance(players, list):
+        raise SettingError("players", "must be an array of tables ([[players]])")
+    ais = tuple(_player(i, table) for i, table in enumerate(players, 1))
+    options = dataclasses.replace(apply_settings(base, data), ais=ais)
+    check_players(ais, options)
+    return options
+
+
+def load_config(path: str | Path, base: PlayOptions | None = None) -> PlayOptions:
+    """`base` (default: the GUI defaults) with the settings and players of a file.
+
+    Keys missing from the file keep `base`'s values; a file without players
+    has none (two humans play).
+
+    Raises:
+        ConfigFileError: one line naming the file, the key and the problem.
+    """
+    p = Path(path)
+    try:
+        with p.open("rb") as f:
+            data = tomllib.load(f)
+    except OSError as e:
+        raise ConfigFileError(f"cannot read config file {p}: {e.strerror or e}") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+        raise ConfigFileError(f"config file {p} is not valid TOML: {e}") from None
+    try:
+        return _options_from(data, base or PlayOptions())
+    except SettingError as e:
+        raise ConfigFileError(f"config file {p}: key '{e.key}': {e.problem}") from None
+
+
+# ----------------------------------------------------------------- writing
+_SECTIONS = {"rows": "# Board", "time_limit_ms": "# AI players' time",
+             "last_move_animation_s": "# Animation", "points_per_win": "# Tournament points",
+             "wait_before_match": "# Screens between tournament matches"}
+
+
+def _toml(value: Value | str) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        # a JSON string is a TOML basic string once DEL (which TOML refuses raw) is
+        # escaped; characters beyond ASCII stay as they are (TOML has no surrogates)
+        return json.dumps(value, ensure_ascii=False).replace("\x7f", "\\u007f")
+    return str(value) if isinstance(value, int) else repr(float(value))
+
+
+def dump_config(options: PlayOptions) -> str:
+    """The TOML text of every setting and player of `options`."""
+    lines = ["# ColorShapeLinks setup: csl-game play --config FILE"]
+    for key, value in setting_values(options).items():
+        if key in _SECTIONS:
+            lines += ["", _SECTIONS[key]]
+        lines.append(f"{key} = {_toml(value)}")
+    for ai in options.ais:
+        lines += ["", "[[players]]", f"thinker = {_toml(ai.thinker)}",
+                  f"params = {_toml(ai.params)}", f"active = {_toml(ai.active)}"]
+    return "\n".join(lines) + "\n"
+
+
+def save_config(path: str | Path, options: PlayOptions) -> None:
+    """Write `options` as a config file.
+
+    Raises:
+        ConfigFileError: the file cannot be written.
+    """
+    p = Path(path)
+    try:
+        p.write_text(dump_config(options), encoding="utf-8")
+    except OSError as e:
+        raise ConfigFileError(f"cannot write config file {p}: {e.strerror or e}") from None
+

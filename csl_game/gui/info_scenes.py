@@ -1,0 +1,223 @@
+"""The screens between matches: who plays next, and the end of a tournament.
+
+Each shows the session's choices as buttons (the default one highlighted and
+also taken with Enter) or, when the session says the screen is timed, moves on
+by itself with a countdown.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pygame
+from pygame import Rect
+from pygame_gui.core import UIContainer
+from pygame_gui.elements import UIButton, UILabel
+
+from csl_game.board import PColor
+from csl_game.gui.tables import results_table, standings_table
+from csl_game.gui.style import palette
+from csl_game.gui.widgets import Metrics, WidgetScene, button, label
+from csl_game.session import Choice, Screen
+from csl_game.thinker import MatchConfig
+
+if TYPE_CHECKING:
+    from csl_game.gui.app import App
+    from csl_game.gui.flow import SessionFlow
+
+__all__ = ["ChoiceScene", "PreMatchScene", "FinalScene"]
+
+_COUNTDOWN = {Screen.PRE_MATCH: "Starting in", Screen.POST_MATCH: "Moving on in",
+              Screen.FINAL: "Closing in"}
+_ENTER_KEYS = (pygame.K_RETURN, pygame.K_KP_ENTER)
+
+
+class ChoiceScene(WidgetScene):
+    """A screen offering the session's choices, or timing out to the default."""
+
+    def __init__(self, app: App, flow: SessionFlow) -> None:
+        super().__init__(app)
+        self.flow = flow
+        self.session = flow.session
+        self.screen = self.session.screen
+        self.choices = self.session.choices()
+        self.default = self.session.default_choice
+        self.primary = next((c for c in self.choices if c in (Choice.START, Choice.OK)),
+                            self.choices[0] if self.choices else None)
+        """The highlighted choice (Start or OK, else the first); Enter takes Start or OK."""
+        self.timeout = self.session.timeout(app.options.screen_policy)
+        self.elapsed = 0.0
+        self.buttons: dict[Choice, UIButton] = {}
+        self._countdown: UILabel | None = None
+
+    def choice_height(self, m: Metrics) -> int:
+        """The height of the choices (and the countdown above them when timed)."""
+        return m.row + 6 + (0 if self.timeout is None else m.gap + m.row)
+
+    def make_choices(self, root: UIContainer, m: Metrics) -> int:
+        """A button per choice (placed by place_choices()); returns the row's width."""
+        self.buttons.clear()
+        for choice in self.choices:
+            oid = "#primary" if choice is self.primary else "#button"
+            widget = button(Rect(0, 0, -1, m.row + 6), choice.value, root, oid)
+            widget.set_dimensions((max(m.button_w, widget.rect.w + 2 * m.gap), m.row + 6))
+            self.buttons[choice] = self.on(widget, lambda _e, c=choice: self.flow.choose(c))
+        if self.timeout is not None:
+            self._countdown = label(Rect(0, 0, round(320 * m.scale), m.row),
+                                    self._countdown_text(), root, "#countdown")
+        return self._row_width(m)
+
+    def _row_width(self, m: Metrics) -> int:
+        widths = [b.rect.w for b in self.buttons.values()]
+        return sum(widths) + m.gap * (len(widths) - 1)
+
+    def place_choices(self, m: Metrics, centerx: int, bottom: int) -> int:
+        """Centre the buttons on `centerx`, ending at `bottom`; returns the top used."""
+        total = self._row_width(m)
+        x = max(0, min(centerx - total // 2, m.size[0] - total))
+        y = bottom - m.row - 6
+        for widget in self.buttons.values():
+            widget.set_relative_position((x, y))
+            x += widget.rect.w + m.gap
+        if self._countdown is None:
+            return y
+        rect = self._countdown.relative_rect.copy()
+        rect.midbottom = (centerx, y - m.gap)
+        self._countdown.set_relative_position(rect.topleft)
+        return rect.y
+
+    def _countdown_text(self) -> str:
+        assert self.timeout is not None and self.screen is not None
+        left = max(0.0, self.timeout - self.elapsed)
+        return f"{_COUNTDOWN.get(self.screen, 'Moving on in')} {left:.1f} s"
+
+    def handle_event(self, event: pygame.event.Event) -> None:
+        super().handle_event(event)
+        if (event.type == pygame.KEYDOWN and event.key in _ENTER_KEYS
+                and self.primary in (Choice.START, Choice.OK)):
+            self.flow.choose(self.primary)
+
+    def update(self, dt: float) -> None:
+        if self.timeout is None or self.default is None:
+            return
+        self.elapsed += dt
+        if self.elapsed >= self.timeout:
+            self.flow.choose(self.default)
+        elif self._countdown is not None:
+            text = self._countdown_text()
+            if text != self._countdown.text:
+                self._countdown.set_text(text)
+
+
+def board_summary(config: MatchConfig) -> str:
+    """'6 x 7 board · 4 in a row · 10 round + 11 square pieces each · AI time 500 ms'."""
+    return (f"{config.rows} \u00d7 {config.cols} board \u00b7 {config.win_sequence} in a row "
+            f"\u00b7 {config.round_pieces} round + {config.square_pieces} square pieces each "
+            f"\u00b7 AI time limit {config.time_limit_ms} ms")
+
+
+class PreMatchScene(ChoiceScene):
+    """Who plays next (White vs Red), standings and results so far."""
+
+    def build(self, root: UIContainer, m: Metrics) -> None:
+        w, h = m.size
+        session = self.session
+        tables = not session.is_single and bool(session.records)
+        inner = w - 2 * m.margin
+        self.make_choices(root, m)
+        card_h = round(96 * m.scale)
+        block = m.title + m.row + m.gap + card_h + 2 * m.gap + self.choice_height(m)
+        top = m.margin if tables else max(m.margin, (h - block) // 2)
+        label(Rect(m.margin, top, inner, m.title), self._title(), root, "#title")
+        label(Rect(m.margin, top + m.title, inner, m.row), board_summary(session.config),
+              root, "#dim")
+        cards = Rect(m.margin, top + m.title + m.row + m.gap, inner, card_h)
+        self._matchup(root, m, cards)
+        if not tables:
+            self.place_choices(m, w // 2, cards.bottom + 2 * m.gap + self.choice_height(m))
+            return
+        bottom = self.place_choices(m, w // 2, h - m.margin)
+        area = Rect(m.margin, cards.bottom + 2 * m.gap, inner, 0)
+        area.h = bottom - m.gap - area.y
+        self._tables(root, m, area)
+
+    def _title(self) -> str:
+        session = self.session
+        if Choice.SWAP in self.choices:
+            return "Who plays first?"
+        if session.is_single:
+            return session.mode.value[0].upper() + session.mode.value[1:]
+        return f"Match {session.current_index + 1} of {session.total_matches}"
+
+    def _matchup(self, root: UIContainer, m: Metrics, rect: Rect) -> None:
+        """A card per player: its piece, its colour, its name in that colour."""
+        vs_w = round(64 * m.scale)
+        card_w = min(round(440 * m.scale), (rect.w - vs_w) // 2)
+        icon = rect.h - 2 * m.gap
+        white, red = self.session.next_pairing
+        self.cards: list[tuple[PColor, Rect]] = []
+        for color, name, x in ((PColor.WHITE, white, rect.centerx - vs_w // 2 - card_w),
+                               (PColor.RED, red, rect.centerx + vs_w // 2)):
+            card = Rect(x, rect.y, card_w, rect.h)
+            self.cards.append((color, card))
+            text_x = card.x + 3 * m.gap + icon
+            text = Rect(text_x, card.y + m.gap, card.right - m.gap - text_x, card.h - 2 * m.gap)
+            first = " \u00b7 moves first" if color is PColor.WHITE else ""
+            label(Rect(text.x, text.y, text.w, text.h // 3), f"{color}{first}", root,
+                  "#card_caption")
+            key = "white" if color is PColor.WHITE else "red"
+            label(Rect(text.x, text.y + text.h // 3, text.w, text.h * 2 // 3), name, root,
+                  f"#{key}_name")
+        label(Rect(rect.centerx - vs_w // 2, rect.y, vs_w, rect.h), "vs", root, "#vs")
+
+    def _tables(self, root: UIContainer, m: Metrics, area: Rect) -> None:
+        session = self.session
+        left_w = (area.w - m.gap * 2) * 2 // 5
+        text = self.app.text
+        standings_table(Rect(area.x, area.y, left_w, area.h), session.standings(), root, m,
+                        text)
+        right = Rect(area.x + left_w + 2 * m.gap, area.y, area.w - left_w - 2 * m.gap, area.h)
+        results_table(right, session.names, session.records, root, m, text,
+                      f"Results ({len(session.records)} of {session.total_matches})")
+
+    def draw(self, surface: pygame.Surface) -> None:
+        super().draw(surface)
+        pal = palette()
+        s = self.metrics.scale
+        for color, card in getattr(self, "cards", []):
+            radius = round(12 * s)
+            pygame.draw.rect(surface, pal.panel, card, border_radius=radius)
+            pygame.draw.rect(surface, pal.panel_turn if color is PColor.WHITE else pal.panel_edge,
+                             card, max(1, round(2 * s)), border_radius=radius)
+            size = card.h - 2 * self.metrics.gap
+            image = self.app.art.image(color, color.shape, size)
+            surface.blit(image, image.get_rect(midleft=(card.x + self.metrics.gap * 3 // 2,
+                                                        card.centery)))
+
+
+class FinalScene(ChoiceScene):
+    """The end of a tournament: who won, standings and every result."""
+
+    def build(self, root: UIContainer, m: Metrics) -> None:
+        w, h = m.size
+        inner = w - 2 * m.margin
+        label(Rect(m.margin, m.margin, inner, m.title), "Tournament over", root, "#title")
+        y = m.margin + m.title
+        label(Rect(m.margin, y, inner, m.row), self._winner_line(), root, "#subtitle")
+        self.make_choices(root, m)
+        bottom = self.place_choices(m, w // 2, h - m.margin)
+        area = Rect(m.margin, y + m.row + m.gap * 2, inner, 0)
+        area.h = bottom - m.gap - area.y
+        left_w = (area.w - m.gap * 2) * 2 // 5
+        session = self.session
+        standings_table(Rect(area.x, area.y, left_w, area.h), session.standings(), root, m,
+                        self.app.text, "Final standings")
+        results_table(Rect(area.x + left_w + 2 * m.gap, area.y, area.w - left_w - 2 * m.gap,
+                           area.h), session.names, session.records, root, m, self.app.text)
+
+    def _winner_line(self) -> str:
+        table = self.session.standings()
+        leaders = [s.name for s in table if s.position == 1]
+        if len(leaders) == 1:
+            return f"Winner: {leaders[0]} with {table[0].points} points"
+        return f"Tied first with {table[0].points} points: {', '.join(leaders)}"

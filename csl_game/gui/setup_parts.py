@@ -1,0 +1,287 @@
+"""The setup screen's layout and its two lists: AI players and settings.
+
+`setup_layout()` is pure (window size in, rectangles out). `PlayerRows` and
+`SettingsForm` build widgets for a draft of the setup and report edits
+through callbacks; the scene owns the draft and what the edits mean.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pygame import Rect
+from pygame_gui.core import ObjectID, UIContainer
+from pygame_gui.elements import (UIButton, UICheckBox, UIDropDownMenu, UIScrollingContainer,
+                                 UITextBox, UITextEntryLine, UIVerticalScrollBar)
+
+from csl_game.config import AIEntry
+from csl_game.configfile import SETTING, Setting
+from csl_game.gui.widgets import Handler, Metrics, button, label
+
+__all__ = ["SetupLayout", "setup_layout", "PlayerRows", "SettingsForm", "FORM", "field_label"]
+
+SCROLL_BAR = 20
+MODES_HELP = ("The active AI players decide what is played: none, two humans play each "
+              "other; one, you play it; two, they play each other (you choose who starts); "
+              "three or more, a tournament where every pair plays twice, once with each "
+              "colour.")
+
+
+@dataclass(frozen=True)
+class SetupLayout:
+    """Every area of the setup screen for one window size."""
+
+    metrics: Metrics
+    title: Rect
+    mode: Rect
+    players: Rect
+    """Heading, column headers, rows and the Add button."""
+    settings: Rect
+    message: Rect
+    buttons: Rect
+    """The bottom row: config file entry, Load, Save ... Quit, Start."""
+
+
+def setup_layout(size: tuple[int, int]) -> SetupLayout:
+    """Players on the left, settings on the right, file and start at the bottom."""
+    m = Metrics(size)
+    w, h = size
+    inner = w - 2 * m.margin
+    title = Rect(m.margin, m.margin, inner * 2 // 5, m.title)
+    mode = Rect(title.right, m.margin, inner - title.w, m.title)
+    buttons = Rect(m.margin, h - m.margin - m.row - 6, inner, m.row + 6)
+    message_h = max(44, round(48 * m.scale))  # two lines of text
+    message = Rect(m.margin, buttons.y - m.gap - message_h, inner, message_h)
+    top = title.bottom + m.gap
+    body_h = message.y - m.gap - top
+    left_w = (inner - 2 * m.gap) * 11 // 20
+    players = Rect(m.margin, top, left_w, body_h)
+    settings = Rect(players.right + 2 * m.gap, top, inner - left_w - 2 * m.gap, body_h)
+    return SetupLayout(m, title, mode, players, settings, message, buttons)
+
+
+@dataclass(frozen=True)
+class RowWidgets:
+    """The widgets of one player's row."""
+
+    thinker: UIDropDownMenu
+    params: UITextEntryLine
+    active: UICheckBox
+    remove: UIButton
+
+
+@dataclass(frozen=True)
+class PlayerEdits:
+    """What PlayerRows reports, by row index."""
+
+    thinker: Callable[[int, str], None]
+    params: Callable[[int, str], None]
+    active: Callable[[int, bool], None]
+    remove: Callable[[int], None]
+
+
+class PlayerRows:
+    """The AI players as rows (thinker, parameters, active, remove), paged by a
+    scroll bar when they do not all fit.
+
+    Rows are plain widgets of the screen's container rather than of a
+    scrolling container, so a thinker's drop-down list is never clipped.
+    """
+
+    def __init__(self, root: UIContainer, m: Metrics, rect: Rect, thinkers: Sequence[str],
+                 on: Callable[[Any, Handler], Any], edits: PlayerEdits,
+                 add: Callable[[], None]) -> None:
+        self.root, self.m, self.on, self.edits, self.add = root, m, on, edits, add
+        self.thinkers = list(thinkers)
+        pitch = m.row + m.gap // 2
+        self.pitch = pitch
+        label(Rect(rect.x, rect.y, rect.w, m.row), "AI players", root, "#heading")
+        head_y = rect.y + m.row
+        self.cols = self._columns(rect.x, rect.w - SCROLL_BAR - m.gap)
+        for (x, w), text in zip(self.cols, ("", "Thinker", "Parameters", "Active",
+                                            "")):
+            label(Rect(x, head_y, w, m.row - 4), text, root, "#cell_head")
+        list_top = head_y + m.row - 4
+        help_h = 4 * m.row
+        self.help = Rect(rect.x, rect.bottom - help_h, rect.w, help_h)
+        self.area = Rect(rect.x, list_top, rect.w, self.help.y - m.gap - list_top)
+        # one slot stays free for the Add button
+        self.visible = max(1, self.area.h // pitch - 1)
+        self.first = 0
+        self.rows: UIContainer | None = None
+        self.scroll: UIVerticalScrollBar | None = None
+        self.players: list[AIEntry] = []
+        self.widgets: dict[int, RowWidgets] = {}
+        """The rows shown, by player index."""
+        self.add_button: UIButton | None = None
+        UITextBox(MODES_HELP, self.help, root.ui_manager, container=root,
+                  object_id=ObjectID("#help", "@text_box"))
+
+    def _columns(self, x: int, w: int) -> list[tuple[int, int]]:
+        s, g = self.m.scale, self.m.gap
+        number, thinker = round(30 * s), round(150 * s)
+        active, remove = max(58, round(60 * s)), round(36 * s)
+        params = max(60, w - number - thinker - active - remove - 4 * g)
+        widths = [number, thinker, params, active, remove]
+        cols = []
+        for width in widths:
+            cols.append((x, width))
+            x += width + g
+        return cols
+
+    def show(self, players: Sequence[AIEntry], keep_first: bool = True) -> None:
+        """(Re)build the rows for `players`."""
+        self.players = list(players)
+        last_first = max(0, len(self.players) - self.visible)
+        self.first = min(self.first if keep_first else last_first, last_first)
+        if self.rows is not None:
+            self.rows.kill()
+        self.rows = UIContainer(Rect((0, 0), self.root.rect.size), self.root.ui_manager,
+                                container=self.root)
+        self.widgets.clear()
+        shown = min(self.visible, len(self.players) - self.first)
+        for slot in range(shown):
+            self._row(self.first + slot, self.area.y + slot * self.pitch)
+        add_w = self.m.button_w * 3 // 2
+        add = button(Rect(self.cols[1][0], self.area.y + shown * self.pitch + self.m.gap // 2,
+                          add_w, self.m.row), "+ Add AI player", self.rows, "#add")
+        self.add_button = self.on(add, lambda _e: self.add())
+        self._scroll_bar()
+
+    def _row(self, index: int, y: int) -> None:
+        ai, rows, h = self.players[index], self.rows, self.m.row
+        (nx, nw), (tx, tw), (px, pw), (ax, aw), (rx, rw) = self.cols
+        label(Rect(nx, y, nw, h), f"{index + 1}", rows, "#cell_num")
+        options = self.thinkers if ai.thinker in self.thinkers else [*self.thinkers, ai.thinker]
+        menu = UIDropDownMenu(options, ai.thinker, Rect(tx, y, tw, h), rows.ui_manager,
+                              container=rows,
+                              object_id=ObjectID("#thinker", "@drop_down"))
+        self.on(menu, lambda e, i=index: self.edits.thinker(i, e.text))
+        entry = UITextEntryLine(Rect(px, y, pw, h), rows.ui_manager, container=rows,
+                                initial_text=ai.params, object_id=ObjectID("#params", "@entry"))
+        self.on(entry, lambda e, i=index: self.edits.params(i, e.text))
+        box = min(h - 6, 24)
+        check = UICheckBox(Rect(ax + (aw - box) // 2, y + (h - box) // 2, box, box), "",
+                           rows.ui_manager, container=rows, initial_state=ai.active,
+                           object_id=ObjectID("#active", "@check"))
+        self.on(check, lambda e, i=index, c=check: self.edits.active(i, bool(c.is_checked)))
+        remove = button(Rect(rx, y, rw, h), "\u00d7", rows, "#remove")
+        remove.set_tooltip("Remove this player")
+        self.on(remove, lambda _e, i=index: self.edits.remove(i))
+        self.widgets[index] = RowWidgets(menu, entry, check, remove)
+
+    def _scroll_bar(self) -> None:
+        if self.scroll is not None:
+            self.scroll.kill()
+            self.scroll = None
+        count = len(self.players)
+        if count <= self.visible:
+            return
+        rect = Rect(self.area.right - SCROLL_BAR, self.area.y, SCROLL_BAR,
+                    self.visible * self.pitch)
+        self.scroll = UIVerticalScrollBar(rect, self.visible / count, self.root.ui_manager,
+                                          container=self.root)
+        self.scroll.set_scroll_from_start_percentage(self.first / count)
+
+    def follow_scroll(self) -> None:
+        """Show the rows the scroll bar points at (called every frame)."""
+        if self.scroll is None or not self.scroll.has_moved_recently:
+            return
+        first = round(self.scroll.start_percentage * len(self.players))
+        first = max(0, min(first, len(self.players) - self.visible))
+        if first != self.first:
+            self.first = first
+            self.show(self.players)
+
+
+FORM: tuple[tuple[str, tuple[tuple[str, tuple[str, ...]], ...]], ...] = (
+    ("Board", (("Rows", ("rows",)), ("Columns", ("cols",)),
+               ("Win sequence", ("win_sequence",)),
+               ("Round pieces per player", ("round_pieces",)),
+               ("Square pieces per player", ("square_pieces",)))),
+    ("AI players", (("Time limit per move (ms)", ("time_limit_ms",)),
+                    ("Minimum move time (ms)", ("min_move_time_ms",)))),
+    ("Display", (("Last-move animation (s)", ("last_move_animation_s",)),)),
+    ("Tournament", (("Points: win / draw / loss",
+                     ("points_per_win", "points_per_draw", "points_per_loss")),
+                    ("Wait for Start before each match", ("wait_before_match",)),
+                    ("Wait for OK after each match", ("wait_after_match",)),
+                    ("Screen time when not waiting (s)", ("unblocked_screen_s",)))),
+)
+"""Sections of the settings form: rows of a label and one or more settings."""
+
+
+def field_label(key: str) -> str:
+    """How the form names a setting (its row's label, unless the row has several)."""
+    for _, rows in FORM:
+        for text, keys in rows:
+            if keys == (key,):
+                return text
+    return SETTING[key].label
+
+
+class SettingsForm:
+    """Every setting as a label and a text entry (a check box for yes/no), in sections."""
+
+    def __init__(self, root: UIContainer, m: Metrics, rect: Rect,
+                 entries: dict[str, str | bool], on: Callable[[Any, Handler], Any],
+                 edited: Callable[[str, str | bool], None]) -> None:
+        label(Rect(rect.x, rect.y, rect.w, m.row), "Settings", root, "#heading")
+        pitch, head = m.row + 2, max(20, round(24 * m.scale))
+        height = sum(head + pitch * len(rows) for _, rows in FORM)
+        body = Rect(rect.x, rect.y + m.row, rect.w, rect.h - m.row)
+        scroller = UIScrollingContainer(body, root.ui_manager, container=root,
+                                        allow_scroll_x=False, object_id="#form")
+        width = body.w - SCROLL_BAR
+        scroller.set_scrollable_area_dimensions((width, height))
+        entry_w = round(100 * m.scale)
+        self.labels: dict[str, Any] = {}
+        self.controls: dict[str, UITextEntryLine | UICheckBox] = {}
+        self._bad: set[int] = set()
+        """ids of the labels shown as bad."""
+        y = 0
+        for title, rows in FORM:
+            label(Rect(0, y, width, head), title.upper(), scroller, "#section")
+            y += head
+            for text, keys in rows:
+                widget = label(Rect(0, y, width - entry_w - m.gap, m.row), text, scroller,
+                               "#field")
+                small = entry_w if len(keys) == 1 else max(44, round(56 * m.scale))
+                left = width - len(keys) * small - (len(keys) - 1) * m.gap
+                for i, key in enumerate(keys):
+                    self.labels[key] = widget
+                    x = left + i * (small + m.gap)
+                    self.controls[key] = self._control(
+                        SETTING[key], Rect(x, y, small, m.row), entries[key], scroller, on,
+                        edited)
+                y += pitch
+
+    @staticmethod
+    def _control(setting: Setting, rect: Rect, value: str | bool, container: Any,
+                 on: Callable[[Any, Handler], Any],
+                 edited: Callable[[str, str | bool], None]) -> UITextEntryLine | UICheckBox:
+        key = setting.key
+        if isinstance(value, bool):
+            box = min(rect.h - 6, 24)
+            check = UICheckBox(Rect(rect.x, rect.y + (rect.h - box) // 2, box, box), "",
+                               container.ui_manager, container=container, initial_state=value,
+                               object_id=ObjectID(f"#{key}", "@check"))
+            on(check, lambda _e, c=check: edited(key, bool(c.is_checked)))
+            return check
+        entry = UITextEntryLine(rect, container.ui_manager, container=container,
+                                initial_text=value,
+                                object_id=ObjectID(f"#{key}", "@entry"))
+        entry.set_allowed_characters(list("0123456789.-"))
+        on(entry, lambda e: edited(key, e.text))
+        return entry
+
+    def mark(self, bad: set[str]) -> None:
+        """Show the labels of settings with a problem in the error colour."""
+        marked = {id(self.labels[key]) for key in bad if key in self.labels}
+        for widget in {id(w): w for w in self.labels.values()}.values():
+            if (id(widget) in marked) != (id(widget) in self._bad):
+                wanted = "#field_bad" if id(widget) in marked else "#field"
+                widget.change_object_id(ObjectID(wanted, "@label"))
+        self._bad = marked

@@ -1,0 +1,235 @@
+"""The setup screen: AI players, settings, config files, and Start.
+
+The scene keeps a draft (players and the settings as typed) and checks it
+with the engine's `check_setup` after every edit: the mode follows the active
+players, a bad value is named in place, and Start works only for a valid
+setup. The draft outlives the widgets, which are rebuilt on resize.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import html
+from typing import TYPE_CHECKING
+
+import pygame
+from pygame import Rect
+from pygame_gui.core import ObjectID, UIContainer
+from pygame_gui.elements import UIButton, UILabel, UITextBox, UITextEntryLine
+
+from csl_game.config import AIEntry, PlayOptions
+from csl_game.configfile import (SETTING, ConfigFileError, check_setup, load_config,
+                                 save_config, setting_values)
+from csl_game.discovery import registry
+from csl_game.errors import CslError
+from csl_game.gui.setup_parts import (PlayerEdits, PlayerRows, SettingsForm, field_label,
+                                      setup_layout)
+from csl_game.gui.widgets import Metrics, WidgetScene, button, label, set_text
+from csl_game.session import mode_text
+
+if TYPE_CHECKING:
+    from csl_game.gui.app import App
+
+__all__ = ["SetupScene", "thinker_choices", "DEFAULT_CONFIG_PATH"]
+
+DEFAULT_CONFIG_PATH = "csl-game.toml"
+
+
+def thinker_choices(paths: tuple[str, ...]) -> dict[str, str]:
+    """Drop-down label -> fully qualified name of every known thinker.
+
+    Labels are short names, or the full name where two thinkers share one.
+    """
+    reg = registry(paths)
+    short = {fqn: reg.short_name(fqn) for fqn in reg.classes}
+    shared = {name for name in short.values() if list(short.values()).count(name) > 1}
+    labels = {(fqn if name in shared else name): fqn for fqn, name in short.items()}
+    return dict(sorted(labels.items()))
+
+
+def _describe(key: str, problem: str) -> str:
+    if key in SETTING:
+        return f"{field_label(key)}: {problem}"
+    if key.startswith("players["):
+        return f"AI player {key[len('players['):key.index(']')]}: {problem}"
+    return f"{key}: {problem}"
+
+
+class SetupScene(WidgetScene):
+    """Choose the players and settings, then start (or save them to a file)."""
+
+    def __init__(self, app: App, options: PlayOptions) -> None:
+        super().__init__(app)
+        self.base = options
+        self.thinkers = thinker_choices(options.thinker_paths)
+        self.players: list[AIEntry] = []
+        self.entries: dict[str, str | bool] = {}
+        self._take(options)
+        self.path = DEFAULT_CONFIG_PATH
+        self.note: tuple[str, str] | None = None
+        """A message about the last load or save, and its style."""
+        self.check = check_setup(self.base, self.entries, self.players)
+        self.mode_label: UILabel | None = None
+        self.message: UITextBox | None = None
+        self.message_text = ""
+        """The message shown under the lists: the first problem, or what was loaded or saved."""
+        self.start: UIButton | None = None
+        self.path_entry: UITextEntryLine | None = None
+        self.buttons: dict[str, UIButton] = {}
+        self.rows: PlayerRows | None = None
+        self.form: SettingsForm | None = None
+
+    def _take(self, options: PlayOptions) -> None:
+        """Show the players and settings of `options` in the draft."""
+        self.players = [dataclasses.replace(ai, thinker=self._label_of(ai.thinker))
+                        for ai in options.ais]
+        self.entries = {key: value if isinstance(value, bool) else SETTING[key].format(value)
+                        for key, value in setting_values(options).items()}
+
+    def _label_of(self, thinker: str) -> str:
+        try:
+            cls = registry(self.base.thinker_paths).resolve(thinker)
+        except CslError:
+            return thinker  # shown as is; the check names the problem
+        fqn = f"{cls.__module__}.{cls.__qualname__}"
+        return next((lab for lab, f in self.thinkers.items() if f == fqn), thinker)
+
+    # ------------------------------------------------------------- widgets
+    def build(self, root: UIContainer, m: Metrics) -> None:
+        lay = setup_layout(m.size)
+        label(lay.title, "ColorShapeLinks", root, "#title_left")
+        self.mode_label = label(lay.mode, "", root, "#mode")
+        edits = PlayerEdits(self._set_thinker, self._set_params, self._set_active, self._remove)
+        self.rows = PlayerRows(root, m, lay.players, list(self.thinkers), self.on, edits,
+                               self._add)
+        self.rows.show(self.players)
+        self.form = SettingsForm(root, m, lay.settings, self.entries, self.on, self._set_entry)
+        self.message = UITextBox("", lay.message, root.ui_manager, container=root,
+                                 object_id=ObjectID("#message", "@text_box"))
+        self._message_style = "#message"
+        self._bottom_row(root, m, lay.buttons)
+        self._refresh()
+
+    def _bottom_row(self, root: UIContainer, m: Metrics, rect: Rect) -> None:
+        bw = m.button_w
+        start = self.on(button(Rect(rect.right - bw, rect.y, bw, rect.h), "Start", root,
+                               "#primary"), lambda _e: self._start())
+        self.start = start
+        quit_ = self.on(button(Rect(start.rect.x - m.gap - bw, rect.y, bw, rect.h), "Quit",
+                               root), lambda _e: self.app.quit())
+        caption = round(96 * m.scale)
+        label(Rect(rect.x, rect.y, caption, rect.h), "Config file", root, "#field")
+        small = round(bw * 0.7)
+        entry_w = max(80, start.rect.x - 2 * bw - 4 * m.gap - 2 * small - rect.x - caption)
+        entry = UITextEntryLine(Rect(rect.x + caption, rect.y, entry_w, rect.h),
+                                root.ui_manager, container=root, initial_text=self.path,
+                                object_id=ObjectID("#config_path", "@entry"))
+        self.path_entry = self.on(entry, self._set_path)
+        x = entry.rect.right + m.gap
+        load = self.on(button(Rect(x, rect.y, small, rect.h), "Load", root),
+                       lambda _e: self._load())
+        save = self.on(button(Rect(x + small + m.gap, rect.y, small, rect.h), "Save", root),
+                       lambda _e: self._save())
+        self.buttons = {"start": start, "quit": quit_, "load": load, "save": save}
+
+    def update(self, dt: float) -> None:
+        if self.rows is not None:
+            self.rows.follow_scroll()
+
+    # ------------------------------------------------------------- checking
+    def _refresh(self) -> None:
+        """Check the draft; show the mode, the first problem, and whether Start works."""
+        self.check = check_setup(self.base, self.entries, self.players)
+        active = sum(ai.active for ai in self.players)
+        if self.mode_label is not None:
+            set_text(self.mode_label, f"Mode: {mode_text(active)}")
+        problems = self.check.problems
+        if problems:
+            key, problem = next(iter(problems.items()))
+            text, style = _describe(key, problem), "#error"
+        else:
+            text, style = self.note or ("", "#message")
+        self._say(text, style)
+        if self.form is not None:
+            self.form.mark(set(problems))
+        if self.start is not None:
+            if self.check.options is None:
+                self.start.disable()
+            else:
+                self.start.enable()
+
+    def _say(self, text: str, style: str) -> None:
+        """Show a message (wrapped to two lines) in the style of the theme's `style`."""
+        self.message_text = text
+        if self.message is None:
+            return
+        if style != self._message_style:
+            self.message.change_object_id(ObjectID(style, "@text_box"))
+            self._message_style = style
+        self.message.set_text(html.escape(text))
+
+    def _edited(self) -> None:
+        self.note = None
+        self._refresh()
+
+    # ------------------------------------------------------------- edits
+    def _set_thinker(self, index: int, thinker: str) -> None:
+        self.players[index] = dataclasses.replace(self.players[index], thinker=thinker)
+        self._edited()
+
+    def _set_params(self, index: int, params: str) -> None:
+        self.players[index] = dataclasses.replace(self.players[index], params=params.strip())
+        self._edited()
+
+    def _set_active(self, index: int, active: bool) -> None:
+        self.players[index] = dataclasses.replace(self.players[index], active=active)
+        self._edited()
+
+    def _remove(self, index: int) -> None:
+        del self.players[index]
+        assert self.rows is not None
+        self.rows.show(self.players)
+        self._edited()
+
+    def _add(self) -> None:
+        thinker = "random" if "random" in self.thinkers else next(iter(self.thinkers))
+        self.players.append(AIEntry(thinker))
+        assert self.rows is not None
+        self.rows.show(self.players, keep_first=False)
+        self._edited()
+
+    def _set_entry(self, key: str, value: str | bool) -> None:
+        self.entries[key] = value
+        self._edited()
+
+    def _set_path(self, event: pygame.event.Event) -> None:
+        self.path = event.text
+
+    # ------------------------------------------------------------- actions
+    def _start(self) -> None:
+        if self.check.options is not None:
+            self.app.play(self.check.options)
+
+    def _load(self) -> None:
+        try:
+            options = load_config(self.path.strip(), self.base)
+        except ConfigFileError as e:
+            self.note = (str(e), "#error")
+            self._refresh()
+            return
+        self._take(options)
+        self.note = (f"Loaded the setup from {self.path.strip()}", "#message")
+        self.rebuild()
+
+    def _save(self) -> None:
+        if self.check.options is None:
+            key, problem = next(iter(self.check.problems.items()))
+            self._say(f"Not saved: {_describe(key, problem)}", "#error")
+            return
+        try:
+            save_config(self.path.strip(), self.check.options)
+        except ConfigFileError as e:
+            self._say(str(e), "#error")
+            return
+        self.note = (f"Saved the setup to {self.path.strip()}", "#message")
+        self._refresh()

@@ -1,0 +1,163 @@
+"""Standings and results as tables that scroll when long.
+
+Cells carry an object ID of assets/theme.json: the winner of a match is bold
+in the winner's colour (``#cell_white``, ``#cell_red``), draws are grey
+(``#cell_dim``). The rows are painted, in those styles, into one image inside
+a scrolling container: a label per cell would take about a second to build
+for a tournament of ten.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+import pygame
+from pygame import Rect
+from pygame_gui.elements import UIImage, UIPanel, UIScrollingContainer
+
+from csl_game.board import PColor
+from csl_game.gui.assets import load_theme
+from csl_game.gui.style import TextCache
+from csl_game.gui.widgets import Metrics, label
+from csl_game.session import MatchRecord, Standing
+
+__all__ = ["Column", "Cell", "CellStyle", "cell_style", "paint_rows", "Table",
+           "standings_rows", "result_rows", "standings_table", "results_table"]
+
+Cell = tuple[str, str]
+"""Text and the object ID that styles it."""
+
+SCROLL_BAR = 20
+
+
+@dataclass(frozen=True)
+class Column:
+    """A column: a fixed width (pixels at scale 1), or 0 to share what is left."""
+
+    header: str
+    width: int = 0
+    numeric: bool = False
+
+
+def _widths(columns: Sequence[Column], total: int, scale: float) -> list[int]:
+    fixed = [round(c.width * scale) for c in columns]
+    flexible = [i for i, c in enumerate(columns) if c.width == 0]
+    left = max(0, total - sum(fixed))
+    for i in flexible:
+        fixed[i] = left // len(flexible)
+    return fixed
+
+
+@dataclass(frozen=True)
+class CellStyle:
+    """How the theme styles a cell's object ID."""
+
+    color: pygame.Color
+    size: int
+    bold: bool
+    right: bool
+
+
+@cache
+def cell_style(object_id: str) -> CellStyle:
+    theme = load_theme()
+    block = theme.get(object_id, {})
+    font = {**theme["defaults"]["font"], **block.get("font", {})}
+    color = block.get("colours", {}).get("normal_text", theme["defaults"]["colours"]
+                                         ["normal_text"])
+    right = block.get("misc", {}).get("text_horiz_alignment") == "right"
+    return CellStyle(pygame.Color(color), int(font["size"]), font.get("bold") == "1", right)
+
+
+def paint_rows(rows: Sequence[Sequence[Cell]], widths: Sequence[int], line: int, pad: int,
+               text: TextCache) -> pygame.Surface:
+    """The rows as one transparent image, each cell in its theme style."""
+    surf = pygame.Surface((max(1, sum(widths)), max(1, len(rows) * line)), pygame.SRCALPHA)
+    for r, row in enumerate(rows):
+        x = 0
+        for (value, object_id), w in zip(row, widths):
+            style = cell_style(object_id)
+            image = text.fit(value, style.size, style.color, w - 2 * pad, style.bold)
+            y = r * line + (line - image.get_height()) // 2
+            surf.blit(image, (x + w - pad - image.get_width() if style.right else x + pad, y))
+            x += w
+    return surf
+
+
+class Table:
+    """A titled table on a panel in `rect`: a header row, then rows that scroll."""
+
+    def __init__(self, rect: Rect, title: str, columns: Sequence[Column],
+                 rows: Sequence[Sequence[Cell]], container: Any, m: Metrics,
+                 text: TextCache) -> None:
+        self.rect = rect
+        self.rows = list(rows)
+        panel = UIPanel(rect, manager=container.ui_manager, container=container,
+                        object_id="#table")
+        inner = Rect(m.gap, m.gap // 2, rect.w - 2 * m.gap, rect.h - m.gap)
+        line = m.row - 4
+        label(Rect(inner.x, inner.y, inner.w, m.row), title, panel, "#heading")
+        widths = _widths(columns, inner.w - SCROLL_BAR, m.scale)
+        pad = max(3, round(5 * m.scale))
+        head_y = inner.y + m.row
+        x = inner.x
+        for column, w in zip(columns, widths):
+            label(Rect(x + pad, head_y, w - 2 * pad, line), column.header, panel,
+                  "#cell_head_num" if column.numeric else "#cell_head")
+            x += w
+        body = Rect(inner.x, head_y + line, inner.w, max(line, inner.bottom - head_y - line))
+        image = paint_rows(rows, widths, line, pad, text)
+        self.scroller: UIScrollingContainer | None = None
+        if image.get_height() <= body.h:  # a scrolling container is dear to build
+            UIImage(Rect(body.topleft, image.get_size()), image, container.ui_manager,
+                    container=panel)
+            return
+        self.scroller = UIScrollingContainer(body, container.ui_manager, container=panel,
+                                             allow_scroll_x=False, object_id="#table_body")
+        self.scroller.set_scrollable_area_dimensions((body.w - SCROLL_BAR, len(rows) * line))
+        UIImage(Rect((0, 0), image.get_size()), image, container.ui_manager,
+                container=self.scroller)
+
+
+STANDINGS = (Column("#", 40, True), Column("Player"), Column("Pts", 52, True),
+             Column("W", 40, True), Column("D", 40, True), Column("L", 40, True))
+RESULTS = (Column("#", 40, True), Column("White"), Column("Red"), Column("Winner", 84))
+
+
+def standings_rows(table: Sequence[Standing]) -> list[list[Cell]]:
+    """One row per player: position (shared by equal points), name, points, W/D/L."""
+    return [[(f"{s.position}.", "#cell_num"), (s.name, "#cell"), (str(s.points), "#cell_bold"),
+             (str(s.wins), "#cell_num"), (str(s.draws), "#cell_num"),
+             (str(s.losses), "#cell_num")] for s in table]
+
+
+def result_rows(names: Sequence[str], records: Sequence[MatchRecord]) -> list[list[Cell]]:
+    """One row per match: the winner bold in its colour, draws grey."""
+    rows = []
+    for i, rec in enumerate(records, 1):
+        color = rec.result.winner.color
+        white, red = names[rec.white], names[rec.red]
+        if color is None:
+            rows.append([(f"{i}", "#cell_dim_num"), (white, "#cell_dim"), (red, "#cell_dim"),
+                         ("Draw", "#cell_dim")])
+            continue
+        won = "#cell_white" if color is PColor.WHITE else "#cell_red"
+        rows.append([(f"{i}", "#cell_num"),
+                     (white, won if color is PColor.WHITE else "#cell"),
+                     (red, won if color is PColor.RED else "#cell"),
+                     (str(color), won)])
+    return rows
+
+
+def standings_table(rect: Rect, table: Sequence[Standing], container: Any, m: Metrics,
+                    text: TextCache, title: str = "Standings") -> Table:
+    return Table(rect, title, STANDINGS, standings_rows(table), container, m, text)
+
+
+def results_table(rect: Rect, names: Sequence[str], records: Sequence[MatchRecord],
+                  container: Any, m: Metrics, text: TextCache,
+                  title: str = "Results") -> Table:
+    return Table(rect, title, RESULTS, result_rows(names, records), container, m, text)

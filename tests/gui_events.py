@@ -1,0 +1,75 @@
+"""Real pygame events for GUI tests: clicks at widget centres, keys, typed text.
+
+pygame_gui answers a click with its own event (UI_BUTTON_PRESSED, ...),
+posted during one frame and handled in the next, so clicks step two frames.
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+
+import pygame  # noqa: E402
+from pygame_gui.elements import UIDropDownMenu, UITextEntryLine  # noqa: E402
+
+from csl_game.gui.app import App  # noqa: E402
+
+DT = 1 / 30
+
+
+def post(kind: int, **attrs: object) -> None:
+    pygame.event.post(pygame.event.Event(kind, **attrs))
+
+
+def click_at(app: App, pos: tuple[int, int], frames: int = 2) -> None:
+    """Move there, press and release the left button; run `frames` frames."""
+    post(pygame.MOUSEMOTION, pos=pos, rel=(0, 0), buttons=(0, 0, 0))
+    post(pygame.MOUSEBUTTONDOWN, pos=pos, button=1)
+    post(pygame.MOUSEBUTTONUP, pos=pos, button=1)
+    for _ in range(frames):
+        app.step(DT)
+
+
+def click(app: App, widget: object, frames: int = 2) -> None:
+    """Click the centre of a widget (its rect on the screen)."""
+    rect: pygame.Rect = widget.rect  # type: ignore[attr-defined]
+    assert pygame.Rect(0, 0, *app.size).collidepoint(rect.center), f"{widget} is off screen"
+    click_at(app, rect.center, frames)
+
+
+def key(app: App, code: int, mod: int = 0, frames: int = 1) -> None:
+    post(pygame.KEYDOWN, key=code, mod=mod, unicode="", scancode=0)
+    post(pygame.KEYUP, key=code, mod=mod, unicode="", scancode=0)
+    for _ in range(frames):
+        app.step(DT)
+
+
+def type_into(app: App, entry: UITextEntryLine, text: str) -> None:
+    """Focus the entry, select all, delete, then type `text` as TEXTINPUT events."""
+    click(app, entry, frames=1)
+    key(app, pygame.K_a, pygame.KMOD_CTRL)
+    key(app, pygame.K_BACKSPACE)
+    for char in text:
+        post(pygame.TEXTINPUT, text=char)
+    app.step(DT)
+    app.step(DT)
+
+
+def choose_option(app: App, menu: UIDropDownMenu, option: str) -> None:
+    """Open a drop-down with a click and click one of its options."""
+    click(app, menu, frames=3)
+    state = menu.current_state
+    items = state.options_selection_list.item_list  # type: ignore[union-attr]
+    element = next(item["button_element"] for item in items if item["text"] == option)
+    click(app, element, frames=3)
+
+
+def run_until(app: App, done: object, frames: int = 6000) -> None:
+    """Step until `done()` is true; fail after `frames` frames."""
+    for _ in range(frames):
+        if done():  # type: ignore[operator]
+            return
+        if not app.step(DT):
+            break
+    assert done(), "the condition was not met in time"  # type: ignore[operator]

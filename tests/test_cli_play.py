@@ -1,0 +1,94 @@
+"""`csl-game play`: --config, overrides by --ai and the board flags, bad input."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import csl_game.gui
+from csl_game.cli import main
+from csl_game.config import AIEntry, PlayOptions
+
+FAKES = str(Path(__file__).parent / "fakes")
+
+
+@pytest.fixture
+def opened(monkeypatch: pytest.MonkeyPatch) -> list[PlayOptions]:
+    """The options each window would open with (no window opens)."""
+    seen: list[PlayOptions] = []
+
+    def fake_run_gui(options: PlayOptions) -> int:
+        seen.append(options)
+        return 0
+
+    monkeypatch.setattr(csl_game.gui, "run_gui", fake_run_gui)
+    return seen
+
+
+def write(tmp_path: Path, text: str) -> str:
+    path = tmp_path / "setup.toml"
+    path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+CONFIG = ('rows = 5\ncols = 8\ntime_limit_ms = 900\npoints_per_win = 2\n'
+          'wait_before_match = false\n'
+          '[[players]]\nthinker = "minimax"\nparams = "2"\n'
+          '[[players]]\nthinker = "random"\nactive = false\n')
+
+
+def test_no_ai_and_no_config_opens_the_setup_screen(opened: list[PlayOptions]) -> None:
+    assert main([]) == 0 and main(["play", "-r", "5"]) == 0
+    assert opened[0].show_setup and opened[0].ais == ()
+    assert opened[1].show_setup and opened[1].match.rows == 5
+    assert opened[0].match.time_limit_ms == 500 and opened[0].match.min_move_time_ms == 250
+
+
+def test_a_config_file_gives_every_setting_and_skips_setup(
+        opened: list[PlayOptions], tmp_path: Path) -> None:
+    assert main(["play", "--config", write(tmp_path, CONFIG), "--auto"]) == 0
+    options = opened[0]
+    assert not options.show_setup and options.auto
+    assert (options.match.rows, options.match.cols, options.match.time_limit_ms) == (5, 8, 900)
+    assert options.points.win == 2 and not options.wait_before_match
+    assert options.ais == (AIEntry("minimax", "2"), AIEntry("random", "", False))
+    assert len(options.active_ais) == 1
+
+
+def test_ai_and_board_flags_override_the_file(opened: list[PlayOptions],
+                                              tmp_path: Path) -> None:
+    code = main(["play", "--config", write(tmp_path, CONFIG), "--ai", "sequential",
+                 "--ai", "random 3", "-c", "6", "-t", "100", "--in-process"])
+    assert code == 0
+    options = opened[0]
+    assert options.ais == (AIEntry("sequential"), AIEntry("random", "3"))
+    assert (options.match.rows, options.match.cols, options.match.time_limit_ms) == (5, 6, 100)
+    assert options.points.win == 2 and options.in_process and not options.show_setup
+
+
+@pytest.mark.parametrize("args, text, message", [
+    (["--config", "{missing}"], None, "cannot read config file"),
+    (["--config", "{file}"], 'rows = "x"\n', "config file {file}: key 'rows': must be a whole"),
+    (["--config", "{file}"], "rows = [\n", "config file {file} is not valid TOML"),
+    (["--config", "{file}"], '[[players]]\nthinker = "nosuch"\n',
+     "config file {file}: key 'players[1].thinker': unknown thinker 'nosuch'"),
+    (["--config", "{file}", "-w", "9"], "rows = 5\ncols = 5\n",
+     "-w/--win-sequence: 9 in a row cannot fit on a 5x5 board"),
+    (["-r", "0"], None, "-r/--rows: must be a whole number from 1 to 40, got 0"),
+    (["-t", "0"], None, "-t/--time-limit: must be a whole number from 1 to 3600000, got 0"),
+    (["--ai", "negamax depth=x"], None, "--ai 'negamax depth=x': negamax refuses 'depth=x'"),
+    (["--ai", "nosuch"], None, "--ai 'nosuch': unknown thinker 'nosuch'"),
+    (["--config"], None, "argument --config: expected one argument"),
+])
+def test_bad_input_is_one_line_and_exit_2(opened: list[PlayOptions], tmp_path: Path,
+                                          capsys: pytest.CaptureFixture[str],
+                                          args: list[str], text: str | None,
+                                          message: str) -> None:
+    file = write(tmp_path, text) if text is not None else ""
+    names = {"file": file, "missing": str(tmp_path / "missing.toml")}
+    argv = ["play", *(a.format(**names) for a in args), "--thinkers", FAKES]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"csl-game: error: {message.format(**names)}")
+    assert err.count("\n") == 1 and not opened

@@ -1,0 +1,134 @@
+"""The session's screens and choices: what a frontend shows, offers and times."""
+
+from __future__ import annotations
+
+import pytest
+
+from csl_game import ConfigError, MatchConfig, PColor, ThinkerPrototype
+from csl_game.config import AIEntry, PlayOptions
+from csl_game.match import Human
+from csl_game.session import (Choice, Mode, Screen, ScreenPolicy, Session, SessionState,
+                              mode_text)
+
+MC = MatchConfig(rows=4, cols=4, win_sequence=3, round_pieces=4, square_pieces=4,
+                 time_limit_ms=5000)
+
+
+def ais(*names: str) -> list[ThinkerPrototype]:
+    return [ThinkerPrototype(n, "", MC) for n in names]
+
+
+def play_current(session: Session) -> None:
+    match = session.match
+    assert match is not None
+    while session.state is SessionState.IN_MATCH:
+        session.update()
+        match.wait(0.01)
+
+
+@pytest.mark.parametrize("n, text", [(0, "Human vs human"), (1, "Human vs AI"),
+                                     (2, "AI vs AI"), (3, "Tournament of 3 AIs (6 matches)"),
+                                     (5, "Tournament of 5 AIs (20 matches)")])
+def test_mode_text(n: int, text: str) -> None:
+    assert mode_text(n) == text
+
+
+@pytest.mark.parametrize("entries, mode, names", [
+    ((), Mode.HUMAN_VS_HUMAN, ("Player 1", "Player 2")),
+    ((AIEntry("random"),), Mode.HUMAN_VS_AI, ("Human", "Random")),
+    ((AIEntry("random"), AIEntry("sequential", active=False), AIEntry("minimax", "2")),
+     Mode.AI_VS_AI, ("Random", "MinimaxD2")),
+    ((AIEntry("random"), AIEntry("sequential"), AIEntry("minimax", "2")),
+     Mode.TOURNAMENT, ("Random", "Sequential", "MinimaxD2")),
+])
+def test_options_make_the_session_of_their_active_players(
+        entries: tuple[AIEntry, ...], mode: Mode, names: tuple[str, ...]) -> None:
+    session = PlayOptions(ais=entries, match=MC).new_session()
+    assert session.mode is mode and session.names == names
+
+
+def test_a_single_match_with_an_ai_asks_who_plays_first() -> None:
+    session = Session([Human(), *ais("sequential")], MC)
+    assert session.screen is Screen.PRE_MATCH and session.state is SessionState.BEGIN
+    assert session.choices() == (Choice.SWAP, Choice.START)
+    assert session.choose(Choice.SWAP) is Screen.PRE_MATCH
+    assert session.next_pairing == ("Sequential", "Human")
+    assert session.choose(Choice.START) is Screen.MATCH
+    assert session.state is SessionState.IN_MATCH and session.choices() == ()
+    assert session.match is not None and session.match.is_human(PColor.RED)
+    with pytest.raises(ConfigError):
+        session.choose(Choice.OK)
+    session.abort()
+
+
+def test_two_humans_start_without_a_swap() -> None:
+    session = Session([Human("A"), Human("B")], MC)
+    assert session.choices() == (Choice.START,)
+    with pytest.raises(ConfigError, match="not a choice"):
+        session.choose(Choice.SWAP)
+
+
+def test_a_single_match_ends_on_its_final_screen() -> None:
+    session = Session(ais("sequential", "random"), MC)
+    session.choose(Choice.START)
+    play_current(session)
+    assert session.state is SessionState.POST_MATCH and session.screen is None
+    assert session.settle() is Screen.FINAL and session.state is SessionState.END
+    assert session.choices() == (Choice.PLAY_AGAIN, Choice.PLAY_AGAIN_SWAPPED, Choice.SETUP,
+                                 Choice.QUIT)
+    assert session.default_choice is Choice.QUIT
+    with pytest.raises(ConfigError):
+        session.choose(Choice.PLAY_AGAIN)  # the frontend's to act on
+    again = session.again()
+    assert again.names == session.names and again.state is SessionState.BEGIN
+    assert session.again(swapped=True).names == ("Random", "Sequential")
+
+
+def test_a_tournament_shows_every_screen_in_order() -> None:
+    session = Session(ais("sequential", "random", "minimax"), MC)
+    screens = [session.settle()]
+    assert session.state is SessionState.PRE_MATCH, "a tournament starts by itself"
+    while screens[-1] is not Screen.FINAL:
+        if screens[-1] is Screen.MATCH:
+            play_current(session)
+            screens.append(session.settle())
+        else:
+            screens.append(session.choose(session.default_choice))  # type: ignore[arg-type]
+    assert screens == [Screen.PRE_MATCH, Screen.MATCH, Screen.POST_MATCH] * 6 + [Screen.FINAL]
+    assert session.choices() == (Choice.QUIT, Choice.PLAY_AGAIN, Choice.SETUP)
+    with pytest.raises(ConfigError):
+        session.again(swapped=True)
+    assert session.again().total_matches == 6
+
+
+@pytest.mark.parametrize("policy, pre, post", [
+    (ScreenPolicy(), None, None),
+    (ScreenPolicy(wait_before_match=False, unblocked_s=2.0), 2.0, None),
+    (ScreenPolicy(wait_after_match=False, unblocked_s=0.5), None, 0.5),
+    (ScreenPolicy(auto=True, unblocked_s=1.5), 1.5, 1.5),
+])
+def test_tournament_screens_wait_as_the_policy_says(policy: ScreenPolicy, pre: float | None,
+                                                    post: float | None) -> None:
+    session = Session(ais("sequential", "random", "minimax"), MC)
+    session.settle()
+    assert session.timeout(policy) == pre
+    session.choose(Choice.START)
+    assert session.timeout(policy) is None, "a match is not an info screen"
+    play_current(session)
+    session.settle()
+    assert session.timeout(policy) == post
+    session.abort()
+
+
+@pytest.mark.parametrize("policy, expected", [
+    (ScreenPolicy(wait_before_match=False, wait_after_match=False), None),
+    (ScreenPolicy(auto=True, unblocked_s=0.25), 0.25),
+])
+def test_a_single_match_always_waits_unless_auto(policy: ScreenPolicy,
+                                                 expected: float | None) -> None:
+    session = Session(ais("sequential", "random"), MC)
+    assert session.timeout(policy) == expected
+    session.choose(Choice.START)
+    play_current(session)
+    session.settle()
+    assert session.timeout(policy) == expected, "the final screen too"
