@@ -1,0 +1,105 @@
+"""Leaving the window, or pressing Ctrl+C, while a thinker hangs: out within 1 s, no workers left."""
+
+from __future__ import annotations
+
+import io
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+
+import pygame  # noqa: E402
+
+from csl_game.config import AIEntry, PlayOptions  # noqa: E402
+from csl_game.gui.app import App  # noqa: E402
+from csl_game.thinker import MatchConfig  # noqa: E402
+
+MISBEHAVING = str(Path(__file__).parent / "misbehaving")
+
+
+def _descendants(pid: int) -> set[int]:
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(ppid, []).append(int(entry.name))
+    found, todo = set(), [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.add(child)
+            todo.append(child)
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def _thinking_workers(app: App) -> list[int]:
+    match = getattr(app.scenes.current, "match", None)
+    if match is None or not match.thinking_time():
+        return []
+    return [r.pid for r in match._runners if r is not None]  # noqa: SLF001
+
+
+def test_closing_the_window_while_a_thinker_hangs() -> None:
+    config = MatchConfig(time_limit_ms=60_000, min_move_time_ms=0)
+    options = PlayOptions(ais=(AIEntry("busy"), AIEntry("busy")), match=config, auto=True,
+                          unblocked_screen_s=0.0, window_size=(800, 600),
+                          thinker_paths=(MISBEHAVING,))
+    app = App(options, out=io.StringIO())
+    try:
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            app.step(1 / 60)
+            if _thinking_workers(app):
+                break
+        pids = _thinking_workers(app)
+        assert pids and all(pids)
+        time.sleep(0.5)  # the worker is deep in its busy loop now
+        pygame.event.post(pygame.event.Event(pygame.QUIT))
+        started = time.perf_counter()
+        assert app.run() == 0
+        assert time.perf_counter() - started < 1.0
+    finally:
+        app.close()
+    assert not any(_alive(pid) for pid in pids)
+
+
+def test_ctrl_c_while_a_thinker_hangs_exits_within_a_second() -> None:
+    env = {**os.environ, "SDL_VIDEODRIVER": "dummy", "SDL_AUDIODRIVER": "dummy"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "csl_game", "play", "--ai", "busy", "--ai", "busy",
+         "--thinkers", MISBEHAVING, "-t", "60000", "--auto"],
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        assert proc.stdout is not None
+        for line in proc.stdout:  # wait until a busy thinker is thinking
+            if "is thinking" in line:
+                break
+        time.sleep(0.5)
+        family = _descendants(proc.pid)
+        assert family, "the AI players run in worker processes"
+        proc.send_signal(signal.SIGINT)
+        started = time.perf_counter()
+        proc.wait(timeout=5)
+        assert time.perf_counter() - started < 1.0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    deadline = time.monotonic() + 2
+    while time.monotonic() < deadline and any(_alive(p) for p in family):
+        time.sleep(0.05)
+    assert not any(_alive(p) for p in family)
