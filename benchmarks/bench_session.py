@@ -17,8 +17,10 @@ from csl_game.config import AIEntry
 from csl_game.thinker import MatchConfig
 from csl_game.tournament import Tournament
 
-PLAYERS = [AIEntry("random", "1"), AIEntry("random", "2"), AIEntry("sequential"),
-           AIEntry("minimax", "1"), AIEntry("minimax", "2"), AIEntry("random", "3")]
+# Quick thinkers (a few ms a move), but with real search, so the matches and
+# not the bookkeeping around them dominate, as in a real league.
+PLAYERS = [AIEntry("minimax", "2"), AIEntry("minimax", "3"), AIEntry("sequential"),
+           AIEntry("negamax", "depth=3"), AIEntry("mcts", "playouts=200"), AIEntry("random", "3")]
 
 
 def timed(workers: int) -> tuple[float, list[tuple[str, int]]]:

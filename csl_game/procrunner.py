@@ -18,6 +18,7 @@ import contextlib
 import multiprocessing
 import pkgutil
 import signal
+import threading
 import time
 import weakref
 from multiprocessing.connection import wait
@@ -30,7 +31,7 @@ from csl_game.runner import ForfeitReason, InfoCallback, ThinkerRunner, ThinkJob
 from csl_game.thinker import FutureMove, ThinkerPrototype
 from csl_game.worker import EXIT_MEMORY, WorkerSpec, worker_main
 
-__all__ = ["ProcessRunner", "DEFAULT_MEMORY_LIMIT_MB", "CANCEL_GRACE"]
+__all__ = ["ProcessRunner", "WorkerPool", "DEFAULT_MEMORY_LIMIT_MB", "CANCEL_GRACE"]
 
 DEFAULT_MEMORY_LIMIT_MB = 2048
 """The competition's memory limit: 2 GB of address space per thinker."""
@@ -50,7 +51,8 @@ def _mp_context() -> ForkServerContext | SpawnContext:
         if "forkserver" in multiprocessing.get_all_start_methods():
             server = multiprocessing.get_context("forkserver")
             # Preloaded once in the server, so each worker starts in milliseconds.
-            server.set_forkserver_preload(["__main__", "csl_game.worker", *_builtin_thinkers()])
+            server.set_forkserver_preload(["__main__", "csl_game.worker", *_builtin_thinkers(),
+                                           "csl_game.forkserver_warm"])
             _context = server
         else:
             _context = multiprocessing.get_context("spawn")
@@ -153,7 +155,8 @@ class _Worker:
     def _handle(self, message: tuple[Any, ...]) -> None:
         kind = message[0]
         if kind in ("move", "error"):
-            self.results[message[1]] = message
+            if self.ready:  # answers from before a reset belong to the last match
+                self.results[message[1]] = message
         elif kind in ("info", "out"):
             if self._info is not None:
                 for line in message[1].split("\n"):
@@ -162,6 +165,21 @@ class _Worker:
             self.ready = True
         elif kind == "setup_error":
             self.setup_error = message[1]
+
+    def reset(self, spec: WorkerSpec, info: InfoCallback | None) -> None:
+        """Ask the worker for a fresh thinker, for a new match."""
+        self.spec, self._info = spec, info
+        self.ready = False
+        self.results.clear()
+        self.started_at = time.perf_counter()
+        self.send(("reset", spec))
+
+    @property
+    def healthy(self) -> bool:
+        """Alive, set up, and not known to have failed."""
+        return (self._process is not None and self._process.exitcode is None
+                and not self.closed and not self._eof and self.ready
+                and self.setup_error is None)
 
     def is_dead(self) -> bool:
         """Whether the process is gone and everything it sent was read."""
@@ -344,6 +362,57 @@ class _ProcessJob(ThinkJob):
         return None
 
 
+class WorkerPool:
+    """Keeps healthy workers between the matches of a session.
+
+    A worker whose match ended normally waits here for the next match of the
+    same thinker, which gets a fresh thinker instance from it (setup runs
+    again) instead of a new process. A worker that failed in any way is
+    never kept. `close()` ends the idle ones.
+    """
+
+    def __init__(self, max_idle: int = 16) -> None:
+        self._idle: dict[tuple[Any, ...], list[_Worker]] = {}
+        self._lock = threading.Lock()
+        self._max_idle = max_idle
+        self.reused = 0
+
+    @staticmethod
+    def _key(spec: WorkerSpec) -> tuple[Any, ...]:
+        return spec.module, spec.qualname, spec.paths, spec.memory_limit_mb
+
+    def take(self, spec: WorkerSpec, info: InfoCallback | None) -> _Worker | None:
+        """An idle worker for this thinker, asked to set up a fresh one."""
+        with self._lock:
+            idle = self._idle.get(self._key(spec), [])
+            while idle:
+                worker = idle.pop()
+                if worker.healthy:
+                    self.reused += 1
+                    worker.reset(spec, info)
+                    return worker
+                worker.close()
+        return None
+
+    def give(self, worker: _Worker) -> bool:
+        """Keep `worker` for a later match if it is healthy; False if not taken."""
+        worker.pump()  # a worker that never played may not have said "ready" yet
+        with self._lock:
+            count = sum(len(v) for v in self._idle.values())
+            if not worker.healthy or count >= self._max_idle:
+                return False
+            self._idle.setdefault(self._key(worker.spec), []).append(worker)
+            return True
+
+    def close(self) -> None:
+        """End every idle worker."""
+        with self._lock:
+            workers = [w for idle in self._idle.values() for w in idle]
+            self._idle.clear()
+        for worker in workers:
+            worker.close()
+
+
 class ProcessRunner(ThinkerRunner):
     """Runs think() in a worker process of its own, kept for the whole match.
 
@@ -356,14 +425,18 @@ class ProcessRunner(ThinkerRunner):
     def __init__(self, prototype: ThinkerPrototype, info: InfoCallback | None = None,
                  memory_limit_mb: int = DEFAULT_MEMORY_LIMIT_MB, *,
                  grace: float = CANCEL_GRACE,
-                 startup_timeout: float = STARTUP_TIMEOUT) -> None:
+                 startup_timeout: float = STARTUP_TIMEOUT,
+                 pool: WorkerPool | None = None) -> None:
         self.name = prototype.display_name
         self._limit = prototype.match_config.time_limit_ms / 1000
         self._grace = grace
         cls = prototype.thinker_class
         spec = WorkerSpec(cls.__module__, cls.__qualname__, prototype.params,
                           prototype.match_config, prototype.paths, memory_limit_mb)
-        self._worker = _Worker(spec, info, startup_timeout)
+        reused = pool.take(spec, info) if pool is not None else None
+        self._worker = reused or _Worker(spec, info, startup_timeout)
+        self._worker.startup_timeout = startup_timeout
+        self._pool = pool
         self._finalizer = weakref.finalize(self, self._worker.close)
         self._job: _ProcessJob | None = None
         self._last_id = 0
@@ -387,5 +460,14 @@ class ProcessRunner(ThinkerRunner):
         return self._job
 
     def close(self) -> None:
-        """Kill the worker if it is still running and reap it."""
+        """Kill the worker if it is still running and reap it.
+
+        With a pool, a healthy worker whose last request is answered goes back
+        to the pool instead.
+        """
+        idle = self._job is None or not self._job.pending
+        if self._pool is not None and idle and self._finalizer.alive \
+                and self._pool.give(self._worker):
+            self._finalizer.detach()
+            return
         self._finalizer()

@@ -51,22 +51,25 @@ class MatchJob:
     in_process: bool = False
 
 
-def _process_runner_factory() -> RunnerFactory:
+def _process_runner_factory(pool: Any = None) -> RunnerFactory:
     from csl_game.procrunner import ProcessRunner
 
-    return ProcessRunner
+    return ProcessRunner if pool is None else partial(ProcessRunner, pool=pool)
 
 
 def play_job(job: MatchJob, listener: Callable[[MatchEvent], None] | None = None,
-             stop: threading.Event | None = None) -> dict[str, Any]:
+             stop: threading.Event | None = None, pool: Any = None) -> dict[str, Any]:
     """Play one match and return its record (a JSON-ready dict).
+
+    With a `procrunner.WorkerPool`, the players' worker processes come from
+    and go back to it, so a session does not start two processes a match.
 
     Raises:
         MatchAborted: `stop` was set before the match ended.
     """
     # A daemonic process (e.g. a Dask worker) may not start children: use threads there.
     threads = job.in_process or multiprocessing.current_process().daemon
-    factory = ThreadRunner if threads else _process_runner_factory()
+    factory = ThreadRunner if threads else _process_runner_factory(pool)
     white = ThinkerPrototype(job.white.thinker, job.white.params, job.config, job.paths)
     red = ThinkerPrototype(job.red.thinker, job.red.params, job.config, job.paths)
     match = Match(job.config, white, red, factory)
@@ -78,6 +81,12 @@ def play_job(job: MatchJob, listener: Callable[[MatchEvent], None] | None = None
     finally:
         match.close()
     return record_to_json(job.index, job.white_info, job.red_info, result, job.config)
+
+
+def _worker_pool() -> Any:
+    from csl_game.procrunner import WorkerPool
+
+    return WorkerPool()
 
 
 @dataclass
@@ -146,8 +155,9 @@ class Tournament:
         stop = threading.Event()
         pool = executor or ThreadPoolExecutor(max_workers=workers,
                                               thread_name_prefix="match")
+        workers_pool = _worker_pool() if own and not self.in_process else None
         if job_runner is None:
-            job_runner = partial(play_job, stop=stop) if own else play_job
+            job_runner = partial(play_job, stop=stop, pool=workers_pool) if own else play_job
         index_of = {info: i for i, info in enumerate(self.infos)}
         running: set[Future[dict[str, Any]]] = set()
         try:
@@ -168,4 +178,6 @@ class Tournament:
                 future.cancel()
             if own:
                 pool.shutdown(wait=True, cancel_futures=True)
+            if workers_pool is not None:
+                workers_pool.close()
         return self.standings()

@@ -213,17 +213,23 @@ def _make_thinker(spec: WorkerSpec, output: _Output) -> AbstractThinker:
     os._exit(0)
 
 
-Jobs = queue.SimpleQueue[tuple[int, Board, CancellationToken]]
+RESET = -1
+"""Job id of a request to make a fresh thinker (for the worker's next match)."""
+
+Jobs = queue.SimpleQueue[tuple[int, Any, CancellationToken | None]]
 
 
 def _read_requests(inbox: Connection, jobs: Jobs,
                    tokens: dict[int, CancellationToken]) -> None:
-    """Reader thread: queue think requests, cancel tokens; exit with the parent."""
+    """Reader thread: queue think and reset requests, cancel tokens; exit with the parent."""
     try:
         while (message := inbox.recv())[0] != "quit":
             if message[0] == "think":
                 tokens[message[1]] = CancellationToken()
                 jobs.put((message[1], message[2], tokens[message[1]]))
+            elif message[0] == "reset":
+                tokens.clear()
+                jobs.put((RESET, message[1], None))
             elif (token := tokens.get(message[1])) is not None:
                 token.cancel()
     except (EOFError, OSError):
@@ -297,9 +303,15 @@ def worker_main(inbox: Connection, outbox_conn: Connection, spec: WorkerSpec) ->
                      name="csl-requests", daemon=True).start()
     output.send_after(("ready",))
     while True:
-        job_id, board, token = jobs.get()
+        job_id, payload, token = jobs.get()
+        if job_id == RESET:  # a new match: a fresh thinker, set up anew
+            del thinker
+            thinker = _make_thinker(payload, output)
+            output.send_after(("ready",))
+            continue
+        assert token is not None
         try:
-            _think_once(thinker, job_id, board, token, output)
+            _think_once(thinker, job_id, payload, token, output)
         except MemoryError:
             _out_of_memory()
         tokens.pop(job_id, None)

@@ -1,0 +1,85 @@
+"""Worker processes kept between the matches of a session."""
+
+from __future__ import annotations
+
+import os
+from functools import partial
+from pathlib import Path
+
+from csl_game import MatchConfig, ThinkerPrototype
+from csl_game.config import AIEntry
+from csl_game.match import Match
+from csl_game.procrunner import ProcessRunner, WorkerPool
+from csl_game.runner import ForfeitReason
+from csl_game.tournament import Tournament
+
+MISBEHAVING = (str(Path(__file__).parent / "misbehaving"),)
+
+
+def _gone(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return True
+    return state == "Z"
+
+
+def _play(pool: WorkerPool, white: str, red: str, mc: MatchConfig) -> tuple[Match, list[int]]:
+    match = Match(mc, ThinkerPrototype(white, "", mc, MISBEHAVING),
+                  ThinkerPrototype(red, "", mc, MISBEHAVING), partial(ProcessRunner, pool=pool))
+    pids = [r.pid for r in match._runners]  # type: ignore[union-attr]  # noqa: SLF001
+    match.run()
+    return match, pids
+
+
+def test_healthy_workers_are_reused_with_a_fresh_thinker() -> None:
+    mc = MatchConfig(time_limit_ms=1000)
+    pool = WorkerPool()
+    try:
+        first, pids1 = _play(pool, "sequential", "minimax", mc)
+        second, pids2 = _play(pool, "sequential", "minimax", mc)
+        assert pids1 == pids2 and pool.reused == 2
+        assert [m.move for m in first.result.moves] == [m.move for m in second.result.moves]
+    finally:
+        pool.close()
+    assert all(_gone(p) for p in pids1)
+
+
+def test_a_failed_worker_is_never_reused() -> None:
+    mc = MatchConfig(time_limit_ms=200)
+    pool = WorkerPool()
+    try:
+        match, pids = _play(pool, "busy", "sequential", mc)
+        assert match.result is not None
+        assert match.result.forfeit is ForfeitReason.IGNORED_CANCELLATION
+        assert _gone(pids[0])
+        _, again = _play(pool, "busy", "sequential", mc)
+        assert again[0] != pids[0] and again[1] == pids[1]
+    finally:
+        pool.close()
+    assert all(_gone(p) for p in pids + again)
+
+
+def test_tournament_uses_few_processes_and_leaves_none(tmp_path: Path) -> None:
+    entries = [AIEntry("random", "1"), AIEntry("sequential"), AIEntry("minimax", "1")]
+    seen: set[int] = set()
+    before = {int(p.name) for p in Path("/proc").iterdir() if p.name.isdigit()}
+    t = Tournament(entries, MatchConfig())
+    t.run(workers=1, on_record=lambda _: seen.update(_worker_pids(before)))
+    assert len(t.records) == 6
+    assert 0 < len(seen) <= 4  # 3 thinkers (+1 forkserver-side helper at most), not 12
+    assert all(_gone(p) for p in seen)
+
+
+def _worker_pids(before: set[int]) -> set[int]:
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit() and int(entry.name) not in before:
+            try:
+                cmd = (entry / "cmdline").read_bytes()
+            except OSError:
+                continue
+            if b"forkserver" in cmd and not _gone(int(entry.name)) \
+                    and int(entry.name) != os.getpid():
+                found.add(int(entry.name))
+    return found
