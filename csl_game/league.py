@@ -22,7 +22,7 @@ from typing import NoReturn, TextIO
 
 from csl_game.board import Board, PColor, PShape, Winner
 from csl_game.discovery import registry
-from csl_game.errors import ConfigError, CslError, InvalidMoveError
+from csl_game.errors import ConfigError, CslError
 from csl_game.match import Match, MatchEvent, MatchResult, ThinkingInfo
 from csl_game.runner import (ForfeitReason, InfoCallback, RunnerFactory, ThinkerRunner,
                              ThinkJob, ThinkOutcome, ThreadRunner)
@@ -61,7 +61,6 @@ class SideStats:
     max_elapsed: float = 0.0
     depths: list[float] = field(default_factory=list)
     playouts: list[float] = field(default_factory=list)
-    nodes: list[float] = field(default_factory=list)
     nps: list[float] = field(default_factory=list)
 
 
@@ -154,7 +153,7 @@ def default_runner_factory(in_process: bool) -> RunnerFactory:
         from csl_game.procrunner import ProcessRunner
     except ImportError:
         return ThreadRunner
-    return ProcessRunner  # type: ignore[no-any-return]
+    return ProcessRunner
 
 
 # ------------------------------------------------------------------ playing
@@ -213,7 +212,7 @@ def _collect_info(event: MatchEvent, stats: tuple[SideStats, SideStats]) -> None
     side = stats[event.color]
     words = parse_info(event.text)
     for key, target in (("depth", side.depths), ("playouts", side.playouts),
-                        ("nodes", side.nodes), ("nps", side.nps)):
+                        ("nps", side.nps)):
         if key in words:
             target.append(words[key])
 
@@ -346,7 +345,7 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     """The league's argument parser."""
-    p = _Parser(prog="python -m csl_game.league",
+    p = _Parser(prog="csl-game league",
                 description="Play every thinker against every other, both colours, "
                             "from fixed openings, and print the standings.")
     p.add_argument("--thinker", action="append", default=[], metavar='"THINKER [PARAMS]"',
@@ -429,7 +428,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         default_runner_factory(args.in_process))
         started = time.perf_counter()
         league.play(None if args.quiet else _progress(sys.stderr, league))
-    except (CslError, InvalidMoveError) as e:
+    except CslError as e:
         print(f"league: error: {e}", file=sys.stderr)
         return 2
     tallies, matrix = tally(league, tuple(args.points))

@@ -33,11 +33,11 @@ def parse_params(params: str, defaults: dict[str, Value]) -> tuple[dict[str, Val
 
 
 def _convert(key: str, text: str, default: Value) -> Value:
-    kind = type(default)
-    if kind is str:
+    if isinstance(default, str):
         return text.lower()
+    kind = int if isinstance(default, int) else float
     try:
-        value = kind(text)
+        value: int | float = kind(text)
     except ValueError:
         raise ValueError(f"parameter {key} must be a {'whole ' if kind is int else ''}"
                          f"number, got {text!r}") from None

@@ -78,7 +78,7 @@ def _safe_moves(pos: Position) -> tuple[list[int], int]:
     cells = forced or playable
     loses_off = shape_t[1 - c]
     shapes = [s for s in (c, 1 - c) if pos.counts[2 * c + s]]
-    moves = []
+    moves: list[int] = []
     h = geo.height
     while cells:
         bit = cells & -cells
