@@ -124,14 +124,14 @@ class MctsThinker(AbstractThinker):
         finally:
             if gc_was_on:
                 gc.enable()
-        if ct.is_cancellation_requested or move < 0:
+        if ct.is_cancellation_requested:
             return FutureMove.NO_MOVE
         return FutureMove(move >> 1, PShape(move & 1))
 
     def _choose(self, board: Board, ct: CancellationToken, start: float) -> int:
         geo = geometry_for(board)
         pos = Position.from_board(board, geo)
-        moves, decided = _safe_moves(pos)
+        moves, _ = _safe_moves(pos)
         if len(moves) == 1 or not moves:
             self.on_thinking_info("forced move")
             return moves[0] if moves else pos.moves()[0]
