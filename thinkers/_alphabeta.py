@@ -241,9 +241,7 @@ class Searcher:
         """Negamax score of the position for the player to move.
 
         `raw` holds the parent's threat masks (round, square, white, red, not
-        yet masked by the empty cells); `last` is the move that led here. A
-        move changes one shape set and one colour set, so only those two
-        masks are computed again.
+        yet masked by the empty cells); `last` is the move that led here.
         """
         self.nodes += 1
         if not self.nodes & 63 and (time.perf_counter() >= self.deadline or self.stop()):
@@ -263,19 +261,8 @@ class Searcher:
             tt_move = (entry & self.move_mask) - 1
         c = pos.turn
         o = 1 - c
-        w, r = pos.bits
-        occ = w | r
-        thr = geo.threats
-        r0, r1, r2, r3 = raw
-        if last & 1:
-            r1 = thr(pos.sq)
-        else:
-            r0 = thr(occ ^ pos.sq)
-        if o:
-            r3 = thr(r)
-        else:
-            r2 = thr(w)
-        raw = (r0, r1, r2, r3)
+        raw = r0, r1, r2, r3 = self._threats_after(raw, last)
+        occ = pos.bits[0] | pos.bits[1]
         empty = geo.full & ~occ
         shape_t = (r0 & empty, r1 & empty)
         colour_t = (r2 & empty, r3 & empty)
@@ -294,7 +281,41 @@ class Searcher:
             return best_loss
         self._order(moves, c, ply, tt_move)
         child_depth = depth if forced and len(moves) <= 2 else depth - 1
-        best, best_move, alpha0 = -INF, moves[0], alpha
+        best, best_move = self._search_moves(moves, child_depth, alpha, beta, ply, raw)
+        best = max(best, best_loss)
+        if best >= beta:
+            self._reward(best_move, c, ply, depth)
+        if depth > 0:
+            flag = UPPER if best <= alpha else LOWER if best >= beta else EXACT
+            self._store(key, depth, flag, best, best_move, ply)
+        return best
+
+    def _threats_after(self, raw: tuple[int, int, int, int],
+                       last: int) -> tuple[int, int, int, int]:
+        """The raw threat masks after `last`: it changed one shape set (its
+        shape's) and one colour set (its mover's), so only those two are new."""
+        pos = self.pos
+        thr = self.geo.threats
+        w, r = pos.bits
+        r0, r1, r2, r3 = raw
+        if last & 1:
+            r1 = thr(pos.sq)
+        else:
+            r0 = thr((w | r) ^ pos.sq)
+        if pos.turn:
+            r2 = thr(w)
+        else:
+            r3 = thr(r)
+        return r0, r1, r2, r3
+
+    def _search_moves(self, moves: list[int], depth: int, alpha: int, beta: int,
+                      ply: int, raw: tuple[int, int, int, int]) -> tuple[int, int]:
+        """Principal-variation search of the children; (best score, its move)."""
+        pos = self.pos
+        geo = self.geo
+        c = pos.turn
+        o = 1 - c
+        best, best_move = -INF, moves[0]
         # Moves are played and taken back inline: this loop is the hot path.
         bits, heights, counts = pos.bits, pos.heights, pos.counts
         height, zobrist, values = geo.height, geo.zobrist, self.cell_values
@@ -318,11 +339,11 @@ class Searcher:
             pos.turn = o
             self.ps += v
             if i == 0:
-                score = -search(child_depth, -beta, -alpha, ply + 1, raw, m)
+                score = -search(depth, -beta, -alpha, ply + 1, raw, m)
             else:
-                score = -search(child_depth, -alpha - 1, -alpha, ply + 1, raw, m)
+                score = -search(depth, -alpha - 1, -alpha, ply + 1, raw, m)
                 if alpha < score < beta:
-                    score = -search(child_depth, -beta, -alpha, ply + 1, raw, m)
+                    score = -search(depth, -beta, -alpha, ply + 1, raw, m)
             bits[c] ^= bit
             if shape:
                 pos.sq ^= bit
@@ -337,13 +358,8 @@ class Searcher:
                 if score > alpha:
                     alpha = score
                     if alpha >= beta:
-                        self._reward(m, c, ply, depth)
                         break
-        best = max(best, best_loss)
-        if depth > 0:
-            flag = UPPER if best <= alpha0 else LOWER if best >= beta else EXACT
-            self._store(key, depth, flag, best, best_move, ply)
-        return best
+        return best, best_move
 
     ext_limit = 64
     """Plies beyond which forced blocks at the horizon are no longer extended."""
