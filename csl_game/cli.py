@@ -12,15 +12,13 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from functools import partial
-from pathlib import Path
-from typing import Any, NoReturn, TextIO
+from typing import NoReturn, TextIO
 
 from csl_game import config as cfg
-from csl_game.board import PColor
 from csl_game.console import ConsoleListener, ask_human_move
 from csl_game.discovery import registry
 from csl_game.errors import ConfigError, CslError
-from csl_game.match import Human, Match, MatchResult, Player
+from csl_game.match import Human, Match, Player
 from csl_game.runner import InfoCallback, RunnerFactory, ThinkerRunner, ThreadRunner
 from csl_game.records import result_to_json
 from csl_game.report import FORMATS

@@ -24,8 +24,8 @@ from csl_game.board import Board, PColor, PShape, Winner
 from csl_game.discovery import registry
 from csl_game.errors import ConfigError, CslError
 from csl_game.match import Match, MatchEvent, MatchResult, ThinkingInfo
-from csl_game.runner import (ForfeitReason, InfoCallback, RunnerFactory, ThinkerRunner,
-                             ThinkJob, ThinkOutcome, ThreadRunner)
+from csl_game.runner import (ForfeitReason, InfoCallback, ReadyJob, RunnerFactory,
+                             ThinkerRunner, ThinkJob, ThinkOutcome, ThreadRunner)
 from csl_game.thinker import FutureMove, MatchConfig, ThinkerPrototype
 
 __all__ = ["main", "build_parser", "Entry", "GameRecord", "Tally", "League",
@@ -112,20 +112,6 @@ def make_openings(config: MatchConfig, plies: int, seed: int) -> list[Opening]:
     return found or [()]
 
 
-class _ReadyJob(ThinkJob):
-    def __init__(self, move: FutureMove) -> None:
-        self._outcome = ThinkOutcome(move, 0.0)
-
-    def poll(self) -> ThinkOutcome | None:
-        return self._outcome
-
-    def wait(self, timeout: float | None) -> ThinkOutcome | None:
-        return self._outcome
-
-    def cancel(self) -> None:
-        pass
-
-
 class _OpeningRunner(ThinkerRunner):
     """Plays the opening's moves for its thinker, then lets the thinker think."""
 
@@ -138,7 +124,7 @@ class _OpeningRunner(ThinkerRunner):
         n = board.move_count
         if n < len(self._opening):
             col, shape = self._opening[n]
-            return _ReadyJob(FutureMove(col, shape))
+            return ReadyJob(ThinkOutcome(FutureMove(col, shape), 0.0))
         return self._inner.start(board)
 
     def close(self) -> None:

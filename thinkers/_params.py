@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-__all__ = ["parse_params", "thinker_name", "time_budget", "Value"]
+import gc
+import time
+from abc import abstractmethod
+
+from csl_game import AbstractThinker, Board, CancellationToken, FutureMove, PShape
+
+__all__ = ["parse_params", "thinker_name", "time_budget", "Value", "SearchThinker"]
 
 
 Value = int | float | str
@@ -62,3 +68,34 @@ def time_budget(limit_ms: int, margin_ms: int) -> float:
     limit = limit_ms / 1000
     margin = margin_ms / 1000 if margin_ms >= 0 else max(0.03, 0.3 * limit)
     return max(limit - margin, 0.2 * limit)
+
+
+class SearchThinker(AbstractThinker):
+    """Shared plumbing of the search thinkers: the name, and think() with the
+    garbage collector paused (a collection could push a move over the limit).
+
+    Subclasses set `_name` in setup() and implement `_choose`, which returns
+    a move encoded as ``column << 1 | shape``.
+    """
+
+    _name = ""
+
+    def __str__(self) -> str:
+        return self._name or super().__str__()
+
+    def think(self, board: Board, ct: CancellationToken) -> FutureMove:
+        start = time.perf_counter()
+        gc_was_on = gc.isenabled()
+        gc.disable()
+        try:
+            move = self._choose(board, ct, start)
+        finally:
+            if gc_was_on:
+                gc.enable()
+        if ct.is_cancellation_requested:
+            return FutureMove.NO_MOVE
+        return FutureMove(move >> 1, PShape(move & 1))
+
+    @abstractmethod
+    def _choose(self, board: Board, ct: CancellationToken, start: float) -> int:
+        """The chosen move as ``column << 1 | shape``."""

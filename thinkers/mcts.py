@@ -22,14 +22,13 @@ Named ``MCTS`` plus the parameters that were set, e.g. ``MCTSC1.4``.
 
 from __future__ import annotations
 
-import gc
 import math
 import random
 import time
 
-from csl_game import AbstractThinker, Board, CancellationToken, FutureMove, PShape
+from csl_game import Board, CancellationToken
 from thinkers._bitboard import Geometry, Position, geometry_for
-from thinkers._params import Value, parse_params, thinker_name, time_budget
+from thinkers._params import SearchThinker, Value, parse_params, thinker_name, time_budget
 
 _DEFAULTS: dict[str, Value] = {"c": 0.8, "playout": "random", "playouts": 0,
                                "nodes": 300_000, "margin": -1, "seed": -1}
@@ -90,7 +89,7 @@ def _safe_moves(pos: Position) -> tuple[list[int], int]:
     return moves, (-2 if moves else 1 - c)
 
 
-class MctsThinker(AbstractThinker):
+class MctsThinker(SearchThinker):
     """UCT search; tactics-aware tree, random or light-heuristic playouts."""
 
     def setup(self, params: str) -> None:
@@ -111,22 +110,6 @@ class MctsThinker(AbstractThinker):
         self._geo: Geometry | None = None
         self.nodes = 0
         self.deadline = 0.0
-
-    def __str__(self) -> str:
-        return self._name
-
-    def think(self, board: Board, ct: CancellationToken) -> FutureMove:
-        start = time.perf_counter()
-        gc_was_on = gc.isenabled()
-        gc.disable()  # a collection pause could push the move over the limit
-        try:
-            move = self._choose(board, ct, start)
-        finally:
-            if gc_was_on:
-                gc.enable()
-        if ct.is_cancellation_requested:
-            return FutureMove.NO_MOVE
-        return FutureMove(move >> 1, PShape(move & 1))
 
     def _choose(self, board: Board, ct: CancellationToken, start: float) -> int:
         geo = geometry_for(board)

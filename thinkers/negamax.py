@@ -13,19 +13,18 @@ Named ``Negamax`` plus the parameters that were set, e.g. ``NegamaxD6``.
 
 from __future__ import annotations
 
-import gc
 import time
 
-from csl_game import AbstractThinker, Board, CancellationToken, FutureMove, PShape
+from csl_game import Board, CancellationToken
 from thinkers._alphabeta import MATE_BOUND, Searcher, SearchStopped, Weights
 from thinkers._bitboard import Geometry, Position, geometry_for
-from thinkers._params import Value, parse_params, thinker_name, time_budget
+from thinkers._params import SearchThinker, Value, parse_params, thinker_name, time_budget
 
 _DEFAULTS: dict[str, Value] = {"depth": 0, "tt": 1_000_000, "margin": -1}
 _LABELS = {"depth": "D", "tt": "TT", "margin": "M"}
 
 
-class NegamaxThinker(AbstractThinker):
+class NegamaxThinker(SearchThinker):
     """Alpha-beta with iterative deepening, a transposition table and tactics."""
 
     weights: type[Weights] = Weights
@@ -39,22 +38,6 @@ class NegamaxThinker(AbstractThinker):
         self.margin_ms = int(values["margin"])
         self._searcher: Searcher | None = None
         self._geo: Geometry | None = None
-
-    def __str__(self) -> str:
-        return self._name
-
-    def think(self, board: Board, ct: CancellationToken) -> FutureMove:
-        start = time.perf_counter()
-        gc_was_on = gc.isenabled()
-        gc.disable()  # a collection pause could push the move over the limit
-        try:
-            move = self._choose(board, ct, start)
-        finally:
-            if gc_was_on:
-                gc.enable()
-        if ct.is_cancellation_requested:
-            return FutureMove.NO_MOVE
-        return FutureMove(move >> 1, PShape(move & 1))
 
     def _choose(self, board: Board, ct: CancellationToken, start: float) -> int:
         geo = geometry_for(board)

@@ -10,14 +10,14 @@ from functools import partial
 from typing import Any
 
 from csl_game.config import read_session_file
-from csl_game.console.progress import SessionProgress, standings_table
+from csl_game.console.progress import SessionProgress
 from csl_game.console.render import ConsoleListener, render_standings
 from csl_game.errors import ConfigError
-from csl_game.records import ResultsWriter, record_from_json
+from csl_game.records import ResultsWriter
 from csl_game.session import MatchRecord, Points, Standing
 from csl_game.thinker import MatchConfig
 from csl_game.tiebreak import TieBreak, apply_tie_break, break_first_place_tie
-from csl_game.tournament import MatchJob, Tournament, default_workers, play_job
+from csl_game.tournament import Tournament, default_workers, play_job
 
 __all__ = ["run_session"]
 
