@@ -22,7 +22,7 @@ from csl_game.match import Human, Match, Player
 from csl_game.runner import InfoCallback, RunnerFactory, ThinkerRunner, ThreadRunner
 from csl_game.records import result_to_json
 from csl_game.report import FORMATS
-from csl_game.session import Points
+from csl_game.standings import Points
 from csl_game.thinker import MatchConfig, ThinkerPrototype
 
 __all__ = ["main", "build_parser"]
@@ -83,6 +83,10 @@ def build_parser() -> argparse.ArgumentParser:
                            "setup screen saves it; --ai and the board flags override it")
     play.add_argument("--auto", action="store_true",
                       help="answer every question with its default and exit at the end")
+    play.add_argument("--workers", type=int, default=None, metavar="N",
+                      help="tournament matches played at once: one on screen, the others "
+                           "in the background (default 1; at most the number of cores "
+                           "keeps time limits fair)")
     _board_options(play)
     match = sub.add_parser("match", help="play one match in the terminal")
     match.add_argument("-W", "--white", metavar="THINKER", help="White thinker (default: human)")
@@ -233,7 +237,8 @@ def cmd_info(args: argparse.Namespace) -> int:
 
 _PLAY_FLAGS = {"rows": "-r/--rows", "cols": "-c/--cols", "win_sequence": "-w/--win-sequence",
                "round_pieces": "-o/--round-pieces", "square_pieces": "-s/--square-pieces",
-               "time_limit_ms": "-t/--time-limit", "min_move_time_ms": "-m/--min-move-time"}
+               "time_limit_ms": "-t/--time-limit", "min_move_time_ms": "-m/--min-move-time",
+               "workers": "--workers"}
 
 
 def _play_options(args: argparse.Namespace) -> cfg.PlayOptions:
@@ -245,7 +250,8 @@ def _play_options(args: argparse.Namespace) -> cfg.PlayOptions:
         options = load_config(args.config, options)
     flags = {"rows": args.rows, "cols": args.cols, "win_sequence": args.win_sequence,
              "round_pieces": args.round_pieces, "square_pieces": args.square_pieces,
-             "time_limit_ms": args.time_limit, "min_move_time_ms": args.min_move_time}
+             "time_limit_ms": args.time_limit, "min_move_time_ms": args.min_move_time,
+             "workers": args.workers}
     try:
         options = apply_settings(options, {k: v for k, v in flags.items() if v is not None})
     except SettingError as e:

@@ -90,6 +90,8 @@ class PlayOptions:
     wait_after_match: bool = True
     """Wait for OK after each tournament match."""
     unblocked_screen_s: float = UNBLOCKED_SCREEN_S
+    workers: int = 1
+    """Tournament matches played at once: one on screen, the others in the background."""
     window_size: tuple[int, int] = (1280, 800)
 
     @property
@@ -119,13 +121,16 @@ class PlayOptions:
 
     def new_session(self, runner_factory: RunnerFactory = ThreadRunner) -> Session:
         """The session these options describe."""
-        return Session(self.players(), self.match, self.points, runner_factory)
+        return Session(self.players(), self.match, self.points, runner_factory,
+                       workers=self.workers, in_process=self.in_process)
 
     def __post_init__(self) -> None:
         if self.last_move_animation_s < 0:
             raise ConfigError("last-move animation length cannot be negative")
         if self.unblocked_screen_s < 0:
             raise ConfigError("unblocked screen duration cannot be negative")
+        if self.workers < 1:
+            raise ConfigError(f"workers must be at least 1, got {self.workers}")
 
 
 def quote_params(params: str) -> str:

@@ -140,6 +140,7 @@ SETTINGS: tuple[Setting, ...] = (
             "options", "wait_after_match"),
     Setting("unblocked_screen_s", "Unblocked screen duration (s)", float, "options",
             "unblocked_screen_s", 0, 60),
+    Setting("workers", "Tournament matches played at once", int, "options", "workers", 1, 64),
 )
 SETTING = {s.key: s for s in SETTINGS}
 """The settings by key."""

@@ -9,9 +9,9 @@ from __future__ import annotations
 from csl_game.board import PColor, PShape, Winner
 from csl_game.match import MatchResult
 from csl_game.runner import ForfeitReason
-from csl_game.session import Standing
+from csl_game.standings import Standing
 
-__all__ = ["who", "match_started", "pre_match", "thinking", "placed", "forfeit",
+__all__ = ["who", "match_started", "pre_match", "background_result", "thinking", "placed", "forfeit",
            "thinking_info", "game_over", "standing_line", "session_over", "first_line"]
 
 
@@ -28,6 +28,12 @@ def match_started(white: str, red: str) -> str:
 def pre_match(index: int, white: str, red: str) -> str:
     """'* Match 2: Random (White) vs MinimaxD3 (Red) now playing...' (index from 0)."""
     return f"* Match {index + 1}: {white} (White) vs {red} (Red) now playing..."
+
+
+def background_result(index: int, white: str, red: str, result: MatchResult) -> str:
+    """'* Match 3 (off screen): Random (White) vs MinimaxD3 (Red): Game Over, Red
+    (MinimaxD3) won' (index from 0)."""
+    return f"* Match {index + 1} (off screen): {white} (White) vs {red} (Red): {game_over(result)}"
 
 
 def thinking(color: PColor, name: str) -> str:

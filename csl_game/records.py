@@ -18,7 +18,7 @@ from csl_game.board import Move, PColor, Piece, Pos, PShape, Winner
 from csl_game.errors import ConfigError
 from csl_game.match import MatchResult, PlayedMove
 from csl_game.runner import ForfeitReason
-from csl_game.session import MatchRecord
+from csl_game.standings import MatchRecord
 from csl_game.thinker import MatchConfig
 
 __all__ = ["PlayerInfo", "result_to_json", "record_to_json", "record_from_json",

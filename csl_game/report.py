@@ -11,7 +11,7 @@ from typing import Any
 
 from csl_game.errors import ConfigError
 from csl_game.records import PlayerInfo, record_from_json
-from csl_game.session import MatchRecord, Points, Standing, standings, winner_text
+from csl_game.standings import MatchRecord, Points, Standing, standings, winner_text
 
 __all__ = ["Report", "load_report", "FORMATS"]
 

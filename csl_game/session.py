@@ -11,11 +11,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import Enum
 
-from csl_game.board import PColor, Winner
+from csl_game.background import BackgroundMatches
 from csl_game.errors import ConfigError
 from csl_game.match import Human, Match, MatchResult, Player
 from csl_game.runner import RunnerFactory, ThreadRunner
-from csl_game.thinker import MatchConfig
+from csl_game.standings import (MatchRecord, Points, Standing, round_robin, standings,
+                                winner_text)
+from csl_game.thinker import MatchConfig, ThinkerPrototype
 
 __all__ = ["Mode", "mode_for", "mode_text", "round_robin", "Points", "SessionState", "Session",
            "MatchRecord", "Standing", "standings", "SessionEvent", "SessionStarted",
@@ -53,90 +55,6 @@ def mode_text(active_ai_players: int) -> str:
     return f"Tournament of {n} AIs ({n * (n - 1)} matches)"
 
 
-def round_robin(n: int, complete: bool = True) -> list[tuple[int, int]]:
-    """Pairings (white, red) by the circle method; a dummy sits out odd counts.
-
-    With `complete`, a second leg follows with the colours swapped, so each
-    ordered pair plays once: n(n-1) matches.
-    """
-    ids: list[int | None] = list(range(n))
-    if n % 2:
-        ids.append(None)
-    size = len(ids)
-    first_leg: list[tuple[int, int]] = []
-    for rnd in range(size - 1):
-        for i in range(size // 2):
-            a, b = ids[i], ids[size - 1 - i]
-            if a is None or b is None:
-                continue
-            # alternate who is White so nobody is White every round
-            first_leg.append((a, b) if (rnd + i) % 2 == 0 else (b, a))
-        ids = [ids[0], ids[-1], *ids[1:-1]]
-    if not complete:
-        return first_leg
-    return first_leg + [(r, w) for w, r in first_leg]
-
-
-@dataclass(frozen=True)
-class Points:
-    """Points per win, draw and loss."""
-
-    win: int = 3
-    draw: int = 1
-    loss: int = 0
-
-
-@dataclass(frozen=True)
-class MatchRecord:
-    """A finished match of a session, by player index."""
-
-    white: int
-    red: int
-    result: MatchResult
-
-
-@dataclass(frozen=True)
-class Standing:
-    """A row of the standings table."""
-
-    position: int
-    """1-based; players with equal points share a position."""
-    player: int
-    name: str
-    points: int
-    wins: int
-    draws: int
-    losses: int
-
-    @property
-    def played(self) -> int:
-        return self.wins + self.draws + self.losses
-
-
-def standings(names: Sequence[str], records: Sequence[MatchRecord],
-              points: Points = Points()) -> list[Standing]:
-    """Standings sorted by points (descending); equal points share a position."""
-    tally = [[0, 0, 0] for _ in names]  # wins, draws, losses
-    for rec in records:
-        color = rec.result.winner.color
-        if color is None:
-            tally[rec.white][1] += 1
-            tally[rec.red][1] += 1
-        else:
-            winner, loser = ((rec.white, rec.red) if color is PColor.WHITE
-                             else (rec.red, rec.white))
-            tally[winner][0] += 1
-            tally[loser][2] += 1
-    scored = [(w * points.win + d * points.draw + lo * points.loss, i)
-              for i, (w, d, lo) in enumerate(tally)]
-    scored.sort(key=lambda s: (-s[0], s[1]))
-    table: list[Standing] = []
-    for rank, (pts, i) in enumerate(scored):
-        position = table[-1].position if table and table[-1].points == pts else rank + 1
-        table.append(Standing(position, i, names[i], pts, *tally[i]))
-    return table
-
-
 class SessionState(Enum):
     BEGIN = "begin"
     PRE_MATCH = "pre-match"
@@ -168,6 +86,8 @@ class PreMatch(SessionEvent):
 class PostMatch(SessionEvent):
     index: int
     record: MatchRecord
+    background: bool = False
+    """Played off screen while the screen showed another match."""
 
 
 @dataclass(frozen=True)
@@ -234,11 +154,18 @@ class Session:
     Two players (any mix of humans and AIs) play one match, White first in
     the order given; call `swap()` before starting to change colours. Three
     or more play a round-robin tournament, each pair once with each colour.
+
+    With `workers` > 1, a tournament of AIs plays up to `workers` - 1 other
+    matches in the background (`tournament.play_job`, their thinkers in worker
+    processes, or threads with `in_process`) while one match is played in the
+    foreground; `update()` records them as they finish. The foreground plays
+    the lowest-numbered match nobody has taken. Keep `workers` at most the
+    number of cores, so no more thinkers think at once than there are cores.
     """
 
     def __init__(self, players: Sequence[Player], config: MatchConfig,
                  points: Points = Points(), runner_factory: RunnerFactory = ThreadRunner,
-                 complete: bool = True) -> None:
+                 complete: bool = True, workers: int = 1, in_process: bool = False) -> None:
         if len(players) < 2:
             raise ConfigError(f"a session needs at least 2 players, got {len(players)}")
         self.players = list(players)
@@ -250,10 +177,20 @@ class Session:
         self.names = unique_names(self.players)
         self.pairings = (round_robin(len(players), complete) if len(players) > 2
                          else [(0, 1)])
+        if workers < 1:
+            raise ConfigError(f"workers must be at least 1, got {workers}")
+        self.workers = workers
+        self.in_process = in_process
         self.state = SessionState.BEGIN
         self.records: list[MatchRecord] = []
+        """Finished matches in the order they finished."""
+        self.record_indices: list[int] = []
+        """The pairing index of each of `records`."""
         self.match: Match | None = None
         self._subscribers: list[Callable[[SessionEvent], None]] = []
+        self._screen_index: int | None = 0
+        """The match shown from its pre-match screen to its post-match screen."""
+        self._background: BackgroundMatches | None = None
 
     def subscribe(self, callback: Callable[[SessionEvent], None]) -> None:
         self._subscribers.append(callback)
@@ -269,9 +206,42 @@ class Session:
     @property
     def current_index(self) -> int:
         """Index of the match about to be played, being played or just played."""
-        done = len(self.records)
-        return done if self.state in (SessionState.BEGIN, SessionState.PRE_MATCH,
-                                      SessionState.IN_MATCH) else done - 1
+        return self.total_matches - 1 if self._screen_index is None else self._screen_index
+
+    @property
+    def parallel(self) -> bool:
+        """Whether matches are played in the background too (an AI tournament)."""
+        return (self.workers > 1 and self.mode is Mode.TOURNAMENT
+                and all(isinstance(p, ThinkerPrototype) for p in self.players))
+
+    @property
+    def background_running(self) -> int:
+        """How many matches are being played in the background."""
+        return 0 if self._background is None else len(self._background.running)
+
+    @property
+    def background_pairings(self) -> list[tuple[str, str]]:
+        """(White, Red) names of the matches being played in the background."""
+        running = sorted(self._background.running) if self._background is not None else []
+        return [(self.names[self.pairings[i][0]], self.names[self.pairings[i][1]])
+                for i in running]
+
+    @property
+    def waiting(self) -> bool:
+        """No match is left for the foreground, but background matches still run."""
+        return self.state is SessionState.PRE_MATCH and self._screen_index is None
+
+    def records_in_order(self) -> list[tuple[int, MatchRecord]]:
+        """(pairing index, record) of the finished matches, in pairing order."""
+        return sorted(zip(self.record_indices, self.records), key=lambda r: r[0])
+
+    def _free_index(self, background: bool = False) -> int | None:
+        """The lowest match not played, not being played and not kept for the screen;
+        for the `background`, not one that failed there either."""
+        bg = self._background
+        taken = {*self.record_indices, self._screen_index, *(bg.running if bg else ()),
+                 *(bg.failed if bg and background else ())}
+        return next((i for i in range(self.total_matches) if i not in taken), None)
 
     @property
     def next_pairing(self) -> tuple[str, str]:
@@ -300,7 +270,8 @@ class Session:
             if len(players) != 2:
                 raise ConfigError("only a single match can be played again swapped")
             players.reverse()
-        return Session(players, self.config, self.points, self.runner_factory, self.complete)
+        return Session(players, self.config, self.points, self.runner_factory, self.complete,
+                       self.workers, self.in_process)
 
     # ------------------------------------------------------------ screens
     @property
@@ -334,6 +305,8 @@ class Session:
     def choices(self) -> tuple[Choice, ...]:
         """What the current screen offers (nothing while a match is played)."""
         screen = self.screen
+        if screen is Screen.PRE_MATCH and self.waiting:
+            return ()
         if screen is Screen.PRE_MATCH:
             swap = self.state is SessionState.BEGIN and self.mode.asks_who_plays_first
             return (Choice.SWAP, Choice.START) if swap else (Choice.START,)
@@ -351,7 +324,7 @@ class Session:
         defaults = {Screen.PRE_MATCH: Choice.START, Screen.POST_MATCH: Choice.OK,
                     Screen.FINAL: Choice.QUIT}
         screen = self.screen
-        return None if screen is None else defaults.get(screen)
+        return None if screen is None or self.waiting else defaults.get(screen)
 
     def timeout(self, policy: ScreenPolicy) -> float | None:
         """Seconds the current screen stays before its default choice is taken.
@@ -360,7 +333,7 @@ class Session:
         `policy.auto`); tournament screens wait as the policy says.
         """
         screen = self.screen
-        if screen is None or screen is Screen.MATCH:
+        if screen is None or screen is Screen.MATCH or self.waiting:
             return None
         if policy.auto:
             return policy.unblocked_s
@@ -395,11 +368,14 @@ class Session:
         self._expect(SessionState.BEGIN)
         self._emit(SessionStarted(self.mode, self.names, self.total_matches))
         self._to_pre_match()
+        self._fill_background()
 
     def begin_match(self) -> Match:
         """PRE_MATCH -> IN_MATCH: make the next match (the caller advances it)."""
         self._expect(SessionState.PRE_MATCH)
-        white, red = self.pairings[len(self.records)]
+        if self._screen_index is None:
+            raise ConfigError("no match is left to play: waiting for the background")
+        white, red = self.pairings[self._screen_index]
         self.match = Match(self.config, self.players[white], self.players[red],
                            self.runner_factory)
         self.match.names = (self.names[white], self.names[red])
@@ -407,7 +383,12 @@ class Session:
         return self.match
 
     def update(self) -> None:
-        """Advance the current match; IN_MATCH -> POST_MATCH when it ends."""
+        """Record finished background matches without blocking; advance the
+        current match (IN_MATCH -> POST_MATCH when it ends); END once nothing
+        is left to wait for."""
+        self._collect()
+        if self.waiting and not self.background_running:
+            self._to_end()
         if self.state is not SessionState.IN_MATCH:
             return
         assert self.match is not None
@@ -419,32 +400,45 @@ class Session:
     def end_match(self, result: MatchResult) -> None:
         """Record the current match's result: IN_MATCH -> POST_MATCH."""
         self._expect(SessionState.IN_MATCH)
-        white, red = self.pairings[len(self.records)]
-        record = MatchRecord(white, red, result)
-        self.records.append(record)
+        assert self._screen_index is not None
         self.state = SessionState.POST_MATCH
-        self._emit(PostMatch(len(self.records) - 1, record))
+        self._record(self._screen_index, result)
 
     def next(self) -> None:
         """POST_MATCH -> PRE_MATCH, or END after the last match."""
         self._expect(SessionState.POST_MATCH)
         self.match = None
-        if len(self.records) < self.total_matches:
+        self._collect()
+        self._screen_index = None
+        self._screen_index = self._free_index()
+        if self._screen_index is not None:
             self._to_pre_match()
+        elif self.background_running:
+            self.state = SessionState.PRE_MATCH  # waiting for the background
         else:
-            self.state = SessionState.END
-            self._emit(SessionEnded(tuple(self.standings())))
+            self._to_end()
 
-    def abort(self) -> None:
-        """Stop the current match, if any, and release its players."""
+    def close_match(self) -> None:
+        """Stop the current match, if any, and release its players; matches
+        played in the background go on."""
         if self.match is not None:
             self.match.close()
+
+    def abort(self) -> None:
+        """Stop the current match and the background ones, and release their players."""
+        self.close_match()
+        self._shutdown()
 
     def run(self, on_match: Callable[[Match], MatchResult] | None = None) -> list[Standing]:
         """Play every match, blocking; `on_match` plays one (default: Match.run)."""
         if self.state is SessionState.BEGIN:
             self.start()
         while self.state is not SessionState.END:
+            if self.waiting:
+                assert self._background is not None
+                self._background.wait_any()
+                self.update()
+                continue
             match = self.begin_match()
             result = on_match(match) if on_match else match.run()
             self.end_match(result)
@@ -453,17 +447,51 @@ class Session:
 
     def _to_pre_match(self) -> None:
         self.state = SessionState.PRE_MATCH
-        white, red = self.pairings[len(self.records)]
-        self._emit(PreMatch(len(self.records), self.names[white], self.names[red]))
+        assert self._screen_index is not None
+        white, red = self.pairings[self._screen_index]
+        self._emit(PreMatch(self._screen_index, self.names[white], self.names[red]))
+
+    def _to_end(self) -> None:
+        self.state = SessionState.END
+        self._shutdown()
+        self._emit(SessionEnded(tuple(self.standings())))
+
+    def _record(self, index: int, result: MatchResult, background: bool = False) -> None:
+        white, red = self.pairings[index]
+        record = MatchRecord(white, red, result)
+        self.records.append(record)
+        self.record_indices.append(index)
+        self._emit(PostMatch(index, record, background))
+
+    # ------------------------------------------------------------ background
+    def _fill_background(self) -> None:
+        """Give free matches to the background until `workers` - 1 run there."""
+        if not self.parallel:
+            return
+        if self._background is None:
+            self._background = BackgroundMatches(
+                self.players, self.names, self.config,  # type: ignore[arg-type]
+                self.workers - 1, self.in_process)
+        while self._background.has_room and (index := self._free_index(True)) is not None:
+            self._background.submit(index, *self.pairings[index])
+
+    def _collect(self) -> None:
+        """Record the background matches that finished; hand out free ones."""
+        if self._background is None:
+            return
+        for index, result in self._background.finished():
+            if result is not None:  # a failed one is free again: the screen plays it
+                self._record(index, result, background=True)
+        if self.state not in (SessionState.BEGIN, SessionState.END):
+            self._fill_background()
+        if self.waiting and (free := self._free_index()) is not None:
+            self._screen_index = free
+            self._to_pre_match()
+
+    def _shutdown(self) -> None:
+        if self._background is not None:
+            self._background.close()
 
     def _expect(self, state: SessionState) -> None:
         if self.state is not state:
             raise ConfigError(f"session is {self.state.value}, expected {state.value}")
-
-
-def winner_text(result: MatchResult) -> str:
-    """'Winner is Red (MinimaxD3)' or "It's a draw"."""
-    color = result.winner.color
-    if result.winner is Winner.DRAW or color is None:
-        return "It's a draw"
-    return f"Winner is {color} ({result.winner_name})"

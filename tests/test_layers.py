@@ -9,9 +9,9 @@ import pytest
 
 PKG = Path(__file__).resolve().parent.parent / "csl_game"
 LAYER = {"errors": 0, "board": 0, "thinker": 1, "discovery": 1,
-         "runner": 2, "match": 2, "session": 2, "config": 2, "configfile": 2, "procrunner": 2,
+         "runner": 2, "match": 2, "session": 2, "standings": 2, "config": 2, "configfile": 2, "procrunner": 2,
          "messages": 2, "worker": 2, "records": 2, "report": 2, "tiebreak": 2,
-         "tournament": 2, "league": 2, "forkserver_warm": 2,
+         "tournament": 2, "background": 2, "league": 2, "forkserver_warm": 2,
          "console": 3, "gui": 3, "cli": 4, "__main__": 4, "__init__": 1}
 
 

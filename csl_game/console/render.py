@@ -10,7 +10,7 @@ from csl_game import messages as msg
 from csl_game.board import Board, PColor, Pos
 from csl_game.match import (BoardUpdated, InvalidPlay, MatchEvent, MatchOver, MatchStarted,
                             MovePerformed, NextTurn, ThinkingInfo)
-from csl_game.session import Standing
+from csl_game.standings import Standing
 
 __all__ = ["render_board", "render_standings", "ConsoleListener", "PIECE_CHARS", "LEGEND"]
 

@@ -14,7 +14,7 @@ from csl_game.console.progress import SessionProgress
 from csl_game.console.render import ConsoleListener, render_standings
 from csl_game.errors import ConfigError
 from csl_game.records import ResultsWriter
-from csl_game.session import MatchRecord, Points, Standing
+from csl_game.standings import MatchRecord, Points, Standing
 from csl_game.thinker import MatchConfig
 from csl_game.tiebreak import TieBreak, apply_tie_break, break_first_place_tie
 from csl_game.tournament import Tournament, default_workers, play_job

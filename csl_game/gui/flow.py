@@ -16,7 +16,8 @@ from csl_game.gui.info_scenes import FinalScene, PreMatchScene
 from csl_game.gui.match_scene import MatchScene
 from csl_game.gui.result_scene import ResultScene
 from csl_game.gui.scene import Scene
-from csl_game.session import Choice, PreMatch, Screen, Session, SessionEnded, SessionEvent
+from csl_game.session import (Choice, PostMatch, PreMatch, Screen, Session, SessionEnded,
+                              SessionEvent)
 
 if TYPE_CHECKING:
     from csl_game.gui.app import App
@@ -73,6 +74,10 @@ class SessionFlow:
         match event:
             case PreMatch(index=i, white=white, red=red):
                 self.app.log.add(messages.pre_match(i, white, red))
+            case PostMatch(index=i, record=record, background=True):
+                names = self.session.names
+                self.app.log.add(messages.background_result(
+                    i, names[record.white], names[record.red], record.result))
             case SessionEnded(standings=table):
                 for line in messages.session_over(table):
                     self.app.log.add(line)

@@ -49,6 +49,31 @@ class ChoiceScene(WidgetScene):
         self.elapsed = 0.0
         self.buttons: dict[Choice, UIButton] = {}
         self._countdown: UILabel | None = None
+        self._shown = self._session_key()
+
+    def _session_key(self) -> tuple[object, ...]:
+        """What this scene shows of the session: the screen, and for a screen that
+        lists results, how many there are."""
+        session = self.session
+        return (session.screen, session.waiting, session.current_index,
+                len(session.records) if self.shows_results else 0)
+
+    shows_results = False
+    """Whether the scene lists results, which background matches add to."""
+
+    def _follow_session(self) -> bool:
+        """Record background matches that finished; follow the session when that
+        changed what is shown. Returns whether this scene was replaced."""
+        self.session.update()
+        key = self._session_key()
+        if key == self._shown:
+            return False
+        if key[:3] != self._shown[:3]:
+            self.flow.show()
+            return True
+        self._shown = key
+        self.rebuild()
+        return False
 
     def choice_height(self, m: Metrics) -> int:
         """The height of the choices (and the countdown above them when timed)."""
@@ -98,7 +123,7 @@ class ChoiceScene(WidgetScene):
             self.flow.choose(self.primary)
 
     def update(self, dt: float) -> None:
-        if self.timeout is None or self.default is None:
+        if self._follow_session() or self.timeout is None or self.default is None:
             return
         self.elapsed += dt
         if self.elapsed >= self.timeout:
@@ -117,7 +142,10 @@ def board_summary(config: MatchConfig) -> str:
 
 
 class PreMatchScene(ChoiceScene):
-    """Who plays next (White vs Red), standings and results so far."""
+    """Who plays next (White vs Red), standings and results so far; or, once
+    only background matches are left, which ones the tournament waits for."""
+
+    shows_results = True
 
     def build(self, root: UIContainer, m: Metrics) -> None:
         w, h = m.size
@@ -132,7 +160,10 @@ class PreMatchScene(ChoiceScene):
         label(Rect(m.margin, top + m.title, inner, m.row), board_summary(session.config),
               root, "#dim")
         cards = Rect(m.margin, top + m.title + m.row + m.gap, inner, card_h)
-        self._matchup(root, m, cards)
+        if session.waiting:
+            self._waiting(root, m, cards)
+        else:
+            self._matchup(root, m, cards)
         if not tables:
             self.place_choices(m, w // 2, cards.bottom + 2 * m.gap + self.choice_height(m))
             return
@@ -143,6 +174,8 @@ class PreMatchScene(ChoiceScene):
 
     def _title(self) -> str:
         session = self.session
+        if session.waiting:
+            return "Waiting for the last matches"
         if Choice.SWAP in self.choices:
             return "Who plays first?"
         if session.is_single:
@@ -169,6 +202,16 @@ class PreMatchScene(ChoiceScene):
             label(Rect(text.x, text.y + text.h // 3, text.w, text.h * 2 // 3), name, root,
                   f"#{key}_name")
         label(Rect(rect.centerx - vs_w // 2, rect.y, vs_w, rect.h), "vs", root, "#vs")
+
+    def _waiting(self, root: UIContainer, m: Metrics, rect: Rect) -> None:
+        """The matches still played off screen, in place of the match-up cards."""
+        self.cards = []
+        playing = self.session.background_pairings
+        count = f"{len(playing)} match{'es' if len(playing) != 1 else ''}"
+        label(Rect(rect.x, rect.y, rect.w, m.row), f"{count} still playing off screen",
+              root, "#subtitle")
+        names = " \u00b7 ".join(f"{white} vs {red}" for white, red in playing)
+        label(Rect(rect.x, rect.y + m.row, rect.w, m.row), names, root, "#dim")
 
     def _tables(self, root: UIContainer, m: Metrics, area: Rect) -> None:
         session = self.session

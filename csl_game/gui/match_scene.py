@@ -72,7 +72,7 @@ class MatchScene(Scene):
         self._start_match()
 
     def exit(self) -> None:
-        self.session.abort()
+        self.session.close_match()
 
     def resize(self, size: tuple[int, int]) -> None:
         cfg = self.session.config

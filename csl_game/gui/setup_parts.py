@@ -208,7 +208,8 @@ FORM: tuple[tuple[str, tuple[tuple[str, tuple[str, ...]], ...]], ...] = (
                      ("points_per_win", "points_per_draw", "points_per_loss")),
                     ("Wait for Start before each match", ("wait_before_match",)),
                     ("Wait for OK after each match", ("wait_after_match",)),
-                    ("Screen time when not waiting (s)", ("unblocked_screen_s",)))),
+                    ("Screen time when not waiting (s)", ("unblocked_screen_s",)),
+                    ("Matches played at once", ("workers",)))),
 )
 """Sections of the settings form: rows of a label and one or more settings."""
 

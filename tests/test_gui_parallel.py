@@ -1,0 +1,208 @@
+"""A tournament in the window with --workers: one match on screen, the others
+off screen; the screens follow their results, and wait for the last ones."""
+
+from __future__ import annotations
+
+import io
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pygame
+import pytest
+from pygame_gui.elements import UILabel
+
+from gui_events import DT, click, run_until
+from test_gui_exit import MISBEHAVING, _alive, _descendants
+from test_session_parallel import HeldBackground
+
+from csl_game import session as session_module
+from csl_game.board import Winner
+from csl_game.cli import main
+from csl_game.config import AIEntry, PlayOptions
+from csl_game.gui.app import App
+from csl_game.gui.info_scenes import FinalScene, PreMatchScene
+from csl_game.session import Choice, Session
+from csl_game.thinker import MatchConfig, ThinkerPrototype
+
+FAKES = str(Path(__file__).parent / "fakes" / "fake_thinkers.py")
+BOARD = dict(rows=4, cols=4, win_sequence=3, round_pieces=4, square_pieces=4)
+
+
+class FastClock:
+    """Frames of 0.1 s game time that take no real time."""
+
+    def tick(self, framerate: int = 0) -> int:
+        return 100
+
+
+def _texts(app: App) -> list[str]:
+    """Every label's text on the screen shown."""
+    root = getattr(app.scenes.current, "root", None)
+    assert root is not None
+    found: list[str] = []
+    todo = [root]
+    while todo:
+        element = todo.pop()
+        if isinstance(element, UILabel):
+            found.append(element.text)
+        container = getattr(element, "get_container", lambda: None)()
+        todo.extend(getattr(container, "elements", []) if container is not element else [])
+        todo.extend(getattr(element, "elements", []))
+    return found
+
+
+@pytest.fixture
+def held_app(monkeypatch: pytest.MonkeyPatch) -> Iterator[App]:
+    HeldBackground.made.clear()
+    monkeypatch.setattr(session_module, "BackgroundMatches", HeldBackground)
+    config = MatchConfig(**BOARD, time_limit_ms=2000, min_move_time_ms=0)
+    options = PlayOptions(ais=(AIEntry("sequential"), AIEntry("steady", "1"),
+                               AIEntry("raiser")), match=config, window_size=(1024, 700),
+                          in_process=True, thinker_paths=(FAKES,), last_move_animation_s=0.0,
+                          wait_before_match=True, wait_after_match=False,
+                          unblocked_screen_s=0.0, workers=2)
+    app = App(options, out=io.StringIO())
+    app.step(DT)
+    yield app
+    app.close()
+
+
+def _pre_match(app: App) -> PreMatchScene:
+    scene = app.scenes.current
+    assert isinstance(scene, PreMatchScene)
+    return scene
+
+
+def test_results_from_off_screen_appear_and_the_last_screen_waits(held_app: App) -> None:
+    app = held_app
+    pre = _pre_match(app)
+    session = pre.session
+    background = HeldBackground.made[0]
+    assert session.current_index == 0 and list(background.running) == [1]
+    background.end(1)
+    app.step(DT)
+    assert app.scenes.current is pre, "the same screen, its tables built anew"
+    assert "Results (1 of 6)" in _texts(app)
+    assert any(line.startswith("* Match 2 (off screen)") for line in app.log.lines)
+    # Start every match on screen until only the one held off screen is left
+    while not session.waiting:
+        run_until(app, lambda: isinstance(app.scenes.current, PreMatchScene))
+        if not session.waiting:
+            click(app, _pre_match(app).buttons[Choice.START])
+    waiting = _pre_match(app)
+    assert waiting.buttons == {} and waiting.timeout is None
+    texts = _texts(app)
+    assert "Waiting for the last matches" in texts
+    assert "1 match still playing off screen" in texts
+    assert "Results (5 of 6)" in texts
+    for _ in range(30):
+        app.step(DT)
+    assert app.scenes.current is waiting, "it waits as long as the match plays"
+    background.end(sorted(background.running)[0], Winner.DRAW)
+    run_until(app, lambda: isinstance(app.scenes.current, FinalScene))
+    assert len(session.records) == 6 and sum(s.draws for s in session.standings()) == 2
+
+
+def test_auto_tournament_with_two_workers_from_the_command_line(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    thinkers = [("minimax", "2"), ("sequential", ""), ("raiser", ""), ("steady", "1")]
+    config = tmp_path / "four.toml"
+    config.write_text(
+        "rows = 4\ncols = 4\nwin_sequence = 3\nround_pieces = 4\nsquare_pieces = 4\n"
+        "time_limit_ms = 5000\nmin_move_time_ms = 0\nlast_move_animation_s = 0\n"
+        "unblocked_screen_s = 0.2\n"
+        + "".join(f'[[players]]\nthinker = "{t}"\nparams = "{p}"\n' for t, p in thinkers),
+        encoding="utf-8")
+    monkeypatch.setattr(pygame.time, "Clock", FastClock)
+    monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")
+    code = main(["play", "--auto", "--config", str(config), "--in-process", "--workers", "2",
+                 "--thinkers", FAKES])
+    out = capsys.readouterr().out.splitlines()
+    assert code == 0
+    on_screen = [line for line in out if line.startswith("* Match ") and "now playing" in line]
+    off_screen = [line for line in out if line.startswith("* Match ") and "off screen" in line]
+    assert off_screen, "some matches were played off screen"
+    assert sum(line.startswith("Game Over") for line in out) == len(on_screen)
+    numbers = sorted(int(line.split()[2].rstrip(":")) for line in on_screen + off_screen)
+    assert numbers == list(range(1, 13)), "every match once"
+    mc = MatchConfig(**BOARD, time_limit_ms=5000, min_move_time_ms=0)
+    expected = Session([ThinkerPrototype(t, p, mc, (FAKES,)) for t, p in thinkers], mc).run()
+    table = out[out.index("Final standings:") + 1:]
+    assert table == [f"{s.position}. {s.name}: {s.points} pts ({s.wins} W, {s.draws} D, "
+                     f"{s.losses} L)" for s in expected]
+
+
+def test_workers_flag_is_checked() -> None:
+    assert main(["play", "--ai", "random", "--workers", "0"]) == 2
+
+
+def test_closing_the_window_stops_the_matches_off_screen_too() -> None:
+    config = MatchConfig(time_limit_ms=60_000, min_move_time_ms=0)
+    options = PlayOptions(ais=(AIEntry("busy"),) * 3, match=config, auto=True,
+                          unblocked_screen_s=0.0, window_size=(800, 600),
+                          thinker_paths=(MISBEHAVING,), workers=2)
+    before = _descendants(os.getpid())
+    app = App(options, out=io.StringIO())
+    try:
+        session = app.flow.session if app.flow else None
+        assert session is not None
+        deadline = time.monotonic() + 20
+        workers: set[int] = set()
+        while time.monotonic() < deadline and len(workers) < 4:
+            app.step(1 / 60)
+            workers = {p for p in _descendants(os.getpid()) - before if _alive(p)}
+        assert session.background_running == 1 and len(workers) >= 4, workers
+        time.sleep(0.3)  # every busy thinker deep in its loop
+        pygame.event.post(pygame.event.Event(pygame.QUIT))
+        started = time.perf_counter()
+        assert app.run() == 0
+        elapsed = time.perf_counter() - started
+    finally:
+        app.close()
+    deadline = time.monotonic() + 1
+    while time.monotonic() < deadline and any(_alive(p) for p in workers - _servers()):
+        time.sleep(0.02)
+    assert elapsed < 1.0
+    assert not [p for p in workers - _servers() if _alive(p)]
+
+
+def _servers() -> set[int]:
+    """The fork server and the resource tracker, which live as long as the test process."""
+    from multiprocessing import forkserver, resource_tracker
+
+    pids = (getattr(forkserver._forkserver, "_forkserver_pid", None),  # noqa: SLF001
+            getattr(resource_tracker._resource_tracker, "_pid", None))  # noqa: SLF001
+    return {pid for pid in pids if pid}
+
+
+def test_ctrl_c_during_a_parallel_tournament_leaves_no_worker() -> None:
+    env = {**os.environ, "SDL_VIDEODRIVER": "dummy", "SDL_AUDIODRIVER": "dummy"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "csl_game", "play", "--ai", "busy", "--ai", "busy", "--ai",
+         "busy", "--workers", "2", "--thinkers", MISBEHAVING, "-t", "60000", "--auto"],
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            if "is thinking" in line:
+                break
+        time.sleep(0.5)
+        family = _descendants(proc.pid)
+        assert len(family) >= 4, "two matches, each with two worker processes"
+        proc.send_signal(signal.SIGINT)
+        started = time.perf_counter()
+        proc.wait(timeout=5)
+        assert time.perf_counter() - started < 1.0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    deadline = time.monotonic() + 2
+    while time.monotonic() < deadline and any(_alive(p) for p in family):
+        time.sleep(0.05)
+    assert not any(_alive(p) for p in family)
