@@ -31,7 +31,8 @@ from csl_game.runner import ForfeitReason, InfoCallback, ThinkerRunner, ThinkJob
 from csl_game.thinker import FutureMove, ThinkerPrototype
 from csl_game.worker import EXIT_MEMORY, WorkerSpec, worker_main
 
-__all__ = ["ProcessRunner", "WorkerPool", "DEFAULT_MEMORY_LIMIT_MB", "CANCEL_GRACE"]
+__all__ = ["ProcessRunner", "WorkerPool", "DEFAULT_MEMORY_LIMIT_MB", "CANCEL_GRACE",
+           "start_server_soon"]
 
 DEFAULT_MEMORY_LIMIT_MB = 2048
 """The competition's memory limit: 2 GB of address space per thinker."""
@@ -57,6 +58,16 @@ def _mp_context() -> ForkServerContext | SpawnContext:
         else:
             _context = multiprocessing.get_context("spawn")
     return _context
+
+
+def start_server_soon() -> None:
+    """Start the fork server on a background thread now, so the first worker
+    of the first match does not wait ~0.1 s for it (a stalled frame in a window)."""
+    if isinstance(_mp_context(), ForkServerContext):
+        from multiprocessing import forkserver
+
+        threading.Thread(target=forkserver.ensure_running, name="csl-forkserver-start",
+                         daemon=True).start()
 
 
 def _builtin_thinkers() -> list[str]:

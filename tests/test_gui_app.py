@@ -344,6 +344,10 @@ class ShownChecker:
         self.app = app
         self.before = app.screen.copy()
         self.partial = 0
+        self.board_frames = 0
+        """Partial frames that changed something on the board."""
+        self.column_frames = 0
+        """Of those, the ones that showed no more than two columns' strips of it."""
 
     def step(self, frames: int = 1) -> None:
         for _ in range(frames):
@@ -356,7 +360,17 @@ class ShownChecker:
                     shown.blit(self.app.screen, rect, rect)
                 assert pygame.image.tobytes(shown, "RGB") == \
                     pygame.image.tobytes(self.app.screen, "RGB"), f"changes outside {rects}"
+                self._count_board(rects)
             self.before = self.app.screen.copy()
+
+    def _count_board(self, rects: list[pygame.Rect]) -> None:
+        lay = scene(self.app).layout
+        region = lay.board_region
+        on_board = [r.clip(region) for r in rects if r.colliderect(region)]
+        if on_board:
+            self.board_frames += 1
+            strip = (lay.cell * 3 // 2 + 2) * region.h
+            self.column_frames += sum(r.w * r.h for r in on_board) <= 2 * strip
 
 
 def test_the_areas_shown_cover_every_change(make_app: MakeApp) -> None:
@@ -379,3 +393,5 @@ def test_the_areas_shown_cover_every_change(make_app: MakeApp) -> None:
         check.step(2)
     assert board(app).move_count >= 6
     assert check.partial > 300, "most frames show only what changed"
+    assert check.column_frames > 0.9 * check.board_frames, \
+        "falls, pulses and hovers show the columns they touch, not the whole board"

@@ -69,6 +69,8 @@ class VisualBoard:
         self.landed: dict[Pos, Piece] = {}
         self.version = 0
         """Bumped whenever a piece lands, so views know to redraw the board."""
+        self.column_versions = [0] * cols
+        """Per column: bumped whenever a piece lands in it."""
         self.falling: Fall | None = None
         self.last: Move | None = None
         self.pulse_elapsed = math.inf
@@ -127,6 +129,7 @@ class VisualBoard:
     def _land(self, move: Move) -> None:
         self.landed[Pos(move.row, move.col)] = move.piece
         self.version += 1
+        self.column_versions[move.col] += 1
         self.last = move
         self.pulse_elapsed = 0.0
         self.falling = None

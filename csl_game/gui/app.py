@@ -87,6 +87,10 @@ class App:
         self.status = 0
         self.scenes = SceneManager()
         self.runner_factory = runner_factory or default_runner_factory(options)
+        if self.runner_factory is _process_runner:
+            from csl_game.procrunner import start_server_soon
+
+            start_server_soon()
         self.flow: SessionFlow | None = None
         if options.show_setup:
             self.show_setup()

@@ -17,7 +17,7 @@ from csl_game.board import PColor, Piece, Pos, PShape
 from csl_game.gui.animation import VisualBoard
 from csl_game.gui.layout import BoardLayout
 from csl_game.gui.pieces import Look, PieceArt, draw_piece_shape
-from csl_game.gui.style import TextCache, TextRole, palette
+from csl_game.gui.style import TextCache, TextRole, backdrop, palette
 
 __all__ = ["Pointer", "BoardView"]
 
@@ -35,12 +35,14 @@ class Pointer:
     """Per column: whether its arrow is enabled."""
 
 
-def _gradient(size: tuple[int, int], top: pygame.Color, bottom: pygame.Color) -> pygame.Surface:
-    surf = pygame.Surface(size)
-    w, h = size
-    for y in range(h):
-        pygame.draw.line(surf, top.lerp(bottom, y / max(1, h - 1)), (0, y), (w, y))
-    return surf
+def _column_strips(lay: BoardLayout) -> list[pygame.Rect]:
+    """Per column, the part of the board region its pieces, rings, falling
+    piece, arrow and ghost can touch (rings reach past the cell's edges)."""
+    region = lay.board_region
+    pad = -(-lay.cell // 4)
+    return [pygame.Rect(lay.cells.x + col * lay.cell - pad, region.top,
+                        lay.cell + 2 * pad, region.h).clip(region)
+            for col in range(lay.cols)]
 
 
 def _arrow_image(rect: pygame.Rect, color: pygame.Color) -> pygame.Surface:
@@ -67,6 +69,7 @@ class BoardView:
         self._arrows: dict[str, pygame.Surface] = {}
         self._rings: dict[tuple[PShape, int], pygame.Surface] = {}
         self._banner: tuple[tuple[object, ...], pygame.Surface] | None = None
+        self._strips: list[pygame.Rect] = []
 
     # ------------------------------------------------------------- caches
     def set_layout(self, layout: BoardLayout) -> None:
@@ -76,6 +79,7 @@ class BoardView:
         self._layout = layout
         self._static = self._paint_static(layout)
         self._layer = None
+        self._strips = _column_strips(layout)
         arrow = layout.arrows[0]
         pal = palette()
         self._arrows = {name: _arrow_image(arrow, pal[name])
@@ -87,7 +91,7 @@ class BoardView:
 
     def _paint_static(self, lay: BoardLayout) -> pygame.Surface:
         pal = palette()
-        surf = _gradient(lay.size, pal.background, pal.background_low)
+        surf = backdrop(lay.size)
         c = lay.cell
         pygame.draw.rect(surf, pal.board, lay.frame, border_radius=max(2, c // 5))
         pygame.draw.rect(surf, pal.board_edge, lay.frame, max(1, c // 30),
@@ -142,6 +146,34 @@ class BoardView:
                 visual.pulse_phase if visual.pulsing else None,
                 (fall.move, fall.elapsed) if fall else None,
                 visual.solution, visual.win_progress)
+
+    def regions(self, visual: VisualBoard, pointer: Pointer,
+                banner: tuple[str, str] | None) -> list[tuple[pygame.Rect, object]]:
+        """(area, signature) pairs that cover the board region, each signature
+        changing whenever draw() and draw_banner() would draw differently there.
+
+        A strip per column, so a falling or pulsing piece costs the display one
+        column a frame; the whole region while a result or a win line shows,
+        as they cross columns.
+        """
+        lay = self._layout
+        assert lay is not None, "call set_layout() first"
+        if banner is not None or visual.solution:
+            return [(lay.board_region, self.signature(visual, pointer, banner))]
+        fall, last = visual.falling, visual.last
+        pulse = visual.pulse_phase if visual.pulsing else None
+        playable = pointer.playable
+        out: list[tuple[pygame.Rect, object]] = []
+        for col, strip in enumerate(self._strips):
+            here = pointer.column == col
+            out.append((strip, (
+                id(visual), visual.column_versions[col],
+                col < len(playable) and playable[col], here,
+                (pointer.ghost, pointer.ghost_row) if here else None,
+                (last, pulse) if last is not None and last.col == col else None,
+                (fall.move, fall.elapsed) if fall is not None and fall.move.col == col
+                else None)))
+        return out
 
     def draw(self, surface: pygame.Surface, visual: VisualBoard, pointer: Pointer) -> None:
         """Draw the board, its pieces and animations, and the pointer."""

@@ -63,7 +63,7 @@ class MatchScene(Scene):
         self._banner: tuple[str, str] | None = None
         self.banner_room = (0, 0)
         """Room (width, height) the result banner leaves free below its text."""
-        self._last_drawn: tuple[BoardLayout, list[object]] | None = None
+        self._last_drawn: tuple[BoardLayout, list[tuple[pygame.Rect, object]]] | None = None
         self._dirty: list[pygame.Rect] | None = None
 
     # ------------------------------------------------------------- lifecycle
@@ -222,22 +222,24 @@ class MatchScene(Scene):
         if banner is not None:
             self.view.draw_banner(surface, self.visual, *banner, room=self.banner_room)
         self._track_changes([
-            (lay.board_region, self.view.signature(self.visual, pointer, banner)
-             + (self.banner_room,)),
+            *((rect, (sig, self.banner_room))
+              for rect, sig in self.view.regions(self.visual, pointer, banner)),
             *((lay.panels[c].rect, (states[c], PlayerPanel.clock_key(clocks[c])
                                     if states[c].thinking else None)) for c in PColor),
             (lay.log, (id(self.app.log), self.app.log.version))])
 
     def _track_changes(self, regions: list[tuple[pygame.Rect, object]]) -> None:
         """Note which regions look different from the last frame."""
-        signatures = [sig for _, sig in regions]
         last = self._last_drawn
         if last is None or last[0] != self.layout:
             self._dirty = None
+        elif [rect for rect, _ in last[1]] != [rect for rect, _ in regions]:
+            # regions split or merged (a result appeared): show all of both
+            self._dirty = [rect for rect, _ in last[1]] + [rect for rect, _ in regions]
         else:
-            self._dirty = [rect for (rect, sig), old in zip(regions, last[1], strict=True)
+            self._dirty = [rect for (rect, sig), (_, old) in zip(regions, last[1], strict=True)
                            if sig != old]
-        self._last_drawn = (self.layout, signatures)
+        self._last_drawn = (self.layout, regions)
 
     def dirty_rects(self) -> list[pygame.Rect] | None:
         return self._dirty

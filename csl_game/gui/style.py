@@ -16,7 +16,7 @@ import pygame
 from csl_game.board import PColor
 from csl_game.gui.assets import asset_path, load_theme
 
-__all__ = ["Palette", "palette", "TextRole", "Fonts", "TextCache", "piece_colors"]
+__all__ = ["Palette", "palette", "TextRole", "Fonts", "TextCache", "piece_colors", "backdrop"]
 
 
 class Palette:
@@ -48,6 +48,21 @@ class PieceColors:
     fill: pygame.Color
     shade: pygame.Color
     outline: pygame.Color
+
+
+def backdrop(size: tuple[int, int]) -> pygame.Surface:
+    """The screens' vertical gradient (theme colours), a new surface of `size`.
+
+    One pixel column is shaded and stretched: a row at a time would cost a
+    frame's worth of time at full HD, when a screen appears.
+    """
+    pal = palette()
+    w, h = max(1, size[0]), max(1, size[1])
+    strip = pygame.Surface((1, h))
+    for y in range(h):
+        strip.set_at((0, y), pal.background.lerp(pal.background_low, y / max(1, h - 1)))
+    surf = pygame.transform.scale(strip, (w, h))
+    return surf.convert() if pygame.display.get_surface() else surf
 
 
 def piece_colors(color: PColor) -> PieceColors:

@@ -20,12 +20,12 @@ from pygame_gui.elements import UIButton, UILabel
 
 from csl_game.gui.layout import ui_scale
 from csl_game.gui.scene import Scene
-from csl_game.gui.style import palette
+from csl_game.gui.style import backdrop
 
 if TYPE_CHECKING:
     from csl_game.gui.app import App
 
-__all__ = ["Metrics", "WidgetScene", "Handler", "label", "set_text", "button", "background"]
+__all__ = ["Metrics", "WidgetScene", "Handler", "label", "set_text", "button"]
 
 Handler = Callable[[pygame.event.Event], None]
 
@@ -64,17 +64,6 @@ class Metrics:
     @property
     def button_w(self) -> int:
         return max(96, round(130 * self.scale))
-
-
-def background(size: tuple[int, int]) -> pygame.Surface:
-    """The screens' backdrop: the board scene's gradient."""
-    pal = palette()
-    surf = pygame.Surface(size)
-    w, h = size
-    for y in range(h):
-        pygame.draw.line(surf, pal.background.lerp(pal.background_low, y / max(1, h - 1)),
-                         (0, y), (w, y))
-    return surf.convert() if pygame.display.get_surface() else surf
 
 
 def label(rect: Rect, text: str, container: Any, object_id: str = "#text") -> UILabel:
@@ -163,5 +152,5 @@ class WidgetScene(Scene):
 
     def draw(self, surface: pygame.Surface) -> None:
         if self._backdrop is None or self._backdrop.get_size() != surface.get_size():
-            self._backdrop = background(surface.get_size())
+            self._backdrop = backdrop(surface.get_size())
         surface.blit(self._backdrop, (0, 0))
