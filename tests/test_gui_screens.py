@@ -47,6 +47,14 @@ def test_results_show_the_winner_bold_in_its_colour_and_draws_grey() -> None:
     assert [(r[1][0], r[2][0]) for r in table] == [("Ann", "6"), ("Bob", "1"), ("Cy", "1")]
 
 
+def test_results_keep_the_match_numbers_given() -> None:
+    """Matches played off screen end out of order: each row keeps its match's number."""
+    records = [MatchRecord(0, 1, MatchResult(Winner.WHITE, "Ann", "Bob")),
+               MatchRecord(2, 0, MatchResult(Winner.DRAW, "Cy", "Ann"))]
+    rows = result_rows(NAMES, records, [2, 5])
+    assert [row[0][0] for row in rows] == ["2", "5"]
+
+
 @pytest.mark.parametrize("solution", [
     [Pos(2, 0), Pos(3, 0), Pos(4, 0), Pos(5, 0)],   # up high
     [Pos(0, 1), Pos(0, 2), Pos(0, 3), Pos(0, 4)],   # along the bottom

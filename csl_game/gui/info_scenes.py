@@ -220,7 +220,7 @@ class PreMatchScene(ChoiceScene):
         standings_table(Rect(area.x, area.y, left_w, area.h), session.standings(), root, m,
                         text)
         right = Rect(area.x + left_w + 2 * m.gap, area.y, area.w - left_w - 2 * m.gap, area.h)
-        results_table(right, session.names, session.records, root, m, text,
+        results_table(right, session.names, session.records_in_order(), root, m, text,
                       f"Results ({len(session.records)} of {session.total_matches})")
 
     def draw(self, surface: pygame.Surface) -> None:
@@ -255,8 +255,9 @@ class FinalScene(ChoiceScene):
         session = self.session
         standings_table(Rect(area.x, area.y, left_w, area.h), session.standings(), root, m,
                         self.app.text, "Final standings")
-        results_table(Rect(area.x + left_w + 2 * m.gap, area.y, area.w - left_w - 2 * m.gap,
-                           area.h), session.names, session.records, root, m, self.app.text)
+        right = Rect(area.x + left_w + 2 * m.gap, area.y, area.w - left_w - 2 * m.gap, area.h)
+        results_table(right, session.names, session.records_in_order(), root, m,
+                      self.app.text)
 
     def _winner_line(self) -> str:
         table = self.session.standings()

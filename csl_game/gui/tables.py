@@ -134,10 +134,12 @@ def standings_rows(table: Sequence[Standing]) -> list[list[Cell]]:
              (str(s.losses), "#cell_num")] for s in table]
 
 
-def result_rows(names: Sequence[str], records: Sequence[MatchRecord]) -> list[list[Cell]]:
-    """One row per match: the winner bold in its colour, draws grey."""
+def result_rows(names: Sequence[str], records: Sequence[MatchRecord],
+                numbers: Sequence[int] | None = None) -> list[list[Cell]]:
+    """One row per match: its number (`numbers`, else 1, 2, ...), the winner
+    bold in its colour, draws grey."""
     rows = []
-    for i, rec in enumerate(records, 1):
+    for i, rec in zip(numbers or range(1, len(records) + 1), records):
         color = rec.result.winner.color
         white, red = names[rec.white], names[rec.red]
         if color is None:
@@ -157,7 +159,9 @@ def standings_table(rect: Rect, table: Sequence[Standing], container: Any, m: Me
     return Table(rect, title, STANDINGS, standings_rows(table), container, m, text)
 
 
-def results_table(rect: Rect, names: Sequence[str], records: Sequence[MatchRecord],
+def results_table(rect: Rect, names: Sequence[str], records: Sequence[tuple[int, MatchRecord]],
                   container: Any, m: Metrics, text: TextCache,
                   title: str = "Results") -> Table:
-    return Table(rect, title, RESULTS, result_rows(names, records), container, m, text)
+    """The results of `records`, (match index from 0, record) pairs, in that order."""
+    rows = result_rows(names, [r for _, r in records], [i + 1 for i, _ in records])
+    return Table(rect, title, RESULTS, rows, container, m, text)
