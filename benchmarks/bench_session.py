@@ -2,14 +2,17 @@
 
 Plays the same 6-thinker complete session (30 matches) of fast thinkers with
 --workers 1 and with --workers 2, each AI in its own worker process, in one
-run, alternating, and prints the wall times and their ratio.
+run, alternating, and prints the wall times, their ratio and how many cores
+were busy. This machine's speed drifts between runs, so each round plays
+both back to back and the median of the rounds' ratios is the figure to read.
 
-    python benchmarks/bench_session.py [--rounds 2] [--workers 2]
+    python benchmarks/bench_session.py [--rounds 5] [--workers 2]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import time
 
@@ -20,34 +23,57 @@ from csl_game.tournament import Tournament
 # Quick thinkers (a few ms a move), but with real search, so the matches and
 # not the bookkeeping around them dominate, as in a real league.
 PLAYERS = [AIEntry("minimax", "2"), AIEntry("minimax", "3"), AIEntry("sequential"),
-           AIEntry("negamax", "depth=3"), AIEntry("mcts", "playouts=200"), AIEntry("random", "3")]
+           AIEntry("negamax", "depth=3"), AIEntry("mcts", "playouts=200 seed=1"),
+           AIEntry("random", "3")]
+"""Every one deterministic (fixed depth, seeded), so each run plays the very
+same games and only the number of workers differs."""
 
 
-def timed(workers: int) -> tuple[float, list[tuple[str, int]]]:
+def busy_seconds() -> float:
+    """CPU seconds the whole machine has spent busy (Linux), else 0."""
+    try:
+        with open("/proc/stat", encoding="ascii") as f:
+            ticks = [int(v) for v in f.readline().split()[1:]]
+    except OSError:
+        return 0.0
+    return (sum(ticks) - ticks[3] - ticks[4]) / os.sysconf("SC_CLK_TCK")
+
+
+def timed(workers: int) -> tuple[float, float, list[tuple[str, int]]]:
+    """Wall seconds, busy CPU seconds and standings of one session."""
     t = Tournament(PLAYERS, MatchConfig(time_limit_ms=2000))
-    start = time.perf_counter()
+    busy, start = busy_seconds(), time.perf_counter()
     table = t.run(workers=workers)
-    return time.perf_counter() - start, [(s.name, s.points) for s in table]
+    wall = time.perf_counter() - start
+    return wall, busy_seconds() - busy, [(s.name, s.points) for s in table]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args()
     times: dict[int, list[float]] = {1: [], args.workers: []}
+    cores: dict[int, list[float]] = {1: [], args.workers: []}
     tables = set()
+    timed(args.workers)  # warm up: the fork server and the import caches
     for _ in range(args.rounds):
         for workers in times:
-            seconds, table = timed(workers)
+            seconds, busy, table = timed(workers)
             times[workers].append(seconds)
+            cores[workers].append(busy / seconds)
             tables.add(tuple(table))
     one, many = statistics.median(times[1]), statistics.median(times[args.workers])
+    # each round's two sessions ran back to back: their ratio is the least noisy
+    rounds = [a / b for a, b in zip(times[1], times[args.workers])]
     print(f"30 matches, 6 thinkers, each AI in a worker process, {args.rounds} rounds")
-    print(f"--workers 1: {one:.2f} s (median)   runs: {[round(x, 2) for x in times[1]]}")
-    print(f"--workers {args.workers}: {many:.2f} s (median)   runs: "
-          f"{[round(x, 2) for x in times[args.workers]]}")
-    print(f"speed-up: {one / many:.2f}x   same standings every run: {len(tables) == 1}")
+    for workers in times:
+        print(f"--workers {workers}: {statistics.median(times[workers]):.2f} s (median)   "
+              f"runs: {[round(x, 2) for x in times[workers]]}   "
+              f"cores busy: {statistics.median(cores[workers]):.2f}")
+    print(f"speed-up: {one / many:.2f}x (medians), {statistics.median(rounds):.2f}x (median "
+          f"of the rounds' ratios {[round(r, 2) for r in rounds]})")
+    print(f"same standings every run: {len(tables) == 1}")
 
 
 if __name__ == "__main__":
