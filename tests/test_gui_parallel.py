@@ -5,9 +5,6 @@ from __future__ import annotations
 
 import io
 import os
-import signal
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,7 +14,7 @@ import pytest
 from pygame_gui.elements import UILabel
 
 from gui_events import DT, click, run_until
-from test_gui_exit import MISBEHAVING, _alive, _descendants
+from test_gui_exit import MISBEHAVING, _alive, _descendants, interrupt_while_thinking
 from test_session_parallel import HeldBackground
 
 from csl_game import session as session_module
@@ -182,27 +179,6 @@ def _servers() -> set[int]:
 
 
 def test_ctrl_c_during_a_parallel_tournament_leaves_no_worker() -> None:
-    env = {**os.environ, "SDL_VIDEODRIVER": "dummy", "SDL_AUDIODRIVER": "dummy"}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "csl_game", "play", "--ai", "busy", "--ai", "busy", "--ai",
-         "busy", "--workers", "2", "--thinkers", MISBEHAVING, "-t", "60000", "--auto"],
-        env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    try:
-        assert proc.stdout is not None
-        for line in proc.stdout:
-            if "is thinking" in line:
-                break
-        time.sleep(0.5)
-        family = _descendants(proc.pid)
-        assert len(family) >= 4, "two matches, each with two worker processes"
-        proc.send_signal(signal.SIGINT)
-        started = time.perf_counter()
-        proc.wait(timeout=5)
-        assert time.perf_counter() - started < 1.0
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-    deadline = time.monotonic() + 2
-    while time.monotonic() < deadline and any(_alive(p) for p in family):
-        time.sleep(0.05)
-    assert not any(_alive(p) for p in family)
+    interrupt_while_thinking(["play", "--ai", "busy", "--ai", "busy", "--ai", "busy",
+                              "--workers", "2", "--thinkers", MISBEHAVING, "-t", "60000",
+                              "--auto"], min_workers=4)
