@@ -15,6 +15,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Any
 
 from csl_game.match import MatchResult
+from csl_game.records import PlayerInfo, record_from_json
 from csl_game.thinker import MatchConfig, ThinkerPrototype
 
 __all__ = ["BackgroundMatches"]
@@ -25,10 +26,9 @@ class BackgroundMatches:
 
     def __init__(self, players: Sequence[ThinkerPrototype], names: Sequence[str],
                  config: MatchConfig, slots: int, in_process: bool = False) -> None:
-        from csl_game.records import PlayerInfo
-
         self.players = list(players)
         self.infos = [PlayerInfo(p.fqn, p.params, n) for p, n in zip(players, names)]
+        self._index_of = {info: i for i, info in enumerate(self.infos)}
         # nobody watches these: no apparent move time to wait out
         self.config = dataclasses.replace(config, min_move_time_ms=0)
         self.slots = slots
@@ -45,6 +45,7 @@ class BackgroundMatches:
 
     def submit(self, index: int, white: int, red: int) -> None:
         """Start playing match `index` between players `white` and `red`."""
+        # here, not at the top: both modules import the session, which imports this one
         from csl_game.config import AIEntry
         from csl_game.tournament import MatchJob, play_job
 
@@ -59,16 +60,13 @@ class BackgroundMatches:
 
     def finished(self) -> list[tuple[int, MatchResult | None]]:
         """The matches that ended since the last call, by index; None: it failed."""
-        from csl_game.records import record_from_json
-
-        index_of = {info: i for i, info in enumerate(self.infos)}
         out: list[tuple[int, MatchResult | None]] = []
         for index, future in sorted(self.running.items()):
             if not future.done():
                 continue
             del self.running[index]
             try:
-                out.append((index, record_from_json(future.result(), index_of).result))
+                out.append((index, record_from_json(future.result(), self._index_of).result))
             except Exception:  # noqa: BLE001 - the caller plays the match itself
                 self.failed.add(index)
                 out.append((index, None))

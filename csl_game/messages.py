@@ -11,8 +11,9 @@ from csl_game.match import MatchResult
 from csl_game.runner import ForfeitReason
 from csl_game.standings import Standing
 
-__all__ = ["who", "match_started", "pre_match", "background_result", "thinking", "placed", "forfeit",
-           "thinking_info", "game_over", "standing_line", "session_over", "first_line"]
+__all__ = ["who", "match_started", "pre_match", "background_result", "thinking", "placed",
+           "forfeit", "thinking_info", "game_over", "standing_line", "session_over",
+           "first_line"]
 
 
 def who(color: PColor, name: str) -> str:

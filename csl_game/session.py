@@ -409,7 +409,6 @@ class Session:
         self._expect(SessionState.POST_MATCH)
         self.match = None
         self._collect()
-        self._screen_index = None
         self._screen_index = self._free_index()
         if self._screen_index is not None:
             self._to_pre_match()

@@ -15,6 +15,7 @@ from pygame_gui.elements import UILabel
 
 from gui_events import DT, click, run_until
 from test_gui_exit import MISBEHAVING, _alive, _descendants, interrupt_while_thinking
+from test_gui_session import FastClock
 from test_session_parallel import HeldBackground
 
 from csl_game import session as session_module
@@ -30,27 +31,9 @@ FAKES = str(Path(__file__).parent / "fakes" / "fake_thinkers.py")
 BOARD = dict(rows=4, cols=4, win_sequence=3, round_pieces=4, square_pieces=4)
 
 
-class FastClock:
-    """Frames of 0.1 s game time that take no real time."""
-
-    def tick(self, framerate: int = 0) -> int:
-        return 100
-
-
 def _texts(app: App) -> list[str]:
-    """Every label's text on the screen shown."""
-    root = getattr(app.scenes.current, "root", None)
-    assert root is not None
-    found: list[str] = []
-    todo = [root]
-    while todo:
-        element = todo.pop()
-        if isinstance(element, UILabel):
-            found.append(element.text)
-        container = getattr(element, "get_container", lambda: None)()
-        todo.extend(getattr(container, "elements", []) if container is not element else [])
-        todo.extend(getattr(element, "elements", []))
-    return found
+    """Every label's text on the window (the widgets alive in its UI manager)."""
+    return [e.text for e in app.ui.get_sprite_group().sprites() if isinstance(e, UILabel)]
 
 
 @pytest.fixture
@@ -85,6 +68,11 @@ def test_results_from_off_screen_appear_and_the_last_screen_waits(held_app: App)
     app.step(DT)
     assert app.scenes.current is pre, "the same screen, its tables built anew"
     assert "Results (1 of 6)" in _texts(app)
+    background.end(2)  # the tables alone are built anew
+    app.step(DT)
+    assert app.scenes.current is pre
+    assert "Results (2 of 6)" in _texts(app) and "Results (1 of 6)" not in _texts(app)
+    assert _texts(app).count("Standings") == 1
     assert any(line.startswith("* Match 2 (off screen)") for line in app.log.lines)
     # Start every match on screen until only the one held off screen is left
     while not session.waiting:

@@ -49,31 +49,33 @@ class ChoiceScene(WidgetScene):
         self.elapsed = 0.0
         self.buttons: dict[Choice, UIButton] = {}
         self._countdown: UILabel | None = None
-        self._shown = self._session_key()
+        self._shown = self._screen_key()
+        self._results = len(self.session.records)
 
-    def _session_key(self) -> tuple[object, ...]:
-        """What this scene shows of the session: the screen, and for a screen that
-        lists results, how many there are."""
+    def _screen_key(self) -> tuple[object, ...]:
+        """What decides which screen shows the session, and for which match."""
         session = self.session
-        return (session.screen, session.waiting, session.current_index,
-                len(session.records) if self.shows_results else 0)
+        return (session.screen, session.waiting, session.current_index)
 
     shows_results = False
-    """Whether the scene lists results, which background matches add to."""
+    """Whether the scene lists results, which matches played off screen add to."""
 
     def _follow_session(self) -> bool:
-        """Record background matches that finished; follow the session when that
-        changed what is shown. Returns whether this scene was replaced."""
+        """Record the matches that ended off screen; show the session's new
+        screen if that moved it on, or these results. Returns whether this
+        scene was replaced."""
         self.session.update()
-        key = self._session_key()
-        if key == self._shown:
-            return False
-        if key[:3] != self._shown[:3]:
+        if self._screen_key() != self._shown:
             self.flow.show()
             return True
-        self._shown = key
-        self.rebuild()
+        if self.shows_results and len(self.session.records) != self._results:
+            self._results = len(self.session.records)
+            self.show_results()
         return False
+
+    def show_results(self) -> None:
+        """Show the results as they are now (scenes that list them)."""
+        self.rebuild()
 
     def choice_height(self, m: Metrics) -> int:
         """The height of the choices (and the countdown above them when timed)."""
@@ -217,11 +219,24 @@ class PreMatchScene(ChoiceScene):
         session = self.session
         left_w = (area.w - m.gap * 2) * 2 // 5
         text = self.app.text
-        standings_table(Rect(area.x, area.y, left_w, area.h), session.standings(), root, m,
-                        text)
         right = Rect(area.x + left_w + 2 * m.gap, area.y, area.w - left_w - 2 * m.gap, area.h)
-        results_table(right, session.names, session.records_in_order(), root, m, text,
-                      f"Results ({len(session.records)} of {session.total_matches})")
+        self._shown_tables = (root, m, area, [
+            standings_table(Rect(area.x, area.y, left_w, area.h), session.standings(), root,
+                            m, text),
+            results_table(right, session.names, session.records_in_order(), root, m, text,
+                          f"Results ({len(session.records)} of {session.total_matches})")])
+
+    def show_results(self) -> None:
+        """New tables in the place of the old ones: building the whole screen
+        again would drop frames each time a match ends off screen."""
+        shown = getattr(self, "_shown_tables", None)
+        if shown is None or self.session.waiting:  # no tables yet, or a count to update
+            self.rebuild()
+            return
+        root, m, area, tables = shown
+        for table in tables:
+            table.panel.kill()
+        self._tables(root, m, area)
 
     def draw(self, surface: pygame.Surface) -> None:
         super().draw(surface)

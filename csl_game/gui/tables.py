@@ -97,6 +97,7 @@ class Table:
         self.rows = list(rows)
         panel = UIPanel(rect, manager=container.ui_manager, container=container,
                         object_id="#table")
+        self.panel = panel
         inner = Rect(m.gap, m.gap // 2, rect.w - 2 * m.gap, rect.h - m.gap)
         line = m.row - 4
         label(Rect(inner.x, inner.y, inner.w, m.row), title, panel, "#heading")

@@ -134,7 +134,6 @@ class WidgetScene(Scene):
         self._build()
 
     def _build(self) -> None:
-        self._backdrop = None
         self.root = UIContainer(Rect((0, 0), self.app.size), self.app.ui)
         self.build(self.root, self.metrics)
 
