@@ -1,4 +1,4 @@
-"""Random-playout throughput of csl_game.board.Board against a plain board.
+"""Random-playout throughput of csl_game.model.board.Board against a plain board.
 
 The baseline is what a straightforward port of the reference looks like: a 2D
 list of cells, do/undo, and a winner check that scans every win corridor with
@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
-from csl_game.board import Board, PColor, PShape, Winner
+from csl_game.model.board import Board, PColor, PShape, Winner
 
 WHITE, RED = PColor.WHITE, PColor.RED
 ROUND, SQUARE = PShape.ROUND, PShape.SQUARE

@@ -16,9 +16,9 @@ import os
 import statistics
 import time
 
-from csl_game.config import AIEntry
-from csl_game.thinker import MatchConfig
-from csl_game.tournament import Tournament
+from csl_game.engine.settings import AIEntry
+from csl_game.thinker.api import MatchConfig
+from csl_game.engine.tournament import Tournament
 
 # Quick thinkers (a few ms a move), but with real search, so the matches and
 # not the bookkeeping around them dominate, as in a real league.

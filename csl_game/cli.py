@@ -14,16 +14,18 @@ from dataclasses import replace
 from functools import partial
 from typing import NoReturn, TextIO
 
-from csl_game import config as cfg
+from csl_game.engine import settings as cfg
 from csl_game.console import ConsoleListener, ask_human_move
-from csl_game.discovery import registry
+from csl_game.thinker.discovery import registry
 from csl_game.errors import ConfigError, CslError
-from csl_game.match import Human, Match, Player
-from csl_game.runner import InfoCallback, RunnerFactory, ThinkerRunner, ThreadRunner
-from csl_game.records import result_to_json
-from csl_game.report import FORMATS
-from csl_game.standings import Points
-from csl_game.thinker import MatchConfig, ThinkerPrototype
+from csl_game.engine.match import Human, Match, Player
+from csl_game.engine.runners.base import InfoCallback, RunnerFactory, ThinkerRunner
+from csl_game.engine.runners.thread import ThreadRunner
+from csl_game.engine.results import result_to_json
+from csl_game.engine.report import FORMATS
+from csl_game.engine.standings import Points
+from csl_game.thinker.api import MatchConfig
+from csl_game.thinker.prototype import ThinkerPrototype
 
 __all__ = ["main", "build_parser"]
 
@@ -168,7 +170,7 @@ def runner_factory(in_process: bool) -> RunnerFactory:
 
 
 def _process_runner(prototype: ThinkerPrototype, info: InfoCallback) -> ThinkerRunner:
-    from csl_game.procrunner import ProcessRunner  # only when an AI plays
+    from csl_game.engine.runners.process import ProcessRunner  # only when an AI plays
 
     return ProcessRunner(prototype, info)
 
@@ -214,8 +216,8 @@ def cmd_session(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from csl_game.records import read_results
-    from csl_game.report import load_report
+    from csl_game.engine.results import read_results
+    from csl_game.engine.report import load_report
 
     points = Points(args.points_per_win, args.points_per_draw, args.points_per_loss)
     report = load_report(read_results(args.results_file), points)
@@ -243,7 +245,7 @@ _PLAY_FLAGS = {"rows": "-r/--rows", "cols": "-c/--cols", "win_sequence": "-w/--w
 
 def _play_options(args: argparse.Namespace) -> cfg.PlayOptions:
     """The GUI defaults, then the --config file, then --ai and the board flags."""
-    from csl_game.configfile import SettingError, apply_settings, check_players, load_config
+    from csl_game.engine.setup_file import SettingError, apply_settings, check_players, load_config
 
     options = cfg.PlayOptions(thinker_paths=tuple(args.thinkers))
     if args.config is not None:
@@ -283,7 +285,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["league"]:
-        from csl_game.league import main as league_main
+        from csl_game.engine.league import main as league_main
 
         return league_main(argv[1:])
     try:

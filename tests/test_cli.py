@@ -18,7 +18,7 @@ FAKES = str(Path(__file__).parent / "fakes")
 def test_info_lists_builtin_and_path_thinkers(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["info", "--thinkers", FAKES]) == 0
     out = capsys.readouterr().out
-    for name in ("random", "sequential", "minimax", "thinkers.minimax.MinimaxAIThinker",
+    for name in ("random", "sequential", "minimax", "csl_game.thinkers.minimax.MinimaxAIThinker",
                  "fake_thinkers.RaiserThinker"):
         assert name in out
 

@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from csl_game.config import AIEntry, PlayOptions
-from csl_game.configfile import (SETTING, SETTINGS, ConfigFileError, SettingError,
+from csl_game.engine.settings import AIEntry, PlayOptions
+from csl_game.engine.setup_file import (SETTING, SETTINGS, ConfigFileError, SettingError,
                                  apply_settings, check_setup, dump_config, load_config,
                                  save_config, setting_values)
-from csl_game.session import Points
-from csl_game.thinker import MatchConfig
+from csl_game.engine.session import Points
+from csl_game.thinker.api import MatchConfig
 
 FAKES = (str(Path(__file__).parent / "fakes"),)
 

@@ -29,10 +29,10 @@ import pytest
 
 from csl_game import (AbstractThinker, Board, CancellationToken, FutureMove, MatchConfig,
                       PColor, PShape, ThinkerError, ThinkerPrototype, Winner)
-from csl_game.config import read_session_file
-from csl_game.discovery import ENTRY_POINT_GROUP, registry
-from csl_game.match import check_move
-from csl_game.runner import ForfeitReason
+from csl_game.engine.settings import read_session_file
+from csl_game.thinker.discovery import ENTRY_POINT_GROUP, registry
+from csl_game.engine.match import check_move
+from csl_game.engine.runners.base import ForfeitReason
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "thinkers.md"
@@ -202,7 +202,7 @@ def test_guide_thinkers_stop_when_cancelled(doc_dir: Path, name: str) -> None:
 def _minimax_pair(doc_dir: Path, depth: str, mc: MatchConfig) -> tuple[AbstractThinker, ...]:
     path = str(doc_dir / "my_minimax.py")
     mine = ThinkerPrototype("my_minimax.MinimaxThinker", depth, mc, (path,)).create()
-    builtin = ThinkerPrototype("thinkers.minimax.MinimaxAIThinker", depth, mc).create()
+    builtin = ThinkerPrototype("csl_game.thinkers.minimax.MinimaxAIThinker", depth, mc).create()
     return mine, builtin
 
 

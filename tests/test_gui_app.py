@@ -18,13 +18,13 @@ os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 
 import pygame  # noqa: E402
 
-from csl_game.board import PColor, Piece, PShape  # noqa: E402
-from csl_game.config import AIEntry, PlayOptions  # noqa: E402
+from csl_game.model.board import PColor, Piece, PShape  # noqa: E402
+from csl_game.engine.settings import AIEntry, PlayOptions  # noqa: E402
 from csl_game.gui.app import App  # noqa: E402
-from csl_game.gui.info_scenes import FinalScene  # noqa: E402
-from csl_game.gui.match_scene import MatchScene  # noqa: E402
-from csl_game.session import SessionState  # noqa: E402
-from csl_game.thinker import MatchConfig  # noqa: E402
+from csl_game.gui.scenes.info import FinalScene  # noqa: E402
+from csl_game.gui.scenes.match import MatchScene  # noqa: E402
+from csl_game.engine.session import SessionState  # noqa: E402
+from csl_game.thinker.api import MatchConfig  # noqa: E402
 
 FAKES = str(Path(__file__).parent / "fakes" / "fake_thinkers.py")
 DT = 1 / 30
@@ -264,7 +264,7 @@ def test_three_ais_play_a_whole_tournament(make_app: MakeApp) -> None:
 
 
 def test_worker_processes_by_default(make_app: MakeApp) -> None:
-    pytest.importorskip("csl_game.procrunner")
+    pytest.importorskip("csl_game.engine.runners.process")
     config = MatchConfig(rows=4, cols=4, win_sequence=3, round_pieces=4, square_pieces=4,
                          time_limit_ms=5000, min_move_time_ms=0)
     options = PlayOptions(ais=(AIEntry("random", "1"), AIEntry("random", "2")), match=config,
@@ -313,7 +313,7 @@ def test_closing_the_window_ends_the_app(make_app: MakeApp) -> None:
 
 
 def test_closing_the_window_stops_worker_processes() -> None:
-    pytest.importorskip("csl_game.procrunner")
+    pytest.importorskip("csl_game.engine.runners.process")
     config = MatchConfig(time_limit_ms=60_000, min_move_time_ms=0)
     options = PlayOptions(ais=(AIEntry("sleeper"), AIEntry("sleeper")), match=config,
                           window_size=(800, 600), thinker_paths=(FAKES,), auto=True,

@@ -37,12 +37,14 @@ def _setuptools() -> dict:  # type: ignore[type-arg]
 
 
 def test_pyproject_lists_every_package() -> None:
-    listed = set(_setuptools()["packages"])
-    for top in ("csl_game", "thinkers"):
+    st = _setuptools()
+    listed = set(st["packages"])
+    assert st["package-dir"]["csl_game.thinkers"] == "thinkers"
+    for top, package in (("csl_game", "csl_game"), ("thinkers", "csl_game.thinkers")):
         for init in (ROOT / top).rglob("__init__.py"):
             if "__pycache__" in init.parts:
                 continue
-            name = ".".join(init.parent.relative_to(ROOT).parts)
+            name = ".".join((package, *init.parent.relative_to(ROOT / top).parts))
             assert name in listed, f"add {name} to [tool.setuptools] packages"
 
 

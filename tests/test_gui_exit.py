@@ -15,9 +15,9 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 
 import pygame  # noqa: E402
 
-from csl_game.config import AIEntry, PlayOptions  # noqa: E402
+from csl_game.engine.settings import AIEntry, PlayOptions  # noqa: E402
 from csl_game.gui.app import App  # noqa: E402
-from csl_game.thinker import MatchConfig  # noqa: E402
+from csl_game.thinker.api import MatchConfig  # noqa: E402
 
 MISBEHAVING = str(Path(__file__).parent / "misbehaving")
 

@@ -7,7 +7,7 @@ import itertools
 import pytest
 from pygame import Rect
 
-from csl_game.board import Move, PColor, Piece, Pos, PShape
+from csl_game.model.board import Move, PColor, Piece, Pos, PShape
 from csl_game.gui.animation import VisualBoard, fall_curve, fall_duration
 from csl_game.gui.layout import Arrangement, BoardLayout, compute_layout
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from csl_game import messages
-from csl_game.board import PColor, Pos, PShape, Winner
-from csl_game.match import MatchResult
-from csl_game.runner import ForfeitReason
-from csl_game.session import Standing
+from csl_game.engine import narration as messages
+from csl_game.model.board import PColor, Pos, PShape, Winner
+from csl_game.engine.match import MatchResult
+from csl_game.engine.runners.base import ForfeitReason
+from csl_game.engine.session import Standing
 
 
 def test_reference_wording() -> None:

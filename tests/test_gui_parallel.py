@@ -18,14 +18,15 @@ from test_gui_exit import MISBEHAVING, _alive, _descendants, interrupt_while_thi
 from test_gui_session import FastClock
 from test_session_parallel import HeldBackground
 
-from csl_game import session as session_module
-from csl_game.board import Winner
+from csl_game.engine import session as session_module
+from csl_game.model.board import Winner
 from csl_game.cli import main
-from csl_game.config import AIEntry, PlayOptions
+from csl_game.engine.settings import AIEntry, PlayOptions
 from csl_game.gui.app import App
-from csl_game.gui.info_scenes import FinalScene, PreMatchScene
-from csl_game.session import Choice, Session
-from csl_game.thinker import MatchConfig, ThinkerPrototype
+from csl_game.gui.scenes.info import FinalScene, PreMatchScene
+from csl_game.engine.session import Choice, Session
+from csl_game.thinker.api import MatchConfig
+from csl_game.thinker.prototype import ThinkerPrototype
 
 FAKES = str(Path(__file__).parent / "fakes" / "fake_thinkers.py")
 BOARD = dict(rows=4, cols=4, win_sequence=3, round_pieces=4, square_pieces=4)

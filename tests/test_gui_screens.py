@@ -10,19 +10,19 @@ os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 import pygame  # noqa: E402
 import pytest  # noqa: E402
 
-from csl_game.board import Pos, Winner  # noqa: E402
-from csl_game.config import PlayOptions  # noqa: E402
+from csl_game.model.board import Pos, Winner  # noqa: E402
+from csl_game.engine.settings import PlayOptions  # noqa: E402
 from csl_game.gui.animation import VisualBoard  # noqa: E402
 from csl_game.gui.app import App  # noqa: E402
 from csl_game.gui.board_view import BoardView  # noqa: E402
-from csl_game.gui.info_scenes import FinalScene, PreMatchScene  # noqa: E402
+from csl_game.gui.scenes.info import FinalScene, PreMatchScene  # noqa: E402
 from csl_game.gui.layout import compute_layout  # noqa: E402
 from csl_game.gui.pieces import PieceArt  # noqa: E402
 from csl_game.gui.style import Fonts, TextCache  # noqa: E402
 from csl_game.gui.tables import cell_style, result_rows, standings_rows  # noqa: E402
-from csl_game.match import Human, MatchResult  # noqa: E402
-from csl_game.session import MatchRecord, Session, SessionState, standings  # noqa: E402
-from csl_game.thinker import MatchConfig  # noqa: E402
+from csl_game.engine.match import Human, MatchResult  # noqa: E402
+from csl_game.engine.session import MatchRecord, Session, SessionState, standings  # noqa: E402
+from csl_game.thinker.api import MatchConfig  # noqa: E402
 
 NAMES = ("Ann", "Bob", "Cy")
 

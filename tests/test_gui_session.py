@@ -12,16 +12,17 @@ import pytest
 
 from gui_events import DT, click, click_at, run_until
 
-from csl_game.board import PColor, Piece, PShape, Winner
+from csl_game.model.board import PColor, Piece, PShape, Winner
 from csl_game.cli import main
-from csl_game.config import AIEntry, PlayOptions
+from csl_game.engine.settings import AIEntry, PlayOptions
 from csl_game.gui.app import App
-from csl_game.gui.info_scenes import FinalScene, PreMatchScene
-from csl_game.gui.match_scene import MatchScene
-from csl_game.gui.result_scene import ResultScene
-from csl_game.gui.setup_scene import SetupScene
-from csl_game.session import Choice, Session, SessionState
-from csl_game.thinker import MatchConfig, ThinkerPrototype
+from csl_game.gui.scenes.info import FinalScene, PreMatchScene
+from csl_game.gui.scenes.match import MatchScene
+from csl_game.gui.scenes.result import ResultScene
+from csl_game.gui.scenes.setup import SetupScene
+from csl_game.engine.session import Choice, Session, SessionState
+from csl_game.thinker.api import MatchConfig
+from csl_game.thinker.prototype import ThinkerPrototype
 
 FAKES = str(Path(__file__).parent / "fakes" / "fake_thinkers.py")
 BOARD = dict(rows=4, cols=4, win_sequence=3, round_pieces=4, square_pieces=4)

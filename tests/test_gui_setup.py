@@ -11,12 +11,12 @@ import pytest
 
 from gui_events import DT, choose_option, click, type_into
 
-from csl_game.config import AIEntry, PlayOptions
-from csl_game.configfile import load_config
+from csl_game.engine.settings import AIEntry, PlayOptions
+from csl_game.engine.setup_file import load_config
 from csl_game.gui.app import App
-from csl_game.gui.info_scenes import PreMatchScene
-from csl_game.gui.setup_scene import SetupScene
-from csl_game.thinker import MatchConfig
+from csl_game.gui.scenes.info import PreMatchScene
+from csl_game.gui.scenes.setup import SetupScene
+from csl_game.thinker.api import MatchConfig
 
 FAKES = str(Path(__file__).parent / "fakes" / "fake_thinkers.py")
 

@@ -16,10 +16,10 @@ import pytest
 
 from csl_game import (AbstractThinker, Board, CancellationToken, FutureMove, MatchConfig,
                       PColor, PShape, ThinkerPrototype, Winner)
-from csl_game.match import InvalidPlay, Match, ThinkingInfo
-from csl_game.procrunner import ProcessRunner
-from csl_game.runner import ForfeitReason, InfoCallback
-from csl_game.session import Session
+from csl_game.engine.match import InvalidPlay, Match, ThinkingInfo
+from csl_game.engine.runners.process import ProcessRunner
+from csl_game.engine.runners.base import ForfeitReason, InfoCallback
+from csl_game.engine.session import Session
 
 MISBEHAVING = (str(Path(__file__).parent / "misbehaving"),)
 LIMIT_MS = 250
@@ -321,8 +321,8 @@ def test_a_session_of_misbehaving_thinkers_finishes_with_correct_standings() -> 
 CHILD = textwrap.dedent("""
     import sys
     from csl_game import MatchConfig, ThinkerPrototype
-    from csl_game.match import Match
-    from csl_game.procrunner import ProcessRunner
+    from csl_game.engine.match import Match
+    from csl_game.engine.runners.process import ProcessRunner
     runners = []
     def factory(prototype, info):
         runners.append(ProcessRunner(prototype, info))

@@ -1,51 +1,163 @@
-"""Layers import only downward: model <- thinkers <- engine <- frontends."""
+"""The package's layers, checked from the source: imports only go downward
+(model <- thinker API <- engine runners <- engine <- frontends <- command
+line), pygame only in the GUI, and no import cycle anywhere.
+
+Every import counts: at the top of a module, inside a function (a lazy
+import) and under ``if TYPE_CHECKING:``.
+"""
 
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-PKG = Path(__file__).resolve().parent.parent / "csl_game"
-LAYER = {"errors": 0, "board": 0, "thinker": 1, "discovery": 1,
-         "runner": 2, "match": 2, "session": 2, "standings": 2, "config": 2, "configfile": 2, "procrunner": 2,
-         "messages": 2, "worker": 2, "records": 2, "report": 2, "tiebreak": 2,
-         "tournament": 2, "background": 2, "league": 2, "forkserver_warm": 2,
-         "console": 3, "gui": 3, "cli": 4, "__main__": 4, "__init__": 1}
+ROOT = Path(__file__).resolve().parent.parent
+PKG = ROOT / "csl_game"
+BUILTINS = ROOT / "thinkers"  # installed as csl_game.thinkers
+
+# Longest prefix wins. Lower numbers are lower layers.
+LAYERS = {
+    "csl_game.errors": 0,
+    "csl_game.model": 0,
+    "csl_game": 1,  # the package itself re-exports the public API
+    "csl_game.thinker": 1,
+    "csl_game.thinkers": 1,
+    "csl_game.engine.runners": 2,
+    "csl_game.engine": 3,
+    "csl_game.console": 4,
+    "csl_game.gui": 4,
+    "csl_game.cli": 5,
+    "csl_game.__main__": 5,
+}
+LAYER_NAMES = {0: "model", 1: "thinker API", 2: "engine runners", 3: "engine",
+               4: "frontends", 5: "command line"}
 
 
-def _module_key(path: Path) -> str:
-    rel = path.relative_to(PKG)
-    return rel.parts[0] if len(rel.parts) > 1 else rel.stem
+def _modules() -> dict[str, Path]:
+    found = {}
+    for base, package in ((PKG, "csl_game"), (BUILTINS, "csl_game.thinkers")):
+        for path in base.rglob("*.py"):
+            if "__pycache__" in path.parts:
+                continue
+            parts = [package, *path.relative_to(base).with_suffix("").parts]
+            if parts[-1] == "__init__":
+                parts.pop()
+            found[".".join(parts)] = path
+    return found
 
 
-def _imports(path: Path) -> set[str]:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    names = set()
+MODULES = _modules()
+
+
+def _layer(module: str) -> int:
+    prefix = max((p for p in LAYERS if module == p or module.startswith(p + ".")), key=len)
+    return LAYERS[prefix]
+
+
+def _is_package(module: str) -> bool:
+    return MODULES[module].name == "__init__.py"
+
+
+def _target(module: str, node: ast.ImportFrom, alias: str) -> str:
+    """The csl_game module an import statement takes `alias` from."""
+    if node.level:
+        base = module.split(".")
+        base = base[:len(base) - node.level + (1 if _is_package(module) else 0)]
+        source = ".".join(base + ([node.module] if node.module else []))
+    else:
+        source = node.module or ""
+    sub = f"{source}.{alias}"
+    return sub if sub in MODULES else source
+
+
+def imports_of(module: str) -> Iterator[str]:
+    """The csl_game modules `module` imports, wherever the import stands."""
+    tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            names |= {a.name for a in node.names}
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names.add(node.module)
-    return names
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            names = [_target(module, node, a.name) for a in node.names]
+        else:
+            continue
+        for name in names:
+            if name.split(".")[0] in ("csl_game", "pygame", "pygame_gui"):
+                yield name
 
 
-FILES = sorted(p for p in PKG.rglob("*.py"))
+def _graph() -> dict[str, set[str]]:
+    return {m: {i for i in imports_of(m) if i in MODULES and i != m} for m in MODULES}
 
 
-@pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(PKG)))
-def test_imports_go_downward(path: Path) -> None:
-    own = LAYER[_module_key(path)]
-    for name in _imports(path):
-        parts = name.split(".")
-        if parts[0] == "csl_game" and len(parts) > 1:
-            other = LAYER[parts[1]]
-            assert other <= own, f"{path.name} (layer {own}) imports {name} (layer {other})"
-        elif parts[0] in ("pygame", "pygame_gui"):
-            assert own >= 3, f"{path.name} imports {name} below the frontends"
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_imports_go_downward(module: str) -> None:
+    own = _layer(module)
+    for name in imports_of(module):
+        if name.split(".")[0] in ("pygame", "pygame_gui"):
+            assert module.startswith("csl_game.gui"), f"{module} imports {name} outside the GUI"
+            continue
+        assert name in MODULES, f"{module} imports {name}, which does not exist"
+        other = _layer(name)
+        assert other <= own, (f"{module} ({LAYER_NAMES[own]}) imports {name} "
+                              f"({LAYER_NAMES[other]}), a higher layer")
+
+
+def test_no_import_cycles() -> None:
+    graph = _graph()
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    cycles: list[list[str]] = []
+
+    def visit(node: str) -> None:  # Tarjan's strongly connected components
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for nxt in graph[node]:
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                top = stack.pop()
+                component.append(top)
+                if top == node:
+                    break
+            if len(component) > 1:
+                cycles.append(sorted(component))
+
+    for module in sorted(graph):
+        if module not in index:
+            visit(module)
+    assert not cycles, "import cycles: " + "; ".join(" <-> ".join(c) for c in cycles)
+
+
+def test_cycle_finder_sees_cycles() -> None:
+    """The check above would fail on a cycle (a test that cannot fail proves nothing)."""
+    graph = _graph()
+    graph["csl_game.model.board"].add("csl_game.engine.match")
+    reach, todo = set(), ["csl_game.engine.match"]
+    while todo:
+        for nxt in graph[todo.pop()]:
+            if nxt not in reach:
+                reach.add(nxt)
+                todo.append(nxt)
+    assert "csl_game.model.board" in reach
 
 
 def test_model_is_pure() -> None:
-    for name in _imports(PKG / "board.py"):
-        assert name.split(".")[0] in {"__future__", "enum", "functools", "typing", "csl_game"}
+    for module in MODULES:
+        if module.startswith("csl_game.model"):
+            tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
+            tops = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import)
+                    for a in n.names}
+            tops |= {(n.module or "").split(".")[0] for n in ast.walk(tree)
+                     if isinstance(n, ast.ImportFrom) and not n.level}
+            allowed = {"__future__", "enum", "functools", "typing", "collections", "dataclasses",
+                       "csl_game", "itertools", "operator"}
+            assert tops <= allowed, f"{module} imports {tops - allowed}"

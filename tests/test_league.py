@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from csl_game import MatchConfig, PShape, ThinkerPrototype, Winner
-from csl_game.league import (Entry, League, main, make_openings, matrix_rows, parse_info,
+from csl_game.engine.league import (Entry, League, main, make_openings, matrix_rows, parse_info,
                              render, standings_rows, tally)
-from csl_game.runner import ThreadRunner
+from csl_game.engine.runners.thread import ThreadRunner
 
 SMALL = MatchConfig(rows=4, cols=5, win_sequence=3, round_pieces=5, square_pieces=5,
                     time_limit_ms=200)

@@ -8,9 +8,10 @@ from pathlib import Path
 import pytest
 
 from csl_game import InvalidMoveError, MatchConfig, PColor, PShape, ThinkerPrototype, Winner
-from csl_game.match import (BoardUpdated, Human, InvalidPlay, Match, MatchOver, MatchStarted,
+from csl_game.engine.match import (BoardUpdated, Human, InvalidPlay, Match, MatchOver, MatchStarted,
                             MatchState, MovePerformed, NextTurn, ThinkingInfo, check_move)
-from csl_game.runner import ForfeitReason, ThreadRunner
+from csl_game.engine.runners.base import ForfeitReason
+from csl_game.engine.runners.thread import ThreadRunner
 
 FAKES = (str(Path(__file__).parent / "fakes"),)
 FAST = MatchConfig(time_limit_ms=300)

@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, strategies as st
 
 from csl_game import ConfigError, MatchConfig, PColor, ThinkerPrototype, Winner
-from csl_game.match import Human, MatchResult
-from csl_game.runner import ThreadRunner
-from csl_game.session import (MatchRecord, Mode, Points, PostMatch, PreMatch, Session,
+from csl_game.engine.match import Human, MatchResult
+from csl_game.engine.runners.thread import ThreadRunner
+from csl_game.engine.session import (MatchRecord, Mode, Points, PostMatch, PreMatch, Session,
                               SessionEnded, SessionStarted, SessionState, mode_for,
                               round_robin, standings, winner_text)
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from csl_game import ConfigError, MatchConfig, PColor, ThinkerPrototype
-from csl_game.config import AIEntry, PlayOptions
-from csl_game.match import Human
-from csl_game.session import (Choice, Mode, Screen, ScreenPolicy, Session, SessionState,
+from csl_game.engine.settings import AIEntry, PlayOptions
+from csl_game.engine.match import Human
+from csl_game.engine.session import (Choice, Mode, Screen, ScreenPolicy, Session, SessionState,
                               mode_text)
 
 MC = MatchConfig(rows=4, cols=4, win_sequence=3, round_pieces=4, square_pieces=4,

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from csl_game import MatchConfig, ThinkerPrototype, Winner
-from csl_game import session as session_module
-from csl_game.match import Human, MatchResult
-from csl_game.session import (Choice, PostMatch, Screen, ScreenPolicy, Session, SessionEvent,
+from csl_game.engine import session as session_module
+from csl_game.engine.match import Human, MatchResult
+from csl_game.engine.session import (Choice, PostMatch, Screen, ScreenPolicy, Session, SessionEvent,
                               SessionState)
 
 FAKES = (str(Path(__file__).parent / "fakes"),)

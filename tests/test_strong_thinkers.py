@@ -13,8 +13,8 @@ import pytest
 
 from csl_game import (AbstractThinker, Board, CancellationToken, FutureMove, MatchConfig,
                       PShape, ThinkerError, ThinkerPrototype, Winner)
-from csl_game.match import Match
-from csl_game.runner import ThreadRunner
+from csl_game.engine.match import Match
+from csl_game.engine.runners.thread import ThreadRunner
 
 O, S = PShape.ROUND, PShape.SQUARE
 LIMIT_MS = 200

@@ -15,9 +15,9 @@ import pytest
 
 from csl_game import (AbstractThinker, Board, CancellationToken, ConfigError, FutureMove,
                       MatchConfig, PColor, PShape, ThinkerError, ThinkerPrototype, Winner)
-from csl_game.discovery import ENTRY_POINT_GROUP, registry
-from csl_game.thinker import thinker_display_name
-from thinkers.minimax import MinimaxAIThinker
+from csl_game.thinker.discovery import ENTRY_POINT_GROUP, registry
+from csl_game.thinker.api import thinker_display_name
+from csl_game.thinkers.minimax import MinimaxAIThinker
 
 o, s = PShape.ROUND, PShape.SQUARE
 
@@ -141,11 +141,11 @@ def test_unknown_track(rows: int, cols: int, expected: tuple[int, ...]) -> None:
 
 # --------------------------------------------------------------- prototypes
 @pytest.mark.parametrize("name", ["minimax", "MiniMax", " minimax ", "MinimaxAIThinker",
-                                  "thinkers.minimax.MinimaxAIThinker"])
+                                  "csl_game.thinkers.minimax.MinimaxAIThinker"])
 def test_prototype_by_short_name_and_fqn(name: str) -> None:
     proto = ThinkerPrototype(name)
     assert proto.thinker_class is MinimaxAIThinker
-    assert proto.fqn == "thinkers.minimax.MinimaxAIThinker"
+    assert proto.fqn == "csl_game.thinkers.minimax.MinimaxAIThinker"
 
 
 def test_created_thinker_inherits_the_match_settings() -> None:

@@ -16,13 +16,13 @@ import pytest
 
 from csl_game import MatchConfig, Winner
 from csl_game.cli import main
-from csl_game.config import AIEntry
-from csl_game.match import MatchResult
-from csl_game.records import ResultsWriter, read_results
-from csl_game.report import load_report
-from csl_game.session import MatchRecord, Points, standings
-from csl_game.tiebreak import apply_tie_break, break_first_place_tie
-from csl_game.tournament import Tournament
+from csl_game.engine.settings import AIEntry
+from csl_game.engine.match import MatchResult
+from csl_game.engine.results import ResultsWriter, read_results
+from csl_game.engine.report import load_report
+from csl_game.engine.session import MatchRecord, Points, standings
+from csl_game.engine.tiebreak import apply_tie_break, break_first_place_tie
+from csl_game.engine.tournament import Tournament
 
 FAKES = str(Path(__file__).parent / "fakes")
 LEAGUE = "random 1\nsequential\nminimax 1\nrandom 2\nsteady 5\n"

@@ -7,11 +7,11 @@ from functools import partial
 from pathlib import Path
 
 from csl_game import MatchConfig, ThinkerPrototype
-from csl_game.config import AIEntry
-from csl_game.match import Match
-from csl_game.procrunner import ProcessRunner, WorkerPool
-from csl_game.runner import ForfeitReason
-from csl_game.tournament import Tournament
+from csl_game.engine.settings import AIEntry
+from csl_game.engine.match import Match
+from csl_game.engine.runners.process import ProcessRunner, WorkerPool
+from csl_game.engine.runners.base import ForfeitReason
+from csl_game.engine.tournament import Tournament
 
 MISBEHAVING = (str(Path(__file__).parent / "misbehaving"),)
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from thinkers._bitboard import Geometry, Position, popcount
+from csl_game.thinkers._bitboard import Geometry, Position, popcount
 
 __all__ = ["Searcher", "SearchStopped", "Weights", "WIN", "MATE_BOUND"]
 

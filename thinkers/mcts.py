@@ -27,8 +27,8 @@ import random
 import time
 
 from csl_game import Board, CancellationToken
-from thinkers._bitboard import Geometry, Position, geometry_for
-from thinkers._params import SearchThinker, Value, parse_params, thinker_name, time_budget
+from csl_game.thinkers._bitboard import Geometry, Position, geometry_for
+from csl_game.thinkers._params import SearchThinker, Value, parse_params, thinker_name, time_budget
 
 _DEFAULTS: dict[str, Value] = {"c": 0.8, "playout": "random", "playouts": 0,
                                "nodes": 300_000, "margin": -1, "seed": -1}

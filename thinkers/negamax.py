@@ -16,9 +16,9 @@ from __future__ import annotations
 import time
 
 from csl_game import Board, CancellationToken
-from thinkers._alphabeta import MATE_BOUND, Searcher, SearchStopped, Weights
-from thinkers._bitboard import Geometry, Position, geometry_for
-from thinkers._params import SearchThinker, Value, parse_params, thinker_name, time_budget
+from csl_game.thinkers._alphabeta import MATE_BOUND, Searcher, SearchStopped, Weights
+from csl_game.thinkers._bitboard import Geometry, Position, geometry_for
+from csl_game.thinkers._params import SearchThinker, Value, parse_params, thinker_name, time_budget
 
 _DEFAULTS: dict[str, Value] = {"depth": 0, "tt": 1_000_000, "margin": -1}
 _LABELS = {"depth": "D", "tt": "TT", "margin": "M"}

@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from csl_game.board import PShape
+from csl_game.model.board import PShape
 from csl_game.errors import ConfigError, InvalidMoveError
-from csl_game.match import Match
+from csl_game.engine.match import Match
 
 __all__ = ["ask_human_move", "parse_move", "InputEnded"]
 

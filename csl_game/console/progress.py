@@ -12,7 +12,7 @@ from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
                            TimeElapsedColumn, TimeRemainingColumn)
 from rich.table import Table
 
-from csl_game.standings import Standing
+from csl_game.engine.standings import Standing
 
 __all__ = ["SessionProgress", "standings_table"]
 

@@ -6,11 +6,11 @@ import sys
 from collections.abc import Sequence
 from typing import TextIO
 
-from csl_game import messages as msg
-from csl_game.board import Board, PColor, Pos
-from csl_game.match import (BoardUpdated, InvalidPlay, MatchEvent, MatchOver, MatchStarted,
+from csl_game.engine import narration as msg
+from csl_game.model.board import Board, PColor, Pos
+from csl_game.engine.match import (BoardUpdated, InvalidPlay, MatchEvent, MatchOver, MatchStarted,
                             MovePerformed, NextTurn, ThinkingInfo)
-from csl_game.standings import Standing
+from csl_game.engine.standings import Standing
 
 __all__ = ["render_board", "render_standings", "ConsoleListener", "PIECE_CHARS", "LEGEND"]
 

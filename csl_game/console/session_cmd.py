@@ -9,15 +9,15 @@ from contextlib import ExitStack
 from functools import partial
 from typing import Any
 
-from csl_game.config import read_session_file
+from csl_game.engine.settings import read_session_file
 from csl_game.console.progress import SessionProgress
 from csl_game.console.render import ConsoleListener, render_standings
 from csl_game.errors import ConfigError
-from csl_game.records import ResultsWriter
-from csl_game.standings import MatchRecord, Points, Standing
-from csl_game.thinker import MatchConfig
-from csl_game.tiebreak import TieBreak, apply_tie_break, break_first_place_tie
-from csl_game.tournament import Tournament, default_workers, play_job
+from csl_game.engine.results import ResultsWriter
+from csl_game.engine.standings import MatchRecord, Points, Standing
+from csl_game.thinker.api import MatchConfig
+from csl_game.engine.tiebreak import TieBreak, apply_tie_break, break_first_place_tie
+from csl_game.engine.tournament import Tournament, default_workers, play_job
 
 __all__ = ["run_session"]
 

@@ -11,7 +11,7 @@ import math
 from collections import deque
 from dataclasses import dataclass
 
-from csl_game.board import Move, Piece, Pos
+from csl_game.model.board import Move, Piece, Pos
 
 __all__ = ["fall_curve", "fall_duration", "Fall", "VisualBoard"]
 

@@ -13,18 +13,19 @@ from typing import TextIO
 import pygame
 import pygame_gui
 
-from csl_game.board import PColor, PShape
-from csl_game.config import PlayOptions
+from csl_game.model.board import PColor, PShape
+from csl_game.engine.settings import PlayOptions
 from csl_game.gui.assets import load_theme
 from csl_game.gui.flow import SessionFlow
 from csl_game.gui.panels import MessageLog
 from csl_game.gui.pieces import PieceArt
 from csl_game.gui.scene import SceneManager
-from csl_game.gui.setup_scene import SetupScene
+from csl_game.gui.scenes.setup import SetupScene
 from csl_game.gui.style import Fonts, TextCache
-from csl_game.runner import InfoCallback, RunnerFactory, ThinkerRunner, ThreadRunner
-from csl_game.session import Session
-from csl_game.thinker import ThinkerPrototype
+from csl_game.engine.runners.base import InfoCallback, RunnerFactory, ThinkerRunner
+from csl_game.engine.runners.thread import ThreadRunner
+from csl_game.engine.session import Session
+from csl_game.thinker.prototype import ThinkerPrototype
 
 __all__ = ["App", "run_gui", "build_session", "default_runner_factory"]
 
@@ -35,7 +36,7 @@ _REPAINT_EVENTS = (pygame.VIDEOEXPOSE, pygame.WINDOWEXPOSED, pygame.WINDOWSHOWN,
 
 
 def _process_runner(prototype: ThinkerPrototype, info: InfoCallback) -> ThinkerRunner:
-    from csl_game.procrunner import ProcessRunner
+    from csl_game.engine.runners.process import ProcessRunner
 
     return ProcessRunner(prototype, info)
 
@@ -45,7 +46,7 @@ def default_runner_factory(options: PlayOptions) -> RunnerFactory:
     if options.in_process:
         return ThreadRunner
     try:
-        import csl_game.procrunner  # noqa: F401
+        import csl_game.engine.runners.process  # noqa: F401
     except ImportError:
         print("csl-game: process runner unavailable, thinkers run on threads",
               file=sys.stderr, flush=True)
@@ -88,7 +89,7 @@ class App:
         self.scenes = SceneManager()
         self.runner_factory = runner_factory or default_runner_factory(options)
         if self.runner_factory is _process_runner:
-            from csl_game.procrunner import start_server_soon
+            from csl_game.engine.runners.process import start_server_soon
 
             start_server_soon()
         self.flow: SessionFlow | None = None

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import pygame
 
-from csl_game.board import PColor, Piece, Pos, PShape
+from csl_game.model.board import PColor, Piece, Pos, PShape
 from csl_game.gui.animation import VisualBoard
 from csl_game.gui.layout import BoardLayout
 from csl_game.gui.pieces import Look, PieceArt, draw_piece_shape

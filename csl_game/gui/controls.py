@@ -6,10 +6,10 @@ Legality is the engine's: `check_move` decides what may be played, and
 
 from __future__ import annotations
 
-from csl_game.board import PColor, Piece, PShape
+from csl_game.model.board import PColor, Piece, PShape
 from csl_game.errors import InvalidMoveError
-from csl_game.match import Match, check_move
-from csl_game.thinker import FutureMove
+from csl_game.engine.match import Match, check_move
+from csl_game.thinker.api import FutureMove
 
 __all__ = ["HumanControls"]
 

@@ -11,12 +11,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from csl_game import messages
-from csl_game.gui.info_scenes import FinalScene, PreMatchScene
-from csl_game.gui.match_scene import MatchScene
-from csl_game.gui.result_scene import ResultScene
+from csl_game.engine import narration as messages
+from csl_game.gui.scenes.info import FinalScene, PreMatchScene
+from csl_game.gui.scenes.match import MatchScene
+from csl_game.gui.scenes.result import ResultScene
 from csl_game.gui.scene import Scene
-from csl_game.session import (Choice, PostMatch, PreMatch, Screen, Session, SessionEnded,
+from csl_game.engine.session import (Choice, PostMatch, PreMatch, Screen, Session, SessionEnded,
                               SessionEvent)
 
 if TYPE_CHECKING:

@@ -12,7 +12,7 @@ from enum import Enum
 
 from pygame import Rect
 
-from csl_game.board import PShape
+from csl_game.model.board import PShape
 from csl_game.gui.style import TextRole
 
 __all__ = ["Arrangement", "PanelLayout", "BoardLayout", "compute_layout", "ui_scale"]

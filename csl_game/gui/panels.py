@@ -13,7 +13,7 @@ from typing import TextIO
 
 import pygame
 
-from csl_game.board import PColor, PShape
+from csl_game.model.board import PColor, PShape
 from csl_game.gui.layout import PanelLayout
 from csl_game.gui.pieces import Look, PieceArt
 from csl_game.gui.style import TextCache, TextRole, palette

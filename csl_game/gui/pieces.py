@@ -13,7 +13,7 @@ from enum import Enum
 
 import pygame
 
-from csl_game.board import PColor, Piece, PShape
+from csl_game.model.board import PColor, Piece, PShape
 from csl_game.gui.style import PieceColors, piece_colors
 
 __all__ = ["Look", "PieceArt", "draw_piece_shape"]

@@ -13,7 +13,7 @@ from functools import cache
 
 import pygame
 
-from csl_game.board import PColor
+from csl_game.model.board import PColor
 from csl_game.gui.assets import asset_path, load_theme
 
 __all__ = ["Palette", "palette", "TextRole", "Fonts", "TextCache", "piece_colors", "backdrop"]

@@ -18,11 +18,11 @@ import pygame
 from pygame import Rect
 from pygame_gui.elements import UIImage, UIPanel, UIScrollingContainer
 
-from csl_game.board import PColor
+from csl_game.model.board import PColor
 from csl_game.gui.assets import load_theme
 from csl_game.gui.style import TextCache
 from csl_game.gui.widgets import Metrics, label
-from csl_game.standings import MatchRecord, Standing
+from csl_game.engine.standings import MatchRecord, Standing
 
 __all__ = ["Column", "Cell", "CellStyle", "cell_style", "paint_rows", "Table",
            "standings_rows", "result_rows", "standings_table", "results_table"]

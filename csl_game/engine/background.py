@@ -14,9 +14,10 @@ from collections.abc import Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Any
 
-from csl_game.match import MatchResult
-from csl_game.records import PlayerInfo, record_from_json
-from csl_game.thinker import MatchConfig, ThinkerPrototype
+from csl_game.engine.match import MatchResult
+from csl_game.engine.results import PlayerInfo, record_from_json
+from csl_game.thinker.api import MatchConfig
+from csl_game.thinker.prototype import ThinkerPrototype
 
 __all__ = ["BackgroundMatches"]
 
@@ -46,8 +47,8 @@ class BackgroundMatches:
     def submit(self, index: int, white: int, red: int) -> None:
         """Start playing match `index` between players `white` and `red`."""
         # here, not at the top: both modules import the session, which imports this one
-        from csl_game.config import AIEntry
-        from csl_game.tournament import MatchJob, play_job
+        from csl_game.engine.settings import AIEntry
+        from csl_game.engine.tournament import MatchJob, play_job
 
         if self._executor is None:
             self._executor = ThreadPoolExecutor(max_workers=self.slots,

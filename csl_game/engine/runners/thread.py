@@ -1,93 +1,19 @@
-"""Running a thinker's think() off the caller's thread, with a time limit.
-
-A `ThinkerRunner` owns one thinker for one match and starts a `ThinkJob` per
-move. Jobs are polled (the GUI, every frame) or waited on (the console); both
-give the same `ThinkOutcome`. The match engine only sees this interface, so
-the thread runner here and a process runner are interchangeable.
-"""
+"""Running think() on a background thread of this process (for debugging thinkers)."""
 
 from __future__ import annotations
 
 import threading
 import time
 import traceback
-from abc import ABC, abstractmethod
-from collections.abc import Callable
-from dataclasses import dataclass
-from enum import Enum
 
-from csl_game.board import Board
 from csl_game.errors import ThinkerError
-from csl_game.thinker import AbstractThinker, CancellationToken, FutureMove, ThinkerPrototype
+from csl_game.engine.runners.base import (ForfeitReason, InfoCallback, ReadyJob, ThinkerRunner,
+                                          ThinkJob, ThinkOutcome)
+from csl_game.model.board import Board
+from csl_game.thinker.api import AbstractThinker, CancellationToken, FutureMove
+from csl_game.thinker.prototype import ThinkerPrototype
 
-__all__ = ["ForfeitReason", "ThinkOutcome", "ThinkJob", "ReadyJob", "ThinkerRunner",
-           "ThreadRunner", "RunnerFactory", "InfoCallback"]
-
-InfoCallback = Callable[[str], None]
-
-
-class ForfeitReason(Enum):
-    """Why a player lost the match without a winning run."""
-
-    EXCEPTION = "raised an exception"
-    TIMEOUT = "exceeded the time limit"
-    NO_MOVE = "returned no move"
-    INVALID_COLUMN = "chose a column that does not exist"
-    FULL_COLUMN = "chose a full column"
-    NO_PIECES = "chose a shape it has no pieces of"
-    IGNORED_CANCELLATION = "ignored the request to stop thinking"
-    WORKER_DIED = "crashed its process"
-    MEMORY = "exceeded the memory limit"
-
-    def __str__(self) -> str:
-        return self.value
-
-
-@dataclass(frozen=True)
-class ThinkOutcome:
-    """What one think() call came to: a move, or a forfeit and why."""
-
-    move: FutureMove | None
-    """The move returned, or None when the thinker forfeited in the runner."""
-    elapsed: float
-    """Seconds the thinker took."""
-    forfeit: ForfeitReason | None = None
-    """Set when the runner already knows the thinker loses."""
-    detail: str = ""
-    """Human-readable detail: exception text and traceback, exit code, ..."""
-
-
-class ThinkJob(ABC):
-    """One running think() call."""
-
-    @abstractmethod
-    def poll(self) -> ThinkOutcome | None:
-        """The outcome if known now (enforcing the time limit), else None."""
-
-    @abstractmethod
-    def wait(self, timeout: float | None) -> ThinkOutcome | None:
-        """Block up to `timeout` seconds for the outcome; None if not known yet."""
-
-    @abstractmethod
-    def cancel(self) -> None:
-        """Ask the thinker to stop; the job ends without a move."""
-
-
-class ThinkerRunner(ABC):
-    """Runs one thinker for the length of a match."""
-
-    name: str
-    """The thinker's display name (its str())."""
-
-    @abstractmethod
-    def start(self, board: Board) -> ThinkJob:
-        """Start thinking about `board` (the runner copies it)."""
-
-    def close(self) -> None:
-        """Release what the runner holds (threads, processes)."""
-
-
-RunnerFactory = Callable[[ThinkerPrototype, InfoCallback], ThinkerRunner]
+__all__ = ["ThreadRunner"]
 
 
 def _exception_detail(exc: BaseException) -> str:
@@ -143,22 +69,6 @@ class _ThreadJob(ThinkJob):
 
     def cancel(self) -> None:
         self._token.cancel()
-
-
-class ReadyJob(ThinkJob):
-    """A job whose outcome is known from the start (a forced move, a failed setup)."""
-
-    def __init__(self, outcome: ThinkOutcome) -> None:
-        self._outcome = outcome
-
-    def poll(self) -> ThinkOutcome | None:
-        return self._outcome
-
-    def wait(self, timeout: float | None) -> ThinkOutcome | None:
-        return self._outcome
-
-    def cancel(self) -> None:
-        pass
 
 
 class ThreadRunner(ThinkerRunner):

@@ -17,15 +17,15 @@ from pygame import Rect
 from pygame_gui.core import ObjectID, UIContainer
 from pygame_gui.elements import UIButton, UILabel, UITextBox, UITextEntryLine
 
-from csl_game.config import AIEntry, PlayOptions
-from csl_game.configfile import (SETTING, ConfigFileError, check_setup, load_config,
+from csl_game.engine.settings import AIEntry, PlayOptions
+from csl_game.engine.setup_file import (SETTING, ConfigFileError, check_setup, load_config,
                                  save_config, setting_values)
-from csl_game.discovery import registry
+from csl_game.thinker.discovery import registry
 from csl_game.errors import CslError
-from csl_game.gui.setup_parts import (PlayerEdits, PlayerRows, SettingsForm, field_label,
+from csl_game.gui.scenes.setup_form import (PlayerEdits, PlayerRows, SettingsForm, field_label,
                                       setup_layout)
 from csl_game.gui.widgets import Metrics, WidgetScene, button, label, set_text
-from csl_game.session import mode_text
+from csl_game.engine.session import mode_text
 
 if TYPE_CHECKING:
     from csl_game.gui.app import App

@@ -18,15 +18,17 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
-from csl_game.config import AIEntry
+from csl_game.engine.settings import AIEntry
 from csl_game.errors import ConfigError
-from csl_game.match import Match, MatchEvent
-from csl_game.records import (PlayerInfo, ResultsWriter, check_compatible, read_results,
+from csl_game.engine.match import Match, MatchEvent
+from csl_game.engine.results import (PlayerInfo, ResultsWriter, check_compatible, read_results,
                               record_from_json, record_to_json)
-from csl_game.runner import RunnerFactory, ThreadRunner
-from csl_game.session import (MatchRecord, Points, Standing, round_robin, standings,
+from csl_game.engine.runners.base import RunnerFactory
+from csl_game.engine.runners.thread import ThreadRunner
+from csl_game.engine.session import (MatchRecord, Points, Standing, round_robin, standings,
                               unique_names)
-from csl_game.thinker import MatchConfig, ThinkerPrototype
+from csl_game.thinker.api import MatchConfig
+from csl_game.thinker.prototype import ThinkerPrototype
 
 __all__ = ["MatchJob", "Tournament", "play_job", "default_workers"]
 
@@ -52,7 +54,7 @@ class MatchJob:
 
 
 def _process_runner_factory(pool: Any = None) -> RunnerFactory:
-    from csl_game.procrunner import ProcessRunner
+    from csl_game.engine.runners.process import ProcessRunner
 
     return ProcessRunner if pool is None else partial(ProcessRunner, pool=pool)
 
@@ -84,7 +86,7 @@ def play_job(job: MatchJob, listener: Callable[[MatchEvent], None] | None = None
 
 
 def _worker_pool() -> Any:
-    from csl_game.procrunner import WorkerPool
+    from csl_game.engine.runners.process import WorkerPool
 
     return WorkerPool()
 

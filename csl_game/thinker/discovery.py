@@ -1,6 +1,8 @@
 """Finding thinker classes: built-in, from paths, and from entry points.
 
-Thinkers come from three places: the built-in ``thinkers`` package, user paths
+Thinkers come from three places: the built-in ``csl_game.thinkers`` package
+(the repository's top-level ``thinkers/`` folder, installed under the
+``csl_game`` name so that a user's own ``thinkers`` package cannot hide it), user paths
 given with ``--thinkers PATH`` (a .py file or a folder of them), and installed
 packages that declare the entry-point group ``csl_game.thinkers``.
 """
@@ -19,11 +21,15 @@ from pathlib import Path
 from types import ModuleType
 
 from csl_game.errors import ThinkerError
-from csl_game.thinker import AbstractThinker, thinker_display_name
+from csl_game.thinker.api import AbstractThinker, thinker_display_name
 
 ENTRY_POINT_GROUP = "csl_game.thinkers"
+BUILTIN_PACKAGE = "csl_game.thinkers"
+_LEGACY_PREFIX = "thinkers."
+"""Built-in thinkers were once a top-level package; their old full names still resolve."""
 
-__all__ = ["ThinkerRegistry", "registry", "ENTRY_POINT_GROUP", "fqn_of"]
+__all__ = ["ThinkerRegistry", "registry", "ENTRY_POINT_GROUP", "BUILTIN_PACKAGE", "fqn_of",
+           "builtin_modules"]
 
 
 def fqn_of(cls: type) -> str:
@@ -94,6 +100,8 @@ class ThinkerRegistry:
         """
         if name in self.classes:
             return self.classes[name]
+        if name.startswith(_LEGACY_PREFIX) and f"csl_game.{name}" in self.classes:
+            return self.classes[f"csl_game.{name}"]
         wanted = name.strip().lower()
         hits = [fqn for fqn, cls in self.classes.items()
                 if wanted in (self.short_name(fqn), cls.__name__.lower(), fqn.lower())]
@@ -109,11 +117,11 @@ class ThinkerRegistry:
 
 def _add_builtins(reg: ThinkerRegistry) -> None:
     try:
-        package = importlib.import_module("thinkers")
+        package = importlib.import_module(BUILTIN_PACKAGE)
     except ImportError as e:
         reg.problems.append(f"built-in thinkers not found: {e}")
         return
-    for info in pkgutil.iter_modules(package.__path__, "thinkers."):
+    for info in pkgutil.iter_modules(package.__path__, BUILTIN_PACKAGE + "."):
         try:
             reg.add_module(importlib.import_module(info.name))
         except Exception as e:
@@ -162,3 +170,12 @@ def registry(paths: tuple[str, ...] = ()) -> ThinkerRegistry:
     for p in paths:
         _add_path(reg, Path(p))
     return reg
+
+
+def builtin_modules() -> list[str]:
+    """Module names of the built-in thinkers (without importing them)."""
+    try:
+        package = importlib.import_module(BUILTIN_PACKAGE)
+    except ImportError:
+        return []
+    return [info.name for info in pkgutil.iter_modules(package.__path__, BUILTIN_PACKAGE + ".")]

@@ -39,11 +39,11 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from typing import Any, NoReturn, cast
 
-from csl_game.board import Board
-from csl_game.discovery import registry
+from csl_game.model.board import Board
+from csl_game.thinker.discovery import registry
 from csl_game.errors import ThinkerError
-from csl_game.thinker import (AbstractThinker, CancellationToken, FutureMove, MatchConfig,
-                              ThinkerPrototype)
+from csl_game.thinker.api import AbstractThinker, CancellationToken, FutureMove, MatchConfig
+from csl_game.thinker.prototype import ThinkerPrototype
 
 __all__ = ["WorkerSpec", "worker_main", "EXIT_MEMORY", "exception_detail"]
 

@@ -6,10 +6,10 @@ frontends read the same where they overlap.
 
 from __future__ import annotations
 
-from csl_game.board import PColor, PShape, Winner
-from csl_game.match import MatchResult
-from csl_game.runner import ForfeitReason
-from csl_game.standings import Standing
+from csl_game.model.board import PColor, PShape, Winner
+from csl_game.engine.match import MatchResult
+from csl_game.engine.runners.base import ForfeitReason
+from csl_game.engine.standings import Standing
 
 __all__ = ["who", "match_started", "pre_match", "background_result", "thinking", "placed",
            "forfeit", "thinking_info", "game_over", "standing_line", "session_over",

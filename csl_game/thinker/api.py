@@ -1,8 +1,8 @@
 """The thinker (AI player) API: what thinker authors code against.
 
 A thinker subclasses `AbstractThinker` and overrides `think()`; it is made
-with a `ThinkerPrototype`, which sets up the inherited match properties and
-calls `setup()` with the thinker's parameter string.
+with a `ThinkerPrototype` (csl_game.thinker.prototype), which sets up the
+inherited match properties and calls `setup()` with the parameter string.
 """
 
 from __future__ import annotations
@@ -14,11 +14,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar, NamedTuple
 
-from csl_game.board import Board, PShape
+from csl_game.model.board import Board, PShape
 from csl_game.errors import BoardConfigError, ConfigError, ThinkerError
 
 __all__ = ["AbstractThinker", "FutureMove", "CancellationToken", "MatchConfig",
-           "ThinkerPrototype", "thinker_display_name"]
+           "thinker_display_name", "InfoHandler"]
 
 
 class _FutureMoveFields(NamedTuple):
@@ -202,60 +202,3 @@ class AbstractThinker(ABC):
     def time_limit_ms(self) -> int:
         """Time allowed for one move, in milliseconds."""
         return self._cfg().time_limit_ms
-
-
-class ThinkerPrototype:
-    """Makes set-up thinkers of one kind with fixed parameters.
-
-    `name` is a fully qualified class name (``thinkers.minimax.MinimaxAIThinker``),
-    a short, case-insensitive name (``minimax``), or the thinker class itself.
-    """
-
-    def __init__(self, name: str | type[AbstractThinker], params: str = "",
-                 match_config: MatchConfig | None = None,
-                 paths: tuple[str, ...] = ()) -> None:
-        from csl_game.discovery import registry
-
-        self.params = params
-        self.match_config = match_config or MatchConfig()
-        self.paths = tuple(str(p) for p in paths)
-        if isinstance(name, type):
-            if not issubclass(name, AbstractThinker):
-                raise ThinkerError(f"{name.__qualname__} is not an AbstractThinker subclass")
-            self.thinker_class: type[AbstractThinker] = name
-        else:
-            self.thinker_class = registry(self.paths).resolve(name)
-        self.fqn = f"{self.thinker_class.__module__}.{self.thinker_class.__qualname__}"
-        self._display_name: str | None = None
-
-    def create(self, info: InfoHandler | None = None) -> AbstractThinker:
-        """A new thinker, configured and with setup() already run.
-
-        Raises:
-            ThinkerError: the constructor or setup() failed.
-        """
-        try:
-            thinker = self.thinker_class()
-            thinker._configure(self.match_config, info)
-            thinker.setup(self.params)
-        except Exception as e:  # user code: any failure is the thinker's
-            raise ThinkerError(
-                f"thinker {self.fqn} could not be set up with "
-                f"parameters {self.params!r}: {type(e).__name__}: {e}") from e
-        return thinker
-
-    @property
-    def display_name(self) -> str:
-        """The name its thinkers give themselves, e.g. ``MinimaxD4``.
-
-        Falls back to the class name rule when setup or __str__ fails.
-        """
-        if self._display_name is None:
-            try:
-                self._display_name = str(self.create())
-            except Exception:
-                self._display_name = thinker_display_name(self.thinker_class.__name__)
-        return self._display_name
-
-    def __repr__(self) -> str:
-        return f"ThinkerPrototype({self.fqn!r}, {self.params!r})"

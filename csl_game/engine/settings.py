@@ -7,10 +7,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from csl_game.errors import ConfigError
-from csl_game.match import Human, Player
-from csl_game.runner import RunnerFactory, ThreadRunner
-from csl_game.session import Points, ScreenPolicy, Session
-from csl_game.thinker import MatchConfig, ThinkerPrototype
+from csl_game.engine.match import Human, Player
+from csl_game.engine.runners.base import RunnerFactory
+from csl_game.engine.runners.thread import ThreadRunner
+from csl_game.engine.session import Points, ScreenPolicy, Session
+from csl_game.thinker.api import MatchConfig
+from csl_game.thinker.prototype import ThinkerPrototype
 
 __all__ = ["GUI_TIME_LIMIT_MS", "GUI_MIN_MOVE_TIME_MS", "CONSOLE_TIME_LIMIT_MS",
            "AIEntry", "PlayOptions", "parse_ai_spec", "read_session_file", "MatchConfig"]

@@ -1,6 +1,6 @@
 """A thinker league: every thinker against every other, both colours, fixed openings.
 
-``python -m csl_game.league --thinker negamax --thinker "minimax 3" --thinker mcts``
+``python -m csl_game.engine.league --thinker negamax --thinker "minimax 3" --thinker mcts``
 plays every pair ``--games`` times with each colour, each game starting from
 one of a fixed list of openings (the first moves are forced, the same for both
 colour assignments), and prints the standings (points, W/D/L, score, average
@@ -20,13 +20,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import NoReturn, TextIO
 
-from csl_game.board import Board, PColor, PShape, Winner
-from csl_game.discovery import registry
+from csl_game.model.board import Board, PColor, PShape, Winner
+from csl_game.thinker.discovery import BUILTIN_PACKAGE, registry
 from csl_game.errors import ConfigError, CslError
-from csl_game.match import Match, MatchEvent, MatchResult, ThinkingInfo
-from csl_game.runner import (ForfeitReason, InfoCallback, ReadyJob, RunnerFactory,
-                             ThinkerRunner, ThinkJob, ThinkOutcome, ThreadRunner)
-from csl_game.thinker import FutureMove, MatchConfig, ThinkerPrototype
+from csl_game.engine.match import Match, MatchEvent, MatchResult, ThinkingInfo
+from csl_game.engine.runners.base import (ForfeitReason, InfoCallback, ReadyJob, RunnerFactory,
+                                          ThinkerRunner, ThinkJob, ThinkOutcome)
+from csl_game.engine.runners.thread import ThreadRunner
+from csl_game.thinker.api import FutureMove, MatchConfig
+from csl_game.thinker.prototype import ThinkerPrototype
 
 __all__ = ["main", "build_parser", "Entry", "GameRecord", "Tally", "League",
            "make_openings", "parse_info"]
@@ -136,7 +138,7 @@ def default_runner_factory(in_process: bool) -> RunnerFactory:
     if in_process:
         return ThreadRunner
     try:
-        from csl_game.procrunner import ProcessRunner
+        from csl_game.engine.runners.process import ProcessRunner
     except ImportError:
         return ThreadRunner
     return ProcessRunner
@@ -373,7 +375,7 @@ def _config(args: argparse.Namespace) -> MatchConfig:
 def _entries(specs: Sequence[str], config: MatchConfig, paths: tuple[str, ...]) -> list[Entry]:
     if not specs:
         reg = registry(paths)
-        specs = sorted(reg.short_name(f) for f in reg.classes if f.startswith("thinkers."))
+        specs = sorted(reg.short_name(f) for f in reg.classes if f.startswith(BUILTIN_PACKAGE + "."))
     entries: list[Entry] = []
     seen: dict[str, int] = {}
     for spec in specs:

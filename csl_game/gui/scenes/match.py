@@ -14,17 +14,17 @@ from typing import TYPE_CHECKING
 
 import pygame
 
-from csl_game import messages
-from csl_game.board import PColor, PShape, Winner
+from csl_game.engine import narration as messages
+from csl_game.model.board import PColor, PShape, Winner
 from csl_game.gui.animation import VisualBoard
 from csl_game.gui.board_view import BoardView, Pointer
 from csl_game.gui.controls import HumanControls
 from csl_game.gui.layout import DROP_HEIGHT, BoardLayout, compute_layout
 from csl_game.gui.panels import LogView, PanelState, PlayerPanel
 from csl_game.gui.scene import Scene
-from csl_game.match import (InvalidPlay, Match, MatchEvent, MatchOver, MatchResult,
+from csl_game.engine.match import (InvalidPlay, Match, MatchEvent, MatchOver, MatchResult,
                             MatchStarted, MovePerformed, NextTurn, ThinkingInfo)
-from csl_game.session import Session, SessionState, winner_text
+from csl_game.engine.session import Session, SessionState, winner_text
 
 if TYPE_CHECKING:
     from csl_game.gui.app import App

@@ -11,13 +11,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import Enum
 
-from csl_game.background import BackgroundMatches
+from csl_game.engine.background import BackgroundMatches
 from csl_game.errors import ConfigError
-from csl_game.match import Human, Match, MatchResult, Player
-from csl_game.runner import RunnerFactory, ThreadRunner
-from csl_game.standings import (MatchRecord, Points, Standing, round_robin, standings,
+from csl_game.engine.match import Human, Match, MatchResult, Player
+from csl_game.engine.runners.base import RunnerFactory
+from csl_game.engine.runners.thread import ThreadRunner
+from csl_game.engine.standings import (MatchRecord, Points, Standing, round_robin, standings,
                                 winner_text)
-from csl_game.thinker import MatchConfig, ThinkerPrototype
+from csl_game.thinker.api import MatchConfig
+from csl_game.thinker.prototype import ThinkerPrototype
 
 __all__ = ["Mode", "mode_for", "mode_text", "round_robin", "Points", "SessionState", "Session",
            "MatchRecord", "Standing", "standings", "SessionEvent", "SessionStarted",

@@ -16,8 +16,8 @@ from pygame_gui.core import ObjectID, UIContainer
 from pygame_gui.elements import (UIButton, UICheckBox, UIDropDownMenu, UIScrollingContainer,
                                  UITextBox, UITextEntryLine, UIVerticalScrollBar)
 
-from csl_game.config import AIEntry
-from csl_game.configfile import SETTING, Setting
+from csl_game.engine.settings import AIEntry
+from csl_game.engine.setup_file import SETTING, Setting
 from csl_game.gui.widgets import Handler, Metrics, button, label
 
 __all__ = ["SetupLayout", "setup_layout", "PlayerRows", "SettingsForm", "FORM", "field_label"]

@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING
 import pygame
 from pygame_gui.core import UIContainer
 
-from csl_game.gui.info_scenes import ChoiceScene
-from csl_game.gui.match_scene import MatchScene
+from csl_game.gui.scenes.info import ChoiceScene
+from csl_game.gui.scenes.match import MatchScene
 from csl_game.gui.widgets import Metrics
 
 if TYPE_CHECKING:

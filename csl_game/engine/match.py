@@ -15,11 +15,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
 
-from csl_game.board import Board, Move, PColor, Pos, PShape, Winner
+from csl_game.model.board import Board, Move, PColor, Pos, PShape, Winner
 from csl_game.errors import CslError, InvalidMoveError
-from csl_game.runner import (ForfeitReason, RunnerFactory, ThinkerRunner, ThinkJob,
-                             ThinkOutcome, ThreadRunner)
-from csl_game.thinker import FutureMove, MatchConfig, ThinkerPrototype
+from csl_game.engine.runners.base import (ForfeitReason, RunnerFactory, ThinkerRunner, ThinkJob,
+                                          ThinkOutcome)
+from csl_game.engine.runners.thread import ThreadRunner
+from csl_game.thinker.api import FutureMove, MatchConfig
+from csl_game.thinker.prototype import ThinkerPrototype
 
 __all__ = ["MatchAborted", "Human", "Player", "Match", "MatchState", "MatchResult", "PlayedMove",
            "MatchEvent", "MatchStarted", "NextTurn", "MovePerformed", "InvalidPlay",

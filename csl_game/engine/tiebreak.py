@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from csl_game.standings import MatchRecord, Points, Standing, standings
+from csl_game.engine.standings import MatchRecord, Points, Standing, standings
 
 __all__ = ["TieBreak", "break_first_place_tie", "apply_tie_break", "MAX_REPLAYS"]
 

@@ -14,12 +14,12 @@ from pygame import Rect
 from pygame_gui.core import UIContainer
 from pygame_gui.elements import UIButton, UILabel
 
-from csl_game.board import PColor
+from csl_game.model.board import PColor
 from csl_game.gui.tables import results_table, standings_table
 from csl_game.gui.style import palette
 from csl_game.gui.widgets import Metrics, WidgetScene, button, label
-from csl_game.session import Choice, Screen
-from csl_game.thinker import MatchConfig
+from csl_game.engine.session import Choice, Screen
+from csl_game.thinker.api import MatchConfig
 
 if TYPE_CHECKING:
     from csl_game.gui.app import App

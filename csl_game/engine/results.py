@@ -14,12 +14,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from csl_game.board import Move, PColor, Piece, Pos, PShape, Winner
+from csl_game.model.board import Move, PColor, Piece, Pos, PShape, Winner
 from csl_game.errors import ConfigError
-from csl_game.match import MatchResult, PlayedMove
-from csl_game.runner import ForfeitReason
-from csl_game.standings import MatchRecord
-from csl_game.thinker import MatchConfig
+from csl_game.engine.match import MatchResult, PlayedMove
+from csl_game.engine.runners.base import ForfeitReason
+from csl_game.engine.standings import MatchRecord
+from csl_game.thinker.api import MatchConfig
 
 __all__ = ["PlayerInfo", "result_to_json", "record_to_json", "record_from_json",
            "ResultsWriter", "read_results", "settings_json"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import gc
 
-from csl_game.discovery import registry
+from csl_game.thinker.discovery import registry
 
 registry(())
 gc.freeze()

@@ -16,7 +16,6 @@ from __future__ import annotations
 import atexit
 import contextlib
 import multiprocessing
-import pkgutil
 import signal
 import threading
 import time
@@ -26,10 +25,12 @@ from multiprocessing.context import ForkServerContext, SpawnContext
 from multiprocessing.process import BaseProcess
 from typing import Any
 
-from csl_game.board import Board, PShape
-from csl_game.runner import ForfeitReason, InfoCallback, ThinkerRunner, ThinkJob, ThinkOutcome
-from csl_game.thinker import FutureMove, ThinkerPrototype
-from csl_game.worker import EXIT_MEMORY, WorkerSpec, worker_main
+from csl_game.model.board import Board, PShape
+from csl_game.engine.runners.base import ForfeitReason, InfoCallback, ThinkerRunner, ThinkJob, ThinkOutcome
+from csl_game.thinker.api import FutureMove
+from csl_game.thinker.discovery import builtin_modules
+from csl_game.thinker.prototype import ThinkerPrototype
+from csl_game.engine.runners.worker import EXIT_MEMORY, WorkerSpec, worker_main
 
 __all__ = ["ProcessRunner", "WorkerPool", "DEFAULT_MEMORY_LIMIT_MB", "CANCEL_GRACE",
            "start_server_soon"]
@@ -52,8 +53,8 @@ def _mp_context() -> ForkServerContext | SpawnContext:
         if "forkserver" in multiprocessing.get_all_start_methods():
             server = multiprocessing.get_context("forkserver")
             # Preloaded once in the server, so each worker starts in milliseconds.
-            server.set_forkserver_preload(["__main__", "csl_game.worker", *_builtin_thinkers(),
-                                           "csl_game.forkserver_warm"])
+            server.set_forkserver_preload(["__main__", "csl_game.engine.runners.worker", *builtin_modules(),
+                                           "csl_game.engine.runners.warm"])
             _context = server
         else:
             _context = multiprocessing.get_context("spawn")
@@ -68,15 +69,6 @@ def start_server_soon() -> None:
 
         threading.Thread(target=forkserver.ensure_running, name="csl-forkserver-start",
                          daemon=True).start()
-
-
-def _builtin_thinkers() -> list[str]:
-    """Module names of the built-in thinkers, imported once by the fork server."""
-    try:
-        import thinkers
-    except ImportError:
-        return []
-    return [info.name for info in pkgutil.iter_modules(thinkers.__path__, "thinkers.")]
 
 
 def _kill_all() -> None:

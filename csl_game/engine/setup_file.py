@@ -28,9 +28,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from csl_game.config import AIEntry, PlayOptions
+from csl_game.engine.settings import AIEntry, PlayOptions
 from csl_game.errors import ConfigError, CslError
-from csl_game.thinker import MatchConfig, ThinkerPrototype
+from csl_game.thinker.api import MatchConfig
+from csl_game.thinker.prototype import ThinkerPrototype
 
 __all__ = ["Value", "Setting", "SETTINGS", "SETTING", "SettingError", "ConfigFileError",
            "setting_values", "apply_settings", "check_players", "SetupCheck", "check_setup",
