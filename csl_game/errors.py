@@ -12,7 +12,14 @@ class BoardConfigError(CslError, ValueError):
 
 
 class InvalidMoveError(CslError, ValueError):
-    """A move the board refuses: bad column, game over or no such piece left."""
+    """A move the board refuses: bad column, game over or no such piece left.
+
+    `problem` is the model's `MoveProblem` when the board refused the move.
+    """
+
+    def __init__(self, message: str, problem: object = None) -> None:
+        super().__init__(message)
+        self.problem = problem
 
 
 class ConfigError(CslError, ValueError):

@@ -10,14 +10,14 @@ nothing and `undo_move()` restores it.
 
 from __future__ import annotations
 
-from enum import IntEnum
+from enum import Enum, IntEnum
 from functools import lru_cache
 from typing import Callable, NamedTuple
 
 from csl_game.errors import BoardConfigError, InvalidMoveError
 
 __all__ = [
-    "PColor", "PShape", "Winner", "Piece", "Pos", "Move", "Board",
+    "PColor", "PShape", "Winner", "Piece", "Pos", "Move", "MoveProblem", "Board",
 ]
 
 
@@ -115,6 +115,24 @@ class Move(NamedTuple):
     """Column the piece was dropped into."""
     piece: Piece
     """The piece played."""
+
+
+class MoveProblem(Enum):
+    """Why a move (a column and a shape) cannot be played now.
+
+    `Board.move_problem()` is the one place that decides it: `do_move()`,
+    the engine's judge of thinker answers and the GUI's human controls all
+    ask it.
+    """
+
+    NO_SUCH_COLUMN = "the column does not exist"
+    GAME_OVER = "the game is over"
+    NO_SUCH_SHAPE = "the shape does not exist"
+    NO_PIECES_LEFT = "no piece of that shape is left"
+    COLUMN_FULL = "the column is full"
+
+    def __str__(self) -> str:
+        return self.value
 
 
 _PIECES = ((Piece(PColor.WHITE, PShape.ROUND), Piece(PColor.WHITE, PShape.SQUARE)),
@@ -318,6 +336,40 @@ class Board:
             raise IndexError(f"column {col} is off the board (0 to {self.cols - 1})")
         return self._heights[col]
 
+    def move_problem(self, shape: object, col: object) -> MoveProblem | None:
+        """Why the player to move cannot drop a piece of `shape` into `col`
+        now, or None when the move is legal.
+
+        A column is a whole number (not a bool) from 0 to cols - 1; a shape is
+        a PShape or its value, 0 or 1 (not a bool). The problems are looked
+        for in the order of MoveProblem.
+        """
+        if col.__class__ is not int and not (isinstance(col, int)
+                                             and not isinstance(col, bool)):
+            return MoveProblem.NO_SUCH_COLUMN
+        if not 0 <= col < self.cols:  # type: ignore[operator]
+            return MoveProblem.NO_SUCH_COLUMN
+        if self._results[-1] is not _NONE:
+            return MoveProblem.GAME_OVER
+        if isinstance(shape, bool) or not isinstance(shape, int) or shape not in _SHAPES:
+            return MoveProblem.NO_SUCH_SHAPE
+        if not self._counts[2 * self._turn + shape]:
+            return MoveProblem.NO_PIECES_LEFT
+        if self._heights[col] == self.rows:  # type: ignore[index]
+            return MoveProblem.COLUMN_FULL
+        return None
+
+    def _refuse(self, problem: MoveProblem, shape: object, col: object) -> InvalidMoveError:
+        if problem is MoveProblem.NO_SUCH_COLUMN:
+            text = f"column {col!r} does not exist (0 to {self.cols - 1})"
+        elif problem is MoveProblem.GAME_OVER:
+            text = "the game is over, no more moves can be made"
+        elif problem is MoveProblem.NO_SUCH_SHAPE:
+            text = f"{shape!r} is not a shape (PShape.ROUND or PShape.SQUARE)"
+        else:
+            text = f"{self._turn} has no {PShape(shape).name.lower()} pieces left"  # type: ignore[arg-type]
+        return InvalidMoveError(text, problem)
+
     # ---------------------------------------------------------------- changing
     def do_move(self, shape: PShape, col: int) -> int:
         """Drop a piece of the player to move, of this shape, into a column.
@@ -328,23 +380,25 @@ class Board:
         Raises:
             InvalidMoveError: the column does not exist, the game is already
                 over, the shape is not a PShape, or the player has no piece
-                of that shape left.
+                of that shape left (`move_problem()` says which; the error
+                carries it as `.problem`).
         """
-        if not 0 <= col < self.cols:
-            raise InvalidMoveError(
-                f"column {col} does not exist (0 to {self.cols - 1})")
-        if self._results[-1] is not _NONE:
-            raise InvalidMoveError("the game is over, no more moves can be made")
-        if shape not in _SHAPES:
-            raise InvalidMoveError(f"{shape!r} is not a shape (PShape.ROUND or PShape.SQUARE)")
         color = self._turn
+        # The common case in one test (this is the innermost step of every
+        # playout); anything unusual is left to move_problem(), which decides.
+        if (col.__class__ is int and 0 <= col < self.cols and self._results[-1] is _NONE
+                and (shape.__class__ is PShape or shape.__class__ is int)
+                and (shape == 0 or shape == 1) and self._counts[2 * color + shape]):
+            row = self._heights[col]
+            if row == self.rows:
+                return -1
+        else:
+            problem = self.move_problem(shape, col)
+            if problem is MoveProblem.COLUMN_FULL:
+                return -1
+            assert problem is not None, "the fast test refused a legal move"
+            raise self._refuse(problem, shape, col)
         index = 2 * color + shape
-        if not self._counts[index]:
-            raise InvalidMoveError(
-                f"{color} has no {PShape(shape).name.lower()} pieces left")
-        row = self._heights[col]
-        if row == self.rows:
-            return -1
         cell = row * self.cols + col
         geometry = self._geometry
         move = geometry.moves[index][cell]
