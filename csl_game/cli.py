@@ -19,9 +19,9 @@ from csl_game.console import ConsoleListener, ask_human_move
 from csl_game.thinker.discovery import registry
 from csl_game.errors import ConfigError, CslError
 from csl_game.engine.match import Human, Match, Player
-from csl_game.engine.runners.base import InfoCallback, RunnerFactory, ThinkerRunner
-from csl_game.engine.runners.thread import ThreadRunner
 from csl_game.engine.results import result_to_json
+from csl_game.engine.scheduler import runner_factory
+from csl_game.console.session_cmd import results_paths, run_session
 from csl_game.engine.report import FORMATS
 from csl_game.engine.standings import Points
 from csl_game.thinker.api import MatchConfig
@@ -58,10 +58,22 @@ def _board_options(p: argparse.ArgumentParser) -> None:
     _common(p)
 
 
-def _points_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--points-per-win", type=int, default=3, metavar="N")
-    p.add_argument("--points-per-draw", type=int, default=1, metavar="N")
-    p.add_argument("--points-per-loss", type=int, default=0, metavar="N")
+def _points_options(p: argparse.ArgumentParser, default: bool = True) -> None:
+    for name, value in (("win", 3), ("draw", 1), ("loss", 0)):
+        p.add_argument(f"--points-per-{name}", type=int, default=value if default else None,
+                       metavar="N", help=f"tournament points per {name} (default {value})")
+
+
+def _tournament_options(p: argparse.ArgumentParser) -> None:
+    """What a tournament in the window and in the terminal share."""
+    p.add_argument("--results", metavar="FILE",
+                   help="append each match's result to FILE as a JSON line as it ends")
+    p.add_argument("--resume", metavar="FILE",
+                   help="take the matches already in results FILE as played, append the rest")
+    p.add_argument("--competition", action="store_true",
+                   help="break a tie in first place by the competition rules")
+    p.add_argument("--unknown-track", type=int, nargs=2, metavar=("ROWS", "COLS"),
+                   help="derive every board and time setting from two numbers")
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -89,6 +101,8 @@ def build_parser() -> argparse.ArgumentParser:
                       help="tournament matches played at once: one on screen, the others "
                            "in the background (default 1; at most the number of cores "
                            "keeps time limits fair)")
+    _tournament_options(play)
+    _points_options(play, default=False)
     _board_options(play)
     match = sub.add_parser("match", help="play one match in the terminal")
     match.add_argument("-W", "--white", metavar="THINKER", help="White thinker (default: human)")
@@ -104,14 +118,7 @@ def build_parser() -> argparse.ArgumentParser:
     _points_options(session)
     session.add_argument("--workers", type=int, default=None, metavar="N",
                          help="matches played at once (default: number of cores)")
-    session.add_argument("--results", metavar="FILE",
-                         help="append each match's result to FILE as a JSON line")
-    session.add_argument("--resume", metavar="FILE",
-                         help="skip the matches already in results FILE and append to it")
-    session.add_argument("--competition", action="store_true",
-                         help="break a tie in first place by the competition rules")
-    session.add_argument("--unknown-track", type=int, nargs=2, metavar=("ROWS", "COLS"),
-                         help="derive every board and time setting from two numbers")
+    _tournament_options(session)
     session.add_argument("--dask", metavar="ADDRESS",
                          help="play the matches on a Dask cluster (needs csl-game[dask])")
     session.add_argument("--quiet", action="store_true", help="print only the final standings")
@@ -153,26 +160,20 @@ def _match_config(args: argparse.Namespace, time_limit: int, min_move: int) -> M
     return MatchConfig(**chosen)
 
 
-def _match_config_for_session(args: argparse.Namespace) -> MatchConfig:
-    if args.unknown_track is None:
-        return _match_config(args, cfg.CONSOLE_TIME_LIMIT_MS, cfg.CONSOLE_MIN_MOVE_TIME_MS)
+def _check_unknown_track(args: argparse.Namespace) -> None:
     given = [o for o, v in (("-r", args.rows), ("-c", args.cols), ("-w", args.win_sequence),
                             ("-o", args.round_pieces), ("-s", args.square_pieces),
                             ("-t", args.time_limit)) if v is not None]
     if given:
         raise UsageError(f"--unknown-track sets the board and time limit: drop {' '.join(given)}")
-    return MatchConfig.unknown_track(*args.unknown_track)
 
 
-def runner_factory(in_process: bool) -> RunnerFactory:
-    """Worker processes by default; threads of this process with --in-process."""
-    return ThreadRunner if in_process else _process_runner
-
-
-def _process_runner(prototype: ThinkerPrototype, info: InfoCallback) -> ThinkerRunner:
-    from csl_game.engine.runners.process import ProcessRunner  # only when an AI plays
-
-    return ProcessRunner(prototype, info)
+def _match_config_for_session(args: argparse.Namespace) -> MatchConfig:
+    if args.unknown_track is None:
+        return _match_config(args, cfg.CONSOLE_TIME_LIMIT_MS, cfg.CONSOLE_MIN_MOVE_TIME_MS)
+    _check_unknown_track(args)
+    min_move = args.min_move_time if args.min_move_time is not None else 0
+    return replace(MatchConfig.unknown_track(*args.unknown_track), min_move_time_ms=min_move)
 
 
 def _player(name: str | None, params: str, mc: MatchConfig, paths: tuple[str, ...]) -> Player:
@@ -210,8 +211,6 @@ def cmd_match(args: argparse.Namespace) -> int:
 
 
 def cmd_session(args: argparse.Namespace) -> int:
-    from csl_game.console.session_cmd import run_session
-
     return run_session(args, _match_config_for_session(args))
 
 
@@ -240,7 +239,28 @@ def cmd_info(args: argparse.Namespace) -> int:
 _PLAY_FLAGS = {"rows": "-r/--rows", "cols": "-c/--cols", "win_sequence": "-w/--win-sequence",
                "round_pieces": "-o/--round-pieces", "square_pieces": "-s/--square-pieces",
                "time_limit_ms": "-t/--time-limit", "min_move_time_ms": "-m/--min-move-time",
-               "workers": "--workers"}
+               "workers": "--workers", "points_per_win": "--points-per-win",
+               "points_per_draw": "--points-per-draw", "points_per_loss": "--points-per-loss",
+               "results_file": "--results/--resume", "resume": "--resume",
+               "competition": "--competition", "unknown_track": "--unknown-track"}
+
+
+def _play_flags(args: argparse.Namespace) -> dict[str, object]:
+    """The settings the command line gives (None: not given)."""
+    flags: dict[str, object] = {
+        "rows": args.rows, "cols": args.cols, "win_sequence": args.win_sequence,
+        "round_pieces": args.round_pieces, "square_pieces": args.square_pieces,
+        "time_limit_ms": args.time_limit, "min_move_time_ms": args.min_move_time,
+        "workers": args.workers, "points_per_win": args.points_per_win,
+        "points_per_draw": args.points_per_draw, "points_per_loss": args.points_per_loss,
+        "competition": True if args.competition else None}
+    if args.unknown_track is not None:
+        _check_unknown_track(args)
+        flags.update(rows=args.unknown_track[0], cols=args.unknown_track[1], unknown_track=True)
+    path, resume = results_paths(args.results, args.resume)
+    if path:
+        flags.update(results_file=path, resume=resume)
+    return flags
 
 
 def _play_options(args: argparse.Namespace) -> cfg.PlayOptions:
@@ -250,10 +270,7 @@ def _play_options(args: argparse.Namespace) -> cfg.PlayOptions:
     options = cfg.PlayOptions(thinker_paths=tuple(args.thinkers))
     if args.config is not None:
         options = load_config(args.config, options)
-    flags = {"rows": args.rows, "cols": args.cols, "win_sequence": args.win_sequence,
-             "round_pieces": args.round_pieces, "square_pieces": args.square_pieces,
-             "time_limit_ms": args.time_limit, "min_move_time_ms": args.min_move_time,
-             "workers": args.workers}
+    flags = _play_flags(args)
     try:
         options = apply_settings(options, {k: v for k, v in flags.items() if v is not None})
     except SettingError as e:
@@ -285,7 +302,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["league"]:
-        from csl_game.engine.league import main as league_main
+        from csl_game.console.league_cmd import main as league_main
 
         return league_main(argv[1:])
     try:

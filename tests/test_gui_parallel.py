@@ -16,7 +16,7 @@ from pygame_gui.elements import UILabel
 from gui_events import DT, click, run_until
 from test_gui_exit import MISBEHAVING, _alive, _descendants, interrupt_while_thinking
 from test_gui_session import FastClock
-from test_session_parallel import HeldBackground
+from test_session_parallel import HeldScheduler
 
 from csl_game.engine import session as session_module
 from csl_game.model.board import Winner
@@ -39,8 +39,8 @@ def _texts(app: App) -> list[str]:
 
 @pytest.fixture
 def held_app(monkeypatch: pytest.MonkeyPatch) -> Iterator[App]:
-    HeldBackground.made.clear()
-    monkeypatch.setattr(session_module, "BackgroundMatches", HeldBackground)
+    HeldScheduler.made.clear()
+    monkeypatch.setattr(session_module, "Scheduler", HeldScheduler)
     config = MatchConfig(**BOARD, time_limit_ms=2000, min_move_time_ms=0)
     options = PlayOptions(ais=(AIEntry("sequential"), AIEntry("steady", "1"),
                                AIEntry("raiser")), match=config, window_size=(1024, 700),
@@ -63,7 +63,7 @@ def test_results_from_off_screen_appear_and_the_last_screen_waits(held_app: App)
     app = held_app
     pre = _pre_match(app)
     session = pre.session
-    background = HeldBackground.made[0]
+    background = HeldScheduler.made[0]
     assert session.current_index == 0 and list(background.running) == [1]
     background.end(1)
     app.step(DT)

@@ -5,17 +5,15 @@ from __future__ import annotations
 import pytest
 
 from csl_game import MatchConfig, PShape, ThinkerPrototype, Winner
-from csl_game.engine.league import (Entry, League, main, make_openings, matrix_rows, parse_info,
-                             render, standings_rows, tally)
-from csl_game.engine.runners.thread import ThreadRunner
+from csl_game.console.league_cmd import main, matrix_rows, render, standings_rows
+from csl_game.engine.league import Entry, League, make_openings, parse_info, tally
 
 SMALL = MatchConfig(rows=4, cols=5, win_sequence=3, round_pieces=5, square_pieces=5,
                     time_limit_ms=200)
 
 
 def entry(name: str, params: str = "") -> Entry:
-    proto = ThinkerPrototype(name, params, SMALL)
-    return Entry(name, params, proto, proto.display_name)
+    return Entry(name, params, ThinkerPrototype(name, params, SMALL))
 
 
 def test_parse_info_reads_numbers() -> None:
@@ -35,7 +33,7 @@ def test_openings_use_own_shapes_and_leave_the_game_open() -> None:
 
 def test_league_plays_each_pair_both_colours_from_the_same_openings() -> None:
     league = League([entry("sequential"), entry("random", "1"), entry("negamax", "depth=2")],
-                    SMALL, 2, make_openings(SMALL, 2, 3), ThreadRunner)
+                    SMALL, 2, make_openings(SMALL, 2, 3), in_process=True)
     league.play()
     assert len(league.records) == 3 * 2 * 2
     for rec in league.records:
@@ -68,9 +66,22 @@ def test_main_prints_the_tables(capsys: pytest.CaptureFixture[str]) -> None:
     ["--thinker", "random"],
     ["--thinker", "nosuchthinker", "--thinker", "random"],
     ["--games", "0"],
+    ["--workers", "0"],
     ["-r", "2", "-c", "2", "-w", "4"],
     ["--bogus"],
 ])
 def test_bad_usage_exits_2(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     assert main(argv + ["--in-process", "--quiet"]) == 2
     assert capsys.readouterr().err.startswith("league: error:")
+
+
+def test_league_plays_games_at_once_on_the_session_engine() -> None:
+    entries = [entry("sequential"), entry("random", "1"), entry("random", "2")]
+    league = League(entries, SMALL, 1, make_openings(SMALL, 2, 5), in_process=True, workers=2)
+    seen: list[int] = []
+    league.play(lambda i, total, rec: seen.append(total))
+    assert len(league.records) == 6 and seen == [6] * 6
+    assert league.names == ("Sequential", "Random #1", "Random #2")
+    tallies, _ = tally(league)
+    assert sum(t.points for t in tallies) == sum(2 if r.result.winner is Winner.DRAW else 3
+                                                 for r in league.records)

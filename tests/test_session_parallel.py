@@ -3,7 +3,7 @@ screen shows another, recorded as they finish, and the wait for the last ones.""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Hashable, Iterator
 from pathlib import Path
 
 import pytest
@@ -11,6 +11,7 @@ import pytest
 from csl_game import MatchConfig, ThinkerPrototype, Winner
 from csl_game.engine import session as session_module
 from csl_game.engine.match import Human, MatchResult
+from csl_game.engine.scheduler import JobResult, MatchJob
 from csl_game.engine.session import (Choice, PostMatch, Screen, ScreenPolicy, Session, SessionEvent,
                               SessionState)
 
@@ -19,47 +20,41 @@ CONFIG = MatchConfig(rows=4, cols=4, win_sequence=3, round_pieces=4, square_piec
                      time_limit_ms=5000, min_move_time_ms=0)
 
 
-class HeldBackground:
-    """Stands in for BackgroundMatches: matches end only when the test says."""
+class HeldScheduler:
+    """Stands in for the Scheduler: matches end only when the test says."""
 
-    made: list[HeldBackground] = []
+    made: list[HeldScheduler] = []
 
-    def __init__(self, players: Sequence[ThinkerPrototype], names: Sequence[str],
-                 config: MatchConfig, slots: int, in_process: bool = False) -> None:
-        self.names = names
-        self.config = config
+    def __init__(self, slots: int, executor: object = None, in_process: bool = False,
+                 watched: bool = False) -> None:
         self.slots = slots
-        self.running: dict[int, tuple[int, int]] = {}
-        self.failed: set[int] = set()
-        self.ended: dict[int, MatchResult | None] = {}
+        self.running: dict[Hashable, MatchJob] = {}
+        self.ended: dict[Hashable, JobResult | BaseException] = {}
         self.closed = False
-        HeldBackground.made.append(self)
+        HeldScheduler.made.append(self)
 
     @property
     def has_room(self) -> bool:
         return len(self.running) < self.slots and not self.closed
 
-    def submit(self, index: int, white: int, red: int) -> None:
-        self.running[index] = (white, red)
+    def submit(self, key: Hashable, job: MatchJob) -> None:
+        self.running[key] = job
 
     def end(self, index: int, winner: Winner = Winner.WHITE, failed: bool = False) -> None:
         """Let match `index` finish (White wins, unless `winner` says otherwise)."""
-        white, red = self.running[index]
-        self.ended[index] = None if failed else MatchResult(winner, self.names[white],
-                                                            self.names[red])
+        job = self.running[index]
+        self.ended[index] = (RuntimeError("no worker could be started") if failed else
+                             JobResult(MatchResult(winner, job.white.name, job.red.name)))
 
-    def finished(self) -> list[tuple[int, MatchResult | None]]:
+    def finished(self) -> list[tuple[Hashable, JobResult | BaseException]]:
         out = []
-        for index in sorted(self.ended):
-            result = self.ended.pop(index)
-            del self.running[index]
-            if result is None:
-                self.failed.add(index)
-            out.append((index, result))
+        for key in sorted(self.ended, key=repr):
+            out.append((key, self.ended.pop(key)))
+            del self.running[key]
         return out
 
-    def wait_any(self) -> None:
-        raise AssertionError("a test session never blocks on its background")
+    def wait_any(self, timeout: float | None = None) -> None:
+        raise AssertionError("a test session never blocks on its scheduler")
 
     def close(self) -> None:
         self.closed = True
@@ -67,10 +62,9 @@ class HeldBackground:
 
 
 @pytest.fixture
-def held(monkeypatch: pytest.MonkeyPatch) -> Iterator[type[HeldBackground]]:
-    HeldBackground.made.clear()
-    monkeypatch.setattr(session_module, "BackgroundMatches", HeldBackground)
-    yield HeldBackground
+def held() -> Iterator[type[HeldScheduler]]:
+    HeldScheduler.made.clear()
+    yield HeldScheduler
 
 
 def _players(n: int) -> list[ThinkerPrototype]:
@@ -85,8 +79,8 @@ def _play_on_screen(session: Session, winner: Winner = Winner.RED) -> None:
 
 
 def test_the_screen_and_the_background_share_out_the_matches(
-        held: type[HeldBackground]) -> None:
-    session = Session(_players(3), CONFIG, workers=3)
+        held: type[HeldScheduler]) -> None:
+    session = Session(_players(3), CONFIG, workers=3, scheduler_factory=held)
     events: list[SessionEvent] = []
     session.subscribe(events.append)
     session.start()
@@ -106,8 +100,8 @@ def test_the_screen_and_the_background_share_out_the_matches(
 
 
 def test_the_last_screen_waits_for_the_background_then_ends(
-        held: type[HeldBackground]) -> None:
-    session = Session(_players(3), CONFIG, workers=2)
+        held: type[HeldScheduler]) -> None:
+    session = Session(_players(3), CONFIG, workers=2, scheduler_factory=held)
     session.start()
     bg = held.made[0]
     for _ in range(5):  # the background keeps match 1 for the whole session
@@ -132,8 +126,8 @@ def test_the_last_screen_waits_for_the_background_then_ends(
 
 
 def test_a_match_that_failed_off_screen_is_played_on_screen(
-        held: type[HeldBackground]) -> None:
-    session = Session(_players(3), CONFIG, workers=2)
+        held: type[HeldScheduler]) -> None:
+    session = Session(_players(3), CONFIG, workers=2, scheduler_factory=held)
     session.start()
     bg = held.made[0]
     for _ in range(5):
@@ -151,10 +145,10 @@ def test_a_match_that_failed_off_screen_is_played_on_screen(
 
 
 def test_one_worker_humans_or_two_players_play_everything_on_screen(
-        held: type[HeldBackground]) -> None:
-    for session in (Session(_players(3), CONFIG, workers=1),
-                    Session([Human(), *_players(2)], CONFIG, workers=2),
-                    Session(_players(2), CONFIG, workers=2)):
+        held: type[HeldScheduler]) -> None:
+    for session in (Session(_players(3), CONFIG, workers=1, scheduler_factory=held),
+                    Session([Human(), *_players(2)], CONFIG, workers=2, scheduler_factory=held),
+                    Session(_players(2), CONFIG, workers=2, scheduler_factory=held)):
         assert not session.parallel
         session.start()
         assert session.background_running == 0 and not held.made
@@ -162,11 +156,12 @@ def test_one_worker_humans_or_two_players_play_everything_on_screen(
 
 def test_workers_below_one_are_refused() -> None:
     with pytest.raises(session_module.ConfigError, match="workers must be at least 1"):
-        Session(_players(3), CONFIG, workers=0)
+        Session(_players(3), CONFIG, workers=0, scheduler_factory=held)
 
 
-def test_again_keeps_the_workers(held: type[HeldBackground]) -> None:
-    again = Session(_players(3), CONFIG, workers=2, in_process=True).again()
+def test_again_keeps_the_workers(held: type[HeldScheduler]) -> None:
+    again = Session(_players(3), CONFIG, workers=2, in_process=True,
+                    scheduler_factory=held).again()
     assert again.workers == 2 and again.in_process
 
 

@@ -20,12 +20,19 @@ from csl_game.engine.settings import AIEntry
 from csl_game.engine.match import MatchResult
 from csl_game.engine.results import ResultsWriter, read_results
 from csl_game.engine.report import load_report
-from csl_game.engine.session import MatchRecord, Points, standings
+from csl_game.engine.session import MatchRecord, Points, Session, standings
 from csl_game.engine.tiebreak import apply_tie_break, break_first_place_tie
-from csl_game.engine.tournament import Tournament
+from csl_game.thinker.prototype import ThinkerPrototype
 
 FAKES = str(Path(__file__).parent / "fakes")
 LEAGUE = "random 1\nsequential\nminimax 1\nrandom 2\nsteady 5\n"
+
+
+def tournament(entries: list[AIEntry], config: MatchConfig, **kwargs: object) -> Session:
+    """A tournament of these AIs, every match played off screen (as the session verb does)."""
+    players = [ThinkerPrototype(e.thinker, e.params, config) for e in entries]
+    return Session(players, config, foreground=False, tournament=True,
+                   **kwargs)  # type: ignore[arg-type]
 
 
 def _standings_block(out: str) -> str:
@@ -33,11 +40,9 @@ def _standings_block(out: str) -> str:
 
 
 def test_results_file_has_every_match_with_full_records(tmp_path: Path) -> None:
-    t = Tournament([AIEntry("random", "3"), AIEntry("sequential"), AIEntry("minimax", "1")],
-                   MatchConfig(), in_process=True)
     writer = ResultsWriter(tmp_path / "r.jsonl")
-    t.run(workers=2, results=writer)
-    writer.close()
+    tournament([AIEntry("random", "3"), AIEntry("sequential"), AIEntry("minimax", "1")],
+               MatchConfig(), in_process=True, workers=2, results=writer).run()
     docs = read_results(tmp_path / "r.jsonl")
     assert sorted(d["match"] for d in docs) == list(range(6))
     doc = docs[0]
@@ -96,11 +101,9 @@ def test_resume_refuses_a_file_of_another_session(tmp_path: Path,
 @pytest.fixture(scope="module")
 def results_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("rep") / "r.jsonl"
-    t = Tournament([AIEntry("random", "5"), AIEntry("sequential"), AIEntry("minimax", "1")],
-                   MatchConfig(), in_process=True)
     writer = ResultsWriter(path)
-    t.run(workers=1, results=writer)
-    writer.close()
+    tournament([AIEntry("random", "5"), AIEntry("sequential"), AIEntry("minimax", "1")],
+               MatchConfig(), in_process=True, results=writer).run()
     return path
 
 
@@ -220,19 +223,17 @@ def test_session_on_a_local_dask_cluster(tmp_path: Path) -> None:
     from dask.distributed import Client, LocalCluster
 
     entries = [AIEntry("random", "4"), AIEntry("sequential"), AIEntry("minimax", "1")]
-    reference = Tournament(entries, MatchConfig(), in_process=True)
-    reference.run(workers=1)
+    reference = tournament(entries, MatchConfig(), in_process=True).run()
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                       dashboard_address=None) as cluster, Client(cluster) as client:
-        t = Tournament(entries, MatchConfig())
         writer = ResultsWriter(tmp_path / "r.jsonl")
-        table = t.run(client.get_executor(), workers=2, results=writer)
-        writer.close()
+        table = tournament(entries, MatchConfig(), workers=2, results=writer,
+                           executor=client.get_executor()).run()
         game = tmp_path / "g.txt"
         game.write_text("random 4\nsequential\nminimax 1\n")
         assert main(["session", "-g", str(game), "--dask", cluster.scheduler_address,
                      "--results", str(tmp_path / "cli.jsonl"), "--quiet"]) == 0
     assert [(s.name, s.points) for s in table] == [(s.name, s.points)
-                                                   for s in reference.standings()]
+                                                   for s in reference]
     assert len(read_results(tmp_path / "r.jsonl")) == 6
     assert len(read_results(tmp_path / "cli.jsonl")) == 6

@@ -11,7 +11,7 @@ from csl_game.engine.settings import AIEntry
 from csl_game.engine.match import Match
 from csl_game.engine.runners.process import ProcessRunner, WorkerPool
 from csl_game.engine.runners.base import ForfeitReason
-from csl_game.engine.tournament import Tournament
+from csl_game.engine.session import PostMatch, Session
 
 MISBEHAVING = (str(Path(__file__).parent / "misbehaving"),)
 
@@ -64,8 +64,10 @@ def test_tournament_uses_few_processes_and_leaves_none(tmp_path: Path) -> None:
     entries = [AIEntry("random", "1"), AIEntry("sequential"), AIEntry("minimax", "1")]
     seen: set[int] = set()
     before = {int(p.name) for p in Path("/proc").iterdir() if p.name.isdigit()}
-    t = Tournament(entries, MatchConfig())
-    t.run(workers=1, on_record=lambda _: seen.update(_worker_pids(before)))
+    players = [ThinkerPrototype(e.thinker, e.params, MatchConfig()) for e in entries]
+    t = Session(players, MatchConfig(), foreground=False, tournament=True)
+    t.subscribe(lambda e: seen.update(_worker_pids(before)) if isinstance(e, PostMatch) else None)
+    t.run()
     assert len(t.records) == 6
     assert 0 < len(seen) <= 4  # 3 thinkers (+1 forkserver-side helper at most), not 12
     assert all(_gone(p) for p in seen)

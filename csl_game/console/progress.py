@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any, TextIO
+from typing import TextIO
 
 from rich.console import Console, Group
 from rich.live import Live
@@ -12,7 +12,8 @@ from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
                            TimeElapsedColumn, TimeRemainingColumn)
 from rich.table import Table
 
-from csl_game.engine.standings import Standing
+from csl_game.engine.match import MatchResult
+from csl_game.engine.standings import Standing, winner_text
 
 __all__ = ["SessionProgress", "standings_table"]
 
@@ -28,15 +29,9 @@ def standings_table(table: Sequence[Standing], title: str = "Standings") -> Tabl
     return out
 
 
-def _line(doc: dict[str, Any]) -> str:
-    white, red = doc["white"]["name"], doc["red"]["name"]
-    if doc["winner"] == "draw":
-        result = "It's a draw"
-    else:
-        color = doc["winner"].capitalize()
-        result = f"Winner is {color} ({doc['winner_name']})"
-    why = f" ({doc['forfeit'].replace('_', ' ')})" if doc.get("forfeit") else ""
-    return f"{white} (White) vs {red} (Red): {result}{why}"
+def _line(white: str, red: str, result: MatchResult) -> str:
+    why = f" ({result.forfeit.name.lower().replace('_', ' ')})" if result.forfeit else ""
+    return f"{white} (White) vs {red} (Red): {winner_text(result)}{why}"
 
 
 class SessionProgress:
@@ -68,13 +63,13 @@ class SessionProgress:
     def _render(self) -> Group:
         return Group(self._progress, standings_table(self._standings()))
 
-    def record(self, doc: dict[str, Any]) -> None:
-        """Call once per finished match, with its results line."""
+    def record(self, white: str, red: str, result: MatchResult) -> None:
+        """Call once per finished match."""
         self.done += 1
         self._progress.update(self._task, completed=self.done)
         if self.quiet:
             return
-        line = f"[{self.done}/{self.total}] {_line(doc)}"
+        line = f"[{self.done}/{self.total}] {_line(white, red, result)}"
         if self._live is not None:
             self._live.console.print(line, markup=False, highlight=False)
             self._live.update(self._render())

@@ -1,4 +1,4 @@
-"""The ``session`` verb: a complete tournament in the terminal."""
+"""The ``session`` verb: a complete tournament in the terminal, on the session engine."""
 
 from __future__ import annotations
 
@@ -6,20 +6,21 @@ import argparse
 import sys
 from concurrent.futures import Executor
 from contextlib import ExitStack
-from functools import partial
-from typing import Any
 
-from csl_game.engine.settings import read_session_file
 from csl_game.console.progress import SessionProgress
 from csl_game.console.render import ConsoleListener, render_standings
+from csl_game.engine.match import Match, MatchResult
+from csl_game.engine.results import ResultsWriter, read_results
+from csl_game.engine.scheduler import default_workers, runner_factory
+from csl_game.engine.session import PostMatch, Session, SessionEvent
+from csl_game.engine.settings import read_session_file
+from csl_game.engine.standings import Points, Standing
+from csl_game.engine.tiebreak import TieBreak
 from csl_game.errors import ConfigError
-from csl_game.engine.results import ResultsWriter
-from csl_game.engine.standings import MatchRecord, Points, Standing
 from csl_game.thinker.api import MatchConfig
-from csl_game.engine.tiebreak import TieBreak, apply_tie_break, break_first_place_tie
-from csl_game.engine.tournament import Tournament, default_workers, play_job
+from csl_game.thinker.prototype import ThinkerPrototype
 
-__all__ = ["run_session"]
+__all__ = ["run_session", "results_paths"]
 
 
 def _executor(args: argparse.Namespace, stack: ExitStack) -> Executor | None:
@@ -33,7 +34,8 @@ def _executor(args: argparse.Namespace, stack: ExitStack) -> Executor | None:
         client = stack.enter_context(Client(args.dask, timeout=10))
     except (OSError, TimeoutError) as e:
         raise ConfigError(f"cannot reach the Dask scheduler at {args.dask}: {e}") from None
-    return client.get_executor()
+    executor: Executor = client.get_executor()
+    return executor
 
 
 def _workers(args: argparse.Namespace) -> int:
@@ -45,55 +47,63 @@ def _workers(args: argparse.Namespace) -> int:
     return workers
 
 
-def _tie_break(t: Tournament, table: list[Standing], executor: Executor | None,
-               workers: int) -> TieBreak | None:
-    def play_round(players: Any, limit_ms: int) -> list[MatchRecord]:
-        sub = Tournament([t.entries[i] for i in players],
-                         MatchConfig(**{**t.config.__dict__, "time_limit_ms": limit_ms}),
-                         t.points, t.paths, t.in_process)
-        sub.run(executor, workers)
-        return [MatchRecord(players[r.white], players[r.red], r.result) for r in sub.records]
+def results_paths(results: str | None, resume: str | None) -> tuple[str, bool]:
+    """(the results file, whether to resume from it) of --results and --resume.
 
-    return break_first_place_tie(table, t.records, t.points, t.config.time_limit_ms,
-                                 play_round)
+    Raises:
+        ConfigError: both name files, and not the same one.
+    """
+    if results and resume and results != resume:
+        raise ConfigError("--results and --resume name different files; --resume appends "
+                          "to the file it resumes from")
+    return (resume or results or ""), bool(resume)
 
 
 def run_session(args: argparse.Namespace, mc: MatchConfig) -> int:
     """Play the session the arguments describe; returns the exit status."""
-    entries = read_session_file(args.game_file)
+    paths = tuple(args.thinkers)
+    players = [ThinkerPrototype(e.thinker, e.params, mc, paths)
+               for e in read_session_file(args.game_file)]
     points = Points(args.points_per_win, args.points_per_draw, args.points_per_loss)
-    t = Tournament(entries, mc, points, tuple(args.thinkers), args.in_process)
     workers = _workers(args)
-    done: set[int] = set()
-    if args.resume:
-        done = t.resume_from(args.resume)
+    path, resume = results_paths(args.results, args.resume)
+    docs = read_results(path) if resume else []
     with ExitStack() as stack:
         executor = _executor(args, stack)
-        path = args.resume or args.results
         writer = ResultsWriter(path) if path else None
-        if writer is not None:
-            stack.callback(writer.close)
+        session = Session(players, mc, points, runner_factory(args.in_process),
+                          workers=workers, in_process=args.in_process, foreground=args.verbose,
+                          results=writer, competition=args.competition, executor=executor,
+                          tournament=True)
+        stack.callback(session.abort)
+        done = session.resume(docs, path)
         if not args.quiet:
-            _print_plan(t, done)
-        job_runner = _verbose_runner() if args.verbose else None
+            _print_plan(session, len(done))
         progress = stack.enter_context(SessionProgress(
-            len(t.pairings), len(done), t.standings, quiet=args.quiet or args.verbose))
-        t.run(executor, workers, writer, done, progress.record, job_runner)
-        table = t.standings()
-        tb = _tie_break(t, table, executor, workers) if args.competition else None
-    _print_final(apply_tie_break(table, tb), tb)
+            session.total_matches, len(done), session.standings,
+            quiet=args.quiet or args.verbose))
+        session.subscribe(lambda event: _on_event(event, session, progress))
+        session.run(_verbose_match if args.verbose else None)
+    _print_final(session.standings(), session.tie_break)
     return 0
 
 
-def _verbose_runner() -> Any:
-    listener = ConsoleListener()
-    return partial(play_job, listener=listener.on_match_event)
+def _on_event(event: SessionEvent, session: Session, progress: SessionProgress) -> None:
+    if isinstance(event, PostMatch):
+        record = event.record
+        progress.record(session.names[record.white], session.names[record.red], record.result)
 
 
-def _print_plan(t: Tournament, done: set[int]) -> None:
-    print(f"Session: {len(t.pairings)} matches, {t.config.rows}x{t.config.cols}, "
-          f"{t.config.win_sequence} in a row, {t.config.time_limit_ms} ms per move"
-          + (f"; {len(done)} already played" if done else ""), flush=True)
+def _verbose_match(match: Match) -> MatchResult:
+    match.subscribe(ConsoleListener().on_match_event)
+    return match.run()
+
+
+def _print_plan(session: Session, done: int) -> None:
+    mc = session.config
+    print(f"Session: {session.total_matches} matches, {mc.rows}x{mc.cols}, "
+          f"{mc.win_sequence} in a row, {mc.time_limit_ms} ms per move"
+          + (f"; {done} already played" if done else ""), flush=True)
 
 
 def _print_final(table: list[Standing], tb: TieBreak | None) -> None:

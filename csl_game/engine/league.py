@@ -1,39 +1,33 @@
 """A thinker league: every thinker against every other, both colours, fixed openings.
 
-``python -m csl_game.engine.league --thinker negamax --thinker "minimax 3" --thinker mcts``
-plays every pair ``--games`` times with each colour, each game starting from
-one of a fixed list of openings (the first moves are forced, the same for both
-colour assignments), and prints the standings (points, W/D/L, score, average
-search depth or playouts reached, moves over the time limit) and a pairwise
-score matrix. Thinkers report what they reached through ``on_thinking_info``
-as ``key=value`` words (``depth=7 nodes=12345``, ``playouts=800``).
+A league is a session (csl_game.engine.session) whose fixtures are a complete
+round robin per opening: each game starts from one of a fixed list of
+openings (the first moves are forced, the same for both colour assignments).
+Besides the points, it keeps what each thinker reached, which thinkers report
+through ``on_thinking_info`` as ``key=value`` words (``depth=7 nodes=12345``,
+``playouts=800``), and the moves over the time limit.
 """
 
 from __future__ import annotations
 
-import argparse
 import random
 import re
-import sys
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import NoReturn, TextIO
 
-from csl_game.model.board import Board, PColor, PShape, Winner
-from csl_game.thinker.discovery import BUILTIN_PACKAGE, registry
-from csl_game.errors import ConfigError, CslError
-from csl_game.engine.match import Match, MatchEvent, MatchResult, ThinkingInfo
-from csl_game.engine.runners.base import (ForfeitReason, InfoCallback, ReadyJob, RunnerFactory,
-                                          ThinkerRunner, ThinkJob, ThinkOutcome)
-from csl_game.engine.runners.thread import ThreadRunner
-from csl_game.thinker.api import FutureMove, MatchConfig
+from csl_game.engine.match import MatchResult
+from csl_game.engine.runners.base import ForfeitReason
+from csl_game.engine.scheduler import Opening
+from csl_game.engine.session import Fixture, PostMatch, Session, SessionEvent
+from csl_game.engine.standings import MatchRecord, Points, round_robin, standings
+from csl_game.errors import ConfigError
+from csl_game.model.board import PColor, Winner
+from csl_game.thinker.api import MatchConfig
 from csl_game.thinker.prototype import ThinkerPrototype
 
-__all__ = ["main", "build_parser", "Entry", "GameRecord", "Tally", "League",
-           "make_openings", "parse_info"]
+__all__ = ["Entry", "SideStats", "GameRecord", "League", "Tally", "tally", "make_openings",
+           "parse_info", "Opening"]
 
-Opening = tuple[tuple[int, PShape], ...]
 _INFO_WORD = re.compile(r"(\w+)=(-?\d+(?:\.\d+)?)")
 
 
@@ -49,7 +43,6 @@ class Entry:
     thinker: str
     params: str
     prototype: ThinkerPrototype = field(compare=False)
-    name: str = ""
 
 
 @dataclass
@@ -84,7 +77,6 @@ class GameRecord:
         return 1.0 if winner.color is color else 0.0
 
 
-# ------------------------------------------------------------------ openings
 def make_openings(config: MatchConfig, plies: int, seed: int) -> list[Opening]:
     """Every opening of `plies` moves that leaves the game open, shuffled by `seed`.
 
@@ -114,99 +106,16 @@ def make_openings(config: MatchConfig, plies: int, seed: int) -> list[Opening]:
     return found or [()]
 
 
-class _OpeningRunner(ThinkerRunner):
-    """Plays the opening's moves for its thinker, then lets the thinker think."""
-
-    def __init__(self, inner: ThinkerRunner, opening: Opening) -> None:
-        self._inner = inner
-        self._opening = opening
-        self.name = inner.name
-
-    def start(self, board: Board) -> ThinkJob:
-        n = board.move_count
-        if n < len(self._opening):
-            col, shape = self._opening[n]
-            return ReadyJob(ThinkOutcome(FutureMove(col, shape), 0.0))
-        return self._inner.start(board)
-
-    def close(self) -> None:
-        self._inner.close()
-
-
-def default_runner_factory(in_process: bool) -> RunnerFactory:
-    """A worker process per thinker when the process runner exists, else threads."""
-    if in_process:
-        return ThreadRunner
-    try:
-        from csl_game.engine.runners.process import ProcessRunner
-    except ImportError:
-        return ThreadRunner
-    return ProcessRunner
-
-
-# ------------------------------------------------------------------ playing
-class League:
-    """Plays the games of a league and keeps their records."""
-
-    def __init__(self, entries: Sequence[Entry], config: MatchConfig, games: int,
-                 openings: Sequence[Opening], factory: RunnerFactory) -> None:
-        self.entries = list(entries)
-        self.config = config
-        self.games = games
-        self.openings = list(openings)
-        self.factory = factory
-        self.records: list[GameRecord] = []
-
-    def schedule(self) -> list[tuple[int, int, Opening]]:
-        """(white, red, opening) of every game: each pair, both colours, `games` openings."""
-        out = []
-        n = len(self.entries)
-        for g in range(self.games):
-            opening = self.openings[g % len(self.openings)]
-            for a in range(n):
-                for b in range(a + 1, n):
-                    out += [(a, b, opening), (b, a, opening)]
-        return out
-
-    def play(self, progress: Callable[[int, int, GameRecord], None] | None = None) -> None:
-        """Play every scheduled game in turn."""
-        games = self.schedule()
-        for i, (white, red, opening) in enumerate(games):
-            record = self.play_game(white, red, opening)
-            self.records.append(record)
-            if progress is not None:
-                progress(i + 1, len(games), record)
-
-    def play_game(self, white: int, red: int, opening: Opening) -> GameRecord:
-        """One game, its first moves forced by the opening."""
-        def factory(proto: ThinkerPrototype, info: InfoCallback) -> ThinkerRunner:
-            return _OpeningRunner(self.factory(proto, info), opening)
-
-        stats = (SideStats(), SideStats())
-        match = Match(self.config, self.entries[white].prototype,
-                      self.entries[red].prototype, factory)
-        match.subscribe(lambda e: _collect_info(e, stats))
-        try:
-            result = match.run()
-        finally:
-            match.close()
-        _collect_moves(result, len(opening), self.config.time_limit_ms / 1000, stats)
-        return GameRecord(white, red, opening, result, stats)
-
-
-def _collect_info(event: MatchEvent, stats: tuple[SideStats, SideStats]) -> None:
-    if not isinstance(event, ThinkingInfo):
-        return
-    side = stats[event.color]
-    words = parse_info(event.text)
-    for key, target in (("depth", side.depths), ("playouts", side.playouts),
-                        ("nps", side.nps)):
-        if key in words:
-            target.append(words[key])
-
-
-def _collect_moves(result: MatchResult, forced: int, limit: float,
-                   stats: tuple[SideStats, SideStats]) -> None:
+def side_stats(result: MatchResult, forced: int, limit: float,
+               info: Sequence[tuple[PColor, str]]) -> tuple[SideStats, SideStats]:
+    """Each side's moves, time and search figures in one game."""
+    stats = (SideStats(), SideStats())
+    for color, text in info:
+        side, words = stats[color], parse_info(text)
+        for key, target in (("depth", side.depths), ("playouts", side.playouts),
+                            ("nps", side.nps)):
+            if key in words:
+                target.append(words[key])
     for i, played in enumerate(result.moves):
         if i < forced:
             continue
@@ -219,12 +128,63 @@ def _collect_moves(result: MatchResult, forced: int, limit: float,
         loser = stats[len(result.moves) % 2]
         loser.moves += 1
         loser.over_limit += 1
+    return stats
 
 
-# ------------------------------------------------------------------ tables
+class League:
+    """Plays the games of a league on the session engine and keeps their records."""
+
+    def __init__(self, entries: Sequence[Entry], config: MatchConfig, games: int,
+                 openings: Sequence[Opening], *, in_process: bool = False,
+                 workers: int = 1) -> None:
+        if len(entries) < 2:
+            raise ConfigError("a league needs at least two thinkers")
+        if games < 1:
+            raise ConfigError(f"a league needs at least one game per pair, got {games}")
+        self.entries = list(entries)
+        self.config = config
+        self.games = games
+        self.openings = list(openings)
+        self.in_process = in_process
+        self.workers = workers
+        self.records: list[GameRecord] = []
+        self.session = Session([e.prototype for e in self.entries], config,
+                               workers=workers, in_process=in_process, foreground=False,
+                               fixtures=self.fixtures())
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The players' display names, numbered where several share one."""
+        return self.session.names
+
+    def fixtures(self) -> list[Fixture]:
+        """Every game: a complete round robin (each pair, both colours) per opening."""
+        pairs = round_robin(len(self.entries))
+        return [Fixture(w, r, self.openings[g % len(self.openings)])
+                for g in range(self.games) for w, r in pairs]
+
+    def play(self, progress: Callable[[int, int, GameRecord], None] | None = None) -> None:
+        """Play every game, `workers` at once; `progress` hears of each as it ends."""
+        total = self.session.total_matches
+        limit = self.config.time_limit_ms / 1000
+
+        def on_event(event: SessionEvent) -> None:
+            if not isinstance(event, PostMatch):
+                return
+            rec, opening = event.record, self.session.fixtures[event.index].opening
+            stats = side_stats(rec.result, len(opening), limit, event.info)
+            record = GameRecord(rec.white, rec.red, opening, rec.result, stats)
+            self.records.append(record)
+            if progress is not None:
+                progress(len(self.records), total, record)
+
+        self.session.subscribe(on_event)
+        self.session.run()
+
+
 @dataclass
 class Tally:
-    """One player's line of the standings."""
+    """One player's line of the league's standings."""
 
     name: str
     points: int = 0
@@ -247,18 +207,7 @@ class Tally:
         """Share of the available points won: (W + D/2) / games."""
         return (self.wins + self.draws / 2) / self.games if self.games else 0.0
 
-    def add(self, record: GameRecord, color: PColor, points: tuple[int, int, int]) -> None:
-        got = record.points_of(color)
-        if got == 1.0:
-            self.wins += 1
-            self.points += points[0]
-        elif got == 0.5:
-            self.draws += 1
-            self.points += points[1]
-        else:
-            self.losses += 1
-            self.points += points[2]
-        side = record.stats[color]
+    def add_stats(self, side: SideStats) -> None:
         self.moves += side.moves
         self.over_limit += side.over_limit
         self.max_elapsed = max(self.max_elapsed, side.max_elapsed)
@@ -267,167 +216,28 @@ class Tally:
         self.nps += side.nps
 
 
-def tally(league: League, points: tuple[int, int, int] = (3, 1, 0)
+def tally(league: League, points: Points = Points()
           ) -> tuple[list[Tally], list[list[float | None]]]:
-    """Standings (best first) and the pairwise score matrix (row's score against column)."""
+    """Standings (best first) and the pairwise score matrix (row's score against column).
+
+    Points, wins, draws and losses are the session engine's standings.
+    """
     n = len(league.entries)
-    tallies = [Tally(e.name) for e in league.entries]
+    table = standings(league.names, [MatchRecord(r.white, r.red, r.result)
+                                     for r in league.records], points)
+    tallies = [Tally(league.names[i]) for i in range(n)]
+    for s in table:
+        t = tallies[s.player]
+        t.points, t.wins, t.draws, t.losses = s.points, s.wins, s.draws, s.losses
     won = [[0.0] * n for _ in range(n)]
     played = [[0] * n for _ in range(n)]
     for rec in league.records:
         for color, me, other in ((PColor.WHITE, rec.white, rec.red),
                                  (PColor.RED, rec.red, rec.white)):
-            tallies[me].add(rec, color, points)
+            tallies[me].add_stats(rec.stats[color])
             won[me][other] += rec.points_of(color)
             played[me][other] += 1
     matrix = [[won[a][b] / played[a][b] if played[a][b] else None for b in range(n)]
               for a in range(n)]
     order = sorted(range(n), key=lambda i: (-tallies[i].points, -tallies[i].score))
     return [tallies[i] for i in order], [[matrix[a][b] for b in order] for a in order]
-
-
-def _mean(values: list[float], digits: int) -> str:
-    return f"{sum(values) / len(values):.{digits}f}" if values else "-"
-
-
-def standings_rows(tallies: list[Tally]) -> list[list[str]]:
-    """Header and rows of the standings table."""
-    rows = [["#", "Thinker", "Pts", "W", "D", "L", "Score", "Avg depth", "Avg playouts",
-             "Avg nps", "Moves", "Over limit", "Max ms"]]
-    for i, t in enumerate(tallies):
-        rows.append([str(i + 1), t.name, str(t.points), str(t.wins), str(t.draws),
-                     str(t.losses), f"{100 * t.score:.1f}%", _mean(t.depths, 2),
-                     _mean(t.playouts, 0), _mean(t.nps, 0), str(t.moves),
-                     str(t.over_limit), f"{1000 * t.max_elapsed:.0f}"])
-    return rows
-
-
-def matrix_rows(tallies: list[Tally], matrix: list[list[float | None]]) -> list[list[str]]:
-    """Header and rows of the pairwise matrix: the row player's score against each column."""
-    rows = [["vs", *(t.name for t in tallies)]]
-    for t, line in zip(tallies, matrix):
-        rows.append([t.name, *("-" if v is None else f"{100 * v:.0f}%" for v in line)])
-    return rows
-
-
-def render(rows: list[list[str]], markdown: bool, name_col: int = 1) -> str:
-    """A table as aligned text or as Markdown; the names column is left-aligned."""
-    if markdown:
-        head, *body = rows
-        lines = ["| " + " | ".join(head) + " |",
-                 "|" + "|".join("---" if i == name_col else "---:"
-                                for i in range(len(head))) + "|"]
-        lines += ["| " + " | ".join(r) + " |" for r in body]
-        return "\n".join(lines)
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    return "\n".join("  ".join(cell.ljust(w) if i == name_col else cell.rjust(w)
-                               for i, (cell, w) in enumerate(zip(r, widths))).rstrip()
-                     for r in rows)
-
-
-# ------------------------------------------------------------------ command line
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        raise ConfigError(message)
-
-
-def build_parser() -> argparse.ArgumentParser:
-    """The league's argument parser."""
-    p = _Parser(prog="csl-game league",
-                description="Play every thinker against every other, both colours, "
-                            "from fixed openings, and print the standings.")
-    p.add_argument("--thinker", action="append", default=[], metavar='"THINKER [PARAMS]"',
-                   help="a player (repeatable; default: every built-in thinker)")
-    p.add_argument("--time-limit", "-t", type=int, default=200, metavar="MS",
-                   help="time limit per move in ms (default 200)")
-    p.add_argument("-r", "--rows", type=int, default=6)
-    p.add_argument("-c", "--cols", type=int, default=7)
-    p.add_argument("-w", "--win-sequence", type=int, default=4)
-    p.add_argument("-o", "--round-pieces", type=int, default=None,
-                   help="round pieces per player (default rows x cols / 4, rounded down)")
-    p.add_argument("-s", "--square-pieces", type=int, default=None,
-                   help="square pieces per player (default rows x cols / 4, rounded up)")
-    p.add_argument("--games", "-g", type=int, default=2, metavar="N",
-                   help="games per pair and colour, each from another opening (default 2)")
-    p.add_argument("--opening-plies", type=int, default=2, choices=(0, 1, 2),
-                   help="forced opening moves per game (default 2)")
-    p.add_argument("--seed", type=int, default=1, help="shuffles the openings (default 1)")
-    p.add_argument("--points", type=int, nargs=3, default=(3, 1, 0),
-                   metavar=("WIN", "DRAW", "LOSS"), help="points per result (default 3 1 0)")
-    p.add_argument("--thinkers", action="append", default=[], metavar="PATH",
-                   help="also look for thinkers in this .py file or folder")
-    p.add_argument("--in-process", action="store_true",
-                   help="run thinkers on threads of this process, not worker processes")
-    p.add_argument("--markdown", action="store_true", help="print the tables as Markdown")
-    p.add_argument("--quiet", "-q", action="store_true", help="no line per game")
-    return p
-
-
-def _config(args: argparse.Namespace) -> MatchConfig:
-    cells = args.rows * args.cols
-    rounds = cells // 4 if args.round_pieces is None else args.round_pieces
-    squares = -(-cells // 4) if args.square_pieces is None else args.square_pieces
-    return MatchConfig(rows=args.rows, cols=args.cols, win_sequence=args.win_sequence,
-                       round_pieces=rounds, square_pieces=squares,
-                       time_limit_ms=args.time_limit)
-
-
-def _entries(specs: Sequence[str], config: MatchConfig, paths: tuple[str, ...]) -> list[Entry]:
-    if not specs:
-        reg = registry(paths)
-        specs = sorted(reg.short_name(f) for f in reg.classes if f.startswith(BUILTIN_PACKAGE + "."))
-    entries: list[Entry] = []
-    seen: dict[str, int] = {}
-    for spec in specs:
-        thinker, _, params = spec.strip().partition(" ")
-        proto = ThinkerPrototype(thinker, params.strip(), config, paths)
-        name = proto.display_name
-        seen[name] = seen.get(name, 0) + 1
-        if seen[name] > 1:
-            name = f"{name}#{seen[name]}"
-        entries.append(Entry(thinker, params.strip(), proto, name))
-    if len(entries) < 2:
-        raise ConfigError("a league needs at least two thinkers")
-    return entries
-
-
-def _progress(out: TextIO, league: League) -> Callable[[int, int, GameRecord], None]:
-    def report(i: int, total: int, rec: GameRecord) -> None:
-        res = rec.result
-        white, red = league.entries[rec.white].name, league.entries[rec.red].name
-        how = f" ({res.forfeit})" if res.forfeit else ""
-        opening = " ".join(f"{c}{'os'[int(s)]}" for c, s in rec.opening)
-        print(f"[{i}/{total}] {white} vs {red} [{opening}]: {res.winner}{how} "
-              f"in {len(res.moves)} moves", file=out, flush=True)
-    return report
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run a league from the command line; 0 when done, 2 for bad usage, 1 otherwise."""
-    try:
-        args = build_parser().parse_args(argv)
-        if args.games < 1:
-            raise ConfigError(f"--games must be at least 1, got {args.games}")
-        config = _config(args)
-        paths = tuple(args.thinkers)
-        entries = _entries(args.thinker, config, paths)
-        openings = make_openings(config, args.opening_plies, args.seed)
-        league = League(entries, config, args.games, openings,
-                        default_runner_factory(args.in_process))
-        started = time.perf_counter()
-        league.play(None if args.quiet else _progress(sys.stderr, league))
-    except CslError as e:
-        print(f"league: error: {e}", file=sys.stderr)
-        return 2
-    tallies, matrix = tally(league, tuple(args.points))
-    print(f"League: {config.rows}x{config.cols}, {config.win_sequence} in a row, "
-          f"{config.round_pieces}+{config.square_pieces} pieces, "
-          f"{config.time_limit_ms} ms per move, {len(league.records)} games "
-          f"({time.perf_counter() - started:.0f} s)\n")
-    print(render(standings_rows(tallies), args.markdown) + "\n")
-    print(render(matrix_rows(tallies, matrix), args.markdown, name_col=0))
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -10,6 +10,7 @@ from csl_game.errors import ConfigError
 from csl_game.engine.match import Human, Player
 from csl_game.engine.runners.base import RunnerFactory
 from csl_game.engine.runners.thread import ThreadRunner
+from csl_game.engine.results import ResultsWriter, read_results
 from csl_game.engine.session import Points, ScreenPolicy, Session
 from csl_game.thinker.api import MatchConfig
 from csl_game.thinker.prototype import ThinkerPrototype
@@ -95,6 +96,14 @@ class PlayOptions:
     workers: int = 1
     """Tournament matches played at once: one on screen, the others in the background."""
     window_size: tuple[int, int] = (1280, 800)
+    results_file: str = ""
+    """Append each match's result to this file as a JSON line the moment it ends ("": none)."""
+    resume: bool = False
+    """Take the matches already in `results_file` as played, and append the rest."""
+    competition: bool = False
+    """Break a tie in first place of a tournament by the competition rules."""
+    unknown_track: bool = False
+    """`match` was derived from its rows and columns by the competition's unknown-track rules."""
 
     @property
     def active_ais(self) -> tuple[AIEntry, ...]:
@@ -122,9 +131,25 @@ class PlayOptions:
         return ais
 
     def new_session(self, runner_factory: RunnerFactory = ThreadRunner) -> Session:
-        """The session these options describe."""
-        return Session(self.players(), self.match, self.points, runner_factory,
-                       workers=self.workers, in_process=self.in_process)
+        """The session these options describe, writing to (and resuming from) the
+        results file if there is one.
+
+        Raises:
+            ThinkerError: an active AI's thinker is unknown.
+            ConfigError: the results file cannot be read or written, or was
+                made by another session.
+        """
+        docs = read_results(self.results_file) if self.resume else []
+        writer = ResultsWriter(self.results_file) if self.results_file else None
+        session = Session(self.players(), self.match, self.points, runner_factory,
+                          workers=self.workers, in_process=self.in_process, results=writer,
+                          competition=self.competition)
+        try:
+            session.resume(docs, self.results_file)
+        except ConfigError:
+            session.abort()
+            raise
+        return session
 
     def __post_init__(self) -> None:
         if self.last_move_animation_s < 0:
@@ -133,6 +158,8 @@ class PlayOptions:
             raise ConfigError("unblocked screen duration cannot be negative")
         if self.workers < 1:
             raise ConfigError(f"workers must be at least 1, got {self.workers}")
+        if self.resume and not self.results_file:
+            raise ConfigError("resuming needs the results file to resume from")
 
 
 def quote_params(params: str) -> str:

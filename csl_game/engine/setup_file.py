@@ -37,7 +37,7 @@ __all__ = ["Value", "Setting", "SETTINGS", "SETTING", "SettingError", "ConfigFil
            "setting_values", "apply_settings", "check_players", "SetupCheck", "check_setup",
            "load_config", "dump_config", "save_config"]
 
-Value = int | float | bool
+Value = int | float | bool | str
 
 
 class SettingError(ConfigError):
@@ -59,7 +59,7 @@ class Setting:
 
     key: str
     label: str
-    kind: type[int] | type[float] | type[bool]
+    kind: type[int] | type[float] | type[bool] | type[str]
     group: str
     """Where it lives: 'match' (MatchConfig), 'points' (Points) or 'options'."""
     attr: str
@@ -76,6 +76,10 @@ class Setting:
             if not isinstance(value, bool):
                 raise SettingError(self.key, f"must be true or false, got {value!r}")
             return value
+        if self.kind is str:
+            if not isinstance(value, str):
+                raise SettingError(self.key, f"must be a string, got {value!r}")
+            return value.strip()
         whole = self.kind is int
         if isinstance(value, bool) or not isinstance(value, int if whole else (int, float)):
             raise SettingError(self.key, f"must be {self.describe()}, got {value!r}")
@@ -90,6 +94,8 @@ class Setting:
             SettingError: not a number of this kind, or out of range.
         """
         text = text.strip()
+        if self.kind is str:
+            return text
         try:
             value: object = int(text) if self.kind is int else float(text)
         except ValueError:
@@ -99,6 +105,8 @@ class Setting:
 
     def describe(self) -> str:
         """'a whole number from 1 to 40' or 'a number of seconds from 0 to 10'."""
+        if self.kind is str:
+            return "a file name"
         kind = "a whole number" if self.kind is int else "a number"
         return f"{kind} from {_fmt(self.low)} to {_fmt(self.high)}"
 
@@ -112,7 +120,9 @@ class Setting:
         return value
 
 
-def _fmt(value: float) -> str:
+def _fmt(value: Value) -> str:
+    if isinstance(value, str):
+        return value
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(int(value)) if float(value).is_integer() else repr(float(value))
@@ -142,6 +152,13 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("unblocked_screen_s", "Unblocked screen duration (s)", float, "options",
             "unblocked_screen_s", 0, 60),
     Setting("workers", "Tournament matches played at once", int, "options", "workers", 1, 64),
+    Setting("competition", "Break a tie in first place by the competition rules", bool,
+            "options", "competition"),
+    Setting("unknown_track", "Derive win sequence, pieces and time limit from rows and columns",
+            bool, "options", "unknown_track"),
+    Setting("results_file", "Results file (a JSON line per match)", str, "options",
+            "results_file"),
+    Setting("resume", "Resume from the results file", bool, "options", "resume"),
 )
 SETTING = {s.key: s for s in SETTINGS}
 """The settings by key."""
@@ -162,6 +179,18 @@ def _board_problem(match: Mapping[str, Value]) -> SettingError | None:
     return None
 
 
+def _unknown_track(match: dict[str, Value]) -> dict[str, Value]:
+    """The board and time settings the unknown track derives from rows and columns."""
+    rows, cols = int(match["rows"]), int(match["cols"])
+    derived = MatchConfig.unknown_track(rows, cols)
+    return {**match, "win_sequence": derived.win_sequence, "round_pieces": derived.round_pieces,
+            "square_pieces": derived.square_pieces, "time_limit_ms": derived.time_limit_ms}
+
+
+DERIVED_BY_UNKNOWN_TRACK = ("win_sequence", "round_pieces", "square_pieces", "time_limit_ms")
+"""Settings that the unknown-track rules set from rows and columns."""
+
+
 def apply_settings(options: PlayOptions, values: Mapping[str, object]) -> PlayOptions:
     """`options` with the given settings replaced (keys of SETTINGS).
 
@@ -175,6 +204,9 @@ def apply_settings(options: PlayOptions, values: Mapping[str, object]) -> PlayOp
         setting = SETTING[key]
         groups[setting.group][setting.attr] = setting.check(value)
     match = {**dataclasses.asdict(options.match), **groups["match"]}
+    unknown_track = groups["options"].get("unknown_track", options.unknown_track)
+    if unknown_track:
+        match = _unknown_track(match)
     problem = _board_problem(match)
     if problem is not None:
         raise problem
@@ -182,6 +214,10 @@ def apply_settings(options: PlayOptions, values: Mapping[str, object]) -> PlayOp
         config = MatchConfig(**match)  # type: ignore[arg-type]
     except ConfigError as e:  # a rule the checks above missed
         raise SettingError("rows", str(e)) from None
+    resume = groups["options"].get("resume", options.resume)
+    results = groups["options"].get("results_file", options.results_file)
+    if resume and not results:
+        raise SettingError("resume", "needs a results file to resume from")
     return dataclasses.replace(options, match=config,
                                points=dataclasses.replace(options.points, **groups["points"]),
                                **groups["options"])  # type: ignore[arg-type]
@@ -307,7 +343,8 @@ def load_config(path: str | Path, base: PlayOptions | None = None) -> PlayOption
 # ----------------------------------------------------------------- writing
 _SECTIONS = {"rows": "# Board", "time_limit_ms": "# AI players' time",
              "last_move_animation_s": "# Animation", "points_per_win": "# Tournament points",
-             "wait_before_match": "# Screens between tournament matches"}
+             "wait_before_match": "# Screens between tournament matches",
+             "competition": "# Competition rules", "results_file": "# Results"}
 
 
 def _toml(value: Value | str) -> str:

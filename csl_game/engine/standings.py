@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from csl_game.model.board import PColor, Winner
 from csl_game.engine.match import MatchResult
 
-__all__ = ["round_robin", "Points", "MatchRecord", "Standing", "standings", "winner_text"]
+__all__ = ["round_robin", "Points", "MatchRecord", "Standing", "standings", "winner_text",
+           "unique_names"]
 
 
 def round_robin(n: int, complete: bool = True) -> list[tuple[int, int]]:
@@ -105,3 +106,12 @@ def winner_text(result: MatchResult) -> str:
     if result.winner is Winner.DRAW or color is None:
         return "It's a draw"
     return f"Winner is {color} ({result.winner_name})"
+
+
+def unique_names(names: Sequence[str]) -> tuple[str, ...]:
+    """The names, numbered ('Random #1', 'Random #2') where several are the same."""
+    out = []
+    for i, name in enumerate(names):
+        same = [j for j, n in enumerate(names) if n == name]
+        out.append(name if len(same) == 1 else f"{name} #{same.index(i) + 1}")
+    return tuple(out)

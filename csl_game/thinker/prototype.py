@@ -5,7 +5,7 @@ from __future__ import annotations
 from csl_game.errors import ThinkerError
 from csl_game.thinker.api import (AbstractThinker, InfoHandler, MatchConfig,
                                   thinker_display_name)
-from csl_game.thinker.discovery import registry
+from csl_game.thinker.discovery import fqn_of, registry
 
 __all__ = ["ThinkerPrototype"]
 
@@ -21,6 +21,8 @@ class ThinkerPrototype:
                  match_config: MatchConfig | None = None,
                  paths: tuple[str, ...] = ()) -> None:
         self.params = params
+        self.requested_name = name if isinstance(name, str) else fqn_of(name)
+        """The thinker's name as it was asked for (results files keep it)."""
         self.match_config = match_config or MatchConfig()
         self.paths = tuple(str(p) for p in paths)
         if isinstance(name, type):

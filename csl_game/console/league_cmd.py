@@ -1,0 +1,171 @@
+"""The ``league`` verb: rank thinkers by playing every pair, both colours, from fixed openings.
+
+``csl-game league --thinker negamax --thinker "minimax 3" --thinker mcts``
+plays every pair ``--games`` times with each colour, each game from one of a
+fixed list of openings, on the session engine (``--workers`` at once), and
+prints the standings (points, W/D/L, score, average search depth or playouts
+reached, moves over the time limit) and a pairwise score matrix.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Callable, Sequence
+from typing import NoReturn, TextIO
+
+from csl_game.engine.league import Entry, GameRecord, League, Tally, make_openings, tally
+from csl_game.engine.standings import Points
+from csl_game.errors import ConfigError, CslError
+from csl_game.thinker.api import MatchConfig
+from csl_game.thinker.discovery import BUILTIN_PACKAGE, registry
+from csl_game.thinker.prototype import ThinkerPrototype
+
+__all__ = ["main", "build_parser", "standings_rows", "matrix_rows", "render"]
+
+
+def _mean(values: list[float], digits: int) -> str:
+    return f"{sum(values) / len(values):.{digits}f}" if values else "-"
+
+
+def standings_rows(tallies: list[Tally]) -> list[list[str]]:
+    """Header and rows of the standings table."""
+    rows = [["#", "Thinker", "Pts", "W", "D", "L", "Score", "Avg depth", "Avg playouts",
+             "Avg nps", "Moves", "Over limit", "Max ms"]]
+    for i, t in enumerate(tallies):
+        rows.append([str(i + 1), t.name, str(t.points), str(t.wins), str(t.draws),
+                     str(t.losses), f"{100 * t.score:.1f}%", _mean(t.depths, 2),
+                     _mean(t.playouts, 0), _mean(t.nps, 0), str(t.moves),
+                     str(t.over_limit), f"{1000 * t.max_elapsed:.0f}"])
+    return rows
+
+
+def matrix_rows(tallies: list[Tally], matrix: list[list[float | None]]) -> list[list[str]]:
+    """Header and rows of the pairwise matrix: the row player's score against each column."""
+    rows = [["vs", *(t.name for t in tallies)]]
+    for t, line in zip(tallies, matrix):
+        rows.append([t.name, *("-" if v is None else f"{100 * v:.0f}%" for v in line)])
+    return rows
+
+
+def render(rows: list[list[str]], markdown: bool, name_col: int = 1) -> str:
+    """A table as aligned text or as Markdown; the names column is left-aligned."""
+    if markdown:
+        head, *body = rows
+        lines = ["| " + " | ".join(head) + " |",
+                 "|" + "|".join("---" if i == name_col else "---:"
+                                for i in range(len(head))) + "|"]
+        lines += ["| " + " | ".join(r) + " |" for r in body]
+        return "\n".join(lines)
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return "\n".join("  ".join(cell.ljust(w) if i == name_col else cell.rjust(w)
+                               for i, (cell, w) in enumerate(zip(r, widths))).rstrip()
+                     for r in rows)
+
+
+# ------------------------------------------------------------------ command line
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise ConfigError(message)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The league's argument parser."""
+    p = _Parser(prog="csl-game league",
+                description="Play every thinker against every other, both colours, "
+                            "from fixed openings, and print the standings.")
+    p.add_argument("--thinker", action="append", default=[], metavar='"THINKER [PARAMS]"',
+                   help="a player (repeatable; default: every built-in thinker)")
+    p.add_argument("--time-limit", "-t", type=int, default=200, metavar="MS",
+                   help="time limit per move in ms (default 200)")
+    p.add_argument("-r", "--rows", type=int, default=6)
+    p.add_argument("-c", "--cols", type=int, default=7)
+    p.add_argument("-w", "--win-sequence", type=int, default=4)
+    p.add_argument("-o", "--round-pieces", type=int, default=None,
+                   help="round pieces per player (default rows x cols / 4, rounded down)")
+    p.add_argument("-s", "--square-pieces", type=int, default=None,
+                   help="square pieces per player (default rows x cols / 4, rounded up)")
+    p.add_argument("--games", "-g", type=int, default=2, metavar="N",
+                   help="games per pair and colour, each from another opening (default 2)")
+    p.add_argument("--opening-plies", type=int, default=2, choices=(0, 1, 2),
+                   help="forced opening moves per game (default 2)")
+    p.add_argument("--seed", type=int, default=1, help="shuffles the openings (default 1)")
+    p.add_argument("--points", type=int, nargs=3, default=(3, 1, 0),
+                   metavar=("WIN", "DRAW", "LOSS"), help="points per result (default 3 1 0)")
+    p.add_argument("--thinkers", action="append", default=[], metavar="PATH",
+                   help="also look for thinkers in this .py file or folder")
+    p.add_argument("--in-process", action="store_true",
+                   help="run thinkers on threads of this process, not worker processes")
+    p.add_argument("--workers", type=int, default=1, metavar="N",
+                   help="games played at once (default 1: each thinker alone on the machine)")
+    p.add_argument("--markdown", action="store_true", help="print the tables as Markdown")
+    p.add_argument("--quiet", "-q", action="store_true", help="no line per game")
+    return p
+
+
+def _config(args: argparse.Namespace) -> MatchConfig:
+    cells = args.rows * args.cols
+    rounds = cells // 4 if args.round_pieces is None else args.round_pieces
+    squares = -(-cells // 4) if args.square_pieces is None else args.square_pieces
+    return MatchConfig(rows=args.rows, cols=args.cols, win_sequence=args.win_sequence,
+                       round_pieces=rounds, square_pieces=squares,
+                       time_limit_ms=args.time_limit)
+
+
+def _entries(specs: Sequence[str], config: MatchConfig, paths: tuple[str, ...]) -> list[Entry]:
+    if not specs:
+        reg = registry(paths)
+        specs = sorted(reg.short_name(f) for f in reg.classes if f.startswith(BUILTIN_PACKAGE + "."))
+    entries: list[Entry] = []
+    for spec in specs:
+        thinker, _, params = spec.strip().partition(" ")
+        proto = ThinkerPrototype(thinker, params.strip(), config, paths)
+        entries.append(Entry(thinker, params.strip(), proto))
+    if len(entries) < 2:
+        raise ConfigError("a league needs at least two thinkers")
+    return entries
+
+
+def _progress(out: TextIO, league: League) -> Callable[[int, int, GameRecord], None]:
+    def report(i: int, total: int, rec: GameRecord) -> None:
+        res = rec.result
+        white, red = league.names[rec.white], league.names[rec.red]
+        how = f" ({res.forfeit})" if res.forfeit else ""
+        opening = " ".join(f"{c}{'os'[int(s)]}" for c, s in rec.opening)
+        print(f"[{i}/{total}] {white} vs {red} [{opening}]: {res.winner}{how} "
+              f"in {len(res.moves)} moves", file=out, flush=True)
+    return report
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run a league from the command line; 0 when done, 2 for bad usage, 1 otherwise."""
+    try:
+        args = build_parser().parse_args(argv)
+        if args.games < 1:
+            raise ConfigError(f"--games must be at least 1, got {args.games}")
+        if args.workers < 1:
+            raise ConfigError(f"--workers must be at least 1, got {args.workers}")
+        config = _config(args)
+        paths = tuple(args.thinkers)
+        entries = _entries(args.thinker, config, paths)
+        openings = make_openings(config, args.opening_plies, args.seed)
+        league = League(entries, config, args.games, openings, in_process=args.in_process,
+                        workers=args.workers)
+        started = time.perf_counter()
+        league.play(None if args.quiet else _progress(sys.stderr, league))
+    except CslError as e:
+        print(f"league: error: {e}", file=sys.stderr)
+        return 2
+    tallies, matrix = tally(league, Points(*args.points))
+    print(f"League: {config.rows}x{config.cols}, {config.win_sequence} in a row, "
+          f"{config.round_pieces}+{config.square_pieces} pieces, "
+          f"{config.time_limit_ms} ms per move, {len(league.records)} games "
+          f"({time.perf_counter() - started:.0f} s)\n")
+    print(render(standings_rows(tallies), args.markdown) + "\n")
+    print(render(matrix_rows(tallies, matrix), args.markdown, name_col=0))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
