@@ -9,6 +9,7 @@ node by node.
 
 from __future__ import annotations
 
+import copy
 import pickle
 from dataclasses import dataclass, field
 
@@ -159,9 +160,10 @@ def test_copies_and_fast_boards_of_a_board_are_independent() -> None:
     board = Board()
     board.do_move(PShape.ROUND, 3)
     fast = board.fast_board()
-    twin = fast.copy()
+    twins = [fast.copy(), copy.copy(fast), copy.deepcopy(fast)]
     fast.play(3, S)
-    assert fields(twin) == fields(board.fast_board()) != fields(fast)
+    for twin in twins:
+        assert fields(twin) == fields(board.fast_board()) != fields(fast)
     assert board.move_count == 1 and board[1, 3] is None
 
 
@@ -344,9 +346,14 @@ def test_the_search_plays_and_undoes_as_the_core_does(settings_: Settings,
     assert fields(pos) == fields(board.fast_board())
 
 
-def test_a_board_pickles_the_same_after_standing_on_the_core() -> None:
+def test_boards_and_fast_boards_pickle() -> None:
     board = Board(4, 5, 3, 4, 6)
     for col, shape in [(0, PShape.ROUND), (1, PShape.SQUARE), (0, PShape.SQUARE)]:
         board.do_move(shape, col)
     clone = pickle.loads(pickle.dumps(board))
     assert clone == board and fields(clone.fast_board()) == fields(board.fast_board())
+    fast = pickle.loads(pickle.dumps(board.fast_board()))
+    assert fast.geometry is geometry(4, 5, 3, 4, 6)
+    assert fields(fast) == fields(board.fast_board())
+    fast.play(2, S)
+    assert fast.winner_after(S) is Winner.NONE

@@ -74,6 +74,11 @@ class Geometry:
         return (self.rows, self.cols, self.win_sequence, self.round_pieces,
                 self.square_pieces)
 
+    def __reduce__(self) -> tuple[object, ...]:
+        # The run finder is generated code, which pickle cannot carry: a
+        # geometry travels as its setting and is made again on arrival.
+        return (geometry, self.settings)
+
     def __repr__(self) -> str:
         return "Geometry{}".format(self.settings)
 
@@ -176,6 +181,8 @@ class FastBoard:
         other.heights, other.counts = self.heights.copy(), self.counts.copy()
         other.turn, other.ply = self.turn, self.ply
         return other
+
+    __copy__ = copy
 
     def play(self, col: int, shape: int) -> int:
         """Drop a piece of the player to move, of this shape, into a column;
