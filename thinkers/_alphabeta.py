@@ -2,7 +2,7 @@
 
 Negamax with principal-variation search, a transposition table keyed by
 Zobrist hashes, killer moves and a history table. Every node first looks at
-the tactics of the position (see `_bitboard.Position.tactics`): a win in one
+the tactics of the position (see `_tactics.tactics`): a win in one
 ends the search, an opponent's threat on a playable cell forces the block, two
 such threats lose, and moves that complete the opponent's shape run or that
 fill the cell under an opponent's threat are scored as losses unsearched.
@@ -13,7 +13,9 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from csl_game.thinkers._bitboard import Geometry, Position, popcount
+from csl_game.model.core import FastBoard, Geometry
+
+from ._tactics import Tables, column_of, popcount, tactics, win_cells, winning_shape, zobrist_hash
 
 __all__ = ["Searcher", "SearchStopped", "Weights", "WIN", "MATE_BOUND"]
 
@@ -42,14 +44,14 @@ class Weights:
     to block them, and half when their owner has none left to play them."""
 
 
-def _cell_values(geo: Geometry, w: type[Weights]) -> tuple[tuple[int, ...], ...]:
+def _cell_values(tables: Tables, w: type[Weights]) -> tuple[tuple[int, ...], ...]:
     """Positional value for White of each piece kind on each cell."""
     values = []
     for kind in range(4):
         colour_sign = 1 if kind < 2 else -1
         shape_sign = 1 if kind % 2 == 0 else -1
         k = w.colour_cell * colour_sign + w.shape_cell * shape_sign
-        values.append(tuple(k * x for x in geo.weights))
+        values.append(tuple(k * x for x in tables.weights))
     return tuple(values)
 
 
@@ -60,34 +62,39 @@ class Searcher:
     table and history carry over from one move to the next.
     """
 
-    def __init__(self, geo: Geometry, tt_size: int, weights: type[Weights] = Weights) -> None:
-        self.geo = geo
+    def __init__(self, tables: Tables, tt_size: int, weights: type[Weights] = Weights) -> None:
+        self.tables = tables
+        self.geo: Geometry = tables.geo
+        geo = self.geo
         self.w = weights
         self.tt: dict[int, int] = {}
         self.tt_size = tt_size
         self.move_bits = (2 * geo.cols + 1).bit_length()
         self.move_mask = (1 << self.move_bits) - 1
-        self.cell_values = _cell_values(geo, weights)
+        self.cell_values = _cell_values(tables, weights)
         # Until cutoffs teach it better, the history prefers the centre
         # columns and the mover's own shape.
         self.bias = [[2 * (geo.cols - abs(2 * (m >> 1) - geo.cols + 1)) + ((m & 1) == c)
                       for m in range(2 * geo.cols)] for c in range(2)]
         self.history = [b.copy() for b in self.bias]
         self.killers = [[-1, -1] for _ in range(geo.max_moves + 2)]
-        self.pos = Position(geo)
+        self.pos = FastBoard(geo)
+        self.hash = 0
+        """The Zobrist hash of `pos`, kept up to date move by move."""
         self.ps = 0
         self.nodes = 0
         self.deadline = float("inf")
         self.stop: Callable[[], bool] = lambda: False
         if geo.rows % 2 == 0:
-            self.good = (geo.even_rows, geo.odd_rows)
+            self.good = (tables.even_rows, tables.odd_rows)
         else:
             self.good = (0, 0)
 
     # ------------------------------------------------------------ the root
-    def start(self, pos: Position, deadline: float, stop: Callable[[], bool]) -> None:
-        """Prepare a search of `pos`."""
+    def start(self, pos: FastBoard, deadline: float, stop: Callable[[], bool]) -> None:
+        """Prepare a search of `pos`, which the search then plays on."""
         self.pos = pos
+        self.hash = zobrist_hash(pos, self.tables)
         self.ps = self._positional(pos)
         self.nodes = 0
         self.deadline = deadline
@@ -98,11 +105,11 @@ class Searcher:
         for k in self.killers:
             k[0] = k[1] = -1
 
-    def _positional(self, pos: Position) -> int:
+    def _positional(self, pos: FastBoard) -> int:
         total = 0
         for kind in range(4):
             colour, shape = divmod(kind, 2)
-            bits = pos.bits[colour] & (pos.sq if shape else ~pos.sq)
+            bits = pos.colors[colour] & pos.shapes[shape]
             values = self.cell_values[kind]
             while bits:
                 low = bits & -bits
@@ -113,10 +120,10 @@ class Searcher:
     def root_moves(self) -> tuple[int | None, list[int], list[tuple[int, int]]]:
         """(winning move or None, moves worth searching, (loss score, move) of the rest)."""
         pos = self.pos
-        t = pos.tactics()
+        t = tactics(pos, self.tables)
         if t.wins:
             low = t.wins & -t.wins
-            return pos.column_of(low) * 2 + pos.winning_shape(), [], []
+            return column_of(self.geo, low) * 2 + winning_shape(pos), [], []
         remaining = self.geo.max_moves - pos.ply
         forced = t.playable & t.opp_hard if remaining > 1 else 0
         under = t.opp_hard >> 1 if remaining > 1 else 0
@@ -124,7 +131,7 @@ class Searcher:
         moves.sort(key=self.history[pos.turn].__getitem__, reverse=True)
         h = self.geo.height
         losses = []
-        for m in pos.moves():
+        for m in pos.legal_moves():
             if m not in moves:
                 bit = 1 << ((m >> 1) * h + pos.heights[m >> 1])
                 at_once = (m & 1) != pos.turn and bit & t.loses_off
@@ -141,9 +148,9 @@ class Searcher:
         alpha, beta = -INF, INF
         best, best_move = -INF, moves[0]
         pos = self.pos
-        thr = self.geo.threats
-        w, r = pos.bits
-        raw = (thr((w | r) ^ pos.sq), thr(pos.sq), thr(w), thr(r))
+        thr = self.tables.threats
+        w, r = pos.colors
+        raw = (thr(pos.shapes[0]), thr(pos.shapes[1]), thr(w), thr(r))
         for i, m in enumerate(moves):
             undo = self._play(m)
             if i == 0:
@@ -165,12 +172,15 @@ class Searcher:
         idx = pos.play(m >> 1, m & 1)
         kind = 2 * (1 - pos.turn) + (m & 1)
         self.ps += self.cell_values[kind][idx]
+        self.hash ^= self.tables.zobrist[kind][idx]
         return idx
 
     def _undo(self, m: int, idx: int) -> None:
         pos = self.pos
-        pos.undo(m >> 1, m & 1)
-        self.ps -= self.cell_values[2 * pos.turn + (m & 1)][idx]
+        pos.undo(m >> 1)
+        kind = 2 * pos.turn + (m & 1)
+        self.ps -= self.cell_values[kind][idx]
+        self.hash ^= self.tables.zobrist[kind][idx]
 
     # ------------------------------------------------------------ moves
     def _candidates(self, cells: int, loses_off: int, under: int,
@@ -251,7 +261,7 @@ class Searcher:
         remaining = geo.max_moves - pos.ply
         if remaining <= 0:
             return 0
-        key = pos.hash
+        key = self.hash
         entry = self.tt.get(key)
         tt_move = -1
         if entry is not None:
@@ -262,12 +272,12 @@ class Searcher:
         c = pos.turn
         o = 1 - c
         raw = r0, r1, r2, r3 = self._threats_after(raw, last)
-        occ = pos.bits[0] | pos.bits[1]
+        occ = pos.colors[0] | pos.colors[1]
         empty = geo.full & ~occ
         shape_t = (r0 & empty, r1 & empty)
         colour_t = (r2 & empty, r3 & empty)
         playable = (occ + geo.bottom) & geo.full
-        wins, opp_hard = pos.win_cells(c, shape_t, colour_t)
+        wins, opp_hard = win_cells(pos.counts, c, shape_t, colour_t)
         if wins & playable:
             return WIN - ply - 1
         forced = playable & opp_hard if remaining > 1 else 0
@@ -295,13 +305,13 @@ class Searcher:
         """The raw threat masks after `last`: it changed one shape set (its
         shape's) and one colour set (its mover's), so only those two are new."""
         pos = self.pos
-        thr = self.geo.threats
-        w, r = pos.bits
+        thr = self.tables.threats
+        w, r = pos.colors
         r0, r1, r2, r3 = raw
         if last & 1:
-            r1 = thr(pos.sq)
+            r1 = thr(pos.shapes[1])
         else:
-            r0 = thr((w | r) ^ pos.sq)
+            r0 = thr(pos.shapes[0])
         if pos.turn:
             r2 = thr(w)
         else:
@@ -312,13 +322,17 @@ class Searcher:
                       ply: int, raw: tuple[int, int, int, int]) -> tuple[int, int]:
         """Principal-variation search of the children; (best score, its move)."""
         pos = self.pos
-        geo = self.geo
         c = pos.turn
         o = 1 - c
         best, best_move = -INF, moves[0]
-        # Moves are played and taken back inline: this loop is the hot path.
-        bits, heights, counts = pos.bits, pos.heights, pos.counts
-        height, zobrist, values = geo.height, geo.zobrist, self.cell_values
+        # This loop is the hot path. It does FastBoard.play(col, shape) and
+        # FastBoard.undo(col) in place, step for step as the core does them on
+        # its documented attributes: two calls per node would cost about 9 %
+        # of the search's speed. tests/test_core.py checks every node of a
+        # search against the core.
+        colors, shapes, heights, counts = pos.colors, pos.shapes, pos.heights, pos.counts
+        height = self.geo.height
+        zobrist, values = self.tables.zobrist, self.cell_values
         search = self._search
         for i, m in enumerate(moves):
             col = m >> 1
@@ -329,14 +343,13 @@ class Searcher:
             kind = 2 * c + shape
             z = zobrist[kind][idx]
             v = values[kind][idx]
-            bits[c] |= bit
-            if shape:
-                pos.sq |= bit
+            colors[c] |= bit  # FastBoard.play
+            shapes[shape] |= bit
             heights[col] = h + 1
             counts[kind] -= 1
-            pos.hash ^= z
-            pos.ply += 1
             pos.turn = o
+            pos.ply += 1
+            self.hash ^= z
             self.ps += v
             if i == 0:
                 score = -search(depth, -beta, -alpha, ply + 1, raw, m)
@@ -344,14 +357,13 @@ class Searcher:
                 score = -search(depth, -alpha - 1, -alpha, ply + 1, raw, m)
                 if alpha < score < beta:
                     score = -search(depth, -beta, -alpha, ply + 1, raw, m)
-            bits[c] ^= bit
-            if shape:
-                pos.sq ^= bit
+            colors[c] ^= bit  # FastBoard.undo
+            shapes[shape] ^= bit
             heights[col] = h
             counts[kind] += 1
-            pos.hash ^= z
-            pos.ply -= 1
             pos.turn = c
+            pos.ply -= 1
+            self.hash ^= z
             self.ps -= v
             if score > best:
                 best, best_move = score, m

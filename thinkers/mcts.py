@@ -26,9 +26,11 @@ import math
 import random
 import time
 
-from csl_game import Board, CancellationToken
-from csl_game.thinkers._bitboard import Geometry, Position, geometry_for
-from csl_game.thinkers._params import SearchThinker, Value, parse_params, thinker_name, time_budget
+from csl_game import Board, CancellationToken, Winner
+from csl_game.model.core import FastBoard, Geometry
+
+from ._params import SearchThinker, Value, parse_params, thinker_name, time_budget
+from ._tactics import Tables, column_of, tables_for, win_cells, winning_shape
 
 _DEFAULTS: dict[str, Value] = {"c": 0.8, "playout": "random", "playouts": 0,
                                "nodes": 300_000, "margin": -1, "seed": -1}
@@ -37,6 +39,8 @@ _LABELS = {"c": "C", "playout": "P", "playouts": "X", "nodes": "N", "margin": "M
 _PLAYOUTS = ("random", "light")
 _DRAW = -1
 _LATE = -3
+_OUTCOMES = {Winner.WHITE: 0, Winner.RED: 1, Winner.DRAW: _DRAW}
+"""A finished game as this module scores it: the winner's colour, or _DRAW."""
 
 
 class _Node:
@@ -54,22 +58,22 @@ class _Node:
         """The reward of the move into this node when it ended the game."""
 
 
-def _safe_moves(pos: Position) -> tuple[list[int], int]:
+def _safe_moves(pos: FastBoard, tables: Tables) -> tuple[list[int], int]:
     """(moves worth playing, winner if the game is decided now or -2).
 
     A win in one gives just that move; an opponent's threat gives the blocks;
     two threats, or no move that does not lose at once, decide the game.
     """
-    geo = pos.geo
+    geo = pos.geometry
     c = pos.turn
-    w, r = pos.bits
-    s0, s1, c0, c1 = geo.threat_sets(w, r, pos.sq)
+    w, r = pos.colors
+    s0, s1, c0, c1 = tables.threat_sets(pos.shapes[0], pos.shapes[1], w, r)
     shape_t = (s0, s1)
     playable = ((w | r) + geo.bottom) & geo.full
-    wins, opp_hard = pos.win_cells(c, shape_t, (c0, c1))
+    wins, opp_hard = win_cells(pos.counts, c, shape_t, (c0, c1))
     if wins & playable:
         low = wins & playable & -(wins & playable)
-        return [pos.column_of(low) * 2 + pos.winning_shape()], c
+        return [column_of(geo, low) * 2 + winning_shape(pos)], c
     last = pos.ply + 1 >= geo.max_moves
     forced = 0 if last else playable & opp_hard
     if forced & (forced - 1):
@@ -108,16 +112,18 @@ class MctsThinker(SearchThinker):
         self._root: _Node | None = None
         self._root_moves: tuple[int, ...] = ()
         self._geo: Geometry | None = None
+        self._tables: Tables | None = None
         self.nodes = 0
         self.deadline = 0.0
 
     def _choose(self, board: Board, ct: CancellationToken, start: float) -> int:
-        geo = geometry_for(board)
-        pos = Position.from_board(board, geo)
-        moves, _ = _safe_moves(pos)
+        pos = board.fast_board()
+        geo = pos.geometry
+        self._tables = tables = tables_for(geo)
+        moves, _ = _safe_moves(pos, tables)
         if len(moves) == 1 or not moves:
             self.on_thinking_info("forced move")
-            return moves[0] if moves else pos.moves()[0]
+            return moves[0] if moves else pos.legal_moves()[0]
         root = self._reuse(board, geo)
         self.deadline = start + time_budget(self.time_limit_ms, self.margin_ms)
         playouts = 0
@@ -155,7 +161,7 @@ class MctsThinker(SearchThinker):
         self._root, self._root_moves, self._geo = node, played, geo
         return node
 
-    def _iterate(self, root: _Node, root_pos: Position) -> bool:
+    def _iterate(self, root: _Node, root_pos: FastBoard) -> bool:
         """One selection, expansion, playout and backup; False if the
         playout ran past the deadline (and nothing was backed up)."""
         pos = root_pos.copy()
@@ -191,15 +197,16 @@ class MctsThinker(SearchThinker):
             reward = 1.0 - reward
         return True
 
-    def _expansions(self, pos: Position) -> list[tuple[int, float | None]]:
+    def _expansions(self, pos: FastBoard) -> list[tuple[int, float | None]]:
         """The moves of a node, each with its reward when it ends the game."""
-        moves, decided = _safe_moves(pos)
+        assert self._tables is not None, "_choose() sets the tables first"
+        moves, decided = _safe_moves(pos, self._tables)
         c = pos.turn
         if not moves:
-            return [(m, 0.0) for m in pos.moves()[:1]]
+            return [(m, 0.0) for m in pos.legal_moves()[:1]]
         if decided == c:
             return [(moves[0], 1.0)]
-        last = pos.ply + 1 >= pos.geo.max_moves
+        last = pos.ply + 1 >= pos.geometry.max_moves
         return [(m, 0.5 if last else None) for m in moves]
 
     def _select(self, node: _Node) -> _Node:
@@ -212,28 +219,32 @@ class MctsThinker(SearchThinker):
                 best, best_value = ch, value
         return best
 
-    def _playout(self, pos: Position) -> int:
+    def _playout(self, pos: FastBoard) -> int:
         """Play to the end; the winner's colour or _DRAW."""
         choice = self.rng.choice
-        max_moves = pos.geo.max_moves
+        max_moves = pos.geometry.max_moves
         if not self.light:
             return self._random_playout(pos)
+        tables = self._tables
+        assert tables is not None, "_choose() sets the tables first"
         while pos.ply < max_moves:
             if not pos.ply & 15 and time.perf_counter() >= self.deadline:
                 return _LATE
-            moves, decided = _safe_moves(pos)
+            moves, decided = _safe_moves(pos, tables)
             if decided != -2:
                 return decided
             m = choice(moves)
             pos.play(m >> 1, m & 1)
         return _DRAW
 
-    def _random_playout(self, pos: Position) -> int:
+    def _random_playout(self, pos: FastBoard) -> int:
         choice = self.rng.choice
+        none = Winner.NONE
         while True:
             if not pos.ply & 15 and time.perf_counter() >= self.deadline:
                 return _LATE
-            m = choice(pos.moves())
-            result = pos.result_of_last(pos.play(m >> 1, m & 1), m & 1)
-            if result != -2:
-                return result
+            m = choice(pos.legal_moves())
+            pos.play(m >> 1, m & 1)
+            result = pos.winner_after(m & 1)
+            if result is not none:
+                return _OUTCOMES[result]

@@ -16,9 +16,10 @@ from __future__ import annotations
 import time
 
 from csl_game import Board, CancellationToken
-from csl_game.thinkers._alphabeta import MATE_BOUND, Searcher, SearchStopped, Weights
-from csl_game.thinkers._bitboard import Geometry, Position, geometry_for
-from csl_game.thinkers._params import SearchThinker, Value, parse_params, thinker_name, time_budget
+
+from ._alphabeta import MATE_BOUND, Searcher, SearchStopped, Weights
+from ._params import SearchThinker, Value, parse_params, thinker_name, time_budget
+from ._tactics import tables_for
 
 _DEFAULTS: dict[str, Value] = {"depth": 0, "tt": 1_000_000, "margin": -1}
 _LABELS = {"depth": "D", "tt": "TT", "margin": "M"}
@@ -37,16 +38,15 @@ class NegamaxThinker(SearchThinker):
         self.tt_size = int(values["tt"])
         self.margin_ms = int(values["margin"])
         self._searcher: Searcher | None = None
-        self._geo: Geometry | None = None
 
     def _choose(self, board: Board, ct: CancellationToken, start: float) -> int:
-        geo = geometry_for(board)
-        if self._searcher is None or self._geo is not geo:
-            self._geo, self._searcher = geo, Searcher(geo, self.tt_size, self.weights)
+        pos = board.fast_board()
+        tables = tables_for(pos.geometry)
+        if self._searcher is None or self._searcher.tables is not tables:
+            self._searcher = Searcher(tables, self.tt_size, self.weights)
         searcher = self._searcher
         budget = time_budget(self.time_limit_ms, self.margin_ms)
-        searcher.start(Position.from_board(board, geo), start + budget,
-                       lambda: ct.is_cancellation_requested)
+        searcher.start(pos, start + budget, lambda: ct.is_cancellation_requested)
         win, moves, losses = searcher.root_moves()
         if win is not None:
             self.on_thinking_info("win in one")

@@ -1,5 +1,11 @@
-"""The model: the board, its pieces and moves, and the winner check. Pure, no I/O."""
+"""The model: the board, its pieces and moves, and the winner check. Pure, no I/O.
 
-from csl_game.model.board import Board, Move, PColor, Piece, Pos, PShape, Winner
+`Board` is the checked API; `FastBoard` and `Geometry` (from
+`csl_game.model.core`) are the fast core it stands on, open to searches.
+"""
 
-__all__ = ["Board", "Move", "PColor", "Piece", "Pos", "PShape", "Winner"]
+from csl_game.model.board import Board, Move, MoveProblem, PColor, Piece, Pos, PShape, Winner
+from csl_game.model.core import FastBoard, Geometry, geometry
+
+__all__ = ["Board", "Move", "MoveProblem", "PColor", "Piece", "Pos", "PShape", "Winner",
+           "FastBoard", "Geometry", "geometry"]
