@@ -24,10 +24,11 @@ from csl_game.model.board import Board, PColor, PShape, Winner
 from csl_game.thinker.discovery import BUILTIN_PACKAGE, registry
 from csl_game.errors import ConfigError, CslError
 from csl_game.engine.match import Match, MatchEvent, MatchResult, ThinkingInfo
+from csl_game.engine.runners.answer import MoveAnswer
 from csl_game.engine.runners.base import (ForfeitReason, InfoCallback, ReadyJob, RunnerFactory,
                                           ThinkerRunner, ThinkJob, ThinkOutcome)
 from csl_game.engine.runners.thread import ThreadRunner
-from csl_game.thinker.api import FutureMove, MatchConfig
+from csl_game.thinker.api import MatchConfig
 from csl_game.thinker.prototype import ThinkerPrototype
 
 __all__ = ["main", "build_parser", "Entry", "GameRecord", "Tally", "League",
@@ -126,7 +127,7 @@ class _OpeningRunner(ThinkerRunner):
         n = board.move_count
         if n < len(self._opening):
             col, shape = self._opening[n]
-            return ReadyJob(ThinkOutcome(FutureMove(col, shape), 0.0))
+            return ReadyJob(ThinkOutcome(MoveAnswer(col, shape), 0.0))
         return self._inner.start(board)
 
     def close(self) -> None:
