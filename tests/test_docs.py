@@ -31,7 +31,6 @@ from csl_game import (AbstractThinker, Board, CancellationToken, FutureMove, Mat
                       PColor, PShape, ThinkerError, ThinkerPrototype, Winner)
 from csl_game.engine.settings import read_session_file
 from csl_game.thinker.discovery import ENTRY_POINT_GROUP, registry
-from csl_game.engine.match import check_move
 from csl_game.engine.runners.base import ForfeitReason
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -129,8 +128,8 @@ def play(white: AbstractThinker, red: AbstractThinker, board: Board) -> Iterator
         yield board
         thinker = players[board.turn]
         move = thinker.think(board.copy(), CancellationToken())
-        reason = check_move(board, move)
-        assert reason is None, f"{thinker} {reason}: {move} after {board.history}"
+        problem = board.move_problem(move.shape, move.column)
+        assert problem is None, f"{thinker} {problem}: {move} after {board.history}"
         board.do_move(PShape(move.shape), move.column)
 
 

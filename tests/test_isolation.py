@@ -47,7 +47,7 @@ CASES = [  # thinker, params, config, reason, text in the detail
     ("invalid", "round", FEW_ROUND, R.NO_PIECES, "round"),
     ("invalid", "shape7", FAST, R.NO_PIECES, "shape 7 at column 0"),
     ("invalid", "tuple", FAST, R.EXCEPTION, "not a FutureMove"),
-    ("invalid", "strcol", FAST, R.EXCEPTION, "whole numbers"),
+    ("invalid", "strcol", FAST, R.INVALID_COLUMN, "whole numbers"),
     ("chatty", "forever", FAST, R.IGNORED_CANCELLATION, "was killed"),
     ("badsetup", "xyz", FAST, R.EXCEPTION, "cannot parse 'xyz'"),
 ]

@@ -9,7 +9,7 @@ import pytest
 
 from csl_game import InvalidMoveError, MatchConfig, PColor, PShape, ThinkerPrototype, Winner
 from csl_game.engine.match import (BoardUpdated, Human, InvalidPlay, Match, MatchOver, MatchStarted,
-                            MatchState, MovePerformed, NextTurn, ThinkingInfo, check_move)
+                            MatchState, MovePerformed, NextTurn, ThinkingInfo)
 from csl_game.engine.runners.base import ForfeitReason
 from csl_game.engine.runners.thread import ThreadRunner
 
@@ -130,20 +130,6 @@ def test_human_moves_and_refusals() -> None:
         match.submit_move(1, PShape.ROUND)
     assert match.board.move_count == 2
     assert not any(isinstance(e, InvalidPlay) for e in events)
-
-
-def test_check_move_reasons() -> None:
-    from csl_game import Board, FutureMove
-    b = Board(rows=1, cols=2, win_sequence=2, round_pieces=1, square_pieces=1)
-    assert check_move(b, FutureMove.NO_MOVE) is ForfeitReason.NO_MOVE
-    assert check_move(b, FutureMove(2, PShape.ROUND)) is ForfeitReason.INVALID_COLUMN
-    assert check_move(b, FutureMove(0, 7)) is ForfeitReason.NO_PIECES  # type: ignore[arg-type]
-    assert check_move(b, FutureMove("0", 0)) is ForfeitReason.INVALID_COLUMN  # type: ignore[arg-type]
-    assert check_move(b, FutureMove(1.0, 0)) is ForfeitReason.INVALID_COLUMN  # type: ignore[arg-type]
-    assert check_move(b, FutureMove(0, None)) is ForfeitReason.NO_PIECES  # type: ignore[arg-type]
-    b.do_move(PShape.ROUND, 0)
-    assert check_move(b, FutureMove(0, PShape.SQUARE)) is ForfeitReason.FULL_COLUMN
-    assert check_move(b, FutureMove(1, PShape.SQUARE)) is None
 
 
 def test_close_mid_think_stops_the_job() -> None:

@@ -17,15 +17,16 @@ from enum import Enum
 
 from csl_game.model.board import Board, Move, PColor, Pos, PShape, Winner
 from csl_game.errors import CslError, InvalidMoveError
-from csl_game.engine.runners.base import (ForfeitReason, RunnerFactory, ThinkerRunner, ThinkJob,
-                                          ThinkOutcome)
+from csl_game.engine.judge import explain, judge, move_text
+from csl_game.engine.runners.base import (Forfeit, ForfeitReason, RunnerFactory, ThinkerRunner,
+                                          ThinkJob)
 from csl_game.engine.runners.thread import ThreadRunner
 from csl_game.thinker.api import FutureMove, MatchConfig
 from csl_game.thinker.prototype import ThinkerPrototype
 
 __all__ = ["MatchAborted", "Human", "Player", "Match", "MatchState", "MatchResult", "PlayedMove",
            "MatchEvent", "MatchStarted", "NextTurn", "MovePerformed", "InvalidPlay",
-           "BoardUpdated", "ThinkingInfo", "MatchOver", "check_move"]
+           "BoardUpdated", "ThinkingInfo", "MatchOver"]
 
 
 class MatchAborted(CslError):
@@ -135,24 +136,6 @@ class MatchState(Enum):
     OVER = "over"
 
 
-def check_move(board: Board, move: FutureMove) -> ForfeitReason | None:
-    """Why `move` cannot be played on `board` by the player to move, or None."""
-    column, shape = move
-    if not isinstance(column, int) or isinstance(column, bool):
-        return ForfeitReason.INVALID_COLUMN
-    if column == -1:
-        return ForfeitReason.NO_MOVE
-    if not 0 <= column < board.cols:
-        return ForfeitReason.INVALID_COLUMN
-    if isinstance(shape, bool) or shape not in (PShape.ROUND, PShape.SQUARE):
-        return ForfeitReason.NO_PIECES
-    if board.is_column_full(column):
-        return ForfeitReason.FULL_COLUMN
-    if board.piece_count(board.turn, PShape(shape)) == 0:
-        return ForfeitReason.NO_PIECES
-    return None
-
-
 class Match:
     """A match between two players, advanced by update() calls."""
 
@@ -170,10 +153,12 @@ class Match:
         self._runners: list[ThinkerRunner | None] = [
             None if isinstance(p, Human) else runner_factory(p, self._info_sink(color))
             for color, p in zip(PColor, self._players)]
-        self.names = tuple(r.name if r else p.display_name
-                           for r, p in zip(self._runners, self._players))
+        white_name, red_name = (r.name if r else p.display_name
+                                for r, p in zip(self._runners, self._players))
+        self.names = (white_name, red_name)
         self._job: ThinkJob | None = None
-        self._ready: ThinkOutcome | None = None
+        self._ready: tuple[FutureMove, float] | None = None
+        """A judged move and its thinking time, waiting for the minimum move time."""
         self._turn_started = 0.0
         self._moves: list[PlayedMove] = []
 
@@ -260,10 +245,10 @@ class Match:
         """
         if not self.awaiting_human:
             raise InvalidMoveError("it is not a human's turn")
-        reason = check_move(self.board, FutureMove(col, shape))
-        if reason is not None:
-            raise InvalidMoveError(f"cannot play {PShape(shape).name.lower()} at "
-                                   f"column {col}: {reason}")
+        problem = self.board.move_problem(shape, col)
+        if problem is not None:
+            raise InvalidMoveError(f"cannot play {move_text(col, shape)}: "
+                                   f"{explain(problem, self.board)}", problem)
         self._play(FutureMove(col, PShape(shape)), self._clock() - self._turn_started)
 
     def close(self) -> None:
@@ -307,22 +292,14 @@ class Match:
                 return
             self._job = None
             self._drain_info()
-            reason = outcome.forfeit
-            if reason is None and outcome.move is not None:
-                reason = check_move(self.board, outcome.move)
-            if reason is not None:
-                self._forfeit(reason, outcome.detail or self._move_detail(outcome))
+            verdict = judge(outcome, self.board)
+            if isinstance(verdict, Forfeit):
+                self._forfeit(verdict.reason, verdict.detail)
                 return
-            self._ready = outcome
+            self._ready = (verdict, outcome.elapsed)
         if self._min_time_left() <= 0:
-            outcome, self._ready = self._ready, None
-            assert outcome.move is not None
-            self._play(outcome.move, outcome.elapsed)
-
-    @staticmethod
-    def _move_detail(outcome: ThinkOutcome) -> str:
-        move = outcome.move
-        return "" if move is None or move.is_no_move else f"it played {move}"
+            (move, elapsed), self._ready = self._ready, None
+            self._play(move, elapsed)
 
     def _play(self, move: FutureMove, elapsed: float) -> None:
         color = self.board.turn

@@ -22,12 +22,13 @@ from functools import partial
 from typing import Any
 
 from csl_game.engine.match import Match, MatchEvent, MatchResult, ThinkingInfo
+from csl_game.engine.runners.answer import MoveAnswer
 from csl_game.engine.runners.base import (InfoCallback, ReadyJob, RunnerFactory, ThinkerRunner,
                                           ThinkJob, ThinkOutcome)
 from csl_game.engine.runners.thread import ThreadRunner
 from csl_game.engine.results import PlayerInfo
 from csl_game.model.board import Board, PColor, PShape
-from csl_game.thinker.api import FutureMove, MatchConfig
+from csl_game.thinker.api import MatchConfig
 from csl_game.thinker.prototype import ThinkerPrototype
 
 __all__ = ["Opening", "MatchJob", "JobResult", "play_job", "Scheduler", "default_workers",
@@ -79,7 +80,7 @@ class OpeningRunner(ThinkerRunner):
         n = board.move_count
         if n < len(self._opening):
             col, shape = self._opening[n]
-            return ReadyJob(ThinkOutcome(FutureMove(col, shape), 0.0))
+            return ReadyJob(ThinkOutcome(MoveAnswer(col, shape), 0.0))
         return self._inner.start(board)
 
     def close(self) -> None:

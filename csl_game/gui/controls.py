@@ -1,15 +1,14 @@
 """A human's choices on the board: the column in focus and the shape to drop.
 
-Legality is the engine's: `check_move` decides what may be played, and
-`Match.submit_move` plays it. Nothing here knows a rule of the game.
+Legality is the model's: `Board.move_problem()` decides what may be played,
+and `Match.submit_move` plays it. Nothing here knows a rule of the game.
 """
 
 from __future__ import annotations
 
 from csl_game.model.board import PColor, Piece, PShape
 from csl_game.errors import InvalidMoveError
-from csl_game.engine.match import Match, check_move
-from csl_game.thinker.api import FutureMove
+from csl_game.engine.match import Match
 
 __all__ = ["HumanControls"]
 
@@ -35,9 +34,9 @@ class HumanControls:
 
     def can_drop(self, col: int) -> bool:
         """Whether dropping the selected shape into `col` is a legal move now."""
-        if not self.enabled or not 0 <= col < self.match.board.cols:
+        if not self.enabled:
             return False
-        return check_move(self.match.board, FutureMove(col, self.selected[self.color])) is None
+        return self.match.board.move_problem(self.selected[self.color], col) is None
 
     def playable(self) -> tuple[bool, ...]:
         """Per column: may the human drop there now."""

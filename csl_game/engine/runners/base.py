@@ -8,27 +8,26 @@ the thread runner and the process runner are interchangeable.
 
 from __future__ import annotations
 
-import threading
-import time
-import traceback
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 
+from csl_game.engine.runners.answer import Answer, MoveAnswer
 from csl_game.model.board import Board
-from csl_game.errors import ThinkerError
-from csl_game.thinker.api import AbstractThinker, CancellationToken, FutureMove
 from csl_game.thinker.prototype import ThinkerPrototype
 
-__all__ = ["ForfeitReason", "ThinkOutcome", "ThinkJob", "ReadyJob", "ThinkerRunner",
+__all__ = ["ForfeitReason", "Forfeit", "ThinkOutcome", "ThinkJob", "ReadyJob", "ThinkerRunner",
            "RunnerFactory", "InfoCallback"]
 
 InfoCallback = Callable[[str], None]
 
 
 class ForfeitReason(Enum):
-    """Why a player lost the match without a winning run."""
+    """Why a player lost the match without a winning run.
+
+    Results files store `name.lower()`, so names are kept once published.
+    """
 
     EXCEPTION = "raised an exception"
     TIMEOUT = "exceeded the time limit"
@@ -45,17 +44,42 @@ class ForfeitReason(Enum):
 
 
 @dataclass(frozen=True)
-class ThinkOutcome:
-    """What one think() call came to: a move, or a forfeit and why."""
+class Forfeit:
+    """A player loses the match: why, and the details."""
 
-    move: FutureMove | None
-    """The move returned, or None when the thinker forfeited in the runner."""
+    reason: ForfeitReason
+    detail: str = ""
+    """Human-readable detail: the move played, exception and traceback, exit code, ..."""
+
+
+@dataclass(frozen=True)
+class ThinkOutcome:
+    """What one think() call came to: the thinker's answer, or a failure the runner saw.
+
+    The answer is not judged yet: `csl_game.engine.judge` decides whether it
+    is a legal move.
+    """
+
+    result: Answer | Forfeit
+    """The answer think() returned, or the forfeit the runner saw (an
+    exception, the time limit, a dead process, ...)."""
     elapsed: float
     """Seconds the thinker took."""
-    forfeit: ForfeitReason | None = None
-    """Set when the runner already knows the thinker loses."""
-    detail: str = ""
-    """Human-readable detail: exception text and traceback, exit code, ..."""
+
+    @property
+    def forfeit(self) -> ForfeitReason | None:
+        """The reason of the runner's forfeit, or None when think() answered."""
+        return self.result.reason if isinstance(self.result, Forfeit) else None
+
+    @property
+    def detail(self) -> str:
+        """The runner's forfeit detail ('' when think() answered)."""
+        return self.result.detail if isinstance(self.result, Forfeit) else ""
+
+    @property
+    def move(self) -> MoveAnswer | None:
+        """The column and shape when think() returned a FutureMove (not judged), else None."""
+        return self.result if isinstance(self.result, MoveAnswer) else None
 
 
 class ThinkJob(ABC):

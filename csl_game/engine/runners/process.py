@@ -25,12 +25,15 @@ from multiprocessing.context import ForkServerContext, SpawnContext
 from multiprocessing.process import BaseProcess
 from typing import Any
 
-from csl_game.model.board import Board, PShape
-from csl_game.engine.runners.base import ForfeitReason, InfoCallback, ThinkerRunner, ThinkJob, ThinkOutcome
-from csl_game.thinker.api import FutureMove
+from csl_game.engine.runners.base import (Forfeit, ForfeitReason, InfoCallback, ThinkerRunner,
+                                          ThinkJob, ThinkOutcome)
+from csl_game.engine.runners.protocol import (Answered, Cancel, Info, Message, OutOfMemory,
+                                              Output, Raised, Ready, Reply, Reset, SetupFailed,
+                                              Think, ToWorker, WorkerSpec, decode, encode)
+from csl_game.engine.runners.worker import EXIT_MEMORY, worker_main
+from csl_game.model.board import Board
 from csl_game.thinker.discovery import builtin_modules
 from csl_game.thinker.prototype import ThinkerPrototype
-from csl_game.engine.runners.worker import EXIT_MEMORY, WorkerSpec, worker_main
 
 __all__ = ["ProcessRunner", "WorkerPool", "DEFAULT_MEMORY_LIMIT_MB", "CANCEL_GRACE",
            "start_server_soon"]
@@ -53,8 +56,8 @@ def _mp_context() -> ForkServerContext | SpawnContext:
         if "forkserver" in multiprocessing.get_all_start_methods():
             server = multiprocessing.get_context("forkserver")
             # Preloaded once in the server, so each worker starts in milliseconds.
-            server.set_forkserver_preload(["__main__", "csl_game.engine.runners.worker", *builtin_modules(),
-                                           "csl_game.engine.runners.warm"])
+            server.set_forkserver_preload(["__main__", "csl_game.engine.runners.worker",
+                                           *builtin_modules(), "csl_game.engine.runners.warm"])
             _context = server
         else:
             _context = multiprocessing.get_context("spawn")
@@ -102,8 +105,10 @@ class _Worker:
         self.started_at = time.perf_counter()
         self.startup_timeout = startup_timeout
         self.ready = False
+        self.name: str | None = None
+        """The thinker's display name as the worker reported it when ready."""
         self.setup_error: str | None = None
-        self.results: dict[int, tuple[Any, ...]] = {}
+        self.results: dict[int, Reply] = {}
         self._eof = False
         self.closed = False
         self._process: BaseProcess | None = None
@@ -135,11 +140,11 @@ class _Worker:
     def exitcode(self) -> int | None:
         return None if self._process is None else self._process.exitcode
 
-    def send(self, message: tuple[Any, ...]) -> None:
+    def send(self, message: ToWorker) -> None:
         if self._process is None or self.closed:
             return
         with contextlib.suppress(OSError):  # if it died, its job learns so from the exit code
-            self._to_worker.send(message)
+            self._to_worker.send(encode(message))
 
     def pump(self, budget: float = _POLL_BUDGET) -> None:
         """Handle the messages that arrived, for at most about `budget` seconds."""
@@ -149,33 +154,36 @@ class _Worker:
         conn = self._from_worker
         try:
             while conn.poll(0):
-                self._handle(conn.recv())
+                self._handle(decode(conn.recv()))
                 if time.perf_counter() > until:
                     return
         except (EOFError, OSError):
             self._eof = True
+        except ValueError:  # only thinker code writing to our pipe sends such things
+            self.kill()
 
-    def _handle(self, message: tuple[Any, ...]) -> None:
-        kind = message[0]
-        if kind in ("move", "error"):
-            if self.ready:  # answers from before a reset belong to the last match
-                self.results[message[1]] = message
-        elif kind in ("info", "out"):
+    def _handle(self, message: Message) -> None:
+        if isinstance(message, Reply):
+            if self.ready:  # replies from before a reset belong to the last match
+                self.results[message.job_id] = message
+        elif isinstance(message, (Info, Output)):
             if self._info is not None:
-                for line in message[1].split("\n"):
+                for line in message.text.split("\n"):
                     self._info(line)
-        elif kind == "ready":
+        elif isinstance(message, Ready):
             self.ready = True
-        elif kind == "setup_error":
-            self.setup_error = message[1]
+            self.name = message.name
+        elif isinstance(message, SetupFailed):
+            self.setup_error = message.text
 
     def reset(self, spec: WorkerSpec, info: InfoCallback | None) -> None:
         """Ask the worker for a fresh thinker, for a new match."""
         self.spec, self._info = spec, info
         self.ready = False
+        self.name = None
         self.results.clear()
         self.started_at = time.perf_counter()
-        self.send(("reset", spec))
+        self.send(Reset(spec))
 
     @property
     def healthy(self) -> bool:
@@ -264,7 +272,7 @@ class _ProcessJob(ThinkJob):
 
     def cancel(self) -> None:
         if self._outcome is None and self._cancel_at is None:
-            self._worker.send(("cancel", self._id))
+            self._worker.send(Cancel(self._id))
             self._cancel_at = time.perf_counter()
 
     # -------------------------------------------------------------- internals
@@ -288,33 +296,25 @@ class _ProcessJob(ThinkJob):
         if result is not None:
             return self._from_result(result)
         if worker.setup_error is not None:
-            return ThinkOutcome(None, 0.0, ForfeitReason.EXCEPTION, worker.setup_error)
+            return ThinkOutcome(Forfeit(ForfeitReason.EXCEPTION, worker.setup_error), 0.0)
         if worker.is_dead():
             return self._died(worker.exitcode)
         return None
 
-    def _from_result(self, result: tuple[Any, ...]) -> ThinkOutcome:
-        elapsed = result[-1]
+    def _from_result(self, reply: Reply) -> ThinkOutcome:
+        elapsed = reply.elapsed
         if self._timed_out or elapsed > self._limit:
             return self._timeout(max(elapsed, self._elapsed()))
-        if result[0] == "move":
-            return self._move(result[2], result[3], elapsed)
-        reason = ForfeitReason.MEMORY if result[2] == "memory" else ForfeitReason.EXCEPTION
-        return ThinkOutcome(None, elapsed, reason, result[3])
-
-    @staticmethod
-    def _move(column: int, shape: int, elapsed: float) -> ThinkOutcome:
-        if shape not in (PShape.ROUND, PShape.SQUARE):
-            # not a shape at all, so no piece of it is left; said here because
-            # FutureMove cannot describe such a move
-            return ThinkOutcome(None, elapsed, ForfeitReason.NO_PIECES,
-                                f"it played shape {shape} at column {column}; shapes are "
-                                f"{PShape.ROUND:d} (round) and {PShape.SQUARE:d} (square)")
-        return ThinkOutcome(FutureMove(column, PShape(shape)), elapsed)
+        if isinstance(reply, Answered):
+            return ThinkOutcome(reply.answer, elapsed)
+        assert isinstance(reply, (Raised, OutOfMemory))
+        memory = isinstance(reply, OutOfMemory)
+        reason = ForfeitReason.MEMORY if memory else ForfeitReason.EXCEPTION
+        return ThinkOutcome(Forfeit(reason, reply.detail), elapsed)
 
     def _timeout(self, elapsed: float, extra: str = "") -> ThinkOutcome:
-        return ThinkOutcome(None, elapsed, ForfeitReason.TIMEOUT,
-                            f"time limit {self._limit * 1000:.0f} ms{extra}")
+        return ThinkOutcome(Forfeit(ForfeitReason.TIMEOUT,
+                                    f"time limit {self._limit * 1000:.0f} ms{extra}"), elapsed)
 
     def _died(self, exitcode: int | None) -> ThinkOutcome:
         text = ("its process was stopped: the runner was closed" if self._worker.closed
@@ -322,10 +322,11 @@ class _ProcessJob(ThinkJob):
         if self._timed_out:
             return self._timeout(self._elapsed(), f"; then {text}")
         if exitcode == EXIT_MEMORY:
-            return ThinkOutcome(None, self._elapsed(), ForfeitReason.MEMORY,
-                                f"its process ran out of memory (limit "
-                                f"{self._worker.spec.memory_limit_mb} MB)")
-        return ThinkOutcome(None, self._elapsed(), ForfeitReason.WORKER_DIED, text)
+            return ThinkOutcome(Forfeit(ForfeitReason.MEMORY,
+                                        f"its process ran out of memory (limit "
+                                        f"{self._worker.spec.memory_limit_mb} MB)"),
+                                self._elapsed())
+        return ThinkOutcome(Forfeit(ForfeitReason.WORKER_DIED, text), self._elapsed())
 
     def _enforce(self, now: float) -> ThinkOutcome | None:
         """Start the clock, cancel at the limit, kill after the grace period."""
@@ -339,10 +340,11 @@ class _ProcessJob(ThinkJob):
         if now - self._cancel_at < self._grace:
             return None
         self._worker.kill()
-        return ThinkOutcome(None, self._elapsed(), ForfeitReason.IGNORED_CANCELLATION,
-                            f"no answer {self._grace:.1f} s after being asked to stop "
-                            f"(time limit {self._limit * 1000:.0f} ms); its process "
-                            "was killed")
+        return ThinkOutcome(Forfeit(ForfeitReason.IGNORED_CANCELLATION,
+                                    f"no answer {self._grace:.1f} s after being asked to stop "
+                                    f"(time limit {self._limit * 1000:.0f} ms); its process "
+                                    "was killed"),
+                            self._elapsed())
 
     def _wait_for_turn(self, now: float) -> ThinkOutcome | None:
         """Start the clock once the worker is set up and done with earlier requests."""
@@ -351,9 +353,10 @@ class _ProcessJob(ThinkJob):
             if now - worker.started_at < worker.startup_timeout:
                 return None
             worker.kill()
-            return ThinkOutcome(None, now - self._created, ForfeitReason.TIMEOUT,
-                                f"loading and setting up the thinker took more than "
-                                f"{worker.startup_timeout:g} s")
+            return ThinkOutcome(Forfeit(ForfeitReason.TIMEOUT,
+                                        f"loading and setting up the thinker took more than "
+                                        f"{worker.startup_timeout:g} s"),
+                                now - self._created)
         if self._previous is not None:
             earlier = self._previous.poll()
             if earlier is None:
@@ -449,6 +452,16 @@ class ProcessRunner(ThinkerRunner):
         """The worker's process id (None if it could not be started)."""
         return self._worker.pid
 
+    @property
+    def worker_name(self) -> str | None:
+        """The thinker's display name (its str()) as its worker reported it.
+
+        None until the worker is ready, and when its thinker could not be set
+        up. Reading it handles the messages the worker sent meanwhile.
+        """
+        self._worker.pump()
+        return self._worker.name
+
     def start(self, board: Board) -> ThinkJob:
         """Send `board` to the worker; an unfinished earlier request is cancelled."""
         previous = self._job if self._job is not None and self._job.pending else None
@@ -457,7 +470,7 @@ class ProcessRunner(ThinkerRunner):
         else:
             self._worker.results.clear()
         self._last_id += 1
-        self._worker.send(("think", self._last_id, board))
+        self._worker.send(Think(self._last_id, board))
         self._job = _ProcessJob(self._worker, self._last_id, self._limit, self._grace,
                                 previous)
         return self._job

@@ -4,21 +4,16 @@ from __future__ import annotations
 
 import threading
 import time
-import traceback
 
 from csl_game.errors import ThinkerError
-from csl_game.engine.runners.base import (ForfeitReason, InfoCallback, ReadyJob, ThinkerRunner,
-                                          ThinkJob, ThinkOutcome)
+from csl_game.engine.runners.answer import ask, exception_detail
+from csl_game.engine.runners.base import (Forfeit, ForfeitReason, InfoCallback, ReadyJob,
+                                          ThinkerRunner, ThinkJob, ThinkOutcome)
 from csl_game.model.board import Board
-from csl_game.thinker.api import AbstractThinker, CancellationToken, FutureMove
+from csl_game.thinker.api import AbstractThinker, CancellationToken
 from csl_game.thinker.prototype import ThinkerPrototype
 
 __all__ = ["ThreadRunner"]
-
-
-def _exception_detail(exc: BaseException) -> str:
-    text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
-    return f"{type(exc).__name__}: {exc}\n{text.rstrip()}"
 
 
 class _ThreadJob(ThinkJob):
@@ -33,24 +28,19 @@ class _ThreadJob(ThinkJob):
         self._thread.start()
 
     def _run(self, thinker: AbstractThinker, board: Board) -> None:
-        start = time.perf_counter()
-        try:
-            move = thinker.think(board, self._token)
-            elapsed = time.perf_counter() - start
-            if not isinstance(move, FutureMove):
-                self._outcome = ThinkOutcome(None, elapsed, ForfeitReason.EXCEPTION,
-                                             f"think() returned {move!r}, not a FutureMove")
-            else:
-                self._outcome = ThinkOutcome(move, elapsed)
-        except BaseException as e:  # user code: every failure is a forfeit
-            self._outcome = ThinkOutcome(None, time.perf_counter() - start,
-                                         ForfeitReason.EXCEPTION, _exception_detail(e))
+        answer, elapsed = ask(thinker, board, self._token)
+        if isinstance(answer, BaseException):  # every failure of user code is a forfeit
+            self._outcome = ThinkOutcome(
+                Forfeit(ForfeitReason.EXCEPTION, exception_detail(answer)), elapsed)
+        else:
+            self._outcome = ThinkOutcome(answer, elapsed)
         self._done.set()
 
     def _late(self) -> ThinkOutcome:
         self._token.cancel()
-        return ThinkOutcome(None, time.perf_counter() - self._started,
-                            ForfeitReason.TIMEOUT, f"time limit {self._limit * 1000:.0f} ms")
+        return ThinkOutcome(Forfeit(ForfeitReason.TIMEOUT,
+                                    f"time limit {self._limit * 1000:.0f} ms"),
+                            time.perf_counter() - self._started)
 
     def poll(self) -> ThinkOutcome | None:
         return self.wait(0)
@@ -92,7 +82,7 @@ class ThreadRunner(ThinkerRunner):
 
     def start(self, board: Board) -> ThinkJob:
         if self._thinker is None:
-            return ReadyJob(ThinkOutcome(None, 0.0, ForfeitReason.EXCEPTION, self._setup_error))
+            return ReadyJob(ThinkOutcome(Forfeit(ForfeitReason.EXCEPTION, self._setup_error), 0.0))
         self._job = _ThreadJob(self._thinker, board.copy(), self._limit)
         return self._job
 

@@ -1,23 +1,9 @@
 """The worker-process side of `ProcessRunner`: one thinker, many think() calls.
 
 A worker makes its thinker once, then serves think requests until the parent
-says quit or goes away. The parent and the worker talk over two one-way pipes
-with small tuples:
-
-parent -> worker::
-
-    ("think", job_id, board)      # Board pickles as settings + moves
-    ("cancel", job_id)
-    ("quit",)
-
-worker -> parent::
-
-    ("ready",)                    # the thinker is set up
-    ("setup_error", text)         # it is not; the worker then exits
-    ("info", text)                # on_thinking_info()
-    ("out", text)                 # lines written to stdout or stderr (file descriptors 1, 2)
-    ("move", job_id, column, shape, elapsed)
-    ("error", job_id, kind, detail, elapsed)    # kind: "exception" or "memory"
+says quit or goes away. The messages it reads and sends are the dataclasses
+of `csl_game.engine.runners.protocol`; what think() returned is described
+here, in the worker, so the parent only ever reads plain data.
 """
 
 from __future__ import annotations
@@ -25,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import importlib
-import operator
 import os
 import queue
 import resource
@@ -33,19 +18,19 @@ import select
 import signal
 import sys
 import threading
-import time
-import traceback
-from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from typing import Any, NoReturn, cast
 
-from csl_game.model.board import Board
-from csl_game.thinker.discovery import registry
+from csl_game.engine.runners.answer import ask, exception_detail, plain_text
+from csl_game.engine.runners.protocol import (Answered, Cancel, FromWorker, Info, OutOfMemory,
+                                              Output, Quit, Raised, Ready, Reset, SetupFailed,
+                                              Think, WorkerSpec, decode, encode)
 from csl_game.errors import ThinkerError
-from csl_game.thinker.api import AbstractThinker, CancellationToken, FutureMove, MatchConfig
+from csl_game.thinker.api import AbstractThinker, CancellationToken
+from csl_game.thinker.discovery import registry
 from csl_game.thinker.prototype import ThinkerPrototype
 
-__all__ = ["WorkerSpec", "worker_main", "EXIT_MEMORY", "exception_detail"]
+__all__ = ["worker_main", "EXIT_MEMORY"]
 
 EXIT_MEMORY = 86
 """Exit status of a worker that ran out of memory outside a reportable think()."""
@@ -53,29 +38,8 @@ EXIT_MEMORY = 86
 _PR_SET_PDEATHSIG = 1
 _RESERVE_BYTES = 8 << 20
 _CHUNK = 1 << 16  # bytes of output per message
+_MAX_NAME = 200  # characters of a thinker's display name
 _reserve: bytes | None = None  # freed on MemoryError to make room for the report
-
-Message = tuple[Any, ...]
-
-
-@dataclass(frozen=True)
-class WorkerSpec:
-    """What a worker needs to make its thinker (all picklable)."""
-
-    module: str
-    """The thinker class's module (as named in the parent's sys.modules)."""
-    qualname: str
-    params: str
-    match_config: MatchConfig
-    paths: tuple[str, ...]
-    """--thinkers paths the class may come from."""
-    memory_limit_mb: int
-    """Address-space cap of the worker; 0 or less for none."""
-
-    @property
-    def fqn(self) -> str:
-        """The class's fully qualified name."""
-        return f"{self.module}.{self.qualname}"
 
 
 def _thinker_class(spec: WorkerSpec) -> type[AbstractThinker]:
@@ -90,12 +54,6 @@ def _thinker_class(spec: WorkerSpec) -> type[AbstractThinker]:
     return cast(type[AbstractThinker], found)
 
 
-def exception_detail(exc: BaseException) -> str:
-    """'Type: message' and the traceback, as the runners report exceptions."""
-    text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
-    return f"{type(exc).__name__}: {exc}\n{text.rstrip()}"
-
-
 class _Outbox:
     """Sends messages to the parent from any thread."""
 
@@ -103,10 +61,10 @@ class _Outbox:
         self._conn = conn
         self._lock = threading.Lock()
 
-    def send(self, message: Message) -> None:
+    def send(self, message: FromWorker) -> None:
         with self._lock:
             try:
-                self._conn.send(message)
+                self._conn.send(encode(message))
             except OSError:  # the parent is gone: nobody to think for
                 os._exit(0)
 
@@ -152,11 +110,11 @@ class _Output:
             if (final and not chunk) or (not newline and len(data) >= _CHUNK):
                 text, self._pending = data, b""  # a huge line goes in pieces
             if text:
-                self._outbox.send(("out", text.decode("utf-8", errors="replace")))
+                self._outbox.send(Output(text.decode("utf-8", errors="replace")))
             if not chunk:
                 return
 
-    def send_after(self, message: Message) -> None:
+    def send_after(self, message: FromWorker) -> None:
         """Send what was written so far, then `message`."""
         for stream in (sys.stdout, sys.stderr):
             with contextlib.suppress(Exception):  # a thinker may have replaced them
@@ -198,40 +156,53 @@ def _thread_hook(args: threading.ExceptHookArgs) -> None:
 
 
 def _make_thinker(spec: WorkerSpec, output: _Output) -> AbstractThinker:
-    """The set-up thinker; on failure tell the parent and exit."""
+    """The set-up thinker, once the parent is told it is ready; on failure tell
+    the parent and exit. (Every text sent is an exact str: the parent must
+    never unpickle a class of the thinker's.)"""
     try:
         prototype = ThinkerPrototype(_thinker_class(spec), spec.params, spec.match_config,
                                      spec.paths)
-        return prototype.create(lambda text: output.send_after(("info", text)))
+        thinker = prototype.create(lambda text: output.send_after(Info(plain_text(text))))
     except ThinkerError as e:
-        output.send_after(("setup_error", str(e)))
+        output.send_after(SetupFailed(plain_text(str(e))))
     except MemoryError:
         _out_of_memory()
     except BaseException as e:  # a thinker module may raise anything at import
-        output.send_after(("setup_error", f"thinker {spec.fqn} could not be loaded: "
-                                          f"{type(e).__name__}: {e}"))
+        output.send_after(SetupFailed(f"thinker {spec.fqn} could not be loaded: "
+                                      f"{type(e).__name__}: {e}"))
+    else:
+        output.send_after(Ready(_display_name(thinker, spec)))
+        return thinker
     os._exit(0)
 
 
-RESET = -1
-"""Job id of a request to make a fresh thinker (for the worker's next match)."""
+def _display_name(thinker: AbstractThinker, spec: WorkerSpec) -> str:
+    """str(thinker), or a description of what went wrong with it."""
+    try:
+        name = str(thinker)
+    except BaseException as e:  # the thinker's own __str__ may fail in any way
+        return f"{spec.qualname} (its name could not be read: {type(e).__name__})"
+    return plain_text(name)[:_MAX_NAME]  # str() may give a str subclass
 
-Jobs = queue.SimpleQueue[tuple[int, Any, CancellationToken | None]]
+
+Job = tuple[Think, CancellationToken] | Reset
+Jobs = queue.SimpleQueue[Job]
 
 
 def _read_requests(inbox: Connection, jobs: Jobs,
                    tokens: dict[int, CancellationToken]) -> None:
     """Reader thread: queue think and reset requests, cancel tokens; exit with the parent."""
     try:
-        while (message := inbox.recv())[0] != "quit":
-            if message[0] == "think":
-                tokens[message[1]] = CancellationToken()
-                jobs.put((message[1], message[2], tokens[message[1]]))
-            elif message[0] == "reset":
+        while not isinstance(message := decode(inbox.recv()), Quit):
+            if isinstance(message, Think):
+                tokens[message.job_id] = CancellationToken()
+                jobs.put((message, tokens[message.job_id]))
+            elif isinstance(message, Cancel):
+                if (running := tokens.get(message.job_id)) is not None:
+                    running.cancel()
+            elif isinstance(message, Reset):
                 tokens.clear()
-                jobs.put((RESET, message[1], None))
-            elif (token := tokens.get(message[1])) is not None:
-                token.cancel()
+                jobs.put(message)
     except (EOFError, OSError):
         pass  # the parent closed its end or died
     except MemoryError:
@@ -239,45 +210,22 @@ def _read_requests(inbox: Connection, jobs: Jobs,
     os._exit(0)
 
 
-def _move_message(job_id: int, move: object, elapsed: float) -> Message:
-    if not isinstance(move, FutureMove):
-        return ("error", job_id, "exception",
-                f"think() returned {_safe_repr(move)}, not a FutureMove", elapsed)
-    try:
-        column, shape = operator.index(move.column), operator.index(move.shape)
-    except TypeError:
-        return ("error", job_id, "exception",
-                f"think() returned {_safe_repr(move)}: column and shape must be "
-                "whole numbers", elapsed)
-    return ("move", job_id, column, shape, elapsed)
-
-
-def _safe_repr(value: object) -> str:
-    try:
-        return repr(value)[:200]
-    except Exception:
-        return f"a {type(value).__name__}"
-
-
-def _think_once(thinker: AbstractThinker, job_id: int, board: Board,
-                token: CancellationToken, output: _Output) -> None:
+def _free_reserve() -> None:
     global _reserve
-    start = time.perf_counter()
-    out_of_memory = False
-    try:
-        message = _move_message(job_id, thinker.think(board, token),
-                                time.perf_counter() - start)
-    except MemoryError as e:
-        _reserve = None  # room to format and send the report
-        out_of_memory = True
-        message = ("error", job_id, "memory", f"{exception_detail(e)}\n{_limit_text()}",
-                   time.perf_counter() - start)
-    except BaseException as e:  # user code: every failure is a forfeit
-        message = ("error", job_id, "exception", exception_detail(e),
-                   time.perf_counter() - start)
-    output.send_after(message)
-    if out_of_memory:
+    _reserve = None  # room to format and send the report
+
+
+def _think_once(thinker: AbstractThinker, request: Think, token: CancellationToken,
+                output: _Output) -> None:
+    answer, elapsed = ask(thinker, request.board, token, on_memory_error=_free_reserve)
+    if isinstance(answer, MemoryError):
+        output.send_after(OutOfMemory(request.job_id, elapsed,
+                                      f"{exception_detail(answer)}\n{_limit_text()}"))
         _out_of_memory()
+    if isinstance(answer, BaseException):
+        output.send_after(Raised(request.job_id, elapsed, exception_detail(answer)))
+    else:
+        output.send_after(Answered(request.job_id, elapsed, answer))
 
 
 def _limit_text() -> str:
@@ -301,17 +249,15 @@ def worker_main(inbox: Connection, outbox_conn: Connection, spec: WorkerSpec) ->
     tokens: dict[int, CancellationToken] = {}
     threading.Thread(target=_read_requests, args=(inbox, jobs, tokens),
                      name="csl-requests", daemon=True).start()
-    output.send_after(("ready",))
     while True:
-        job_id, payload, token = jobs.get()
-        if job_id == RESET:  # a new match: a fresh thinker, set up anew
+        job = jobs.get()
+        if isinstance(job, Reset):  # a new match: a fresh thinker, set up anew
             del thinker
-            thinker = _make_thinker(payload, output)
-            output.send_after(("ready",))
+            thinker = _make_thinker(job.spec, output)
             continue
-        assert token is not None
+        request, token = job
         try:
-            _think_once(thinker, job_id, payload, token, output)
+            _think_once(thinker, request, token, output)
         except MemoryError:
             _out_of_memory()
-        tokens.pop(job_id, None)
+        tokens.pop(request.job_id, None)

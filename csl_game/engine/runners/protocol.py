@@ -1,0 +1,183 @@
+"""The messages between a `ProcessRunner` and its worker process.
+
+The parent and the worker talk over two one-way pipes, one frozen dataclass
+per kind of message. Everything the worker sends is plain data (strs,
+numbers, answers described by `csl_game.engine.runners.answer`), so the
+parent never unpickles an object of the thinker's.
+
+parent -> worker: `Think`, `Cancel`, `Reset`, `Quit`.
+worker -> parent: `Ready` or `SetupFailed` (after making the thinker),
+`Info` and `Output` (any time), and per think request one `Reply`:
+`Answered`, `Raised` or `OutOfMemory`.
+
+On the pipe a message travels as `encode()` makes it: a tuple of its kind's
+number and its fields. Pickle writes a class by name and looks it up again
+on loading, some 7 µs per class per message; a tuple of builtins costs
+nothing of the kind, and a fast move's round trip stays as fast as it was.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import cast
+
+from csl_game.engine.runners.answer import Answer, MoveAnswer, Plain
+from csl_game.model.board import Board
+from csl_game.thinker.api import MatchConfig
+
+__all__ = ["WorkerSpec", "Message", "ToWorker", "Think", "Cancel", "Reset", "Quit",
+           "FromWorker", "Ready", "SetupFailed", "Info", "Output",
+           "Reply", "Answered", "Raised", "OutOfMemory", "encode", "decode"]
+
+
+@dataclass(frozen=True)
+class WorkerSpec:
+    """What a worker needs to make its thinker (all picklable)."""
+
+    module: str
+    """The thinker class's module (as named in the parent's sys.modules)."""
+    qualname: str
+    params: str
+    match_config: MatchConfig
+    paths: tuple[str, ...]
+    """--thinkers paths the class may come from."""
+    memory_limit_mb: int
+    """Address-space cap of the worker; 0 or less for none."""
+
+    @property
+    def fqn(self) -> str:
+        """The class's fully qualified name."""
+        return f"{self.module}.{self.qualname}"
+
+
+# ------------------------------------------------------------ parent -> worker
+@dataclass(frozen=True)
+class ToWorker:
+    """Base of the parent's requests."""
+
+
+@dataclass(frozen=True)
+class Think(ToWorker):
+    """Think about `board` (it pickles as settings and moves)."""
+
+    job_id: int
+    board: Board
+
+
+@dataclass(frozen=True)
+class Cancel(ToWorker):
+    """Cancel the token of request `job_id`, if it is still running."""
+
+    job_id: int
+
+
+@dataclass(frozen=True)
+class Reset(ToWorker):
+    """Make a fresh thinker from `spec` (the worker's next match)."""
+
+    spec: WorkerSpec
+
+
+@dataclass(frozen=True)
+class Quit(ToWorker):
+    """End the worker."""
+
+
+# ------------------------------------------------------------ worker -> parent
+@dataclass(frozen=True)
+class FromWorker:
+    """Base of the worker's messages."""
+
+
+@dataclass(frozen=True)
+class Ready(FromWorker):
+    """The thinker is set up."""
+
+    name: str
+    """The thinker's display name as the worker sees it (its str())."""
+
+
+@dataclass(frozen=True)
+class SetupFailed(FromWorker):
+    """The thinker could not be loaded or set up; the worker exits."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class Info(FromWorker):
+    """The thinker called on_thinking_info()."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class Output(FromWorker):
+    """Lines written to stdout or stderr (file descriptors 1 and 2)."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class Reply(FromWorker):
+    """Base of the one answer to a `Think` request."""
+
+    job_id: int
+    elapsed: float
+    """Seconds think() took."""
+
+
+@dataclass(frozen=True)
+class Answered(Reply):
+    """think() returned; what it returned, described in the worker."""
+
+    answer: Answer
+
+
+@dataclass(frozen=True)
+class Raised(Reply):
+    """think() raised; the exception and its traceback as text."""
+
+    detail: str
+
+
+@dataclass(frozen=True)
+class OutOfMemory(Reply):
+    """think() ran out of memory; the worker exits after this message."""
+
+    detail: str
+
+
+Message = ToWorker | FromWorker
+Wire = tuple[object, ...]
+"""A message as the pipe carries it."""
+
+_KINDS: tuple[type[Message], ...] = (Think, Cancel, Reset, Quit, Ready, SetupFailed, Info,
+                                     Output, Answered, Raised, OutOfMemory)
+_CODES = {kind: code for code, kind in enumerate(_KINDS)}
+
+
+def encode(message: Message) -> Wire:
+    """`message` as the pipe carries it: its kind's number, then its fields."""
+    # A frozen dataclass's __dict__ holds its fields in their declared order.
+    fields = tuple(vars(message).values())
+    if type(message) is Answered and type(message.answer) is MoveAnswer:
+        fields = (message.job_id, message.elapsed, tuple(message.answer))
+    return (_CODES[type(message)], *fields)
+
+
+def decode(wire: Wire) -> Message:
+    """The message `encode()` made `wire` from.
+
+    Raises:
+        ValueError: `wire` is not an encoded message.
+    """
+    try:
+        code, *fields = wire
+        kind = _KINDS[cast(int, code)]
+        if kind is Answered and type(fields[2]) is tuple:
+            fields[2] = MoveAnswer(*cast(tuple[Plain, Plain], fields[2]))
+        message: Message = kind(*fields)
+    except (TypeError, IndexError, ValueError) as e:
+        raise ValueError(f"not a message of the worker protocol: {e}") from None
+    return message
