@@ -176,6 +176,48 @@ def test_the_areas_shown_cover_the_result_overlay(make_app: MakeApp) -> None:
     assert check.partial >= 20
 
 
+# ----------------------------------------------------------------- resizing
+def _pieces_shown(app: App, scene: MatchScene) -> int:
+    """Check every landed piece not under the win line or the banner is on the
+    screen; return how many were checked."""
+    covered = [scene.layout.piece_rect(*p) for p in scene.visual.solution]
+    if scene.result is not None and scene.result.box is not None:
+        covered.append(scene.result.box)
+    checked = 0
+    for pos, piece in scene.visual.landed.items():
+        rect = scene.layout.piece_rect(*pos)
+        if rect.collidelist(covered) >= 0:
+            continue
+        image = app.ctx.art.piece(piece, rect.w)
+        assert app.screen.get_at(rect.center)[:3] == image.get_at(image.get_rect().center)[:3], \
+            f"the piece at {pos} is not shown"
+        checked += 1
+    return checked
+
+
+@pytest.mark.parametrize("on_result", [False, True], ids=["match", "result"])
+def test_resizing_keeps_the_pieces_on_the_board(make_app: MakeApp, on_result: bool) -> None:
+    app = make_app(board=dict(rows=6, cols=7, win_sequence=4, round_pieces=10,
+                              square_pieces=11), size=(1280, 800))
+    if on_result:
+        scene = humans_play_to_a_win(app, white=(0, 1, 2, 3), red=(6, 6, 5))
+    else:
+        press(app, Choice.START)
+        scene = board_scene(app)
+        for col in (0, 6, 1, 6, 5):
+            drop(app, col)
+        run_until(app, lambda: scene.visual.idle)
+    assert _pieces_shown(app, scene) >= 2
+    pygame.event.post(pygame.event.Event(pygame.VIDEORESIZE, size=(800, 600), w=800, h=600))
+    app.step(DT)
+    assert app.scenes.current is scene and scene.layout.size == (800, 600)
+    assert _pieces_shown(app, scene) >= 2
+    if on_result:
+        overlay = shown_result(app)
+        assert overlay.box is not None and app.screen.get_rect().contains(overlay.box)
+        assert all(overlay.box.contains(b.rect) for b in overlay.buttons.values())
+
+
 # ----------------------------------------------------------------- imports
 def _gui_graph() -> dict[str, set[str]]:
     gui = {m for m in MODULES if m.startswith("csl_game.gui")}
