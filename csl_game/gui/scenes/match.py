@@ -17,7 +17,8 @@ import pygame
 from csl_game.engine import narration as messages
 from csl_game.engine.match import (InvalidPlay, Match, MatchEvent, MatchOver, MatchResult,
                                    MatchStarted, MovePerformed, NextTurn, ThinkingInfo)
-from csl_game.engine.session import Choice, Session, SessionState, winner_text
+from csl_game.engine.session import Choice, Session, SessionState
+from csl_game.engine.standings import winner_text
 from csl_game.gui.animation import VisualBoard
 from csl_game.gui.board_view import BoardView, Pointer
 from csl_game.gui.context import GuiContext
