@@ -18,7 +18,7 @@ from csl_game.engine.settings import AIEntry, PlayOptions
 from csl_game.gui.app import App
 from csl_game.gui.scenes.info import FinalScene, PreMatchScene
 from csl_game.gui.scenes.match import MatchScene
-from csl_game.gui.scenes.result import ResultScene
+from csl_game.gui.scenes.result import ResultOverlay
 from csl_game.gui.scenes.setup import SetupScene
 from csl_game.engine.session import Choice, Session, SessionState
 from csl_game.thinker.api import MatchConfig
@@ -55,11 +55,26 @@ def current(app: App, kind: type) -> object:
     return scene
 
 
-def press(app: App, choice: Choice) -> None:
-    """Click a choice's button on the screen shown."""
+def result_overlay(app: App) -> ResultOverlay | None:
+    """The result over the match scene shown, once its choices are shown."""
     scene = app.scenes.current
-    buttons = getattr(scene, "buttons", {})
-    assert choice in buttons, f"{type(scene).__name__} offers {list(buttons)}"
+    if isinstance(scene, MatchScene) and scene.result is not None and scene.result.shown:
+        return scene.result
+    return None
+
+
+def shown_result(app: App) -> ResultOverlay:
+    overlay = result_overlay(app)
+    assert overlay is not None, f"{type(app.scenes.current).__name__} shows no result"
+    return overlay
+
+
+def press(app: App, choice: Choice) -> None:
+    """Click a choice's button on the screen shown (or on its result overlay)."""
+    scene = app.scenes.current
+    offer = result_overlay(app) or scene
+    buttons = getattr(offer, "buttons", {})
+    assert choice in buttons, f"{type(offer).__name__} offers {list(buttons)}"
     click(app, buttons[choice])
 
 
@@ -77,7 +92,7 @@ def drop(app: App, col: int) -> None:
 
 def play_human_moves(app: App) -> None:
     """The humans drop into the first free column until the match ends."""
-    while isinstance(app.scenes.current, MatchScene):
+    while isinstance(app.scenes.current, MatchScene) and result_overlay(app) is None:
         scene = app.scenes.current
         match = scene.match
         assert match is not None
@@ -107,9 +122,9 @@ def test_two_humans_from_setup_to_a_win_and_back(make_app: MakeApp) -> None:
         drop(app, col)
     board = board_scene(app).match.board  # type: ignore[union-attr]
     assert board[0, 2] == Piece(PColor.WHITE, PShape.ROUND)
-    run_until(app, lambda: isinstance(app.scenes.current, ResultScene))
-    result = current(app, ResultScene)
-    assert result.board._banner == ("Winner is White (Player 1)", "3 in a row")  # type: ignore
+    run_until(app, lambda: result_overlay(app) is not None)
+    result = shown_result(app)
+    assert board_scene(app)._banner == ("Winner is White (Player 1)", "3 in a row")
     assert result.choices == (Choice.PLAY_AGAIN, Choice.PLAY_AGAIN_SWAPPED, Choice.SETUP,
                               Choice.QUIT)
     press(app, Choice.PLAY_AGAIN_SWAPPED)
@@ -137,9 +152,9 @@ def test_human_vs_ai_swap_then_play(make_app: MakeApp) -> None:
     run_until(app, lambda: match.board.move_count == 1)
     assert match.board[0, 0] == Piece(PColor.WHITE, PShape.ROUND), "the AI moved first"
     play_human_moves(app)
-    result = current(app, ResultScene)
+    shown_result(app)
     assert match.result is not None and match.result.winner is not Winner.NONE
-    assert result.board._banner[0].startswith(("Winner is", "It's a draw"))  # type: ignore
+    assert board_scene(app)._banner[0].startswith(("Winner is", "It's a draw"))  # type: ignore
     press(app, Choice.PLAY_AGAIN)
     assert names_shown(app) == ("Sequential", "Human"), "play again keeps the colours"
 
@@ -149,7 +164,7 @@ def test_ai_vs_ai_start_play_again_and_quit(make_app: MakeApp) -> None:
     app = make_app(AIEntry("sequential"), AIEntry("random", "1"))
     assert current(app, PreMatchScene).choices == (Choice.SWAP, Choice.START)  # type: ignore
     press(app, Choice.START)
-    run_until(app, lambda: isinstance(app.scenes.current, ResultScene))
+    run_until(app, lambda: result_overlay(app) is not None)
     first = app.flow.board.match.result  # type: ignore[union-attr]
     assert first is not None
     press(app, Choice.PLAY_AGAIN)
@@ -159,7 +174,7 @@ def test_ai_vs_ai_start_play_again_and_quit(make_app: MakeApp) -> None:
     pygame.event.post(key_start)  # Enter takes Start
     app.step(DT)
     assert isinstance(app.scenes.current, MatchScene)
-    run_until(app, lambda: isinstance(app.scenes.current, ResultScene))
+    run_until(app, lambda: result_overlay(app) is not None)
     press(app, Choice.QUIT)
     assert not app.running
 
@@ -181,16 +196,16 @@ def test_tournament_screens_wait_or_time_out_as_configured(make_app: MakeApp) ->
                    wait_before_match=False, wait_after_match=True, unblocked_screen_s=0.5)
     pre = current(app, PreMatchScene)
     assert pre.timeout == 0.5 and pre.session.records == []  # type: ignore[attr-defined]
-    run_until(app, lambda: isinstance(app.scenes.current, ResultScene))
-    result = current(app, ResultScene)
+    run_until(app, lambda: result_overlay(app) is not None)
+    result = shown_result(app)
     assert result.timeout is None and result.choices == (Choice.OK,)
     for _ in range(60):
         app.step(DT)
-    assert app.scenes.current is result, "it waits for OK"
+    assert result_overlay(app) is result, "it waits for OK"
     press(app, Choice.OK)
     pre = current(app, PreMatchScene)
     assert pre.session.current_index == 1 and pre.timeout == 0.5  # type: ignore[attr-defined]
-    countdown = pre._countdown  # type: ignore[attr-defined]
+    countdown = pre.row.countdown  # type: ignore[attr-defined]
     assert countdown is not None and countdown.text.startswith("Starting in")
 
 

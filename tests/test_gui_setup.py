@@ -212,5 +212,5 @@ def test_every_widget_fits_the_window(make_setup: MakeSetup, size: tuple[int, in
     rows = scene.rows
     assert rows is not None and scene.root is not None
     assert 0 < len(rows.widgets) < 30, "long lists are paged"
-    for widget in scene._handlers:
+    for widget in scene.layer.handled:
         assert screen.contains(widget.rect), widget

@@ -1,7 +1,9 @@
 """The window and its frame loop.
 
-`App.step()` runs one frame (events, update, draw, flip), so tests can post
-events and step; `App.run()` steps until the window closes.
+`App.step()` runs one frame (events, the session's one update, the scene's
+animations, draw, flip), so tests can post events and step; `App.run()` steps
+until the window closes. The app is the scenes' navigator: it starts
+sessions, goes back to setup and quits when a scene asks.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import pygame_gui
 from csl_game.model.board import PColor, PShape
 from csl_game.engine.settings import PlayOptions
 from csl_game.gui.assets import load_theme
+from csl_game.gui.context import GuiContext
 from csl_game.gui.flow import SessionFlow
 from csl_game.gui.panels import MessageLog
 from csl_game.gui.pieces import PieceArt
@@ -68,22 +71,20 @@ def _icon() -> pygame.Surface:
 
 
 class App:
-    """The game window: one frame loop, scenes on top of it."""
+    """The game window: one frame loop, scenes on top of it; the scenes' navigator."""
 
     def __init__(self, options: PlayOptions, runner_factory: RunnerFactory | None = None,
                  out: TextIO | None = None) -> None:
         pygame.display.init()  # no pygame.init(): the game has no sound to open
         pygame.font.init()
-        self.options = options
         pygame.display.set_icon(_icon())
         self.screen = pygame.display.set_mode(options.window_size, pygame.RESIZABLE)
         pygame.display.set_caption("ColorShapeLinks")
         self.clock = pygame.time.Clock()
         self.ui = pygame_gui.UIManager(self.size, load_theme())
-        self.fonts = Fonts()
-        self.text = TextCache(self.fonts)
-        self.art = PieceArt()
-        self.log = MessageLog(out)
+        fonts = Fonts()
+        self.ctx = GuiContext(ui=self.ui, fonts=fonts, text=TextCache(fonts), art=PieceArt(),
+                              log=MessageLog(out), options=options, size=self.size, nav=self)
         self.running = True
         self.status = 0
         self.scenes = SceneManager()
@@ -107,21 +108,31 @@ class App:
         """The drawable size of the window."""
         return self.screen.get_size()
 
+    @property
+    def options(self) -> PlayOptions:
+        """The options of the session shown (or last shown)."""
+        return self.ctx.options
+
+    @property
+    def log(self) -> MessageLog:
+        """The message log (also written to standard output)."""
+        return self.ctx.log
+
     # ------------------------------------------------------------- screens
     def show_setup(self) -> None:
         """Leave any session for the setup screen (showing the last options)."""
         self._end_session()
-        self.scenes.switch(SetupScene(self, self.options))
+        self.scenes.switch(SetupScene(self.ctx, self.options))
 
     def play(self, options: PlayOptions) -> None:
         """Play the session `options` describe (and remember them for setup)."""
-        self.options = options
+        self.ctx.options = options
         self.play_session(build_session(options, self.runner_factory))
 
     def play_session(self, session: Session) -> None:
         """Show `session` from its first screen."""
         self._end_session()
-        self.flow = SessionFlow(self, session)
+        self.flow = SessionFlow(self.ctx, self.scenes, session)
         self.flow.show()
 
     def _end_session(self) -> None:
@@ -149,9 +160,11 @@ class App:
             self.ui.process_events(event)
             if self.scenes.current is not None:  # an event may switch screens
                 self.scenes.current.handle_event(event)
+        if self.running and self.flow is not None:
+            self.flow.update()  # the session's one step a frame; may switch screens
         if self.running and self.scenes.current is not None:
             self.scenes.current.update(dt)
-        scene = self.scenes.current  # the update may have switched screens too
+        scene = self.scenes.current  # a timed-out screen may have switched too
         if not self.running or scene is None:
             return False
         self.ui.update(dt)
@@ -169,6 +182,7 @@ class App:
         if size != self.size:
             # synthetic events and some drivers do not resize the surface themselves
             self.screen = pygame.display.set_mode(size, pygame.RESIZABLE)
+        self.ctx.size = self.size
         self.ui.set_window_resolution(self.size)
         if self.scenes.current is not None:
             self.scenes.current.resize(self.size)

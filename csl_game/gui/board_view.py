@@ -79,6 +79,7 @@ class BoardView:
         self._layout = layout
         self._static = self._paint_static(layout)
         self._layer = None
+        self._layer_for = (0, -1)  # the pieces are drawn again at the new size
         self._strips = _column_strips(layout)
         arrow = layout.arrows[0]
         pal = palette()

@@ -1,49 +1,80 @@
-"""Which screen shows a session, and what the user's choices do.
+"""Which scene shows a session, and what the user's choices do.
 
-The session (engine) says which `Screen` its state shows and which
-`Choice`s that screen offers; `SessionFlow` only maps screens to scenes and
-sends the choices back to the session, or to the app for those that leave the
-session (play again, back to setup, quit).
+`SessionFlow` advances its session once a frame (`update`) and follows the
+session's `Screen`: a match scene while a match is played, the result in
+that scene's banner once it is over, the screens between matches, the end
+of a tournament. Choices go back to the session, or to the navigator for
+those that leave the session (play again, back to setup, quit). Scenes only
+render and turn input into choices or moves; none advances the session.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from csl_game.engine import narration as messages
+from csl_game.engine.session import (Choice, PostMatch, PreMatch, Screen, Session, SessionEnded,
+                                     SessionEvent)
+from csl_game.gui.context import GuiContext
+from csl_game.gui.scene import SceneManager
+from csl_game.gui.scenes.choices import Offer
 from csl_game.gui.scenes.info import FinalScene, PreMatchScene
 from csl_game.gui.scenes.match import MatchScene
-from csl_game.gui.scenes.result import ResultScene
-from csl_game.gui.scene import Scene
-from csl_game.engine.session import (Choice, PostMatch, PreMatch, Screen, Session, SessionEnded,
-                              SessionEvent)
-
-if TYPE_CHECKING:
-    from csl_game.gui.app import App
 
 __all__ = ["SessionFlow"]
+
+ScreenKey = tuple[Screen | None, bool, int]
 
 
 class SessionFlow:
     """Shows one session, screen after screen, until the user leaves it."""
 
-    def __init__(self, app: App, session: Session) -> None:
-        self.app = app
+    def __init__(self, ctx: GuiContext, scenes: SceneManager, session: Session) -> None:
+        self.ctx = ctx
+        self.scenes = scenes
         self.session = session
         self.board: MatchScene | None = None
-        """The scene of the current (or last) match, drawn under its result."""
+        """The scene of the current (or last) match, which shows its result."""
+        self._shown: ScreenKey | None = None
         session.subscribe(self._log)
+        nav = ctx.nav
         self._leave: dict[Choice, Callable[[], None]] = {
-            Choice.PLAY_AGAIN: lambda: app.play_session(session.again()),
-            Choice.PLAY_AGAIN_SWAPPED: lambda: app.play_session(session.again(swapped=True)),
-            Choice.SETUP: app.show_setup,
-            Choice.QUIT: app.quit,
+            Choice.PLAY_AGAIN: lambda: nav.play_session(session.again()),
+            Choice.PLAY_AGAIN_SWAPPED: lambda: nav.play_session(session.again(swapped=True)),
+            Choice.SETUP: nav.show_setup,
+            Choice.QUIT: nav.quit,
         }
 
+    def _key(self) -> ScreenKey:
+        """What decides which screen shows the session, and for which match."""
+        session = self.session
+        return (session.screen, session.waiting, session.current_index)
+
     def show(self) -> None:
-        """Switch to the scene of the session's current screen."""
-        self.app.scenes.switch(self._scene(self.session.settle()))
+        """Show the session's current screen (after the steps no screen asks about)."""
+        screen = self.session.settle()
+        self._shown = self._key()
+        if screen is Screen.MATCH:
+            self.board = MatchScene(self.ctx, self.session)
+            self.scenes.switch(self.board)
+        elif screen is Screen.PRE_MATCH:
+            self.scenes.switch(PreMatchScene(self.ctx, self.session, self.choose))
+        elif screen is Screen.FINAL and not self.session.is_single:
+            self.scenes.switch(FinalScene(self.ctx, self.session, self.choose))
+        else:
+            self._show_result()
+
+    def _show_result(self) -> None:
+        """The choices after a match, over that match's board."""
+        board = self.board
+        assert board is not None and self.scenes.current is board, "a result follows a match"
+        board.show_result(Offer.of(self.session, self.ctx.screen_policy), self.choose)
+
+    def update(self) -> None:
+        """Advance the session (once a frame); show its new screen if it moved on."""
+        self.session.update()
+        if self._key() != self._shown:
+            self.show()
 
     def choose(self, choice: Choice) -> None:
         """Act on a choice of the current screen."""
@@ -54,30 +85,20 @@ class SessionFlow:
         self.show()
 
     def close(self) -> None:
-        """Stop the current match, if any."""
+        """Stop the current match and any played off screen."""
         self.session.abort()
-
-    def _scene(self, screen: Screen) -> Scene:
-        if screen is Screen.MATCH:
-            self.board = MatchScene(self.app, self.session, on_over=self.show)
-            return self.board
-        if screen is Screen.PRE_MATCH:
-            return PreMatchScene(self.app, self)
-        if screen is Screen.FINAL and not self.session.is_single:
-            return FinalScene(self.app, self)
-        assert self.board is not None, "a result follows a match"
-        return ResultScene(self.app, self, self.board)
 
     def _log(self, event: SessionEvent) -> None:
         if self.session.is_single:
             return
+        log = self.ctx.log
         match event:
             case PreMatch(index=i, white=white, red=red):
-                self.app.log.add(messages.pre_match(i, white, red))
+                log.add(messages.pre_match(i, white, red))
             case PostMatch(index=i, record=record, background=True):
                 names = self.session.names
-                self.app.log.add(messages.background_result(
+                log.add(messages.background_result(
                     i, names[record.white], names[record.red], record.result))
             case SessionEnded(standings=table):
                 for line in messages.session_over(table):
-                    self.app.log.add(line)
+                    log.add(line)

@@ -1,15 +1,16 @@
 """Screens made of pygame_gui widgets: the base scene and small shared pieces.
 
-A `WidgetScene` builds its widgets under one root container on enter (and
-again after a resize) and kills them on exit. Widget events go to handlers
-registered per widget with `on()`, so no scene switches on `ui_element`.
+A `WidgetLayer` holds widgets under one root container and sends each
+widget's events to the handler registered for it with `on()`, so no scene
+switches on `ui_element`. A `WidgetScene` builds its layer on enter (and
+again after a resize) and kills it on exit.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pygame
 import pygame_gui
@@ -18,14 +19,12 @@ from pygame_gui.core import ObjectID, UIContainer
 from pygame_gui.core.interfaces import IUIElementInterface
 from pygame_gui.elements import UIButton, UILabel
 
+from csl_game.gui.context import GuiContext
 from csl_game.gui.layout import ui_scale
 from csl_game.gui.scene import Scene
 from csl_game.gui.style import backdrop
 
-if TYPE_CHECKING:
-    from csl_game.gui.app import App
-
-__all__ = ["Metrics", "WidgetScene", "Handler", "label", "set_text", "button"]
+__all__ = ["Metrics", "WidgetLayer", "WidgetScene", "Handler", "label", "set_text", "button"]
 
 Handler = Callable[[pygame.event.Event], None]
 
@@ -97,57 +96,87 @@ def button(rect: Rect, text: str, container: Any, object_id: str = "#button") ->
                     object_id=ObjectID(object_id, "@button"))
 
 
-class WidgetScene(Scene):
-    """A screen of widgets over the backdrop; subclasses implement build()."""
+class WidgetLayer:
+    """Widgets under one root container, each widget's events sent to its handler."""
 
-    def __init__(self, app: App) -> None:
-        self.app = app
+    def __init__(self, ui: pygame_gui.UIManager) -> None:
+        self.ui = ui
         self.root: UIContainer | None = None
         self._handlers: dict[IUIElementInterface, Handler] = {}
-        self._backdrop: pygame.Surface | None = None
 
-    @property
-    def metrics(self) -> Metrics:
-        return Metrics(self.app.size)
+    def open(self, size: tuple[int, int]) -> UIContainer:
+        """A new, empty root container of `size` (the widgets of the last one are killed)."""
+        self.close()
+        self.root = UIContainer(Rect((0, 0), size), self.ui)
+        return self.root
 
-    def build(self, root: UIContainer, m: Metrics) -> None:
-        """Create the widgets (children of `root`) for the window's size."""
+    def close(self) -> None:
+        """Kill every widget of the layer."""
+        self._handlers.clear()
+        if self.root is not None:
+            self.root.kill()
+            self.root = None
 
     def on(self, widget: IUIElementInterface, handler: Handler) -> Any:
         """Send `widget`'s events to `handler`; returns the widget."""
         self._handlers[widget] = handler
         return widget
 
+    @property
+    def handled(self) -> tuple[IUIElementInterface, ...]:
+        """The widgets that have a handler."""
+        return tuple(self._handlers)
+
+    def dispatch(self, event: pygame.event.Event) -> bool:
+        """Give a widget event to its widget's handler; returns whether one took it."""
+        if event.type not in _WIDGET_EVENTS:
+            return False
+        handler = self._handlers.get(event.ui_element)
+        if handler is None:
+            return False
+        handler(event)
+        return True
+
+
+class WidgetScene(Scene):
+    """A screen of widgets over the backdrop; subclasses implement build()."""
+
+    def __init__(self, ctx: GuiContext) -> None:
+        self.ctx = ctx
+        self.layer = WidgetLayer(ctx.ui)
+        self._backdrop: pygame.Surface | None = None
+
+    @property
+    def root(self) -> UIContainer | None:
+        """The container of the scene's widgets (None while not shown)."""
+        return self.layer.root
+
+    @property
+    def metrics(self) -> Metrics:
+        return Metrics(self.ctx.size)
+
+    def build(self, root: UIContainer, m: Metrics) -> None:
+        """Create the widgets (children of `root`) for the window's size."""
+
+    def on(self, widget: IUIElementInterface, handler: Handler) -> Any:
+        """Send `widget`'s events to `handler`; returns the widget."""
+        return self.layer.on(widget, handler)
+
     def enter(self) -> None:
-        self._build()
+        self.rebuild()
 
     def exit(self) -> None:
-        self._clear()
+        self.layer.close()
 
     def resize(self, size: tuple[int, int]) -> None:
-        self._clear()
-        self._build()
+        self.rebuild()
 
     def rebuild(self) -> None:
         """Build every widget anew (after the shown state changed shape)."""
-        self._clear()
-        self._build()
-
-    def _build(self) -> None:
-        self.root = UIContainer(Rect((0, 0), self.app.size), self.app.ui)
-        self.build(self.root, self.metrics)
-
-    def _clear(self) -> None:
-        self._handlers.clear()
-        if self.root is not None:
-            self.root.kill()
-            self.root = None
+        self.build(self.layer.open(self.ctx.size), self.metrics)
 
     def handle_event(self, event: pygame.event.Event) -> None:
-        if event.type in _WIDGET_EVENTS:
-            handler = self._handlers.get(event.ui_element)
-            if handler is not None:
-                handler(event)
+        self.layer.dispatch(event)
 
     def draw(self, surface: pygame.Surface) -> None:
         if self._backdrop is None or self._backdrop.get_size() != surface.get_size():

@@ -7,133 +7,68 @@ by itself with a countdown.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
 
 import pygame
 from pygame import Rect
 from pygame_gui.core import UIContainer
-from pygame_gui.elements import UIButton, UILabel
+from pygame_gui.elements import UIButton
 
-from csl_game.model.board import PColor
-from csl_game.gui.tables import results_table, standings_table
+from csl_game.engine.session import Choice, Session
+from csl_game.gui.context import GuiContext
+from csl_game.gui.scenes.choices import ChoiceRow, Offer
 from csl_game.gui.style import palette
-from csl_game.gui.widgets import Metrics, WidgetScene, button, label
-from csl_game.engine.session import Choice, Screen
+from csl_game.gui.tables import results_table, standings_table
+from csl_game.gui.widgets import Metrics, WidgetScene, label
+from csl_game.model.board import PColor
 from csl_game.thinker.api import MatchConfig
-
-if TYPE_CHECKING:
-    from csl_game.gui.app import App
-    from csl_game.gui.flow import SessionFlow
 
 __all__ = ["ChoiceScene", "PreMatchScene", "FinalScene"]
 
-_COUNTDOWN = {Screen.PRE_MATCH: "Starting in", Screen.POST_MATCH: "Moving on in",
-              Screen.FINAL: "Closing in"}
-_ENTER_KEYS = (pygame.K_RETURN, pygame.K_KP_ENTER)
-
 
 class ChoiceScene(WidgetScene):
-    """A screen offering the session's choices, or timing out to the default."""
+    """A screen offering the session's choices, or timing out to the default.
 
-    def __init__(self, app: App, flow: SessionFlow) -> None:
-        super().__init__(app)
-        self.flow = flow
-        self.session = flow.session
-        self.screen = self.session.screen
-        self.choices = self.session.choices()
-        self.default = self.session.default_choice
-        self.primary = next((c for c in self.choices if c in (Choice.START, Choice.OK)),
-                            self.choices[0] if self.choices else None)
-        """The highlighted choice (Start or OK, else the first); Enter takes Start or OK."""
-        self.timeout = self.session.timeout(app.options.screen_policy)
-        self.elapsed = 0.0
-        self.buttons: dict[Choice, UIButton] = {}
-        self._countdown: UILabel | None = None
-        self._shown = self._screen_key()
-        self._results = len(self.session.records)
-
-    def _screen_key(self) -> tuple[object, ...]:
-        """What decides which screen shows the session, and for which match."""
-        session = self.session
-        return (session.screen, session.waiting, session.current_index)
+    The session is read, never advanced: the flow advances it each frame and
+    replaces the scene when its screen changes.
+    """
 
     shows_results = False
     """Whether the scene lists results, which matches played off screen add to."""
 
-    def _follow_session(self) -> bool:
-        """Record the matches that ended off screen; show the session's new
-        screen if that moved it on, or these results. Returns whether this
-        scene was replaced."""
-        self.session.update()
-        if self._screen_key() != self._shown:
-            self.flow.show()
-            return True
-        if self.shows_results and len(self.session.records) != self._results:
-            self._results = len(self.session.records)
-            self.show_results()
-        return False
+    def __init__(self, ctx: GuiContext, session: Session,
+                 choose: Callable[[Choice], None]) -> None:
+        super().__init__(ctx)
+        self.session = session
+        self.row = ChoiceRow(Offer.of(session, ctx.screen_policy), choose)
+        self._results = len(session.records)
+
+    @property
+    def choices(self) -> tuple[Choice, ...]:
+        return self.row.offer.choices
+
+    @property
+    def timeout(self) -> float | None:
+        """Seconds until the default choice is taken; None: the screen waits."""
+        return self.row.offer.timeout
+
+    @property
+    def buttons(self) -> dict[Choice, UIButton]:
+        return self.row.buttons
 
     def show_results(self) -> None:
         """Show the results as they are now (scenes that list them)."""
         self.rebuild()
 
-    def choice_height(self, m: Metrics) -> int:
-        """The height of the choices (and the countdown above them when timed)."""
-        return m.row + 6 + (0 if self.timeout is None else m.gap + m.row)
-
-    def make_choices(self, root: UIContainer, m: Metrics) -> int:
-        """A button per choice (placed by place_choices()); returns the row's width."""
-        self.buttons.clear()
-        for choice in self.choices:
-            oid = "#primary" if choice is self.primary else "#button"
-            widget = button(Rect(0, 0, -1, m.row + 6), choice.value, root, oid)
-            widget.set_dimensions((max(m.button_w, widget.rect.w + 2 * m.gap), m.row + 6))
-            self.buttons[choice] = self.on(widget, lambda _e, c=choice: self.flow.choose(c))
-        if self.timeout is not None:
-            self._countdown = label(Rect(0, 0, round(320 * m.scale), m.row),
-                                    self._countdown_text(), root, "#countdown")
-        return self._row_width(m)
-
-    def _row_width(self, m: Metrics) -> int:
-        widths = [b.rect.w for b in self.buttons.values()]
-        return sum(widths) + m.gap * (len(widths) - 1)
-
-    def place_choices(self, m: Metrics, centerx: int, bottom: int) -> int:
-        """Centre the buttons on `centerx`, ending at `bottom`; returns the top used."""
-        total = self._row_width(m)
-        x = max(0, min(centerx - total // 2, m.size[0] - total))
-        y = bottom - m.row - 6
-        for widget in self.buttons.values():
-            widget.set_relative_position((x, y))
-            x += widget.rect.w + m.gap
-        if self._countdown is None:
-            return y
-        rect = self._countdown.relative_rect.copy()
-        rect.midbottom = (centerx, y - m.gap)
-        self._countdown.set_relative_position(rect.topleft)
-        return rect.y
-
-    def _countdown_text(self) -> str:
-        assert self.timeout is not None and self.screen is not None
-        left = max(0.0, self.timeout - self.elapsed)
-        return f"{_COUNTDOWN.get(self.screen, 'Moving on in')} {left:.1f} s"
-
     def handle_event(self, event: pygame.event.Event) -> None:
         super().handle_event(event)
-        if (event.type == pygame.KEYDOWN and event.key in _ENTER_KEYS
-                and self.primary in (Choice.START, Choice.OK)):
-            self.flow.choose(self.primary)
+        self.row.handle_event(event)
 
     def update(self, dt: float) -> None:
-        if self._follow_session() or self.timeout is None or self.default is None:
-            return
-        self.elapsed += dt
-        if self.elapsed >= self.timeout:
-            self.flow.choose(self.default)
-        elif self._countdown is not None:
-            text = self._countdown_text()
-            if text != self._countdown.text:
-                self._countdown.set_text(text)
+        if self.shows_results and len(self.session.records) != self._results:
+            self._results = len(self.session.records)
+            self.show_results()
+        self.row.update(dt)
 
 
 def board_summary(config: MatchConfig) -> str:
@@ -154,9 +89,9 @@ class PreMatchScene(ChoiceScene):
         session = self.session
         tables = not session.is_single and bool(session.records)
         inner = w - 2 * m.margin
-        self.make_choices(root, m)
+        self.row.make(root, m, self.on)
         card_h = round(96 * m.scale)
-        block = m.title + m.row + m.gap + card_h + 2 * m.gap + self.choice_height(m)
+        block = m.title + m.row + m.gap + card_h + 2 * m.gap + self.row.height(m)
         top = m.margin if tables else max(m.margin, (h - block) // 2)
         label(Rect(m.margin, top, inner, m.title), self._title(), root, "#title")
         label(Rect(m.margin, top + m.title, inner, m.row), board_summary(session.config),
@@ -167,9 +102,9 @@ class PreMatchScene(ChoiceScene):
         else:
             self._matchup(root, m, cards)
         if not tables:
-            self.place_choices(m, w // 2, cards.bottom + 2 * m.gap + self.choice_height(m))
+            self.row.place(m, w // 2, cards.bottom + 2 * m.gap + self.row.height(m))
             return
-        bottom = self.place_choices(m, w // 2, h - m.margin)
+        bottom = self.row.place(m, w // 2, h - m.margin)
         area = Rect(m.margin, cards.bottom + 2 * m.gap, inner, 0)
         area.h = bottom - m.gap - area.y
         self._tables(root, m, area)
@@ -218,7 +153,7 @@ class PreMatchScene(ChoiceScene):
     def _tables(self, root: UIContainer, m: Metrics, area: Rect) -> None:
         session = self.session
         left_w = (area.w - m.gap * 2) * 2 // 5
-        text = self.app.text
+        text = self.ctx.text
         right = Rect(area.x + left_w + 2 * m.gap, area.y, area.w - left_w - 2 * m.gap, area.h)
         self._shown_tables = (root, m, area, [
             standings_table(Rect(area.x, area.y, left_w, area.h), session.standings(), root,
@@ -248,7 +183,7 @@ class PreMatchScene(ChoiceScene):
             pygame.draw.rect(surface, pal.panel_turn if color is PColor.WHITE else pal.panel_edge,
                              card, max(1, round(2 * s)), border_radius=radius)
             size = card.h - 2 * self.metrics.gap
-            image = self.app.art.image(color, color.shape, size)
+            image = self.ctx.art.image(color, color.shape, size)
             surface.blit(image, image.get_rect(midleft=(card.x + self.metrics.gap * 3 // 2,
                                                         card.centery)))
 
@@ -262,17 +197,17 @@ class FinalScene(ChoiceScene):
         label(Rect(m.margin, m.margin, inner, m.title), "Tournament over", root, "#title")
         y = m.margin + m.title
         label(Rect(m.margin, y, inner, m.row), self._winner_line(), root, "#subtitle")
-        self.make_choices(root, m)
-        bottom = self.place_choices(m, w // 2, h - m.margin)
+        self.row.make(root, m, self.on)
+        bottom = self.row.place(m, w // 2, h - m.margin)
         area = Rect(m.margin, y + m.row + m.gap * 2, inner, 0)
         area.h = bottom - m.gap - area.y
         left_w = (area.w - m.gap * 2) * 2 // 5
         session = self.session
         standings_table(Rect(area.x, area.y, left_w, area.h), session.standings(), root, m,
-                        self.app.text, "Final standings")
+                        self.ctx.text, "Final standings")
         right = Rect(area.x + left_w + 2 * m.gap, area.y, area.w - left_w - 2 * m.gap, area.h)
         results_table(right, session.names, session.records_in_order(), root, m,
-                      self.app.text)
+                      self.ctx.text)
 
     def _winner_line(self) -> str:
         table = self.session.standings()

@@ -1,33 +1,34 @@
-"""The board scene: plays the session's current match.
+"""The board scene: shows the session's current match, and its result.
 
-The scene advances the session every frame (never blocking: AI players think
-in their runners), turns engine events into log messages and animations, and
-turns mouse and keyboard input into human moves. Once the match is over and
-every move is shown, it hands over (`on_over`) to the screens after the match.
+The flow advances the session every frame (never blocking: AI players think
+in their runners); this scene turns the match's events into log messages and
+animations, and mouse and keyboard input into human moves. Once the match is
+over the flow hands it the choices that follow (`show_result`), which it
+shows in the result banner when every move has been shown.
 """
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 import pygame
 
 from csl_game.engine import narration as messages
-from csl_game.model.board import PColor, PShape, Winner
+from csl_game.engine.match import (InvalidPlay, Match, MatchEvent, MatchOver, MatchResult,
+                                   MatchStarted, MovePerformed, NextTurn, ThinkingInfo)
+from csl_game.engine.session import Choice, Session, SessionState
+from csl_game.engine.standings import winner_text
 from csl_game.gui.animation import VisualBoard
 from csl_game.gui.board_view import BoardView, Pointer
+from csl_game.gui.context import GuiContext
 from csl_game.gui.controls import HumanControls
 from csl_game.gui.layout import DROP_HEIGHT, BoardLayout, compute_layout
 from csl_game.gui.panels import LogView, PanelState, PlayerPanel
 from csl_game.gui.scene import Scene
-from csl_game.engine.match import (InvalidPlay, Match, MatchEvent, MatchOver, MatchResult,
-                            MatchStarted, MovePerformed, NextTurn, ThinkingInfo)
-from csl_game.engine.session import Session, SessionState, winner_text
-
-if TYPE_CHECKING:
-    from csl_game.gui.app import App
+from csl_game.gui.scenes.choices import Offer
+from csl_game.gui.scenes.result import ResultOverlay
+from csl_game.model.board import PColor, PShape, Winner
 
 __all__ = ["MatchScene"]
 
@@ -40,29 +41,26 @@ _DIGITS = {getattr(pygame, f"K_{d}"): d for d in range(10)} | {
 
 
 class MatchScene(Scene):
-    """Shows the board, the players and the log while a session plays."""
+    """Shows the board, the players and the log while a session plays its match,
+    then the result with the choices that follow."""
 
-    def __init__(self, app: App, session: Session,
-                 on_over: Callable[[], None] = lambda: None) -> None:
-        self.app = app
+    def __init__(self, ctx: GuiContext, session: Session) -> None:
+        self.ctx = ctx
         self.session = session
-        self.on_over = on_over
-        """Called once the match is over and its last move shown."""
         cfg = session.config
-        self.visual = VisualBoard(cfg.rows, cfg.cols, app.options.last_move_animation_s,
+        self.visual = VisualBoard(cfg.rows, cfg.cols, ctx.options.last_move_animation_s,
                                   DROP_HEIGHT)
-        self.view = BoardView(app.art, app.text)
-        self.panels = (PlayerPanel(app.art, app.text), PlayerPanel(app.art, app.text))
-        self.log_view = LogView(app.text)
-        self.layout: BoardLayout = compute_layout(cfg.rows, cfg.cols, app.size)
+        self.view = BoardView(ctx.art, ctx.text)
+        self.panels = (PlayerPanel(ctx.art, ctx.text), PlayerPanel(ctx.art, ctx.text))
+        self.log_view = LogView(ctx.text)
+        self.layout: BoardLayout = compute_layout(cfg.rows, cfg.cols, ctx.size)
         self.match: Match | None = None
         self.controls: HumanControls | None = None
-        self._handed_over = False
+        self.result: ResultOverlay | None = None
+        """The choices after the match, once the flow has handed them over."""
         self._pressed: tuple[str, int] | None = None
         self._hover_toggle: PShape | None = None
         self._banner: tuple[str, str] | None = None
-        self.banner_room = (0, 0)
-        """Room (width, height) the result banner leaves free below its text."""
         self._last_drawn: tuple[BoardLayout, list[tuple[pygame.Rect, object]]] | None = None
         self._dirty: list[pygame.Rect] | None = None
 
@@ -72,18 +70,20 @@ class MatchScene(Scene):
         self._start_match()
 
     def exit(self) -> None:
+        if self.result is not None:
+            self.result.close()
         self.session.close_match()
 
     def resize(self, size: tuple[int, int]) -> None:
         cfg = self.session.config
         self.layout = compute_layout(cfg.rows, cfg.cols, size)
         self.view.set_layout(self.layout)
+        if self.result is not None and self.result.shown:
+            self._show_result(self.result, size)
 
     def _start_match(self) -> None:
-        if self.session.state is SessionState.PRE_MATCH:
-            self.session.begin_match()
         self.match = self.session.match
-        assert self.match is not None, "the session has a match to play"
+        assert self.match is not None, "the session is playing a match"
         self.controls = HumanControls(self.match)
         self.match.subscribe(self._on_match_event)
 
@@ -96,7 +96,7 @@ class MatchScene(Scene):
 
     # ------------------------------------------------------------- engine events
     def _say(self, text: str) -> None:
-        self.app.log.add(text)
+        self.ctx.log.add(text)
 
     def _on_match_event(self, event: MatchEvent) -> None:
         match event:
@@ -145,6 +145,8 @@ class MatchScene(Scene):
 
     # ------------------------------------------------------------- input
     def handle_event(self, event: pygame.event.Event) -> None:
+        if self.result is not None and self.result.handle_event(event):
+            return
         if self.controls is None:
             return
         self.controls.enabled = self.input_enabled
@@ -196,16 +198,35 @@ class MatchScene(Scene):
         elif key in _DROP_KEYS:
             controls.drop()
 
+    # ------------------------------------------------------------- the result
+    def show_result(self, offer: Offer, choose: Callable[[Choice], None]) -> None:
+        """Offer the choices that follow the match, in the result banner once
+        every move is shown; `choose` takes the one the user picks."""
+        if self.result is not None:
+            self.result.close()
+        self.result = ResultOverlay(self.ctx.ui, offer, choose)
+
+    def _show_result(self, result: ResultOverlay, size: tuple[int, int]) -> None:
+        result.show(size, lambda room: self.view.banner_rect(self.visual, room))
+
+    @property
+    def banner_room(self) -> tuple[int, int]:
+        """Room (width, height) the result banner leaves free below its text."""
+        return self.result.room if self.result is not None else (0, 0)
+
     # ------------------------------------------------------------- advancing
     def update(self, dt: float) -> None:
-        self.session.update()
+        """Animate; show the result's choices once every move is shown."""
         self.visual.update(dt)
         if self.controls is not None:
             self.controls.enabled = self.input_enabled
-        over = self.session.state is not SessionState.IN_MATCH
-        if over and self.visual.idle and not self._handed_over:
-            self._handed_over = True
-            self.on_over()
+        result = self.result
+        if result is None or not self.visual.idle:
+            return
+        if result.shown:
+            result.update(dt)
+        else:
+            self._show_result(result, self.ctx.size)
 
     # ------------------------------------------------------------- drawing
     def draw(self, surface: pygame.Surface) -> None:
@@ -217,7 +238,7 @@ class MatchScene(Scene):
         for color in PColor:
             self.panels[color].draw(surface, lay.panels[color], states[color], lay.scale,
                                     clocks[color])
-        self.log_view.draw(surface, lay.log, self.app.log, lay.scale)
+        self.log_view.draw(surface, lay.log, self.ctx.log, lay.scale)
         banner = self._banner if self.visual.idle else None
         if banner is not None:
             self.view.draw_banner(surface, self.visual, *banner, room=self.banner_room)
@@ -226,7 +247,10 @@ class MatchScene(Scene):
               for rect, sig in self.view.regions(self.visual, pointer, banner)),
             *((lay.panels[c].rect, (states[c], PlayerPanel.clock_key(clocks[c])
                                     if states[c].thinking else None)) for c in PColor),
-            (lay.log, (id(self.app.log), self.app.log.version))])
+            (lay.log, (id(self.ctx.log), self.ctx.log.version))])
+        box = self.result.box if self.result is not None else None
+        if box is not None and self._dirty is not None:
+            self._dirty.append(box)  # its widgets, drawn later, change on hover and count down
 
     def _track_changes(self, regions: list[tuple[pygame.Rect, object]]) -> None:
         """Note which regions look different from the last frame."""

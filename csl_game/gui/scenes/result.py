@@ -1,53 +1,87 @@
-"""The result over the final board, with the choices of what comes next.
+"""The choices after a match, inside the result banner over the final board.
 
+The match scene owns the overlay: the flow hands it the session's offer once
+the match is over, and the scene shows it when every move has been shown.
 After a tournament match: OK (or a countdown). After a single match this is
 the final screen: play again (optionally swapped), back to setup, or quit.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
 
 import pygame
-from pygame_gui.core import UIContainer
+import pygame_gui
+from pygame import Rect
+from pygame_gui.elements import UIButton
 
-from csl_game.gui.scenes.info import ChoiceScene
-from csl_game.gui.scenes.match import MatchScene
-from csl_game.gui.widgets import Metrics
+from csl_game.engine.session import Choice
+from csl_game.gui.scenes.choices import ChoiceRow, Offer
+from csl_game.gui.widgets import Metrics, WidgetLayer
 
-if TYPE_CHECKING:
-    from csl_game.gui.app import App
-    from csl_game.gui.flow import SessionFlow
-
-__all__ = ["ResultScene"]
+__all__ = ["ResultOverlay"]
 
 
-class ResultScene(ChoiceScene):
-    """The finished match's scene, still animating its win line, under the choices."""
+class ResultOverlay:
+    """A row of choices placed inside the result banner, which grows to hold them."""
 
-    def __init__(self, app: App, flow: SessionFlow, board: MatchScene) -> None:
-        super().__init__(app, flow)
-        self.board = board
+    def __init__(self, ui: pygame_gui.UIManager, offer: Offer,
+                 choose: Callable[[Choice], None]) -> None:
+        self.layer = WidgetLayer(ui)
+        self.row = ChoiceRow(offer, choose)
+        self.room = (0, 0)
+        """Room (width, height) the banner leaves free below its text for the choices."""
+        self.box: Rect | None = None
+        """Where the banner is, while the overlay is shown."""
 
-    def build(self, root: UIContainer, m: Metrics) -> None:
-        """The choices inside the result banner, which grows to hold them."""
-        width = self.make_choices(root, m)
-        room = (width + 4 * m.gap, self.choice_height(m) + m.gap)
-        self.board.banner_room = room
-        box = self.board.view.banner_rect(self.board.visual, room)
-        self.place_choices(m, box.centerx, box.bottom - m.gap)
+    @property
+    def shown(self) -> bool:
+        return self.layer.root is not None
 
-    def exit(self) -> None:
-        super().exit()
-        self.board.banner_room = (0, 0)
+    @property
+    def offer(self) -> Offer:
+        return self.row.offer
 
-    def resize(self, size: tuple[int, int]) -> None:
-        self.board.resize(size)
-        super().resize(size)
+    @property
+    def choices(self) -> tuple[Choice, ...]:
+        return self.row.offer.choices
+
+    @property
+    def timeout(self) -> float | None:
+        """Seconds until the default choice is taken; None: the overlay waits."""
+        return self.row.offer.timeout
+
+    @property
+    def buttons(self) -> dict[Choice, UIButton]:
+        return self.row.buttons
+
+    def show(self, size: tuple[int, int], place: Callable[[tuple[int, int]], Rect]) -> None:
+        """Build the choices for a window of `size` (again after a resize).
+
+        `place(room)` says where the banner goes once it leaves `room` free
+        below its text; the choices go at its bottom.
+        """
+        m = Metrics(size)
+        width = self.row.make(self.layer.open(size), m, self.layer.on)
+        self.room = (width + 4 * m.gap, self.row.height(m) + m.gap)
+        self.box = place(self.room)
+        self.row.place(m, self.box.centerx, self.box.bottom - m.gap)
+
+    def close(self) -> None:
+        """Remove the choices (the banner shrinks back to its text)."""
+        self.layer.close()
+        self.room = (0, 0)
+        self.box = None
+
+    def handle_event(self, event: pygame.event.Event) -> bool:
+        """A click on a choice, or Enter; returns whether a widget took the event."""
+        if not self.shown:
+            return False
+        taken = self.layer.dispatch(event)
+        self.row.handle_event(event)
+        return taken
 
     def update(self, dt: float) -> None:
-        self.board.visual.update(dt)
-        super().update(dt)
-
-    def draw(self, surface: pygame.Surface) -> None:
-        self.board.draw(surface)
+        """Count down a timed offer while shown."""
+        if self.shown:
+            self.row.update(dt)

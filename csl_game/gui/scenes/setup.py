@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 import html
-from typing import TYPE_CHECKING
-
 import pygame
 from pygame import Rect
 from pygame_gui.core import ObjectID, UIContainer
@@ -22,13 +20,11 @@ from csl_game.engine.setup_file import (SETTING, ConfigFileError, check_setup, l
                                  save_config, setting_values)
 from csl_game.thinker.discovery import registry
 from csl_game.errors import CslError
+from csl_game.gui.context import GuiContext
 from csl_game.gui.scenes.setup_form import (PlayerEdits, PlayerRows, SettingsForm, field_label,
                                       setup_layout)
 from csl_game.gui.widgets import Metrics, WidgetScene, button, label, set_text
 from csl_game.engine.session import mode_text
-
-if TYPE_CHECKING:
-    from csl_game.gui.app import App
 
 __all__ = ["SetupScene", "thinker_choices", "DEFAULT_CONFIG_PATH"]
 
@@ -58,8 +54,8 @@ def _describe(key: str, problem: str) -> str:
 class SetupScene(WidgetScene):
     """Choose the players and settings, then start (or save them to a file)."""
 
-    def __init__(self, app: App, options: PlayOptions) -> None:
-        super().__init__(app)
+    def __init__(self, ctx: GuiContext, options: PlayOptions) -> None:
+        super().__init__(ctx)
         self.base = options
         self.thinkers = thinker_choices(options.thinker_paths)
         self.players: list[AIEntry] = []
@@ -116,7 +112,7 @@ class SetupScene(WidgetScene):
                                "#primary"), lambda _e: self._start())
         self.start = start
         quit_ = self.on(button(Rect(start.rect.x - m.gap - bw, rect.y, bw, rect.h), "Quit",
-                               root), lambda _e: self.app.quit())
+                               root), lambda _e: self.ctx.nav.quit())
         caption = round(96 * m.scale)
         label(Rect(rect.x, rect.y, caption, rect.h), "Config file", root, "#field")
         small = round(bw * 0.7)
@@ -208,7 +204,7 @@ class SetupScene(WidgetScene):
     # ------------------------------------------------------------- actions
     def _start(self) -> None:
         if self.check.options is not None:
-            self.app.play(self.check.options)
+            self.ctx.nav.play(self.check.options)
 
     def _load(self) -> None:
         try:

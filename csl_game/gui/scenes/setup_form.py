@@ -138,38 +138,40 @@ class PlayerRows:
         self.first = min(self.first if keep_first else last_first, last_first)
         if self.rows is not None:
             self.rows.kill()
-        self.rows = UIContainer(Rect((0, 0), self.root.rect.size), self.root.ui_manager,
-                                container=self.root)
+        rows = self.rows = UIContainer(Rect((0, 0), self.root.rect.size), self.root.ui_manager,
+                                       container=self.root)
         self.widgets.clear()
         shown = min(self.visible, len(self.players) - self.first)
         for slot in range(shown):
-            self._row(self.first + slot, self.area.y + slot * self.pitch)
+            self._row(rows, self.first + slot, self.area.y + slot * self.pitch)
         add_w = self.m.button_w * 3 // 2
         add = button(Rect(self.cols[1][0], self.area.y + shown * self.pitch + self.m.gap // 2,
-                          add_w, self.m.row), "+ Add AI player", self.rows, "#add")
+                          add_w, self.m.row), "+ Add AI player", rows, "#add")
         self.add_button = self.on(add, lambda _e: self.add())
         self._scroll_bar()
 
-    def _row(self, index: int, y: int) -> None:
-        ai, rows, h = self.players[index], self.rows, self.m.row
+    def _row(self, rows: UIContainer, index: int, y: int) -> None:
+        ai, h, edits = self.players[index], self.m.row, self.edits
         (nx, nw), (tx, tw), (px, pw), (ax, aw), (rx, rw) = self.cols
         label(Rect(nx, y, nw, h), f"{index + 1}", rows, "#cell_num")
-        options = self.thinkers if ai.thinker in self.thinkers else [*self.thinkers, ai.thinker]
+        options: list[str | tuple[str, str]] = [*self.thinkers]
+        if ai.thinker not in self.thinkers:
+            options.append(ai.thinker)
         menu = UIDropDownMenu(options, ai.thinker, Rect(tx, y, tw, h), rows.ui_manager,
                               container=rows,
                               object_id=ObjectID("#thinker", "@drop_down"))
-        self.on(menu, lambda e, i=index: self.edits.thinker(i, e.text))
+        self.on(menu, lambda e: edits.thinker(index, e.text))
         entry = UITextEntryLine(Rect(px, y, pw, h), rows.ui_manager, container=rows,
                                 initial_text=ai.params, object_id=ObjectID("#params", "@entry"))
-        self.on(entry, lambda e, i=index: self.edits.params(i, e.text))
+        self.on(entry, lambda e: edits.params(index, e.text))
         box = min(h - 6, 24)
         check = UICheckBox(Rect(ax + (aw - box) // 2, y + (h - box) // 2, box, box), "",
                            rows.ui_manager, container=rows, initial_state=ai.active,
                            object_id=ObjectID("#active", "@check"))
-        self.on(check, lambda e, i=index, c=check: self.edits.active(i, bool(c.is_checked)))
+        self.on(check, lambda _e: edits.active(index, bool(check.is_checked)))
         remove = button(Rect(rx, y, rw, h), "\u00d7", rows, "#remove")
         remove.set_tooltip("Remove this player")
-        self.on(remove, lambda _e, i=index: self.edits.remove(i))
+        self.on(remove, lambda _e: edits.remove(index))
         self.widgets[index] = RowWidgets(menu, entry, check, remove)
 
     def _scroll_bar(self) -> None:
@@ -269,7 +271,7 @@ class SettingsForm:
             check = UICheckBox(Rect(rect.x, rect.y + (rect.h - box) // 2, box, box), "",
                                container.ui_manager, container=container, initial_state=value,
                                object_id=ObjectID(f"#{key}", "@check"))
-            on(check, lambda _e, c=check: edited(key, bool(c.is_checked)))
+            on(check, lambda _e: edited(key, bool(check.is_checked)))
             return check
         entry = UITextEntryLine(rect, container.ui_manager, container=container,
                                 initial_text=value,

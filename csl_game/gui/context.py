@@ -1,0 +1,60 @@
+"""What scenes get from the window, and what they may ask of the application.
+
+Scenes depend on a `GuiContext` (the UI manager, text, piece art, message log,
+options and window size) and, through it, on a `Navigator` for the few
+requests that leave the screen's session: back to setup, a new session,
+quit. The application implements the navigator; no scene knows the
+application.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+import pygame_gui
+
+from csl_game.engine.session import ScreenPolicy, Session
+from csl_game.engine.settings import PlayOptions
+from csl_game.gui.panels import MessageLog
+from csl_game.gui.pieces import PieceArt
+from csl_game.gui.style import Fonts, TextCache
+
+__all__ = ["Navigator", "GuiContext"]
+
+
+class Navigator(Protocol):
+    """The requests a scene makes of the application."""
+
+    def show_setup(self) -> None:
+        """Leave any session for the setup screen."""
+
+    def play(self, options: PlayOptions) -> None:
+        """Play the session `options` describe (and remember them for setup)."""
+
+    def play_session(self, session: Session) -> None:
+        """Show `session` from its first screen."""
+
+    def quit(self, status: int = 0) -> None:
+        """Close the window after this frame, with exit status `status`."""
+
+
+@dataclass(eq=False)
+class GuiContext:
+    """What every scene shares: the window's UI, drawing helpers and settings."""
+
+    ui: pygame_gui.UIManager
+    fonts: Fonts
+    text: TextCache
+    art: PieceArt
+    log: MessageLog
+    options: PlayOptions
+    """The options of the session shown (or last shown); setup starts from them."""
+    size: tuple[int, int]
+    """The window's drawable size, kept current by the window."""
+    nav: Navigator
+
+    @property
+    def screen_policy(self) -> ScreenPolicy:
+        """Whether the screens between matches wait, and for how long they stay."""
+        return self.options.screen_policy

@@ -1,0 +1,137 @@
+"""A session screen's choices as a row of buttons, or a countdown to the default.
+
+`Offer` is what the session's current screen offers; `ChoiceRow` shows it
+(the primary choice highlighted, Enter taking Start or OK), counts down a
+timed screen and takes the default choice when the time is up. Both the
+screens between matches and the result overlay of the match scene use it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import pygame
+from pygame import Rect
+from pygame_gui.core import UIContainer
+from pygame_gui.core.interfaces import IUIElementInterface
+from pygame_gui.elements import UIButton, UILabel
+
+from csl_game.engine.session import Choice, Screen, ScreenPolicy, Session
+from csl_game.gui.widgets import Handler, Metrics, button, label
+
+__all__ = ["Offer", "ChoiceRow", "ENTER_KEYS"]
+
+ENTER_KEYS = (pygame.K_RETURN, pygame.K_KP_ENTER)
+_COUNTDOWN = {Screen.PRE_MATCH: "Starting in", Screen.POST_MATCH: "Moving on in",
+              Screen.FINAL: "Closing in"}
+
+On = Callable[[IUIElementInterface, Handler], Any]
+
+
+@dataclass(frozen=True)
+class Offer:
+    """What a session's current screen offers the user."""
+
+    screen: Screen | None
+    choices: tuple[Choice, ...]
+    default: Choice | None
+    """What the screen chooses when its time is up."""
+    timeout: float | None
+    """Seconds until the default is chosen; None: the screen waits."""
+
+    @classmethod
+    def of(cls, session: Session, policy: ScreenPolicy) -> Offer:
+        """The offer of `session`'s current screen under `policy`."""
+        return cls(session.screen, session.choices(), session.default_choice,
+                   session.timeout(policy))
+
+    @property
+    def primary(self) -> Choice | None:
+        """The highlighted choice: Start or OK, else the first."""
+        return next((c for c in self.choices if c in (Choice.START, Choice.OK)),
+                    self.choices[0] if self.choices else None)
+
+
+class ChoiceRow:
+    """Buttons for an offer's choices, with a countdown above them when it is timed."""
+
+    def __init__(self, offer: Offer, choose: Callable[[Choice], None]) -> None:
+        self.offer = offer
+        self.choose = choose
+        self.elapsed = 0.0
+        """Seconds shown so far (counted by update())."""
+        self.buttons: dict[Choice, UIButton] = {}
+        self.countdown: UILabel | None = None
+        self._timed_out = False
+
+    def height(self, m: Metrics) -> int:
+        """The height of the buttons (and of the countdown above them when timed)."""
+        return m.row + 6 + (0 if self.offer.timeout is None else m.gap + m.row)
+
+    def make(self, root: UIContainer, m: Metrics, on: On) -> int:
+        """A button per choice (placed by place()); returns the row's width."""
+        self.buttons.clear()
+        self.countdown = None
+        primary = self.offer.primary
+        for choice in self.offer.choices:
+            oid = "#primary" if choice is primary else "#button"
+            widget = button(Rect(0, 0, -1, m.row + 6), choice.value, root, oid)
+            widget.set_dimensions((max(m.button_w, widget.rect.w + 2 * m.gap), m.row + 6))
+            self.buttons[choice] = on(widget, self._handler(choice))
+        if self.offer.timeout is not None:
+            self.countdown = label(Rect(0, 0, round(320 * m.scale), m.row),
+                                   self._countdown_text(), root, "#countdown")
+        return self.width(m)
+
+    def _handler(self, choice: Choice) -> Handler:
+        return lambda _event: self.choose(choice)
+
+    def width(self, m: Metrics) -> int:
+        """The width of the buttons side by side."""
+        widths = [b.rect.w for b in self.buttons.values()]
+        return sum(widths) + m.gap * (len(widths) - 1)
+
+    def place(self, m: Metrics, centerx: int, bottom: int) -> int:
+        """Centre the buttons on `centerx`, ending at `bottom`; returns the top used."""
+        total = self.width(m)
+        x = max(0, min(centerx - total // 2, m.size[0] - total))
+        y = bottom - m.row - 6
+        for widget in self.buttons.values():
+            widget.set_relative_position((x, y))
+            x += widget.rect.w + m.gap
+        if self.countdown is None:
+            return y
+        rect = Rect(self.countdown.relative_rect)
+        rect.midbottom = (centerx, y - m.gap)
+        self.countdown.set_relative_position(rect.topleft)
+        return rect.y
+
+    def handle_event(self, event: pygame.event.Event) -> None:
+        """Enter takes the primary choice when it is Start or OK."""
+        primary = self.offer.primary
+        if (event.type == pygame.KEYDOWN and event.key in ENTER_KEYS
+                and primary in (Choice.START, Choice.OK)):
+            self.choose(primary)
+
+    def update(self, dt: float) -> None:
+        """Count down a timed offer; take its default once the time is up."""
+        timeout, default = self.offer.timeout, self.offer.default
+        if timeout is None or default is None or self._timed_out:
+            return
+        self.elapsed += dt
+        if self.elapsed >= timeout:
+            self._timed_out = True
+            self.choose(default)
+        elif self.countdown is not None:
+            text = self._countdown_text()
+            if text != self.countdown.text:
+                self.countdown.set_text(text)
+
+    def _countdown_text(self) -> str:
+        assert self.offer.timeout is not None
+        left = max(0.0, self.offer.timeout - self.elapsed)
+        screen = self.offer.screen
+        start = _COUNTDOWN.get(screen, "Moving on in") if screen else "Moving on in"
+        return f"{start} {left:.1f} s"
