@@ -11,7 +11,7 @@ from hypothesis import given, strategies as st
 from csl_game import ConfigError, MatchConfig, PColor, ThinkerPrototype, Winner
 from csl_game.engine.match import Human, MatchResult
 from csl_game.engine.runners.thread import ThreadRunner
-from csl_game.engine.session import (MatchRecord, Mode, Points, PostMatch, PreMatch, Session,
+from csl_game.engine.session import (Choice, MatchRecord, Screen, Mode, Points, PostMatch, PreMatch, Session,
                               SessionEnded, SessionStarted, SessionState, mode_for,
                               round_robin, standings, winner_text)
 
@@ -156,3 +156,14 @@ def test_wrong_transition_is_refused() -> None:
     session = Session([Human(), Human()], MatchConfig())
     with pytest.raises(ConfigError, match="expected"):
         session.begin_match()
+
+
+def test_resuming_from_nothing_plays_everything() -> None:
+    mc = MatchConfig(time_limit_ms=5000)
+    single = Session([Human("Ann"), Human("Bob")], mc)
+    assert single.resume([]) == set()
+    assert single.settle() is Screen.PRE_MATCH and single.choose(Choice.START) is Screen.MATCH
+    tournament = Session(_protos(["sequential", "random 1", "minimax 1"], mc), mc)
+    tournament.resume([])
+    tournament.start()
+    assert tournament.current_index == 0 and not tournament.waiting

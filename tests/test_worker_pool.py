@@ -85,3 +85,16 @@ def _worker_pids(before: set[int]) -> set[int]:
                     and int(entry.name) != os.getpid():
                 found.add(int(entry.name))
     return found
+
+
+def test_a_closed_pool_takes_no_worker_back() -> None:
+    mc = MatchConfig(time_limit_ms=5000)
+    pool = WorkerPool()
+    runner = ProcessRunner(ThinkerPrototype("sequential", "", mc), None, pool=pool)
+    job = runner.start(mc.new_board())
+    assert job.wait(30) is not None
+    pid = runner.pid
+    assert pid is not None
+    pool.close()
+    runner.close()  # the match ends after its session closed the pool
+    assert _gone(pid)

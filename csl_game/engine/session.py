@@ -288,6 +288,7 @@ class Session:
                 self.records.append(record_from_json(doc, index_of))
                 self.record_indices.append(doc["match"])
         if self.foreground:
+            self._screen_index = None  # not taken: it is being chosen again
             self._screen_index = self._free_index()
         return set(self.record_indices)
 

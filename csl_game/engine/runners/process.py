@@ -374,13 +374,15 @@ class WorkerPool:
     A worker whose match ended normally waits here for the next match of the
     same thinker, which gets a fresh thinker instance from it (setup runs
     again) instead of a new process. A worker that failed in any way is
-    never kept. `close()` ends the idle ones.
+    never kept. `close()` ends the idle ones, and from then on the pool
+    takes no worker back: a match still ending closes its own.
     """
 
     def __init__(self, max_idle: int = 16) -> None:
         self._idle: dict[tuple[Any, ...], list[_Worker]] = {}
         self._lock = threading.Lock()
         self._max_idle = max_idle
+        self._closed = False
         self.reused = 0
 
     @staticmethod
@@ -405,14 +407,15 @@ class WorkerPool:
         worker.pump()  # a worker that never played may not have said "ready" yet
         with self._lock:
             count = sum(len(v) for v in self._idle.values())
-            if not worker.healthy or count >= self._max_idle:
+            if self._closed or not worker.healthy or count >= self._max_idle:
                 return False
             self._idle.setdefault(self._key(worker.spec), []).append(worker)
             return True
 
     def close(self) -> None:
-        """End every idle worker."""
+        """End every idle worker; take none back from now on."""
         with self._lock:
+            self._closed = True
             workers = [w for idle in self._idle.values() for w in idle]
             self._idle.clear()
         for worker in workers:
