@@ -12,7 +12,8 @@ from csl_game.console.render import ConsoleListener, render_standings
 from csl_game.engine.match import Match, MatchResult
 from csl_game.engine.results import ResultsWriter, read_results
 from csl_game.engine.scheduler import default_workers, runner_factory
-from csl_game.engine.session import PostMatch, Session, SessionEvent
+from csl_game.engine import narration
+from csl_game.engine.session import PostMatch, Session, SessionEvent, TieBreakRound
 from csl_game.engine.settings import read_session_file
 from csl_game.engine.standings import Points, Standing
 from csl_game.engine.tiebreak import TieBreak
@@ -92,6 +93,8 @@ def _on_event(event: SessionEvent, session: Session, progress: SessionProgress) 
     if isinstance(event, PostMatch):
         record = event.record
         progress.record(session.names[record.white], session.names[record.red], record.result)
+    elif isinstance(event, TieBreakRound) and not progress.quiet:
+        progress.say(narration.tie_break_round(event.round, event.players))
 
 
 def _verbose_match(match: Match) -> MatchResult:

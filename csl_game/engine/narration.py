@@ -6,14 +6,17 @@ frontends read the same where they overlap.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from csl_game.model.board import PColor, PShape, Winner
 from csl_game.engine.match import MatchResult
 from csl_game.engine.runners.base import ForfeitReason
 from csl_game.engine.standings import Standing
+from csl_game.engine.tiebreak import TieBreak, TieRound
 
 __all__ = ["who", "match_started", "pre_match", "background_result", "thinking", "placed",
            "forfeit", "thinking_info", "game_over", "standing_line", "session_over",
-           "first_line"]
+           "first_line", "tie_break_round", "tie_break_summary"]
 
 
 def who(color: PColor, name: str) -> str:
@@ -80,3 +83,20 @@ def standing_line(s: Standing) -> str:
 def session_over(table: list[Standing] | tuple[Standing, ...]) -> list[str]:
     """The final standings as log lines, a title first."""
     return ["Final standings:", *(standing_line(s) for s in table)]
+
+
+def tie_break_round(tie_round: TieRound, players: Sequence[str]) -> str:
+    """'* Tie-break 1 for first place, the time limit doubled (1000 ms): A, B'."""
+    return (f"* Tie-break {tie_round.number} for first place, the time limit "
+            f"{tie_round.stage} ({tie_round.time_limit_ms} ms): {', '.join(players)}")
+
+
+def tie_break_summary(tb: TieBreak, names: Sequence[str]) -> str:
+    """How a tie in first place ended, in one line."""
+    played = len(tb.steps) - 1
+    tournaments = f"{played} tie-break tournament{'s' if played != 1 else ''}"
+    if tb.tied:
+        return (f"Officially tied for first place after {tournaments}: "
+                + ", ".join(names[p] for p in tb.tied))
+    how = "head-to-head points" if played == 0 else tournaments
+    return f"The tie for first place was broken by {how}"

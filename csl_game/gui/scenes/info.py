@@ -14,6 +14,7 @@ from pygame import Rect
 from pygame_gui.core import UIContainer
 from pygame_gui.elements import UIButton
 
+from csl_game.engine import narration as messages
 from csl_game.engine.session import Choice, Session
 from csl_game.gui.context import GuiContext
 from csl_game.gui.scenes.choices import ChoiceRow, Offer
@@ -111,6 +112,8 @@ class PreMatchScene(ChoiceScene):
 
     def _title(self) -> str:
         session = self.session
+        if session.tie_round is not None:
+            return "Tie-break for first place"
         if session.waiting:
             return "Waiting for the last matches"
         if Choice.SWAP in self.choices:
@@ -145,8 +148,10 @@ class PreMatchScene(ChoiceScene):
         self.cards = []
         playing = self.session.background_pairings
         count = f"{len(playing)} match{'es' if len(playing) != 1 else ''}"
-        label(Rect(rect.x, rect.y, rect.w, m.row), f"{count} still playing off screen",
-              root, "#subtitle")
+        tie_round = self.session.tie_round
+        what = (f"{str(tie_round).capitalize()}: {count} playing" if tie_round is not None
+                else f"{count} still playing off screen")
+        label(Rect(rect.x, rect.y, rect.w, m.row), what, root, "#subtitle")
         names = " \u00b7 ".join(f"{white} vs {red}" for white, red in playing)
         label(Rect(rect.x, rect.y + m.row, rect.w, m.row), names, root, "#dim")
 
@@ -197,6 +202,11 @@ class FinalScene(ChoiceScene):
         label(Rect(m.margin, m.margin, inner, m.title), "Tournament over", root, "#title")
         y = m.margin + m.title
         label(Rect(m.margin, y, inner, m.row), self._winner_line(), root, "#subtitle")
+        tb = self.session.tie_break
+        if tb is not None:
+            y += m.row
+            label(Rect(m.margin, y, inner, m.row),
+                  messages.tie_break_summary(tb, self.session.names), root, "#dim")
         self.row.make(root, m, self.on)
         bottom = self.row.place(m, w // 2, h - m.margin)
         area = Rect(m.margin, y + m.row + m.gap * 2, inner, 0)

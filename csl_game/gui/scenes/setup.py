@@ -15,16 +15,17 @@ from pygame import Rect
 from pygame_gui.core import ObjectID, UIContainer
 from pygame_gui.elements import UIButton, UILabel, UITextBox, UITextEntryLine
 
+from csl_game.engine.screens import mode_text
 from csl_game.engine.settings import AIEntry, PlayOptions
-from csl_game.engine.setup_file import (SETTING, ConfigFileError, check_setup, load_config,
-                                 save_config, setting_values)
-from csl_game.thinker.discovery import registry
+from csl_game.engine.setup_file import (DERIVED_BY_UNKNOWN_TRACK, SETTING, ConfigFileError,
+                                        check_setup, load_config, save_config, setting_values)
 from csl_game.errors import CslError
 from csl_game.gui.context import GuiContext
 from csl_game.gui.scenes.setup_form import (PlayerEdits, PlayerRows, SettingsForm, field_label,
-                                      setup_layout)
+                                            setup_layout)
 from csl_game.gui.widgets import Metrics, WidgetScene, button, label, set_text
-from csl_game.engine.session import mode_text
+from csl_game.thinker.api import MatchConfig
+from csl_game.thinker.discovery import registry
 
 __all__ = ["SetupScene", "thinker_choices", "DEFAULT_CONFIG_PATH"]
 
@@ -41,6 +42,17 @@ def thinker_choices(paths: tuple[str, ...]) -> dict[str, str]:
     shared = {name for name in short.values() if list(short.values()).count(name) > 1}
     labels = {(fqn if name in shared else name): fqn for fqn, name in short.items()}
     return dict(sorted(labels.items()))
+
+
+def unknown_track_entries(entries: dict[str, str | bool]) -> dict[str, str]:
+    """The entries the unknown-track rules derive from the rows and columns typed
+    (nothing while those are not valid)."""
+    try:
+        rows, cols = (SETTING[k].parse(str(entries[k])) for k in ("rows", "cols"))
+        config = MatchConfig.unknown_track(int(rows), int(cols))
+    except CslError:
+        return {}
+    return {key: SETTING[key].format(getattr(config, key)) for key in DERIVED_BY_UNKNOWN_TRACK}
 
 
 def _describe(key: str, problem: str) -> str:
@@ -104,6 +116,7 @@ class SetupScene(WidgetScene):
                                  object_id=ObjectID("#message", "@text_box"))
         self._message_style = "#message"
         self._bottom_row(root, m, lay.buttons)
+        self._derive()
         self._refresh()
 
     def _bottom_row(self, root: UIContainer, m: Metrics, rect: Rect) -> None:
@@ -196,7 +209,16 @@ class SetupScene(WidgetScene):
 
     def _set_entry(self, key: str, value: str | bool) -> None:
         self.entries[key] = value
+        self._derive()
         self._edited()
+
+    def _derive(self) -> None:
+        """Under the unknown-track rules, show (and lock) what rows and columns decide."""
+        derived = unknown_track_entries(self.entries) if self.entries["unknown_track"] else None
+        if derived:
+            self.entries.update(derived)
+        if self.form is not None:
+            self.form.show_derived(derived)
 
     def _set_path(self, event: pygame.event.Event) -> None:
         self.path = event.text

@@ -200,6 +200,7 @@ class PlayerRows:
 
 FORM: tuple[tuple[str, tuple[tuple[str, tuple[str, ...]], ...]], ...] = (
     ("Board", (("Rows", ("rows",)), ("Columns", ("cols",)),
+               ("Unknown track: the rest from rows and columns", ("unknown_track",)),
                ("Win sequence", ("win_sequence",)),
                ("Round pieces per player", ("round_pieces",)),
                ("Square pieces per player", ("square_pieces",)))),
@@ -211,7 +212,10 @@ FORM: tuple[tuple[str, tuple[tuple[str, tuple[str, ...]], ...]], ...] = (
                     ("Wait for Start before each match", ("wait_before_match",)),
                     ("Wait for OK after each match", ("wait_after_match",)),
                     ("Screen time when not waiting (s)", ("unblocked_screen_s",)),
-                    ("Matches played at once", ("workers",)))),
+                    ("Matches played at once", ("workers",)),
+                    ("Competition tie-breaks for first place", ("competition",)))),
+    ("Results", (("Results file (a line per match)", ("results_file",)),
+                 ("Resume from the results file", ("resume",)))),
 )
 """Sections of the settings form: rows of a label and one or more settings."""
 
@@ -249,9 +253,11 @@ class SettingsForm:
             label(Rect(0, y, width, head), title.upper(), scroller, "#section")
             y += head
             for text, keys in rows:
-                widget = label(Rect(0, y, width - entry_w - m.gap, m.row), text, scroller,
+                wide = SETTING[keys[0]].kind is str
+                control_w = width // 2 if wide else entry_w
+                widget = label(Rect(0, y, width - control_w - m.gap, m.row), text, scroller,
                                "#field")
-                small = entry_w if len(keys) == 1 else max(44, round(56 * m.scale))
+                small = control_w if len(keys) == 1 else max(44, round(56 * m.scale))
                 left = width - len(keys) * small - (len(keys) - 1) * m.gap
                 for i, key in enumerate(keys):
                     self.labels[key] = widget
@@ -276,9 +282,22 @@ class SettingsForm:
         entry = UITextEntryLine(rect, container.ui_manager, container=container,
                                 initial_text=value,
                                 object_id=ObjectID(f"#{key}", "@entry"))
-        entry.set_allowed_characters(list("0123456789.-"))
+        if setting.kind is not str:
+            entry.set_allowed_characters(list("0123456789.-"))
         on(entry, lambda e: edited(key, e.text))
         return entry
+
+    def show_derived(self, values: dict[str, str] | None) -> None:
+        """Show settings the form does not edit (derived from others) and lock them;
+        None unlocks every text entry."""
+        for key, control in self.controls.items():
+            if not isinstance(control, UITextEntryLine):
+                continue
+            if values is not None and key in values:
+                control.set_text(values[key])
+                control.disable()
+            elif not control.is_enabled:
+                control.enable()
 
     def mark(self, bad: set[str]) -> None:
         """Show the labels of settings with a problem in the error colour."""
