@@ -549,12 +549,12 @@ class Session:
             return
         for key, outcome in self._scheduler.finished():
             self._running.pop(key, None)
-            if isinstance(key, tuple):
+            if not isinstance(key, int):
                 self._tie_finished(key, outcome)
             elif isinstance(outcome, JobResult):
-                self._record(int(key), outcome.result, background=True, info=outcome.info)
+                self._record(key, outcome.result, background=True, info=outcome.info)
             elif self.foreground:
-                self._failed.add(int(key))  # played here instead
+                self._failed.add(key)  # played here instead
             else:
                 self._shutdown()
                 raise outcome

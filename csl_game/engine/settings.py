@@ -59,7 +59,8 @@ def read_session_file(path: str | Path) -> list[AIEntry]:
     try:
         text = p.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
-        raise ConfigError(f"cannot read session file {p}: {e.strerror or e}") from None
+        why = getattr(e, "strerror", None) or e
+        raise ConfigError(f"cannot read session file {p}: {why}") from None
     entries = []
     for line in text.splitlines():
         line = line.split("#", 1)[0].strip()

@@ -170,11 +170,11 @@ def setting_values(options: PlayOptions) -> dict[str, Value]:
 
 
 def _board_problem(match: Mapping[str, Value]) -> SettingError | None:
-    rows, cols, win = match["rows"], match["cols"], match["win_sequence"]
+    rows, cols, win = (int(match[k]) for k in ("rows", "cols", "win_sequence"))
     if rows < win and cols < win:
         return SettingError("win_sequence", f"{win} in a row cannot fit on a "
                                             f"{rows}x{cols} board")
-    if match["round_pieces"] + match["square_pieces"] == 0:
+    if int(match["round_pieces"]) + int(match["square_pieces"]) == 0:
         return SettingError("square_pieces", "each player needs at least one piece")
     return None
 
@@ -211,15 +211,16 @@ def apply_settings(options: PlayOptions, values: Mapping[str, object]) -> PlayOp
     if problem is not None:
         raise problem
     try:
-        config = MatchConfig(**match)  # type: ignore[arg-type]
+        config = MatchConfig(**{k: int(v) for k, v in match.items()})
     except ConfigError as e:  # a rule the checks above missed
         raise SettingError("rows", str(e)) from None
     resume = groups["options"].get("resume", options.resume)
     results = groups["options"].get("results_file", options.results_file)
     if resume and not results:
         raise SettingError("resume", "needs a results file to resume from")
-    return dataclasses.replace(options, match=config,
-                               points=dataclasses.replace(options.points, **groups["points"]),
+    points = dataclasses.replace(options.points,
+                                 **{k: int(v) for k, v in groups["points"].items()})
+    return dataclasses.replace(options, match=config, points=points,
                                **groups["options"])  # type: ignore[arg-type]
 
 
