@@ -28,23 +28,14 @@ HERE = Path(__file__).resolve().parent.parent
 
 BOARD = r"""
 import json, random, sys, time
-from csl_game import Board, PShape, Winner
+from csl_game import Board
+sys.path.insert(0, sys.argv[6])
+from bench_board import playout  # this checkout's playout, on the measured checkout's Board
 rows, cols, n, games, seed = map(int, sys.argv[1:6])
 pieces = (rows * cols // 4, -(-rows * cols // 4))
 rng = random.Random(seed)
-ROUND, SQUARE, NONE = PShape.ROUND, PShape.SQUARE, Winner.NONE
-def playout(board):
-    winner = board.check_winner()
-    while winner == NONE:
-        shape = SQUARE if rng.random() < 0.5 else ROUND
-        if not board.piece_count(board.turn, shape):
-            shape = ROUND if shape else SQUARE
-        while board.do_move(shape, rng.randrange(cols)) < 0:
-            pass
-        winner = board.check_winner()
-    return winner
 start = time.process_time()
-results = [playout(Board(rows, cols, n, *pieces)) for _ in range(games)]
+results = [playout(Board(rows, cols, n, *pieces), rng) for _ in range(games)]
 elapsed = time.process_time() - start
 print(json.dumps({"rate": games / elapsed, "check": [int(r) for r in results[:50]]}))
 """
@@ -121,7 +112,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if "board" in only:
         for rows, cols, n, games in ((6, 7, 4, 3000), (9, 10, 5, 1200)):
             compare(f"board playouts/s {rows}x{cols} n={n}", base, BOARD,
-                    [str(v) for v in (rows, cols, n, games, 2020)], args.rounds)
+                    [*(str(v) for v in (rows, cols, n, games, 2020)), str(HERE / "benchmarks")],
+                    args.rounds)
     if "negamax" in only:
         compare(f"negamax nodes/s (depth {args.depth})", base, NEGAMAX,
                 [str(args.depth), json.dumps(POSITIONS)], args.rounds)

@@ -12,12 +12,11 @@ from collections.abc import Callable
 import pygame
 from pygame import Rect
 from pygame_gui.core import UIContainer
-from pygame_gui.elements import UIButton
 
 from csl_game.engine import narration as messages
 from csl_game.engine.session import Choice, Session
 from csl_game.gui.context import GuiContext
-from csl_game.gui.scenes.choices import ChoiceRow, Offer
+from csl_game.gui.scenes.choices import ChoiceRow, Offer, ShowsChoices
 from csl_game.gui.style import palette
 from csl_game.gui.tables import results_table, standings_table
 from csl_game.gui.widgets import Metrics, WidgetScene, label
@@ -27,7 +26,7 @@ from csl_game.thinker.api import MatchConfig
 __all__ = ["ChoiceScene", "PreMatchScene", "FinalScene"]
 
 
-class ChoiceScene(WidgetScene):
+class ChoiceScene(WidgetScene, ShowsChoices):
     """A screen offering the session's choices, or timing out to the default.
 
     The session is read, never advanced: the flow advances it each frame and
@@ -43,19 +42,6 @@ class ChoiceScene(WidgetScene):
         self.session = session
         self.row = ChoiceRow(Offer.of(session, ctx.screen_policy), choose)
         self._results = len(session.records)
-
-    @property
-    def choices(self) -> tuple[Choice, ...]:
-        return self.row.offer.choices
-
-    @property
-    def timeout(self) -> float | None:
-        """Seconds until the default choice is taken; None: the screen waits."""
-        return self.row.offer.timeout
-
-    @property
-    def buttons(self) -> dict[Choice, UIButton]:
-        return self.row.buttons
 
     def show_results(self) -> None:
         """Show the results as they are now (scenes that list them)."""

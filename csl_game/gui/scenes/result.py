@@ -13,16 +13,15 @@ from collections.abc import Callable
 import pygame
 import pygame_gui
 from pygame import Rect
-from pygame_gui.elements import UIButton
 
 from csl_game.engine.session import Choice
-from csl_game.gui.scenes.choices import ChoiceRow, Offer
+from csl_game.gui.scenes.choices import ChoiceRow, Offer, ShowsChoices
 from csl_game.gui.widgets import Metrics, WidgetLayer
 
 __all__ = ["ResultOverlay"]
 
 
-class ResultOverlay:
+class ResultOverlay(ShowsChoices):
     """A row of choices placed inside the result banner, which grows to hold them."""
 
     def __init__(self, ui: pygame_gui.UIManager, offer: Offer,
@@ -41,19 +40,6 @@ class ResultOverlay:
     @property
     def offer(self) -> Offer:
         return self.row.offer
-
-    @property
-    def choices(self) -> tuple[Choice, ...]:
-        return self.row.offer.choices
-
-    @property
-    def timeout(self) -> float | None:
-        """Seconds until the default choice is taken; None: the overlay waits."""
-        return self.row.offer.timeout
-
-    @property
-    def buttons(self) -> dict[Choice, UIButton]:
-        return self.row.buttons
 
     def show(self, size: tuple[int, int], place: Callable[[tuple[int, int]], Rect]) -> None:
         """Build the choices for a window of `size` (again after a resize).
