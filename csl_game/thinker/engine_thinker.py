@@ -153,7 +153,7 @@ def _stop(popen: subprocess.Popen[bytes]) -> None:
     """Ask the engine to quit (without ever blocking on its pipe), then kill it."""
     stdin = popen.stdin
     if stdin is not None:
-        with contextlib.suppress(OSError, ValueError):
+        with contextlib.suppress(OSError, ValueError, AttributeError):  # no set_blocking: Windows
             os.set_blocking(stdin.fileno(), False)
             os.write(stdin.fileno(), f"{protocol.QUIT}\n".encode())
         with contextlib.suppress(OSError, ValueError):
@@ -274,6 +274,13 @@ class EngineThinker(AbstractThinker):
                 refuses the settings, or does not answer in time.
         """
         process = self._process = _Process(self.engine)
+        try:
+            self._shake_hands(process, params)
+        except BaseException:
+            process.close()  # now, not when the failed thinker is collected
+            raise
+
+    def _shake_hands(self, process: _Process, params: str) -> None:
         process.send(protocol.hello())
         hello = self._expect(protocol.Hello, "the handshake")
         if hello.version != protocol.VERSION:
