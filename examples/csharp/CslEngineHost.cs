@@ -61,12 +61,13 @@ namespace CslGame.EngineHost
         private readonly TextWriter output;
         private readonly object outputLock = new object();
         private readonly BlockingCollection<string> input = new BlockingCollection<string>();
-        private readonly Queue<string> later = new Queue<string>();  // read while thinking
+        private volatile CancellationTokenSource thinking;  // while a Think() runs
         private readonly string dllPath;
         private readonly string className;
         private MatchConfig config;
         private IThinker thinker;
         private Board board;
+        private readonly List<string> played = new List<string>();  // moves on board
 
         public Host(TextWriter output, string dllPath, string className)
         {
@@ -81,7 +82,7 @@ namespace CslGame.EngineHost
             reader.IsBackground = true;
             reader.Start();
             string line;
-            while ((line = later.Count > 0 ? later.Dequeue() : input.Take()) != null)
+            while ((line = input.Take()) != null)
             {
                 string[] words = line.Split(
                     new[] { ' ' }, 2, StringSplitOptions.RemoveEmptyEntries);
@@ -99,11 +100,16 @@ namespace CslGame.EngineHost
             }
         }
 
-        // Queue each input line; the end of input (null) means quit.
+        // Queue each input line, but act on "stop" at once (the main thread
+        // may be waiting for the thinker); the end of input (null) means quit.
         private void ReadInput()
         {
             string line;
-            while ((line = Console.In.ReadLine()) != null) input.Add(line);
+            while ((line = Console.In.ReadLine()) != null)
+            {
+                if (line.Trim() != "stop") input.Add(line);
+                else if (thinking != null) thinking.Cancel();
+            }
             input.Add(null);
         }
 
@@ -134,6 +140,7 @@ namespace CslGame.EngineHost
             }
             config = new MatchConfig(numbers[0], numbers[1], numbers[2], numbers[3],
                 numbers[4], numbers[5]);
+            board = null;
             try
             {
                 string fqn = ThinkerClass(Assembly.LoadFrom(dllPath));
@@ -164,20 +171,29 @@ namespace CslGame.EngineHost
                 : "name one of the thinkers in " + dllPath + ": " + string.Join(", ", found));
         }
 
-        private void SetPosition(string moves)
+        // Usually the last position and two more moves: play just those on
+        // the board kept from last time (a new Board works out its win
+        // corridors, which takes a while on a large board).
+        private void SetPosition(string line)
         {
             if (config == null) return;
-            board = new Board(config.Rows, config.Cols, config.WinSequence,
-                config.RoundPiecesPerPlayer, config.SquarePiecesPerPlayer);
-            foreach (string move in moves.Split(
-                new[] { ' ' }, StringSplitOptions.RemoveEmptyEntries))
+            string[] moves = line.Split(new[] { ' ' }, StringSplitOptions.RemoveEmptyEntries);
+            if (board == null || moves.Length < played.Count
+                || !played.SequenceEqual(moves.Take(played.Count)))
+            {
+                board = new Board(config.Rows, config.Cols, config.WinSequence,
+                    config.RoundPiecesPerPlayer, config.SquarePiecesPerPlayer);
+                played.Clear();
+            }
+            foreach (string move in moves.Skip(played.Count).ToArray())
             {
                 PShape shape = move.EndsWith("s") ? PShape.Square : PShape.Round;
                 board.DoMove(shape, int.Parse(move.Substring(0, move.Length - 1)));
+                played.Add(move);
             }
         }
 
-        // Think on a task; meanwhile only "stop" (cancel) and "quit" matter.
+        // Think on a task, which "stop" cancels through the reader thread.
         private void Go()
         {
             if (thinker == null || board == null)
@@ -185,16 +201,19 @@ namespace CslGame.EngineHost
                 Say("error no thinker or no position to think about");
                 return;
             }
-            CancellationTokenSource cts = new CancellationTokenSource();
             Board copy = board.Copy();
-            Task<FutureMove> task = Task.Run(() => thinker.Think(copy, cts.Token));
-            while (!task.IsCompleted)
+            thinking = new CancellationTokenSource();
+            CancellationToken token = thinking.Token;
+            Task<FutureMove> task = Task.Run(() => thinker.Think(copy, token));
+            try
             {
-                string line;
-                if (!input.TryTake(out line, 5)) continue;
-                if (line == "stop") cts.Cancel();
-                else later.Enqueue(line);  // "quit", or the end of input: after the answer
+                task.Wait();
             }
+            catch (AggregateException)
+            {
+                // the thinker raised: told below
+            }
+            thinking = null;
             if (task.IsFaulted)
             {
                 Exception e = task.Exception.InnerException;
