@@ -25,6 +25,7 @@ from csl_game.console.session_cmd import results_paths, run_session
 from csl_game.engine.report import FORMATS
 from csl_game.engine.standings import Points
 from csl_game.thinker.api import MatchConfig
+from csl_game.thinker.engine_thinker import EngineSpec
 from csl_game.thinker.prototype import ThinkerPrototype
 
 __all__ = ["main", "build_parser"]
@@ -79,6 +80,9 @@ def _tournament_options(p: argparse.ArgumentParser) -> None:
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--thinkers", action="append", default=[], metavar="PATH",
                    help="also look for thinkers in this .py file or folder (repeatable)")
+    p.add_argument("--engine", action="append", default=[], metavar='"NAME=COMMAND [ARGS]"',
+                   help="an executable speaking the engine protocol (docs/engines.md), "
+                        "then a thinker named NAME (repeatable)")
     p.add_argument("--in-process", action="store_true",
                    help="run thinkers on threads of this process (for debugging "
                         "thinkers) instead of isolated worker processes")
@@ -146,7 +150,20 @@ def _parse(argv: Sequence[str]) -> argparse.Namespace:
         raise UsageError(f"unknown command '{args[0]}' (choose from {', '.join(VERBS)})")
     if not args or (args[0] not in VERBS and args[0] not in ("-h", "--help")):
         args.insert(0, "play")
-    return build_parser().parse_args(args)
+    parsed = build_parser().parse_args(args)
+    add_engine_sources(parsed, getattr(parsed, "engine", ()))
+    return parsed
+
+
+def add_engine_sources(args: argparse.Namespace, declarations: Sequence[str]) -> None:
+    """Put engines (``NAME=COMMAND``) among the thinker sources, after the --thinkers
+    paths: from there every verb, and every worker, finds them as thinkers.
+
+    Raises:
+        ConfigError: an engine is declared badly.
+    """
+    sources = [EngineSpec.parse(text).source for text in declarations]
+    args.thinkers = [*args.thinkers, *(s for s in sources if s not in args.thinkers)]
 
 
 def _match_config(args: argparse.Namespace, time_limit: int, min_move: int) -> MatchConfig:
@@ -211,6 +228,7 @@ def cmd_match(args: argparse.Namespace) -> int:
 
 
 def cmd_session(args: argparse.Namespace) -> int:
+    add_engine_sources(args, cfg.read_session_engines(args.game_file))
     return run_session(args, _match_config_for_session(args))
 
 

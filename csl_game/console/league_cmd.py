@@ -20,6 +20,7 @@ from csl_game.engine.standings import Points
 from csl_game.errors import ConfigError, CslError
 from csl_game.thinker.api import MatchConfig
 from csl_game.thinker.discovery import BUILTIN_PACKAGE, registry
+from csl_game.thinker.engine_thinker import EngineSpec
 from csl_game.thinker.prototype import ThinkerPrototype
 
 __all__ = ["main", "build_parser", "standings_rows", "matrix_rows", "render"]
@@ -95,6 +96,9 @@ def build_parser() -> argparse.ArgumentParser:
                    metavar=("WIN", "DRAW", "LOSS"), help="points per result (default 3 1 0)")
     p.add_argument("--thinkers", action="append", default=[], metavar="PATH",
                    help="also look for thinkers in this .py file or folder")
+    p.add_argument("--engine", action="append", default=[], metavar='"NAME=COMMAND [ARGS]"',
+                   help="an executable speaking the engine protocol, then a thinker "
+                        "named NAME (repeatable)")
     p.add_argument("--in-process", action="store_true",
                    help="run thinkers on threads of this process, not worker processes")
     p.add_argument("--workers", type=int, default=1, metavar="N",
@@ -147,7 +151,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.workers < 1:
             raise ConfigError(f"--workers must be at least 1, got {args.workers}")
         config = _config(args)
-        paths = tuple(args.thinkers)
+        paths = (*args.thinkers, *(EngineSpec.parse(e).source for e in args.engine))
         entries = _entries(args.thinker, config, paths)
         openings = make_openings(config, args.opening_plies, args.seed)
         league = League(entries, config, args.games, openings, in_process=args.in_process,

@@ -16,7 +16,8 @@ from csl_game.thinker.api import MatchConfig
 from csl_game.thinker.prototype import ThinkerPrototype
 
 __all__ = ["GUI_TIME_LIMIT_MS", "GUI_MIN_MOVE_TIME_MS", "CONSOLE_TIME_LIMIT_MS",
-           "AIEntry", "PlayOptions", "parse_ai_spec", "read_session_file", "MatchConfig"]
+           "AIEntry", "PlayOptions", "parse_ai_spec", "read_session_file",
+           "read_session_engines", "ENGINE_LINE", "MatchConfig"]
 
 GUI_TIME_LIMIT_MS = 500
 GUI_MIN_MOVE_TIME_MS = 250
@@ -47,25 +48,57 @@ def parse_ai_spec(spec: str) -> AIEntry:
     return AIEntry(name, params.strip())
 
 
+ENGINE_LINE = "--engine"
+"""A session file's line that declares an engine, as on the command line:
+``--engine NAME=COMMAND ARGS`` (the declaration may be quoted, or not)."""
+
+
+def _session_lines(path: Path) -> list[str]:
+    """The lines of a session file that say something: no comments, no blank lines."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        why = getattr(e, "strerror", None) or e
+        raise ConfigError(f"cannot read session file {path}: {why}") from None
+    lines = (line.split("#", 1)[0].strip() for line in text.splitlines())
+    return [line for line in lines if line]
+
+
+def _engine_declaration(line: str) -> str | None:
+    word, _, rest = line.partition(" ")
+    if word.startswith(ENGINE_LINE + "="):  # --engine=NAME=COMMAND, as argparse takes it
+        rest = line[len(ENGINE_LINE) + 1:]
+    elif word != ENGINE_LINE:
+        return None
+    rest = rest.strip()
+    if len(rest) >= 2 and rest[0] == rest[-1] and rest[0] in "'\"":
+        rest = rest[1:-1]
+    return rest
+
+
+def read_session_engines(path: str | Path) -> list[str]:
+    """The engines a session file declares (``--engine NAME=COMMAND`` lines), as
+    ``NAME=COMMAND``.
+
+    Raises:
+        ConfigError: the file cannot be read.
+    """
+    lines = _session_lines(Path(path))
+    return [d for d in map(_engine_declaration, lines) if d is not None]
+
+
 def read_session_file(path: str | Path) -> list[AIEntry]:
     """Thinkers of a session file: one per line, its parameters after it.
 
-    Blank lines and everything after a ``#`` are ignored.
+    Blank lines and everything after a ``#`` are ignored, and so are the lines
+    that declare engines (see `read_session_engines`).
 
     Raises:
         ConfigError: the file cannot be read or lists no thinker.
     """
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        why = getattr(e, "strerror", None) or e
-        raise ConfigError(f"cannot read session file {p}: {why}") from None
-    entries = []
-    for line in text.splitlines():
-        line = line.split("#", 1)[0].strip()
-        if line:
-            entries.append(parse_ai_spec(line))
+    entries = [parse_ai_spec(line) for line in _session_lines(p)
+               if _engine_declaration(line) is None]
     if len(entries) < 2:
         raise ConfigError(f"session file {p} lists {len(entries)} thinker(s); "
                           "a session needs at least 2")

@@ -6,6 +6,10 @@ cols = 7
 win_sequence = 4
 # ... every key of SETTINGS, each optional (missing keys keep their default)
 
+[[engines]]                     # optional: executables speaking the engine protocol
+name = "crandom"
+command = "./random_engine"
+
 [[players]]
 thinker = "minimax"
 params = "4"
@@ -31,6 +35,7 @@ from pathlib import Path
 from csl_game.engine.settings import AIEntry, PlayOptions
 from csl_game.errors import ConfigError, CslError
 from csl_game.thinker.api import MatchConfig
+from csl_game.thinker.engine_thinker import EngineSpec
 from csl_game.thinker.prototype import ThinkerPrototype
 
 __all__ = ["Value", "Setting", "SETTINGS", "SETTING", "SettingError", "ConfigFileError",
@@ -308,7 +313,37 @@ def _player(i: int, table: object) -> AIEntry:
                    table.get("active", True))
 
 
+_ENGINE_KEYS = ("name", "command")
+
+
+def _engine(i: int, table: object) -> str:
+    """The thinker source of the engine an ``[[engines]]`` table declares."""
+    if not isinstance(table, dict):
+        raise SettingError(f"engines[{i}]", "must be a table ([[engines]])")
+    for key in (*table, *_ENGINE_KEYS):
+        if key not in _ENGINE_KEYS or key not in table:
+            problem = "unknown key" if key in table else "missing"
+            raise SettingError(f"engines[{i}].{key}",
+                               f"{problem} (an engine has a name and a command)")
+        if not isinstance(table[key], str):
+            raise SettingError(f"engines[{i}].{key}", f"must be a string, got {table[key]!r}")
+    try:
+        return EngineSpec.parse(f"{table['name']}={table['command']}").source
+    except ConfigError as e:
+        raise SettingError(f"engines[{i}]", str(e)) from None
+
+
+def _with_engines(engines: object, base: PlayOptions) -> PlayOptions:
+    """`base` with the engines of an ``engines`` array among its thinker sources."""
+    if not isinstance(engines, list):
+        raise SettingError("engines", "must be an array of tables ([[engines]])")
+    sources = [_engine(i, table) for i, table in enumerate(engines, 1)]
+    paths = tuple(dict.fromkeys([*base.thinker_paths, *sources]))
+    return dataclasses.replace(base, thinker_paths=paths)
+
+
 def _options_from(data: dict[str, object], base: PlayOptions) -> PlayOptions:
+    base = _with_engines(data.pop("engines", []), base)
     players = data.pop("players", [])
     if not isinstance(players, list):
         raise SettingError("players", "must be an array of tables ([[players]])")
@@ -365,6 +400,11 @@ def dump_config(options: PlayOptions) -> str:
         if key in _SECTIONS:
             lines += ["", _SECTIONS[key]]
         lines.append(f"{key} = {_toml(value)}")
+    for source in options.thinker_paths:
+        engine = EngineSpec.from_source(source)
+        if engine is not None:
+            lines += ["", "[[engines]]", f"name = {_toml(engine.name)}",
+                      f"command = {_toml(engine.command)}"]
     for ai in options.ais:
         lines += ["", "[[players]]", f"thinker = {_toml(ai.thinker)}",
                   f"params = {_toml(ai.params)}", f"active = {_toml(ai.active)}"]

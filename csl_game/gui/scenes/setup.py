@@ -235,6 +235,9 @@ class SetupScene(WidgetScene):
             self.note = (str(e), "#error")
             self._refresh()
             return
+        if options.thinker_paths != self.base.thinker_paths:  # the file declares engines
+            self.base = dataclasses.replace(self.base, thinker_paths=options.thinker_paths)
+            self.thinkers = thinker_choices(self.base.thinker_paths)
         self._take(options)
         self.note = (f"Loaded the setup from {self.path.strip()}", "#message")
         self.rebuild()
