@@ -95,7 +95,7 @@ class Board:
     """
 
     __slots__ = ("rows", "cols", "win_sequence", "round_pieces", "square_pieces",
-                 "_fast", "_history", "_result", "_moves")
+                 "_fast", "_history", "_result", "_moves", "_cells")
 
     def __init__(self, rows: int = 6, cols: int = 7, win_sequence: int = 4,
                  round_pieces: int = 10, square_pieces: int = 11) -> None:
@@ -113,6 +113,10 @@ class Board:
         self._history: list[Move] = []
         self._result = _NONE
         self._moves = _move_table(geo.rows, geo.cols)
+        # The pieces by the core's bit index (guard bits stay None): a read of
+        # board[row, col] is then one list index, which heuristics that look
+        # at every cell of every leaf feel most.
+        self._cells: list[Piece | None] = [None] * (geo.cols * geo.height)
 
     # ----------------------------------------------------------------- reading
     @property
@@ -130,8 +134,7 @@ class Board:
         if not (0 <= row < self.rows and 0 <= col < self.cols):
             raise IndexError(f"position ({row}, {col}) is off the "
                              f"{self.rows}x{self.cols} board")
-        kind = self._fast.kind_at(row, col)
-        return None if kind < 0 else _PIECES[kind]
+        return self._cells[col * (self.rows + 1) + row]
 
     @property
     def move_count(self) -> int:
@@ -243,7 +246,9 @@ class Board:
                 return -1
             assert problem is not None, "the fast test refused a legal move"
             raise self._refuse(problem, shape, col)
-        self._history.append(self._moves[kind][fast.play(col, shape)])
+        index = fast.play(col, shape)
+        self._history.append(self._moves[kind][index])
+        self._cells[index] = _PIECES[kind]
         self._result = fast.winner_after(shape)
         return row
 
@@ -257,6 +262,7 @@ class Board:
             raise InvalidMoveError("there is no move to undo")
         move = self._history.pop()
         self._fast.undo(move.col)
+        self._cells[move.col * (self.rows + 1) + move.row] = None
         # do_move refuses a finished game, so before any move the game was on.
         self._result = _NONE
         return move
@@ -296,6 +302,7 @@ class Board:
         other.round_pieces, other.square_pieces = self.round_pieces, self.square_pieces
         other._fast = self._fast.copy()
         other._history = self._history.copy()
+        other._cells = self._cells.copy()
         other._result = self._result
         other._moves = self._moves
         return other
