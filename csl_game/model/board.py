@@ -18,6 +18,7 @@ from csl_game.model.values import Move, PColor, Piece, Pos, PShape, Winner
 
 __all__ = [
     "PColor", "PShape", "Winner", "Piece", "Pos", "Move", "MoveProblem", "Board",
+    "PIECE_LETTERS", "LEGEND",
 ]
 
 
@@ -46,6 +47,11 @@ _COLORS = (PColor.WHITE, PColor.RED)
 _SHAPES = (PShape.ROUND, PShape.SQUARE)
 _NONE = Winner.NONE
 
+PIECE_LETTERS = {piece: letter for piece, letter in zip(_PIECES, "wWrR")}
+"""How str(board) writes each piece, as the reference console does."""
+LEGEND = "w white round, W white square, r red round, R red square, . empty"
+"""The last line of str(board)."""
+
 # (does the predicate look at shape (else colour)?, which value); shape beats colour.
 _PREDICATES = ((True, PShape.ROUND), (True, PShape.SQUARE),
                (False, PColor.WHITE), (False, PColor.RED))
@@ -72,6 +78,11 @@ def _corridors(rows: int, cols: int, n: int) -> tuple[tuple[Pos, ...], ...]:
             out.append(line)
     return tuple(out)
 
+
+@lru_cache(maxsize=64)
+def _drops(cols: int) -> tuple[tuple[int, PShape], ...]:
+    """table[move code]: the (column, shape) of a core move code ``col << 1 | shape``."""
+    return tuple((code >> 1, _SHAPES[code & 1]) for code in range(2 * cols))
 
 
 @lru_cache(maxsize=64)
@@ -177,6 +188,19 @@ class Board:
         if not 0 <= col < self.cols:
             raise IndexError(f"column {col} is off the board (0 to {self.cols - 1})")
         return self._fast.heights[col]
+
+    def legal_moves(self) -> list[tuple[int, PShape]]:
+        """Every move the player to move can make, as (column, shape) pairs:
+        columns left to right, round before square; empty once the game is over.
+
+        A `FutureMove` is a (column, shape) pair too, so
+        ``FutureMove(3, PShape.ROUND) in board.legal_moves()`` asks whether it
+        is legal.
+        """
+        if self._result is not _NONE:
+            return []
+        drops = _drops(self.cols)
+        return [drops[code] for code in self._fast.legal_moves()]
 
     def fast_board(self) -> FastBoard:
         """The position as an independent `FastBoard`: the fast door for
@@ -329,6 +353,16 @@ class Board:
         # Pickle as settings plus moves: small, and rebuilt through do_move.
         moves = tuple((m.piece.shape, m.col) for m in self._history)
         return (_rebuild, (self.settings, moves))
+
+    def __str__(self) -> str:
+        """The board as the reference console shows it, then a legend: a line
+        per row, top row first, a letter per cell (``..Rw...``)."""
+        cells = self._cells
+        height = self.rows + 1
+        lines = ["".join("." if (piece := cells[col * height + row]) is None
+                         else PIECE_LETTERS[piece] for col in range(self.cols))
+                 for row in range(self.rows - 1, -1, -1)]
+        return "\n".join([*lines, LEGEND])
 
     def __repr__(self) -> str:
         return (f"Board(rows={self.rows}, cols={self.cols}, "
