@@ -1,4 +1,4 @@
-"""The command line: ``csl-game [play|match|session|info] ...``.
+"""The command line: ``csl-game [play|match|session|report|replay|league|info] ...``.
 
 Exit status: 0 when the command did its job (whoever won), 2 for bad usage or
 bad input (one line on stderr, no traceback), 1 for anything else.
@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from functools import partial
 from typing import NoReturn, TextIO
 
+from csl_game.engine import narration
 from csl_game.engine import settings as cfg
 from csl_game.console import ConsoleListener, ask_human_move
 from csl_game.thinker.discovery import registry
@@ -29,7 +31,7 @@ from csl_game.thinker.prototype import ThinkerPrototype
 
 __all__ = ["main", "build_parser"]
 
-VERBS = ("play", "match", "session", "report", "info", "league")
+VERBS = ("play", "match", "session", "report", "replay", "info", "league")
 
 
 class UsageError(ConfigError):
@@ -132,12 +134,29 @@ def build_parser() -> argparse.ArgumentParser:
                         help="which table CSV gives")
     _points_options(report)
     _common(report)
+    _replay_parser(sub)
     sub.add_parser("league", add_help=False,
                    help="rank the thinkers: every pair, both colours, several openings "
                         "(csl-game league --help)")
     info = sub.add_parser("info", help="list the known thinkers")
     _common(info)
     return parser
+
+
+def _replay_parser(sub: argparse._SubParsersAction[_Parser]) -> None:
+    replay = sub.add_parser("replay", help="replay a match of a results file or of "
+                            "match --json output, in the window or the terminal")
+    replay.add_argument("results_file", metavar="RESULTS_FILE")
+    replay.add_argument("--match", type=int, metavar="N",
+                        help="the match's number, as reports show it (needed when the "
+                             "file holds several)")
+    replay.add_argument("--list", action="store_true", help="list the file's matches")
+    replay.add_argument("--console", action="store_true",
+                        help="in the terminal (also without a display): every move and "
+                             "board, or step with Enter when at a terminal")
+    replay.add_argument("--auto", action="store_true",
+                        help="in the window: play the moves one after another and close "
+                             "at the end")
 
 
 def _parse(argv: Sequence[str]) -> argparse.Namespace:
@@ -224,6 +243,43 @@ def cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
+def _has_display() -> bool:
+    """Whether a window can open: a chosen SDL driver, or a desktop session on
+    systems whose windows need one (X11 or Wayland)."""
+    if os.environ.get("SDL_VIDEODRIVER"):
+        return True
+    if sys.platform.startswith(("linux", "freebsd", "openbsd", "netbsd")):
+        return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+    return True
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    from csl_game.engine.replay import load_replays, numbered, pick_replay
+
+    replays = load_replays(args.results_file)
+    if args.list:
+        for number, replay in sorted(numbered(replays).items()):
+            print(f"{number:>4}  {replay.players}: {narration.game_over(replay.result)}")
+        return 0
+    replay = pick_replay(replays, args.match)
+    if args.console or not _has_display():
+        from csl_game.console.replay_cmd import print_replay, step_replay
+
+        if sys.stdin.isatty() and sys.stdout.isatty():
+            step_replay(replay, input, sys.stdout)
+        else:
+            print_replay(replay, sys.stdout)
+        return 0
+    from csl_game.gui.app import App
+    from csl_game.gui.scenes.replay import ReplayScene
+    from csl_game.engine.runners.thread import ThreadRunner
+
+    app = App(cfg.PlayOptions(auto=args.auto), ThreadRunner,
+              start=lambda ctx: ReplayScene(ctx, replay, play=args.auto,
+                                            quit_at_end=args.auto))
+    return app.run()
+
+
 def cmd_info(args: argparse.Namespace) -> int:
     reg = registry(tuple(args.thinkers))
     print("Known thinkers:")
@@ -295,7 +351,7 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "play": cmd_play, "match": cmd_match, "session": cmd_session, "report": cmd_report,
-    "info": cmd_info}
+    "replay": cmd_replay, "info": cmd_info}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gc
 import sys
+from collections.abc import Callable
 from typing import TextIO
 
 import pygame
@@ -22,7 +23,7 @@ from csl_game.gui.context import GuiContext
 from csl_game.gui.flow import SessionFlow
 from csl_game.gui.panels import MessageLog
 from csl_game.gui.pieces import PieceArt
-from csl_game.gui.scene import SceneManager
+from csl_game.gui.scene import Scene, SceneManager
 from csl_game.gui.scenes.setup import SetupScene
 from csl_game.gui.style import Fonts, TextCache
 from csl_game.engine.runners.base import InfoCallback, RunnerFactory, ThinkerRunner
@@ -74,7 +75,10 @@ class App:
     """The game window: one frame loop, scenes on top of it; the scenes' navigator."""
 
     def __init__(self, options: PlayOptions, runner_factory: RunnerFactory | None = None,
-                 out: TextIO | None = None) -> None:
+                 out: TextIO | None = None,
+                 start: Callable[[GuiContext], Scene] | None = None) -> None:
+        """Open the window on the setup screen or the options' session, or on
+        the scene `start` makes (a replay, say)."""
         pygame.display.init()  # no pygame.init(): the game has no sound to open
         pygame.font.init()
         pygame.display.set_icon(_icon())
@@ -94,7 +98,9 @@ class App:
 
             start_server_soon()
         self.flow: SessionFlow | None = None
-        if options.show_setup:
+        if start is not None:
+            self.scenes.switch(start(self.ctx))
+        elif options.show_setup:
             self.show_setup()
         else:
             self.play(options)
