@@ -32,6 +32,8 @@ from csl_game.thinker.prototype import ThinkerPrototype
 __all__ = ["main", "build_parser"]
 
 VERBS = ("play", "match", "session", "report", "replay", "info", "league")
+REFERENCE = "reference"
+"""The report format that writes the reference framework's competition files."""
 
 
 class UsageError(ConfigError):
@@ -129,9 +131,14 @@ def build_parser() -> argparse.ArgumentParser:
     _board_options(session)
     report = sub.add_parser("report", help="standings and results of a results file")
     report.add_argument("results_file", metavar="RESULTS_FILE")
-    report.add_argument("--format", choices=FORMATS, default="md")
+    report.add_argument("--format", choices=(*FORMATS, REFERENCE), default="md",
+                        help="md, csv or json on standard output; reference writes the "
+                             "reference framework's standings.md and results/ into "
+                             "--output")
     report.add_argument("--table", choices=("standings", "results"), default="standings",
                         help="which table CSV gives")
+    report.add_argument("-o", "--output", metavar="DIR", default=".",
+                        help="the folder --format reference writes into (default: here)")
     _points_options(report)
     _common(report)
     _replay_parser(sub)
@@ -238,7 +245,15 @@ def cmd_report(args: argparse.Namespace) -> int:
     from csl_game.engine.report import load_report
 
     points = Points(args.points_per_win, args.points_per_draw, args.points_per_loss)
-    report = load_report(read_results(args.results_file), points)
+    docs = read_results(args.results_file)
+    if args.format == REFERENCE:
+        from csl_game.engine.reference import write_reference
+
+        written = write_reference(docs, args.output, points)
+        print(f"wrote {written[0]} and {len(written) - 1} match transcripts in "
+              f"{written[0].parent / 'results'}")
+        return 0
+    report = load_report(docs, points)
     print(report.render(args.format, args.table))
     return 0
 
