@@ -1,7 +1,9 @@
 """The command line: ``csl-game [play|match|session|report|replay|league|info] ...``.
 
 Exit status: 0 when the command did its job (whoever won), 2 for bad usage or
-bad input (one line on stderr, no traceback), 1 for anything else.
+bad input (one line on stderr, no traceback), 130 when interrupted, 141 when
+whatever reads standard output stops reading (``csl-game info | head -1``),
+1 for anything else.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from dataclasses import replace
 from functools import partial
 from typing import NoReturn, TextIO
 
+from csl_game import __version__
 from csl_game.engine import narration
 from csl_game.engine import settings as cfg
 from csl_game.console import ConsoleListener, ask_human_move
@@ -34,6 +37,9 @@ __all__ = ["main", "build_parser"]
 VERBS = ("play", "match", "session", "report", "replay", "info", "league")
 REFERENCE = "reference"
 """The report format that writes the reference framework's competition files."""
+BROKEN_PIPE = 141
+"""The exit status when standard output's reader went away: 128 + SIGPIPE, as
+command-line tools end then."""
 
 
 class UsageError(ConfigError):
@@ -91,6 +97,7 @@ def _common(p: argparse.ArgumentParser) -> None:
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="csl-game", description="ColorShapeLinks: Simplexity on any "
                      "board size. Play in a window, or run matches and sessions.")
+    parser.add_argument("--version", action="version", version=f"csl-game {__version__}")
     sub = parser.add_subparsers(dest="verb", parser_class=_Parser, metavar="VERB")
     play = sub.add_parser("play", help="open the game window (the default verb)")
     play.add_argument("--ai", action="append", default=[], metavar='"THINKER [PARAMS]"',
@@ -170,7 +177,7 @@ def _parse(argv: Sequence[str]) -> argparse.Namespace:
     args = list(argv)
     if args and args[0] not in VERBS and not args[0].startswith("-"):
         raise UsageError(f"unknown command '{args[0]}' (choose from {', '.join(VERBS)})")
-    if not args or (args[0] not in VERBS and args[0] not in ("-h", "--help")):
+    if not args or (args[0] not in VERBS and args[0] not in ("-h", "--help", "--version")):
         args.insert(0, "play")
     return build_parser().parse_args(args)
 
@@ -371,7 +378,21 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
-    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        status = _main(list(sys.argv[1:] if argv is None else argv))
+        sys.stdout.flush()  # a reader gone by now breaks the pipe here, not at exit
+        return status
+    except BrokenPipeError:
+        # Nobody reads standard output any more (`csl-game info | head -1`):
+        # stop quietly, and send what is still buffered nowhere, so that
+        # Python's own flush at exit finds no broken pipe either.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        return BROKEN_PIPE
+
+
+def _main(argv: list[str]) -> int:
     if argv[:1] == ["league"]:
         from csl_game.console.league_cmd import main as league_main
 
