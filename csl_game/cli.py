@@ -292,14 +292,9 @@ def cmd_replay(args: argparse.Namespace) -> int:
         else:
             print_replay(replay, sys.stdout)
         return 0
-    from csl_game.gui.app import App
-    from csl_game.gui.scenes.replay import ReplayScene
-    from csl_game.engine.runners.thread import ThreadRunner
+    from csl_game.gui import run_replay  # pygame loads only when a window opens
 
-    app = App(cfg.PlayOptions(auto=args.auto), ThreadRunner,
-              start=lambda ctx: ReplayScene(ctx, replay, play=args.auto,
-                                            quit_at_end=args.auto))
-    return app.run()
+    return run_replay(replay, auto=args.auto)
 
 
 def cmd_info(args: argparse.Namespace) -> int:

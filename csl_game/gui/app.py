@@ -17,6 +17,7 @@ import pygame
 import pygame_gui
 
 from csl_game.model.board import PColor, PShape
+from csl_game.engine.replay import Replay
 from csl_game.engine.settings import PlayOptions
 from csl_game.gui.assets import load_theme
 from csl_game.gui.context import GuiContext
@@ -31,7 +32,7 @@ from csl_game.engine.runners.thread import ThreadRunner
 from csl_game.engine.session import Session
 from csl_game.thinker.prototype import ThinkerPrototype
 
-__all__ = ["App", "run_gui", "build_session", "default_runner_factory"]
+__all__ = ["App", "run_gui", "run_replay", "build_session", "default_runner_factory"]
 
 FPS = 60
 _RESIZE_EVENTS = (pygame.VIDEORESIZE, pygame.WINDOWRESIZED, pygame.WINDOWSIZECHANGED)
@@ -218,3 +219,12 @@ class App:
 def run_gui(options: PlayOptions) -> int:
     """Open the window, play what `options` describe, return the exit status (0)."""
     return App(options).run()
+
+
+def run_replay(replay: Replay, auto: bool = False) -> int:
+    """Open the window on a replay of `replay`; with `auto`, play the moves
+    one after another and close at the end. Returns the exit status (0)."""
+    from csl_game.gui.scenes.replay import ReplayScene
+
+    return App(PlayOptions(auto=auto), ThreadRunner,
+               start=lambda ctx: ReplayScene(ctx, replay, play=auto, quit_at_end=auto)).run()
