@@ -1,4 +1,5 @@
-"""Side-by-side speed of two checkouts of csl_game: board playouts and negamax nodes/s.
+"""Side-by-side speed of two checkouts of csl_game: board playouts, negamax nodes/s
+and the guide's minimax.
 
 Each measurement runs in a fresh interpreter with one checkout first on its
 import path, alternating between the two checkouts round after round, so that
@@ -11,6 +12,7 @@ can be compared with any other.
     git worktree add --detach ../base 9a3a9ad
     python benchmarks/compare_revisions.py --base ../base            # this checkout vs ../base
     python benchmarks/compare_revisions.py --base ../base --rounds 9 --only board
+    python benchmarks/compare_revisions.py --base ../base --only minimax
 """
 
 from __future__ import annotations
@@ -62,6 +64,28 @@ for rows, cols, n, moves in spec:
 print(json.dumps({"rate": nodes / seconds, "check": [nodes]}))
 """
 
+MINIMAX = r"""
+import json, sys, time
+from csl_game import CancellationToken, MatchConfig, PShape, ThinkerPrototype
+depth = sys.argv[1]
+spec = json.loads(sys.argv[2])
+moves, seconds = [], 0.0
+for rows, cols, n, played in spec:
+    if (rows, cols) != (6, 7):
+        continue
+    mc = MatchConfig(rows=rows, cols=cols, win_sequence=n, time_limit_ms=3_600_000)
+    thinker = ThinkerPrototype("minimax", depth, mc).create()
+    for _ in range(3):
+        board = mc.new_board()
+        for col, shape in played:
+            board.do_move(PShape(shape), col)
+        start = time.process_time()
+        move = thinker.think(board, CancellationToken())
+        seconds += time.process_time() - start
+        moves.append([move.column, int(move.shape)])
+print(json.dumps({"rate": len(moves) / seconds, "check": moves}))
+"""
+
 # Opening positions (rows, cols, n, moves as (column, shape)) searched to a fixed depth.
 POSITIONS = [
     (6, 7, 4, [(3, 0), (3, 1), (2, 0), (4, 1)]),
@@ -102,11 +126,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--base", type=Path, required=True,
                         help="the other checkout (e.g. a git worktree of an older commit)")
     parser.add_argument("--rounds", type=int, default=7, help="alternating rounds (default 7)")
-    parser.add_argument("--only", choices=("board", "negamax"), action="append")
+    parser.add_argument("--only", choices=("board", "negamax", "minimax"), action="append")
     parser.add_argument("--depth", type=int, default=6, help="negamax search depth (default 6)")
     args = parser.parse_args(argv)
     base = args.base.resolve()
-    only = args.only or ["board", "negamax"]
+    only = args.only or ["board", "negamax", "minimax"]
     print(f"this: {HERE}\nbase: {base}\n{args.rounds} alternating rounds, medians\n")
     print(f"{'measure':<34}{'this':>12}{'base':>12}{'ratio':>9}")
     if "board" in only:
@@ -117,6 +141,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if "negamax" in only:
         compare(f"negamax nodes/s (depth {args.depth})", base, NEGAMAX,
                 [str(args.depth), json.dumps(POSITIONS)], args.rounds)
+    if "minimax" in only:
+        compare("guide minimax searches/s (depth 3)", base, MINIMAX,
+                ["3", json.dumps(POSITIONS)], args.rounds)
     return 0
 
 

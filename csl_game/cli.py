@@ -1,19 +1,24 @@
-"""The command line: ``csl-game [play|match|session|info] ...``.
+"""The command line: ``csl-game [play|match|session|report|replay|league|info] ...``.
 
 Exit status: 0 when the command did its job (whoever won), 2 for bad usage or
-bad input (one line on stderr, no traceback), 1 for anything else.
+bad input (one line on stderr, no traceback), 130 when interrupted, 141 when
+whatever reads standard output stops reading (``csl-game info | head -1``),
+1 for anything else.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from functools import partial
 from typing import NoReturn, TextIO
 
+from csl_game import __version__
+from csl_game.engine import narration
 from csl_game.engine import settings as cfg
 from csl_game.console import ConsoleListener, ask_human_move
 from csl_game.thinker.discovery import registry
@@ -30,7 +35,12 @@ from csl_game.thinker.prototype import ThinkerPrototype
 
 __all__ = ["main", "build_parser"]
 
-VERBS = ("play", "match", "session", "report", "info", "league")
+VERBS = ("play", "match", "session", "report", "replay", "info", "league")
+REFERENCE = "reference"
+"""The report format that writes the reference framework's competition files."""
+BROKEN_PIPE = 141
+"""The exit status when standard output's reader went away: 128 + SIGPIPE, as
+command-line tools end then."""
 
 
 class UsageError(ConfigError):
@@ -91,6 +101,7 @@ def _common(p: argparse.ArgumentParser) -> None:
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="csl-game", description="ColorShapeLinks: Simplexity on any "
                      "board size. Play in a window, or run matches and sessions.")
+    parser.add_argument("--version", action="version", version=f"csl-game {__version__}")
     sub = parser.add_subparsers(dest="verb", parser_class=_Parser, metavar="VERB")
     play = sub.add_parser("play", help="open the game window (the default verb)")
     play.add_argument("--ai", action="append", default=[], metavar='"THINKER [PARAMS]"',
@@ -131,11 +142,17 @@ def build_parser() -> argparse.ArgumentParser:
     _board_options(session)
     report = sub.add_parser("report", help="standings and results of a results file")
     report.add_argument("results_file", metavar="RESULTS_FILE")
-    report.add_argument("--format", choices=FORMATS, default="md")
+    report.add_argument("--format", choices=(*FORMATS, REFERENCE), default="md",
+                        help="md, csv or json on standard output; reference writes the "
+                             "reference framework's standings.md and results/ into "
+                             "--output")
     report.add_argument("--table", choices=("standings", "results"), default="standings",
                         help="which table CSV gives")
+    report.add_argument("-o", "--output", metavar="DIR", default=".",
+                        help="the folder --format reference writes into (default: here)")
     _points_options(report)
     _common(report)
+    _replay_parser(sub)
     sub.add_parser("league", add_help=False,
                    help="rank the thinkers: every pair, both colours, several openings "
                         "(csl-game league --help)")
@@ -144,11 +161,27 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _replay_parser(sub: argparse._SubParsersAction[_Parser]) -> None:
+    replay = sub.add_parser("replay", help="replay a match of a results file or of "
+                            "match --json output, in the window or the terminal")
+    replay.add_argument("results_file", metavar="RESULTS_FILE")
+    replay.add_argument("--match", type=int, metavar="N",
+                        help="the match's number, as reports show it (needed when the "
+                             "file holds several)")
+    replay.add_argument("--list", action="store_true", help="list the file's matches")
+    replay.add_argument("--console", action="store_true",
+                        help="in the terminal (also without a display): every move and "
+                             "board, or step with Enter when at a terminal")
+    replay.add_argument("--auto", action="store_true",
+                        help="in the window: play the moves one after another and close "
+                             "at the end")
+
+
 def _parse(argv: Sequence[str]) -> argparse.Namespace:
     args = list(argv)
     if args and args[0] not in VERBS and not args[0].startswith("-"):
         raise UsageError(f"unknown command '{args[0]}' (choose from {', '.join(VERBS)})")
-    if not args or (args[0] not in VERBS and args[0] not in ("-h", "--help")):
+    if not args or (args[0] not in VERBS and args[0] not in ("-h", "--help", "--version")):
         args.insert(0, "play")
     parsed = build_parser().parse_args(args)
     add_engine_sources(parsed, getattr(parsed, "engine", ()))
@@ -237,9 +270,49 @@ def cmd_report(args: argparse.Namespace) -> int:
     from csl_game.engine.report import load_report
 
     points = Points(args.points_per_win, args.points_per_draw, args.points_per_loss)
-    report = load_report(read_results(args.results_file), points)
+    docs = read_results(args.results_file)
+    if args.format == REFERENCE:
+        from csl_game.engine.reference import write_reference
+
+        written = write_reference(docs, args.output, points)
+        print(f"wrote {written[0]} and {len(written) - 1} match transcripts in "
+              f"{written[0].parent / 'results'}")
+        return 0
+    report = load_report(docs, points)
     print(report.render(args.format, args.table))
     return 0
+
+
+def _has_display() -> bool:
+    """Whether a window can open: a chosen SDL driver, or a desktop session on
+    systems whose windows need one (X11 or Wayland)."""
+    if os.environ.get("SDL_VIDEODRIVER"):
+        return True
+    if sys.platform.startswith(("linux", "freebsd", "openbsd", "netbsd")):
+        return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+    return True
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    from csl_game.engine.replay import load_replays, numbered, pick_replay
+
+    replays = load_replays(args.results_file)
+    if args.list:
+        for number, replay in sorted(numbered(replays).items()):
+            print(f"{number:>4}  {replay.players}: {narration.game_over(replay.result)}")
+        return 0
+    replay = pick_replay(replays, args.match)
+    if args.console or not _has_display():
+        from csl_game.console.replay_cmd import print_replay, step_replay
+
+        if sys.stdin.isatty() and sys.stdout.isatty():
+            step_replay(replay, input, sys.stdout)
+        else:
+            print_replay(replay, sys.stdout)
+        return 0
+    from csl_game.gui import run_replay  # pygame loads only when a window opens
+
+    return run_replay(replay, auto=args.auto)
 
 
 def cmd_info(args: argparse.Namespace) -> int:
@@ -313,12 +386,26 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "play": cmd_play, "match": cmd_match, "session": cmd_session, "report": cmd_report,
-    "info": cmd_info}
+    "replay": cmd_replay, "info": cmd_info}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
-    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        status = _main(list(sys.argv[1:] if argv is None else argv))
+        sys.stdout.flush()  # a reader gone by now breaks the pipe here, not at exit
+        return status
+    except BrokenPipeError:
+        # Nobody reads standard output any more (`csl-game info | head -1`):
+        # stop quietly, and send what is still buffered nowhere, so that
+        # Python's own flush at exit finds no broken pipe either.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        return BROKEN_PIPE
+
+
+def _main(argv: list[str]) -> int:
     if argv[:1] == ["league"]:
         from csl_game.console.league_cmd import main as league_main
 

@@ -10,19 +10,21 @@ from __future__ import annotations
 
 import gc
 import sys
+from collections.abc import Callable
 from typing import TextIO
 
 import pygame
 import pygame_gui
 
 from csl_game.model.board import PColor, PShape
+from csl_game.engine.replay import Replay
 from csl_game.engine.settings import PlayOptions
 from csl_game.gui.assets import load_theme
 from csl_game.gui.context import GuiContext
 from csl_game.gui.flow import SessionFlow
 from csl_game.gui.panels import MessageLog
 from csl_game.gui.pieces import PieceArt
-from csl_game.gui.scene import SceneManager
+from csl_game.gui.scene import Scene, SceneManager
 from csl_game.gui.scenes.setup import SetupScene
 from csl_game.gui.style import Fonts, TextCache
 from csl_game.engine.runners.base import InfoCallback, RunnerFactory, ThinkerRunner
@@ -30,7 +32,7 @@ from csl_game.engine.runners.thread import ThreadRunner
 from csl_game.engine.session import Session
 from csl_game.thinker.prototype import ThinkerPrototype
 
-__all__ = ["App", "run_gui", "build_session", "default_runner_factory"]
+__all__ = ["App", "run_gui", "run_replay", "build_session", "default_runner_factory"]
 
 FPS = 60
 _RESIZE_EVENTS = (pygame.VIDEORESIZE, pygame.WINDOWRESIZED, pygame.WINDOWSIZECHANGED)
@@ -74,7 +76,10 @@ class App:
     """The game window: one frame loop, scenes on top of it; the scenes' navigator."""
 
     def __init__(self, options: PlayOptions, runner_factory: RunnerFactory | None = None,
-                 out: TextIO | None = None) -> None:
+                 out: TextIO | None = None,
+                 start: Callable[[GuiContext], Scene] | None = None) -> None:
+        """Open the window on the setup screen or the options' session, or on
+        the scene `start` makes (a replay, say)."""
         pygame.display.init()  # no pygame.init(): the game has no sound to open
         pygame.font.init()
         pygame.display.set_icon(_icon())
@@ -94,7 +99,9 @@ class App:
 
             start_server_soon()
         self.flow: SessionFlow | None = None
-        if options.show_setup:
+        if start is not None:
+            self.scenes.switch(start(self.ctx))
+        elif options.show_setup:
             self.show_setup()
         else:
             self.play(options)
@@ -212,3 +219,12 @@ class App:
 def run_gui(options: PlayOptions) -> int:
     """Open the window, play what `options` describe, return the exit status (0)."""
     return App(options).run()
+
+
+def run_replay(replay: Replay, auto: bool = False) -> int:
+    """Open the window on a replay of `replay`; with `auto`, play the moves
+    one after another and close at the end. Returns the exit status (0)."""
+    from csl_game.gui.scenes.replay import ReplayScene
+
+    return App(PlayOptions(auto=auto), ThreadRunner,
+               start=lambda ctx: ReplayScene(ctx, replay, play=auto, quit_at_end=auto)).run()
