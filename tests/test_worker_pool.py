@@ -74,6 +74,7 @@ def test_tournament_uses_few_processes_and_leaves_none(tmp_path: Path) -> None:
 
 
 def _worker_pids(before: set[int]) -> set[int]:
+    """This test's new fork-server children: other programs' are not counted."""
     found = set()
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit() and int(entry.name) not in before:
@@ -81,10 +82,22 @@ def _worker_pids(before: set[int]) -> set[int]:
                 cmd = (entry / "cmdline").read_bytes()
             except OSError:
                 continue
-            if b"forkserver" in cmd and not _gone(int(entry.name)) \
-                    and int(entry.name) != os.getpid():
-                found.add(int(entry.name))
+            pid = int(entry.name)
+            if b"forkserver" in cmd and not _gone(pid) and pid != os.getpid() \
+                    and _descends_from_us(pid):
+                found.add(pid)
     return found
+
+
+def _descends_from_us(pid: int) -> bool:
+    while pid > 1:
+        try:
+            pid = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            return False
+        if pid == os.getpid():
+            return True
+    return False
 
 
 def test_a_closed_pool_takes_no_worker_back() -> None:

@@ -17,6 +17,7 @@ from typing import NoReturn, TextIO
 
 from csl_game.engine.league import Entry, GameRecord, League, Tally, make_openings, tally
 from csl_game.engine.standings import Points
+from csl_game.model.notation import format_moves
 from csl_game.errors import ConfigError, CslError
 from csl_game.thinker.api import MatchConfig
 from csl_game.thinker.discovery import BUILTIN_PACKAGE, registry
@@ -136,7 +137,7 @@ def _progress(out: TextIO, league: League) -> Callable[[int, int, GameRecord], N
         res = rec.result
         white, red = league.names[rec.white], league.names[rec.red]
         how = f" ({res.forfeit})" if res.forfeit else ""
-        opening = " ".join(f"{c}{'os'[int(s)]}" for c, s in rec.opening)
+        opening = format_moves(rec.opening)
         print(f"[{i}/{total}] {white} vs {red} [{opening}]: {res.winner}{how} "
               f"in {len(res.moves)} moves", file=out, flush=True)
     return report

@@ -16,15 +16,15 @@ round piece into column 3, ``0s`` a square one into column 0.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from csl_game.errors import ThinkerError
+from csl_game.errors import NotationError, ThinkerError
+from csl_game.model.notation import format_move, parse_move
 from csl_game.model.values import PShape
 from csl_game.thinker.api import FutureMove, MatchConfig
 
-__all__ = ["VERSION", "EngineProtocolError", "move_token", "parse_move_token", "hello",
+__all__ = ["VERSION", "EngineProtocolError", "hello",
            "setup", "position", "go", "STOP", "QUIT", "EngineMessage", "Hello", "Ready",
            "Info", "Answer", "Failed", "parse_line"]
 
@@ -33,31 +33,11 @@ VERSION = 1
 STOP = "stop"
 QUIT = "quit"
 
-_SHAPE_LETTERS = "rs"  # indexed by PShape: ROUND = 0, SQUARE = 1
-_MOVE = re.compile(r"([0-9]+)([rs])")
 _MAX_SHOWN = 60  # characters of a bad line quoted in an error
 
 
 class EngineProtocolError(ThinkerError):
     """An engine sent a line the protocol does not allow where it came."""
-
-
-def move_token(column: int, shape: PShape) -> str:
-    """A move as the protocol writes it: ``3r``, ``0s``."""
-    return f"{column}{_SHAPE_LETTERS[shape]}"
-
-
-def parse_move_token(token: str) -> FutureMove:
-    """The move a token such as ``3r`` names.
-
-    Raises:
-        ValueError: not a column number followed by ``r`` or ``s``.
-    """
-    found = _MOVE.fullmatch(token)
-    if found is None:
-        raise ValueError(f"'{shown(token)}' is not a move (a column number, then r for "
-                         "round or s for square, e.g. 3r)")
-    return FutureMove(int(found[1]), PShape(_SHAPE_LETTERS.index(found[2])))
 
 
 def shown(text: str) -> str:
@@ -84,7 +64,7 @@ def setup(config: MatchConfig, params: str) -> str:
 
 def position(moves: Iterable[tuple[int, PShape]]) -> str:
     """The moves played so far, from the empty board, as (column, shape) pairs."""
-    return " ".join(["position", *(move_token(col, shape) for col, shape in moves)])
+    return " ".join(["position", *(format_move(col, shape) for col, shape in moves)])
 
 
 def go(milliseconds: int) -> str:
@@ -164,6 +144,9 @@ def _answer(token: str) -> Answer:
     if token == "none":
         return Answer(FutureMove.NO_MOVE)
     try:
-        return Answer(parse_move_token(token))
-    except ValueError as e:
-        raise EngineProtocolError(f"answered 'move {shown(token)}': {e}") from None
+        column, shape = parse_move(token)
+    except NotationError:
+        raise EngineProtocolError(
+            f"answered 'move {shown(token)}': '{shown(token)}' is not a move (a column "
+            "number, then r for round or s for square, e.g. 3r)") from None
+    return Answer(FutureMove(column, shape))
