@@ -20,6 +20,7 @@ from csl_game.engine.settings import PlayOptions
 from csl_game.gui.assets import load_theme
 from csl_game.gui.context import GuiContext
 from csl_game.gui.flow import SessionFlow
+from csl_game.gui.layout import window_size_for
 from csl_game.gui.panels import MessageLog
 from csl_game.gui.pieces import PieceArt
 from csl_game.gui.scene import SceneManager
@@ -70,6 +71,15 @@ def _icon() -> pygame.Surface:
     return icon
 
 
+def _first_size() -> tuple[int, int]:
+    """A window size that fits the desktop the window opens on."""
+    try:
+        desktops = pygame.display.get_desktop_sizes()
+    except pygame.error:
+        desktops = []
+    return window_size_for(desktops[0] if desktops else None)
+
+
 class App:
     """The game window: one frame loop, scenes on top of it; the scenes' navigator."""
 
@@ -78,7 +88,8 @@ class App:
         pygame.display.init()  # no pygame.init(): the game has no sound to open
         pygame.font.init()
         pygame.display.set_icon(_icon())
-        self.screen = pygame.display.set_mode(options.window_size, pygame.RESIZABLE)
+        self.screen = pygame.display.set_mode(options.window_size or _first_size(),
+                                              pygame.RESIZABLE)
         pygame.display.set_caption("ColorShapeLinks")
         self.clock = pygame.time.Clock()
         self.ui = pygame_gui.UIManager(self.size, load_theme())

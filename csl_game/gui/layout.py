@@ -15,7 +15,8 @@ from pygame import Rect
 from csl_game.model.board import PShape
 from csl_game.gui.style import TextRole
 
-__all__ = ["Arrangement", "PanelLayout", "BoardLayout", "compute_layout", "ui_scale"]
+__all__ = ["Arrangement", "PanelLayout", "BoardLayout", "compute_layout", "ui_scale",
+           "window_size_for"]
 
 # Board geometry in cell units.
 ARROW = 0.7          # height of the column-arrow row
@@ -38,9 +39,21 @@ class Arrangement(Enum):
 
 
 def ui_scale(size: tuple[int, int]) -> float:
-    """How big text and panels are: 1.0 at 1280x800, between 0.75 and 1.6."""
+    """How big text and panels are: 1.0 at 1280x800, between 0.7 and 2.0."""
     w, h = size
-    return max(0.75, min(1.6, w / 1280, h / 800))
+    return max(0.7, min(2.0, w / 1280, h / 800))
+
+
+def window_size_for(desktop: tuple[int, int] | None) -> tuple[int, int]:
+    """The first window size on a desktop of size `desktop`: 1280x800 where it
+    fits with room for a title bar and a task bar, smaller on small screens,
+    larger (three fifths of the desktop) on big ones; never the desktop's
+    whole size."""
+    if desktop is None:
+        return 1280, 800
+    w, h = desktop
+    return (min(int(w * 0.92), max(1280, int(w * 0.6))),
+            min(int(h * 0.88), max(800, int(h * 0.6))))
 
 
 def _line(role: TextRole, scale: float) -> int:
