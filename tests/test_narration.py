@@ -34,7 +34,7 @@ def test_losing_on_your_own_move_is_explained() -> None:
     assert explain_result(match.result, match.board) == \
         "White (Ann)'s square completed Red's line of squares \u2014 shape beats colour"
     assert result_title(match.result, PColor.WHITE) == "You lose"
-    assert how_it_ended(match.result, match.board) == "4 in a row"
+    assert how_it_ended(match.result, match.board.rows * match.board.cols) == "4 in a row"
 
 
 def test_a_line_of_your_own_shape() -> None:
@@ -58,7 +58,7 @@ def test_two_kinds_of_draw(moves: list[tuple[int, PShape]], board: dict[str, int
     match = play(moves, **board)
     assert match.result is not None and match.result.winner is Winner.DRAW
     assert explain_result(match.result, match.board) == text
-    assert how_it_ended(match.result, match.board) == short
+    assert how_it_ended(match.result, match.board.rows * match.board.cols) == short
     assert result_title(match.result) == "It's a draw"
 
 

@@ -193,16 +193,19 @@ def explain_result(result: MatchResult, board: Board, you: PColor | None = None)
     return _why_line(result, board, you)
 
 
-def how_it_ended(result: MatchResult, board: Board | None = None) -> str:
-    """A word or two for a results table: '4 in a row', 'timeout', 'board full'."""
+def how_it_ended(result: MatchResult, cells: int | None = None) -> str:
+    """A word or two for a results table: '4 in a row', 'timeout', 'board full'.
+
+    `cells` (rows x columns) tells a full board from players out of pieces.
+    """
     if result.resigned:
         return "resigned"
     if result.forfeit is not None:
         return FORFEIT_WORDS[result.forfeit][0]
     if result.winner is Winner.DRAW:
-        if board is None:
+        if cells is None:
             return "draw"
-        return "board full" if board.move_count >= board.rows * board.cols else "out of pieces"
+        return "board full" if len(result.moves) >= cells else "out of pieces"
     return f"{len(result.solution)} in a row"
 
 
