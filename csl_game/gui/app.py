@@ -141,6 +141,7 @@ class App:
             start_server_soon()
         self.flow: SessionFlow | None = None
         if options.show_setup:
+            self.ctx.options = user.last_setup(options) or options  # the setup last started
             self.show_setup()
         else:
             self.play(options)
