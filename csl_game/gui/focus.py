@@ -55,6 +55,7 @@ class KeyFocus:
         widget = self.widget()
         if isinstance(widget, UITextEntryLine):
             self.ui.set_focus_set(widget)
+            widget.edit_position = len(widget.get_text())  # type on after the text
         elif self.ui.get_focus_set() and any(isinstance(w, UITextEntryLine)
                                              for w in self.ui.get_focus_set() or ()):
             self.ui.set_focus_set(None)

@@ -43,7 +43,7 @@ class MatchTools:
         self.hint: Hint | None = None
         self.hinted: tuple[int, int, Piece] | None = None
         """The hint shown: (column, landing row, piece)."""
-        self._resign_armed = -1.0
+        self._resign_armed = -RESIGN_CONFIRM_S - 1
         self._clock = 0.0
         self._states: dict[str, bool] = {}
 

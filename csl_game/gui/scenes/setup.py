@@ -217,7 +217,9 @@ class SetupScene(WidgetScene):
             text, style = (warning, "#warning") if warning else ("", "#message")
         self._say(text, style)
         if self.form is not None:
-            self.form.mark(problems, {"workers": warning} if warning else None)
+            cores = os.cpu_count() or 1
+            self.form.mark(problems, {"workers": f"more than the {cores} cores"}
+                           if warning else None)
         self._mark_players(problems)
         self._describe_ai()
         if self.start is not None:
