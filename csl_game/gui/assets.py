@@ -74,14 +74,21 @@ def load_theme(name: str = "default", scale: float = 1.0) -> dict[str, Any]:
     theme: dict[str, Any] = json.loads(_theme_text("default"))
     if name != "default":
         theme = _merge(theme, json.loads(_theme_text(name)))
-    defaults = theme["defaults"]["font"]
+    base = int(theme["defaults"]["font"].get("size", 15))
+    for name in _ELEMENTS:  # pygame_gui keeps its first default font: name every size
+        theme.setdefault(name, {})
     for block in theme.values():
-        font = block.get("font") if isinstance(block, dict) else None
-        if not isinstance(font, dict):
+        if not isinstance(block, dict):
             continue
+        font = block.setdefault("font", {})
         for key in ("regular_path", "bold_path", "italic_path", "bold_italic_path"):
             if key in font:
                 font[key] = str(asset_path(*font[key].split("/")))
-        if "size" in font or font is defaults:
-            font["size"] = str(max(9, round(int(font.get("size", 15)) * scale)))
+        font.setdefault("name", "dejavu_sans")
+        font["size"] = str(max(9, round(int(font.get("size", base)) * scale)))
     return theme
+
+
+_ELEMENTS = ("button", "label", "text_entry_line", "drop_down_menu", "check_box", "text_box",
+             "selection_list", "tool_tip", "horizontal_scroll_bar", "vertical_scroll_bar")
+"""pygame_gui element types: each gets the default font at the window's scale."""

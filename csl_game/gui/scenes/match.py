@@ -112,6 +112,19 @@ class MatchScene(Scene):
         if self.result is not None and self.result.layer.root is not None:
             (self.result.layer.root.show if shown else self.result.layer.root.hide)()
 
+    def _look(self) -> tuple[object, ...]:
+        """What the screen shows that can change without an event or an animation."""
+        controls, tools, result = self.controls, self.tools, self.result
+        return (self.ctx.log.version, self.visual.version, self.visual.epoch,
+                tools.hinted if tools else None, result.shown if result else None,
+                self.input_enabled, controls.column if controls else None,
+                tuple(controls.selected.values()) if controls else None, self._banner)
+
+    def take_changed(self) -> bool:
+        look = self._look()
+        changed, self._looked = look != getattr(self, "_looked", None), look
+        return changed
+
     @property
     def busy(self) -> bool:
         """Animations, an AI thinking, a hint coming, a countdown: draw every frame."""

@@ -27,8 +27,8 @@ __all__ = ["MatchTools", "RESIGN_CONFIRM_S"]
 
 RESIGN_CONFIRM_S = 4.0
 """Resign asks to be pressed again within this many seconds."""
-_TOOLS = (("hint", "Hint (H)"), ("undo", "Undo (U)"), ("resign", "Resign (R)"),
-          ("menu", "Menu (Esc)"))
+_TOOLS = (("hint", "Hint", "H"), ("undo", "Undo", "U or Ctrl+Z"), ("resign", "Resign", "R"),
+          ("menu", "Menu", "Esc"))
 
 
 class MatchTools:
@@ -62,8 +62,11 @@ class MatchTools:
         self.buttons = {}
         self._states = {}
         x = rect.right - len(tools) * width - (len(tools) - 1) * gap
-        for name, text in tools:
+        for name, text, keys in tools:
             widget = button(Rect(x, rect.y, width, rect.h), text, root, "#tool")
+            if widget.font is not None and widget.font.size(f"{text} ({keys})")[0] < width - 8:
+                widget.set_text(f"{text} ({keys})")
+            widget.set_tooltip(f"{text}: {keys}")
             self.buttons[name] = self.layer.on(widget, self._handler(name))
             x += width + gap
 
