@@ -282,8 +282,8 @@ def check_setup(base: PlayOptions, entries: Mapping[str, str | bool],
                 ais: Sequence[AIEntry]) -> SetupCheck:
     """`base` with the settings as typed (text, or a bool) and these players.
 
-    Every setting with a bad value is reported; the board as a whole and the
-    players only once each setting is fine.
+    Every setting with a bad value is reported, and every player's problem;
+    the board as a whole only once each setting is fine.
     """
     values: dict[str, Value] = {}
     problems: dict[str, str] = {}
@@ -293,8 +293,8 @@ def check_setup(base: PlayOptions, entries: Mapping[str, str | bool],
             values[key] = setting.check(entry) if isinstance(entry, bool) else setting.parse(entry)
         except SettingError as e:
             problems[key] = e.problem
-    if problems:
-        return SetupCheck(None, problems)
+    if problems:  # the players too, on the board `base` has: every problem at once
+        return SetupCheck(None, {**problems, **player_problems(ais, base)})
     try:
         options = dataclasses.replace(apply_settings(base, values), ais=tuple(ais))
     except SettingError as e:

@@ -37,6 +37,22 @@ class Pointer:
     """A hinted move: (column, landing row, piece), drawn ringed in the hint colour."""
 
 
+SMALL_CELL = 32
+"""Below this cell size (pixels) a number no longer reads well inside its arrow."""
+
+
+def _label_size(lay: BoardLayout) -> int:
+    return max(10, round(lay.cell * 0.26))
+
+
+def _room_below(lay: BoardLayout) -> int:
+    """Free pixels under the ground, down to the toolbar, the log or the window's edge."""
+    below = [r.top for r in (lay.toolbar, lay.log, *(p.rect for p in lay.panels))
+             if r.top >= lay.ground.bottom and r.left < lay.ground.right
+             and r.right > lay.ground.left]
+    return min([lay.size[1], *below]) - lay.ground.bottom
+
+
 def _column_strips(lay: BoardLayout) -> list[pygame.Rect]:
     """Per column, the part of the board region its pieces, rings, falling
     piece, arrow and ghost can touch (rings reach past the cell's edges)."""
@@ -113,6 +129,8 @@ class BoardView:
         pygame.draw.rect(surf, pal.ground, face, border_radius=radius)
         pygame.draw.line(surf, pal.ground_top, (ground.x + radius, ground.y),
                          (ground.right - 1 - radius, ground.y), max(1, c // 24))
+        if self.numbers_below(lay):
+            self._paint_numbers(surf, lay)
         return surf.convert() if pygame.display.get_surface() else surf
 
     @staticmethod
@@ -199,26 +217,42 @@ class BoardView:
 
     def _draw_arrows(self, surface: pygame.Surface, lay: BoardLayout, pointer: Pointer) -> None:
         color = palette().arrow_text
-        size = max(9, round(lay.cell * 0.26))
-        every = self.label_step(lay)
+        size = _label_size(lay)
+        every = 0 if self.numbers_below(lay) else self.label_step(lay)
         for col, rect in enumerate(lay.arrows):
             playable = col < len(pointer.playable) and pointer.playable[col]
             name = ("arrow_disabled" if not playable else
                     "arrow_hover" if col == pointer.column else "arrow")
             surface.blit(self._arrows[name], rect)
-            if col % every == 0 or col == pointer.column:
+            if every and (col % every == 0 or col == pointer.column):
                 label = self.text.render(str(col), size, color, bold=True)
                 surface.blit(label, label.get_rect(center=(rect.centerx, rect.y + rect.h * 0.34)))
 
     def label_step(self, lay: BoardLayout) -> int:
         """Every how many columns a number is shown: 1 while the widest number
-        fits its arrow, else every 2nd, 5th or 10th (and the focused column)."""
-        size = max(9, round(lay.cell * 0.26))
+        fits its column, else every 2nd, 5th or 10th."""
+        size = _label_size(lay)
         widest = self.text.fonts.get(size, True).size(str(lay.cols - 1))[0]
         for step in (1, 2, 5, 10):
             if widest <= lay.cell * step - 2:
                 return step
         return 10
+
+    def numbers_below(self, lay: BoardLayout) -> bool:
+        """Whether column numbers go under the board: arrows too small to hold
+        a number legibly, and room below the ground for a line of text."""
+        if lay.cell >= SMALL_CELL:
+            return False
+        height = self.text.fonts.get(_label_size(lay), True).get_linesize()
+        return _room_below(lay) >= height + 2
+
+    def _paint_numbers(self, surf: pygame.Surface, lay: BoardLayout) -> None:
+        """Column numbers in a row under the ground, in the text colour."""
+        size, every = _label_size(lay), self.label_step(lay)
+        for col in range(0, lay.cols, every):
+            label = self.text.render(str(col), size, palette().text, bold=True)
+            cx = lay.cell_rect(0, col).centerx
+            surf.blit(label, label.get_rect(midtop=(cx, lay.ground.bottom + 2)))
 
     def _draw_hint(self, surface: pygame.Surface, lay: BoardLayout, pointer: Pointer) -> None:
         if pointer.hint is None:

@@ -133,7 +133,7 @@ class Table:
 
 STANDINGS = (Column("#", 40, True), Column("Player"), Column("Pts", 52, True),
              Column("W", 40, True), Column("D", 40, True), Column("L", 40, True))
-RESULTS = (Column("#", 40, True), Column("White"), Column("Red"), Column("Winner", 74),
+RESULTS = (Column("#", 40, True), Column("White"), Column("Red"), Column("Winner", 86),
            Column("How", 110))
 FIXTURES = (Column("#", 40, True), Column("White"), Column("Red"))
 
