@@ -17,6 +17,7 @@ from pygame_gui.core import ObjectID
 from pygame_gui.elements import UIPanel, UITextBox
 
 from csl_game.gui.focus import KeyFocus
+from csl_game.gui.style import palette
 from csl_game.gui.widgets import Metrics, WidgetLayer, button, label
 
 __all__ = ["MenuItem", "Overlay", "MenuOverlay", "HelpOverlay", "HOW_TO_PLAY"]
@@ -71,7 +72,7 @@ class Overlay:
         """Dim the screen under the panel (its widgets are drawn by the UI manager)."""
         if self._shade is None or self._shade.get_size() != surface.get_size():
             self._shade = pygame.Surface(surface.get_size(), pygame.SRCALPHA)
-            self._shade.fill((0, 0, 0, 150))
+            self._shade.fill(palette().shade)
         surface.blit(self._shade, (0, 0))
 
     def close(self) -> None:
