@@ -198,10 +198,10 @@ def how_it_ended(result: MatchResult, cells: int | None = None) -> str:
 
     `cells` (rows x columns) tells a full board from players out of pieces.
     """
-    if result.resigned:
-        return "resigned"
     if result.forfeit is not None:
         return FORFEIT_WORDS[result.forfeit][0]
+    if result.resigned or (result.winner.color is not None and not result.solution):
+        return "resigned"  # a results file keeps no flag: a win with no line was resigned
     if result.winner is Winner.DRAW:
         if cells is None:
             return "draw"

@@ -31,7 +31,7 @@ from csl_game.gui.focus import draw_focus_ring
 from csl_game.gui.layout import ui_scale, window_size_for
 from csl_game.gui.panels import MessageLog
 from csl_game.gui.pieces import PieceArt
-from csl_game.gui.scene import SceneManager
+from csl_game.gui.scene import Scene, SceneManager
 from csl_game.gui.scenes.menu import HelpOverlay, MenuItem, MenuOverlay, Overlay
 from csl_game.gui.scenes.setup import SetupScene
 from csl_game.gui.sound import Sound
@@ -131,7 +131,7 @@ class App:
         self._pending: list[pygame.event.Event] = []
         self._awake_until = 0.0
         self._last_draw = 0.0
-        self._shown_scene: object = None
+        self._shown_scene: Scene | None = None
         self.idle = False
         """Whether the last frame had nothing to draw."""
         self.runner_factory = runner_factory or default_runner_factory(options)
@@ -339,28 +339,29 @@ class App:
                 self.scenes.current.handle_event(event)
         return repaint
 
-    def _wants_draw(self, had_events: bool, scene: object) -> bool:
+    def _wants_draw(self, had_events: bool, scene: Scene) -> bool:
+        """Whether this frame shows anything new: after an event (and for a
+        moment after it), a new or changed screen, a busy one, a text cursor."""
         now = time.monotonic()
         if had_events:
             self._awake_until = now + AWAKE_S
         changed = scene is not self._shown_scene
         self._shown_scene = scene
-        changed = scene.take_changed() or changed  # type: ignore[attr-defined]
+        changed = scene.take_changed() or changed
         blink = self._typing() and now - self._last_draw >= 0.5  # the text cursor
-        return (changed or blink or now < self._awake_until
-                or scene.busy)  # type: ignore[attr-defined]
+        return changed or blink or now < self._awake_until or scene.busy
 
-    def _draw(self, scene: object, repaint: bool) -> None:
+    def _draw(self, scene: Scene, repaint: bool) -> None:
         self._last_draw = time.monotonic()
         self.frames_drawn += 1
-        scene.draw(self.screen)  # type: ignore[attr-defined]
+        scene.draw(self.screen)
         if self.overlay is not None:
             self.overlay.draw(self.screen)
         self.ui.draw_ui(self.screen)
-        ring = self.overlay.focus.rect() if self.overlay else scene.focus_rect()  # type: ignore[attr-defined]
+        ring = self.overlay.focus.rect() if self.overlay else scene.focus_rect()
         scale = ui_scale(self.size)
         draw_focus_ring(self.screen, ring, palette().focus, max(2, round(2 * scale)))
-        rects = scene.dirty_rects()  # type: ignore[attr-defined]
+        rects = scene.dirty_rects()
         if rects is None or repaint or self.overlay is not None or ring is not None:
             pygame.display.flip()
         else:

@@ -262,9 +262,6 @@ class MatchScene(Scene):
             text = f"{messages.who(color, name)} is thinking"
         self.ctx.nav.set_title(self._match_title(text))
 
-    def session_name(self, color: PColor) -> str:
-        return self.match.name(color) if self.match is not None else str(color)
-
     # ------------------------------------------------------------- input
     def handle_event(self, event: pygame.event.Event) -> None:
         if self.result is not None and self.result.handle_event(event):

@@ -21,7 +21,7 @@ from csl_game.engine.session import Session
 from csl_game.gui.context import GuiContext
 from csl_game.gui.sound import Effect
 from csl_game.gui.widgets import Metrics, WidgetLayer, button
-from csl_game.model.board import Piece
+from csl_game.model.board import PColor, Piece
 
 __all__ = ["MatchTools", "RESIGN_CONFIRM_S"]
 
@@ -49,7 +49,7 @@ class MatchTools:
 
     @property
     def has_human(self) -> bool:
-        return any(self.match.is_human(c) for c in (0, 1))  # type: ignore[arg-type]
+        return any(self.match.is_human(c) for c in PColor)
 
     # ------------------------------------------------------------- widgets
     def build(self, rect: Rect, size: tuple[int, int]) -> None:
