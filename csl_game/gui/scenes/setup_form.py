@@ -222,7 +222,7 @@ class PlayerRows:
         if problem:
             entry.set_tooltip(problem)
         self.on(entry, lambda e: edits.params(index, e.text))
-        box = min(h - 6, 24)
+        box = min(h - 6, max(24, h * 3 // 4))
         check = UICheckBox(Rect(ax + (aw - box) // 2, y + (h - box) // 2, box, box), "",
                            rows.ui_manager, container=rows, initial_state=ai.active,
                            object_id=ObjectID("#active", "@check"))
@@ -345,7 +345,7 @@ class SettingsForm:
                  edited: Callable[[str, str | bool], None]) -> UITextEntryLine | UICheckBox:
         key = setting.key
         if isinstance(value, bool):
-            box = min(rect.h - 6, 24)
+            box = min(rect.h - 6, max(24, rect.h * 3 // 4))
             check = UICheckBox(Rect(rect.x, rect.y + (rect.h - box) // 2, box, box), "",
                                container.ui_manager, container=container, initial_state=value,
                                object_id=ObjectID(f"#{key}", "@check"))
