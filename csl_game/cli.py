@@ -24,6 +24,7 @@ from csl_game.console import ConsoleListener, ask_human_move
 from csl_game.thinker.discovery import registry
 from csl_game.errors import ConfigError, CslError
 from csl_game.engine.match import Human, Match, Player
+from csl_game.engine.presets import LEVELS
 from csl_game.engine.results import result_to_json
 from csl_game.engine.scheduler import runner_factory
 from csl_game.console.session_cmd import results_paths, run_session
@@ -106,7 +107,11 @@ def build_parser() -> argparse.ArgumentParser:
     play = sub.add_parser("play", help="open the game window (the default verb)")
     play.add_argument("--ai", action="append", default=[], metavar='"THINKER [PARAMS]"',
                       help="an AI player (repeatable): 0 -> human vs human, "
-                           "1 -> human vs AI, 2 -> AI vs AI, 3+ -> tournament")
+                           "1 -> human vs AI, 2 -> AI vs AI, 3+ -> tournament; a level "
+                           f"({', '.join(lv.name for lv in LEVELS)}) stands for its thinker")
+    play.add_argument("--level", choices=[lv.name for lv in LEVELS], type=str.lower,
+                      help="play against the AI of this difficulty level (the same as "
+                           "--ai LEVEL; --ai also takes a level's name)")
     play.add_argument("--config", metavar="FILE",
                       help="the setup (settings and AI players) from a TOML file, as the "
                            "setup screen saves it; --ai and the board flags override it")
@@ -367,15 +372,16 @@ def _play_options(args: argparse.Namespace) -> cfg.PlayOptions:
         options = apply_settings(options, {k: v for k, v in flags.items() if v is not None})
     except SettingError as e:
         raise UsageError(f"{_PLAY_FLAGS[e.key]}: {e.problem}") from None
-    ais = tuple(cfg.parse_ai_spec(spec) for spec in args.ai)
-    for spec, ai in zip(args.ai, ais):  # bad thinkers are bad input: before any window
+    specs = [*args.ai, *([args.level] if args.level else [])]
+    ais = tuple(cfg.parse_ai_spec(spec) for spec in specs)
+    for spec, ai in zip(specs, ais):  # bad thinkers are bad input: before any window
         try:
             check_players([ai], options)
         except SettingError as e:
             raise UsageError(f"--ai {spec!r}: {e.problem}") from None
     return replace(options, ais=ais or options.ais, auto=args.auto,
                    in_process=args.in_process,
-                   show_setup=not args.ai and args.config is None)
+                   show_setup=not specs and args.config is None)
 
 
 def cmd_play(args: argparse.Namespace) -> int:

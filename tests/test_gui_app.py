@@ -249,7 +249,8 @@ def test_a_forfeit_is_logged_and_announced(make_app: MakeApp) -> None:
     run_to_end(app)
     assert "White (Raiser) raised an exception: RuntimeError: boom from think" in app.log.lines
     assert app.log.lines[-1] == "Game Over, Red (Random) won"
-    assert scene(app)._banner == ("Winner is Red (Random)", "Raiser raised an exception")
+    assert scene(app)._banner == ("Red (Random) wins", "White (Raiser) crashed (its code "
+                                                       "raised an error), and so lost")
 
 
 def test_three_ais_play_a_whole_tournament(make_app: MakeApp) -> None:

@@ -108,7 +108,7 @@ def test_bad_parameters_are_refused_in_place(make_setup: MakeSetup) -> None:
     app = make_setup(AIEntry("negamax"), AIEntry("random"))
     type_into(app, row(app, 0).params, "depth=x")
     assert not start_enabled(app)
-    assert message(app).startswith("AI player 1: negamax refuses 'depth=x'")
+    assert message(app).startswith("AI player 1: negamax does not accept 'depth=x'")
     type_into(app, row(app, 0).params, "depth=2")
     assert start_enabled(app) and message(app) == ""
 

@@ -24,13 +24,18 @@ from csl_game.engine.runners.thread import ThreadRunner
 from csl_game.thinker.api import FutureMove, MatchConfig
 from csl_game.thinker.prototype import ThinkerPrototype
 
-__all__ = ["MatchAborted", "Human", "Player", "Match", "MatchState", "MatchResult", "PlayedMove",
+__all__ = ["MatchAborted", "Refused", "Human", "Player", "Match", "MatchState", "MatchResult",
+           "PlayedMove",
            "MatchEvent", "MatchStarted", "NextTurn", "MovePerformed", "InvalidPlay",
-           "BoardUpdated", "ThinkingInfo", "MatchOver"]
+           "BoardUpdated", "ThinkingInfo", "MatchOver", "MovesTakenBack", "Resigned"]
 
 
 class MatchAborted(CslError):
     """A match was stopped from outside before it ended."""
+
+
+class Refused(CslError):
+    """The match refuses a request now (undo, resign); the message says why."""
 
 
 @dataclass(frozen=True)
@@ -68,6 +73,8 @@ class MatchResult:
     """Why the loser lost when it was not on the board."""
     detail: str = ""
     moves: tuple[PlayedMove, ...] = ()
+    resigned: bool = False
+    """The loser resigned (a human's choice; `forfeit` is None then)."""
 
     @property
     def winner_name(self) -> str | None:
@@ -127,6 +134,20 @@ class ThinkingInfo(MatchEvent):
 @dataclass(frozen=True)
 class MatchOver(MatchEvent):
     result: MatchResult
+
+
+@dataclass(frozen=True)
+class MovesTakenBack(MatchEvent):
+    """Undo: the last `count` moves left the board, which is now `board`."""
+
+    count: int
+    board: Board = field(compare=False)
+
+
+@dataclass(frozen=True)
+class Resigned(MatchEvent):
+    color: PColor
+    name: str
 
 
 class MatchState(Enum):
@@ -250,6 +271,63 @@ class Match:
             raise InvalidMoveError(f"cannot play {move_text(col, shape)}: "
                                    f"{explain(problem, self.board)}", problem)
         self._play(FutureMove(col, PShape(shape)), self._clock() - self._turn_started)
+
+    # ---------------------------------------------------------------- undo, resign
+    def undo_problem(self) -> str | None:
+        """Why moves cannot be taken back now, or None when they can."""
+        if self.is_over:
+            return "the match is over"
+        if not any(map(self.is_human, PColor)):
+            return "only AIs play this match"
+        if self._undo_count() == 0:
+            return "no human has moved yet"
+        return None
+
+    def _undo_count(self) -> int:
+        """Moves back to, and including, the last human move (0: none)."""
+        for back, played in enumerate(reversed(self._moves), 1):
+            if self.is_human(played.move.piece.color):
+                return back
+        return 0
+
+    def undo(self) -> int:
+        """Take back the last human move and every AI reply after it; returns how
+        many moves left the board. A thinking AI is stopped first, and the
+        human whose move was taken back is to play again.
+
+        Raises:
+            Refused: `undo_problem()` says why.
+        """
+        problem = self.undo_problem()
+        if problem is not None:
+            raise Refused(f"cannot take back a move: {problem}")
+        count = self._undo_count()
+        if self._job is not None:
+            self._job.cancel()
+            self._job = None
+        self._ready = None
+        for _ in range(count):
+            self.board.undo_move()
+            self._moves.pop()
+        self._emit(MovesTakenBack(count, self.board.copy()))
+        self._emit(BoardUpdated(self.board.copy()))
+        self._begin_turn()
+        return count
+
+    def resign(self, color: PColor) -> None:
+        """A human player gives up: the other player wins.
+
+        Raises:
+            Refused: the match is over, or `color` is not a human player.
+        """
+        if self.is_over or not self.is_human(color):
+            raise Refused(f"{color} cannot resign now")
+        if self._job is not None:
+            self._job.cancel()
+            self._job = None
+        self._emit(Resigned(color, self.names[color]))
+        self._finish(MatchResult(color.other.winner, *self.names, resigned=True,
+                                 moves=tuple(self._moves)))
 
     def close(self) -> None:
         """Stop any thinking and release the players' runners."""

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from csl_game.errors import ConfigError
 from csl_game.engine.match import Human, Player
+from csl_game.engine.presets import LEVELS, level
 from csl_game.engine.runners.base import RunnerFactory
 from csl_game.engine.runners.thread import ThreadRunner
 from csl_game.engine.results import ResultsWriter, read_results
@@ -16,7 +17,7 @@ from csl_game.thinker.api import MatchConfig
 from csl_game.thinker.prototype import ThinkerPrototype
 
 __all__ = ["GUI_TIME_LIMIT_MS", "GUI_MIN_MOVE_TIME_MS", "CONSOLE_TIME_LIMIT_MS",
-           "AIEntry", "PlayOptions", "parse_ai_spec", "read_session_file",
+           "AIEntry", "PlayOptions", "parse_ai_spec", "level_entry", "read_session_file",
            "read_session_engines", "ENGINE_LINE", "MatchConfig"]
 
 GUI_TIME_LIMIT_MS = 500
@@ -41,10 +42,16 @@ class AIEntry:
 
 
 def parse_ai_spec(spec: str) -> AIEntry:
-    """'minimax 4' -> AIEntry('minimax', '4'): the name, then its parameters."""
+    """'minimax 4' -> AIEntry('minimax', '4'): the name, then its parameters.
+
+    A level's name alone ('hard') stands for its thinker and parameters.
+    """
     name, _, params = spec.strip().partition(" ")
     if not name:
-        raise ConfigError("--ai needs a thinker name, e.g. --ai \"minimax 4\"")
+        raise ConfigError("--ai needs a thinker name or a level, e.g. --ai \"minimax 4\" "
+                          "or --ai hard")
+    if not params.strip() and name.lower() in {lv.name for lv in LEVELS}:
+        return level_entry(name)
     return AIEntry(name, params.strip())
 
 
@@ -85,6 +92,16 @@ def read_session_engines(path: str | Path) -> list[str]:
     """
     lines = _session_lines(Path(path))
     return [d for d in map(_engine_declaration, lines) if d is not None]
+
+
+def level_entry(name: str) -> AIEntry:
+    """The AI player of a difficulty level.
+
+    Raises:
+        ConfigError: no level has that name.
+    """
+    lv = level(name)
+    return AIEntry(lv.thinker, lv.params)
 
 
 def read_session_file(path: str | Path) -> list[AIEntry]:
@@ -129,7 +146,8 @@ class PlayOptions:
     unblocked_screen_s: float = UNBLOCKED_SCREEN_S
     workers: int = 1
     """Tournament matches played at once: one on screen, the others in the background."""
-    window_size: tuple[int, int] = (1280, 800)
+    window_size: tuple[int, int] | None = None
+    """The window's first size; None: fitted to the desktop."""
     results_file: str = ""
     """Append each match's result to this file as a JSON line the moment it ends ("": none)."""
     resume: bool = False

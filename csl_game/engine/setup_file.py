@@ -39,7 +39,8 @@ from csl_game.thinker.engine_thinker import EngineSpec
 from csl_game.thinker.prototype import ThinkerPrototype
 
 __all__ = ["Value", "Setting", "SETTINGS", "SETTING", "SettingError", "ConfigFileError",
-           "setting_values", "apply_settings", "check_players", "SetupCheck", "check_setup",
+           "setting_values", "apply_settings", "check_players", "player_problems",
+           "SetupCheck", "check_setup",
            "load_config", "dump_config", "save_config"]
 
 Value = int | float | bool | str
@@ -240,22 +241,37 @@ def _player_problem(thinker: str, params: str, match: MatchConfig,
     try:
         prototype.create()
     except CslError as e:
-        cause = e.__cause__
-        why = f"{type(cause).__name__}: {cause}" if cause else str(e)
-        return "params", f"{thinker} refuses '{params}': {why}"
+        return "params", f"{thinker} does not accept '{params}': {_plain(e.__cause__)}"
     return None
+
+
+def _plain(cause: BaseException | None) -> str:
+    """A thinker's refusal in its own words (a ValueError's message), never a
+    Python error's class name or traceback."""
+    text = str(cause).strip() if isinstance(cause, ValueError) else ""
+    return text.splitlines()[0] if text else "its set-up failed with these parameters"
+
+
+def player_problems(ais: Sequence[AIEntry], options: PlayOptions) -> dict[str, str]:
+    """What is wrong with each AI player, keyed ``players[N].thinker`` or
+    ``players[N].params`` (N from 1); empty when every one is fine."""
+    problems = {}
+    for i, ai in enumerate(ais, 1):
+        problem = _player_problem(ai.thinker, ai.params, options.match, options.thinker_paths)
+        if problem is not None:
+            problems[f"players[{i}].{problem[0]}"] = problem[1]
+    return problems
 
 
 def check_players(ais: Sequence[AIEntry], options: PlayOptions) -> None:
     """Each AI's thinker is known and accepts its parameters.
 
     Raises:
-        SettingError: keyed ``players[N].thinker`` or ``players[N].params`` (N from 1).
+        SettingError: the first problem, keyed ``players[N].thinker`` or
+            ``players[N].params`` (N from 1).
     """
-    for i, ai in enumerate(ais, 1):
-        problem = _player_problem(ai.thinker, ai.params, options.match, options.thinker_paths)
-        if problem is not None:
-            raise SettingError(f"players[{i}].{problem[0]}", problem[1])
+    for key, problem in player_problems(ais, options).items():
+        raise SettingError(key, problem)
 
 
 @dataclass(frozen=True)
@@ -271,8 +287,8 @@ def check_setup(base: PlayOptions, entries: Mapping[str, str | bool],
                 ais: Sequence[AIEntry]) -> SetupCheck:
     """`base` with the settings as typed (text, or a bool) and these players.
 
-    Every setting with a bad value is reported; the board as a whole and the
-    players only once each setting is fine.
+    Every setting with a bad value is reported, and every player's problem;
+    the board as a whole only once each setting is fine.
     """
     values: dict[str, Value] = {}
     problems: dict[str, str] = {}
@@ -282,14 +298,14 @@ def check_setup(base: PlayOptions, entries: Mapping[str, str | bool],
             values[key] = setting.check(entry) if isinstance(entry, bool) else setting.parse(entry)
         except SettingError as e:
             problems[key] = e.problem
-    if problems:
-        return SetupCheck(None, problems)
+    if problems:  # the players too, on the board `base` has: every problem at once
+        return SetupCheck(None, {**problems, **player_problems(ais, base)})
     try:
         options = dataclasses.replace(apply_settings(base, values), ais=tuple(ais))
-        check_players(options.ais, options)
     except SettingError as e:
         return SetupCheck(None, {e.key: e.problem})
-    return SetupCheck(options, {})
+    problems = player_problems(options.ais, options)
+    return SetupCheck(None if problems else options, problems)
 
 
 # ----------------------------------------------------------------- reading

@@ -16,9 +16,10 @@ from pygame_gui.core import UIContainer
 from csl_game.engine import narration as messages
 from csl_game.engine.session import Choice, Session
 from csl_game.gui.context import GuiContext
+from csl_game.gui.focus import KeyFocus
 from csl_game.gui.scenes.choices import ChoiceRow, Offer, ShowsChoices
 from csl_game.gui.style import palette
-from csl_game.gui.tables import results_table, standings_table
+from csl_game.gui.tables import fixtures_table, results_table, standings_table
 from csl_game.gui.widgets import Metrics, WidgetScene, label
 from csl_game.model.board import PColor
 from csl_game.thinker.api import MatchConfig
@@ -42,13 +43,29 @@ class ChoiceScene(WidgetScene, ShowsChoices):
         self.session = session
         self.row = ChoiceRow(Offer.of(session, ctx.screen_policy), choose)
         self._results = len(session.records)
+        self.focus = KeyFocus(ctx.ui, self.layer, self._items)
+        """Left, Right and Tab move between the choices; Enter or Space takes one."""
+        primary = self.row.offer.primary
+        self.focus.key = primary.value if primary is not None else None
+
+    def _items(self) -> list[tuple[str, object]]:
+        return [(c.value, b) for c, b in self.row.buttons.items()]
+
+    def focus_rect(self) -> Rect | None:
+        return self.focus.rect()
+
+    @property
+    def busy(self) -> bool:
+        """A countdown runs."""
+        return self.timeout is not None
 
     def show_results(self) -> None:
         """Show the results as they are now (scenes that list them)."""
         self.rebuild()
 
     def handle_event(self, event: pygame.event.Event) -> None:
-        super().handle_event(event)
+        if self.layer.dispatch(event) or self.focus.handle_key(event):
+            return
         self.row.handle_event(event)
 
     def update(self, dt: float) -> None:
@@ -74,7 +91,7 @@ class PreMatchScene(ChoiceScene):
     def build(self, root: UIContainer, m: Metrics) -> None:
         w, h = m.size
         session = self.session
-        tables = not session.is_single and bool(session.records)
+        tables = not session.is_single  # results so far, or the matches to play
         inner = w - 2 * m.margin
         self.row.make(root, m, self.on)
         card_h = round(96 * m.scale)
@@ -143,6 +160,11 @@ class PreMatchScene(ChoiceScene):
 
     def _tables(self, root: UIContainer, m: Metrics, area: Rect) -> None:
         session = self.session
+        if not session.records:
+            self._shown_tables = (root, m, area, [fixtures_table(
+                area, session.names, session.pairings, root, m, self.ctx.text,
+                f"The {session.total_matches} matches of the tournament")])
+            return
         left_w = (area.w - m.gap * 2) * 2 // 5
         text = self.ctx.text
         right = Rect(area.x + left_w + 2 * m.gap, area.y, area.w - left_w - 2 * m.gap, area.h)
@@ -150,7 +172,8 @@ class PreMatchScene(ChoiceScene):
             standings_table(Rect(area.x, area.y, left_w, area.h), session.standings(), root,
                             m, text),
             results_table(right, session.names, session.records_in_order(), root, m, text,
-                          f"Results ({len(session.records)} of {session.total_matches})")])
+                          f"Results ({len(session.records)} of {session.total_matches})",
+                          cells=session.config.rows * session.config.cols)])
 
     def show_results(self) -> None:
         """New tables in the place of the old ones: building the whole screen
@@ -203,7 +226,7 @@ class FinalScene(ChoiceScene):
                         self.ctx.text, "Final standings")
         right = Rect(area.x + left_w + 2 * m.gap, area.y, area.w - left_w - 2 * m.gap, area.h)
         results_table(right, session.names, session.records_in_order(), root, m,
-                      self.ctx.text)
+                      self.ctx.text, cells=session.config.rows * session.config.cols)
 
     def _winner_line(self) -> str:
         table = self.session.standings()
