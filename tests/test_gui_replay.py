@@ -161,9 +161,13 @@ def test_auto_plays_to_the_end_and_closes_the_window(make_app: MakeApp) -> None:
     assert not app.running and scene_of(app).step == 7
 
 
-def test_escape_quits(make_app: MakeApp) -> None:
+def test_escape_opens_the_menu_and_q_quits(make_app: MakeApp) -> None:
     app = make_app()
     post(pygame.KEYDOWN, key=pygame.K_ESCAPE, mod=0, unicode="", scancode=0)
+    assert app.step(DT) is True and app.overlay is not None, "the menu, as everywhere"
+    post(pygame.KEYDOWN, key=pygame.K_ESCAPE, mod=0, unicode="", scancode=0)
+    assert app.step(DT) is True and app.overlay is None, "Esc again resumes"
+    post(pygame.KEYDOWN, key=pygame.K_q, mod=0, unicode="", scancode=0)
     assert app.step(DT) is False
 
 

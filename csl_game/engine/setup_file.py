@@ -246,9 +246,11 @@ def _player_problem(thinker: str, params: str, match: MatchConfig,
 
 
 def _plain(cause: BaseException | None) -> str:
-    """A thinker's refusal in its own words (a ValueError's message), never a
+    """A thinker's refusal in its own words (a ValueError's message, or one of
+    this project's errors, such as an engine that cannot start), never a
     Python error's class name or traceback."""
-    text = str(cause).strip() if isinstance(cause, ValueError) else ""
+    told = isinstance(cause, (ValueError, CslError))
+    text = str(cause).strip() if told else ""
     return text.splitlines()[0] if text else "its set-up failed with these parameters"
 
 

@@ -42,7 +42,7 @@ KEYS_HINT = "Keys: Left/Right step, Home/End, Space plays"
 
 _BACK_KEYS = (pygame.K_LEFT, pygame.K_BACKSPACE, pygame.K_b)
 _FORWARD_KEYS = (pygame.K_RIGHT, pygame.K_RETURN, pygame.K_KP_ENTER, pygame.K_n)
-_QUIT_KEYS = (pygame.K_ESCAPE, pygame.K_q)
+_QUIT_KEYS = (pygame.K_q,)  # Esc opens the window's menu, as on every screen
 
 
 class ReplayScene(Scene):
