@@ -50,17 +50,20 @@ def parse_ai_spec(spec: str) -> AIEntry:
 def read_session_file(path: str | Path) -> list[AIEntry]:
     """Thinkers of a session file: one per line, its parameters after it.
 
-    Blank lines and everything after a ``#`` are ignored.
+    Blank lines and everything after a ``#`` are ignored; a UTF-8 byte order
+    mark (which editors on Windows write) is too.
 
     Raises:
-        ConfigError: the file cannot be read or lists no thinker.
+        ConfigError: the file cannot be read, is not text, or lists no thinker.
     """
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        text = p.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as e:
         why = getattr(e, "strerror", None) or e
         raise ConfigError(f"cannot read session file {p}: {why}") from None
+    if "\0" in text:
+        raise ConfigError(f"session file {p} is not a text file (it holds NUL characters)")
     entries = []
     for line in text.splitlines():
         line = line.split("#", 1)[0].strip()
