@@ -25,7 +25,9 @@ from procs import alive, descendants, gone_within
 MISBEHAVING = (str(Path(__file__).parent / "misbehaving"),)
 LIMIT_MS = 250
 FAST = MatchConfig(time_limit_ms=LIMIT_MS)
-PROMPT = LIMIT_MS / 1000 + 1  # every forfeit lands within the limit plus a second
+# Where the cap is the parent's watch of resident memory (no RLIMIT_AS), memory
+# fills at the speed of page faults: a hog needs more than 250 ms to reach it.
+HOG = MatchConfig(time_limit_ms=3000)
 MEMORY_MB = 300
 FULL = MatchConfig(rows=2, cols=3, win_sequence=3, time_limit_ms=LIMIT_MS)
 FEW_ROUND = MatchConfig(win_sequence=6, round_pieces=2, square_pieces=19, time_limit_ms=LIMIT_MS)
@@ -39,9 +41,9 @@ CASES = [  # thinker, params, config, reason, text in the detail
     ("segfault", "", FAST, R.WORKER_DIED, "SIGSEGV"),
     # a MemoryError under an address-space cap, a kill by the parent's watch
     # elsewhere: the detail names the cap either way
-    ("hog", "", FAST, R.MEMORY, f"memory limit {MEMORY_MB} MB"),
-    ("hog", "once", FAST, R.MEMORY, f"memory limit {MEMORY_MB} MB"),
-    ("hog", "thread", FAST, R.MEMORY, f"limit {MEMORY_MB} MB"),
+    ("hog", "", HOG, R.MEMORY, f"memory limit {MEMORY_MB} MB"),
+    ("hog", "once", HOG, R.MEMORY, f"memory limit {MEMORY_MB} MB"),
+    ("hog", "thread", HOG, R.MEMORY, f"limit {MEMORY_MB} MB"),
     ("invalid", "none", FAST, R.NO_MOVE, ""),
     ("invalid", "minus1", FAST, R.NO_MOVE, ""),  # column -1 is FutureMove.NO_MOVE
     ("invalid", "minus2", FAST, R.INVALID_COLUMN, "column -2"),
@@ -75,6 +77,29 @@ class Factory:
     @property
     def pids(self) -> list[int]:
         return [r.pid for r in self.runners if r.pid is not None]
+
+
+def start_allowance() -> float:
+    """Seconds starting a match's workers may add to it: spawned workers (no
+    fork server, as on Windows) import everything anew."""
+    from multiprocessing.context import SpawnContext
+
+    from csl_game.engine.runners.handle import mp_context
+
+    return 2.0 if isinstance(mp_context(), SpawnContext) else 0.0
+
+
+def address_cap() -> bool:
+    """Whether workers here get an address-space cap (RLIMIT_AS) that works."""
+    import csl_platform_sim
+
+    if csl_platform_sim.mode in ("no-resource", "rlimit-as-fails"):
+        return False
+    try:
+        import resource
+    except ImportError:
+        return False
+    return sys.platform.startswith("linux") and hasattr(resource, "RLIMIT_AS")
 
 
 # ---------------------------------------------------------------- processes
@@ -112,7 +137,7 @@ def test_each_misbehaviour_forfeits_its_match(name: str, params: str, mc: MatchC
     assert match.result is not None
     assert (match.result.forfeit, match.result.winner) == (reason, bad_color.other.winner)
     assert text in match.result.detail
-    assert took < PROMPT
+    assert took < mc.time_limit_ms / 1000 + 1 + start_allowance()
     invalid = [e for e in events if isinstance(e, InvalidPlay)]
     assert len(invalid) == 1 and invalid[0].color is bad_color
     assert len(set(factory.pids)) == 2 and not any(alive(p) for p in factory.pids)
@@ -264,14 +289,18 @@ def test_a_session_of_misbehaving_thinkers_finishes_with_correct_standings() -> 
 
     table = session.run(timed)  # type: ignore[arg-type]
     n = len(players)
-    assert len(session.records) == n * (n - 1) and max(durations) < 0.2 + 1
+    assert len(session.records) == n * (n - 1) and max(durations) < 0.2 + 1 + start_allowance()
     assert (table[0].name, table[0].points, table[0].wins) == ("Sequential", 6 * (n - 1),
                                                                2 * (n - 1))
     assert {(s.position, s.points, s.wins, s.losses) for s in table[1:]} == {
         (2, 3 * (n - 2), n - 2, n)}
     for record in session.records:
         loser = record.result.red if record.result.winner is Winner.WHITE else record.result.white
-        assert record.result.forfeit is SESSION_REASONS[loser]
+        reason = record.result.forfeit
+        if loser == "Hog" and not address_cap():  # see HOG: time may come first
+            assert reason in (R.MEMORY, R.TIMEOUT, R.IGNORED_CANCELLATION)
+        else:
+            assert reason is SESSION_REASONS[loser]
     assert len(factory.pids) == 2 * n * (n - 1)
     assert not any(alive(p) for p in factory.pids)
 

@@ -27,6 +27,9 @@ def _spawn_only() -> None:
 
 
 def _no_resource() -> None:
+    # psutil's Linux backend needs it; on Windows psutil has a backend of its own
+    import psutil  # noqa: F401
+
     sys.modules["resource"] = None  # type: ignore[assignment]  # import resource: ImportError
 
 

@@ -73,8 +73,18 @@ def kill_tree(root: psutil.Process | None, extra: Iterable[psutil.Process] = (),
             found.update((p.pid, p) for p in more)
     procs = list(found.values())
     _each(procs, psutil.Process.kill)
+    # Waiting on a child of this process would reap it under multiprocessing's
+    # feet (which would then never learn its exit code): it reaps its own.
+    others = [p for p in procs if not _is_child(p)]
     with contextlib.suppress(*_GONE):
-        psutil.wait_procs(procs, timeout=timeout)
+        psutil.wait_procs(others, timeout=timeout)
+
+
+def _is_child(proc: psutil.Process) -> bool:
+    try:
+        return proc.ppid() == os.getpid()
+    except _GONE:
+        return False
 
 
 def marked(owner: int, worker: int | None = None) -> list[psutil.Process]:

@@ -150,6 +150,8 @@ def _make_thinker(spec: WorkerSpec, output: OutputForwarder) -> AbstractThinker:
                                      spec.paths)
         thinker = prototype.create(lambda text: output.send_after(Info(plain_text(text))))
     except ThinkerError as e:
+        if isinstance(e.__cause__, MemoryError):  # out of memory is no refusal
+            _out_of_memory()
         output.send_after(SetupFailed(plain_text(str(e)), refused=True))
     except MemoryError:
         _out_of_memory()
