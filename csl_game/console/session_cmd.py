@@ -9,6 +9,7 @@ import threading
 from collections.abc import Sequence
 from concurrent.futures import Executor
 from contextlib import ExitStack
+from pathlib import Path
 from typing import Any
 
 from csl_game.console.progress import SessionProgress
@@ -154,7 +155,8 @@ def run_session(args: argparse.Namespace, mc: MatchConfig) -> int:
             stack.callback(session.abort)
             _play(session, args, session.resume(docs, path))
     except WorkerStartError as e:
-        kept = f"; the results so far are in {path}: resume with --resume {path}" if path else ""
+        kept = (f"; the results so far are in {path}: resume with --resume {path}"
+                if path and Path(path).is_file() else "")
         raise WorkerStartError(f"{e}{kept}") from None
     _print_final(session.standings(), session.tie_break)
     return 0

@@ -44,6 +44,7 @@ _POLL_BUDGET = 0.002  # seconds of message handling per poll, so a GUI frame sta
 _live: weakref.WeakSet[WorkerHandle] = weakref.WeakSet()
 _context: ForkServerContext | SpawnContext | None = None
 _start_lock = threading.Lock()
+_context_lock = threading.Lock()
 _SUBREAPER = sys.platform.startswith("linux")
 """Whether workers adopt their orphaned descendants (see worker._keep_the_family)."""
 
@@ -51,26 +52,49 @@ _SUBREAPER = sys.platform.startswith("linux")
 def mp_context() -> ForkServerContext | SpawnContext:
     """The start method of workers: the fork server where there is one, else spawn."""
     global _context
-    if _context is None:
-        if "forkserver" in multiprocessing.get_all_start_methods():
-            server = multiprocessing.get_context("forkserver")
-            # Preloaded once in the server, so each worker starts in milliseconds.
-            server.set_forkserver_preload(["__main__", "csl_game.engine.runners.worker",
-                                           *builtin_modules(), "csl_game.engine.runners.warm"])
-            _context = server
-        else:
-            _context = multiprocessing.get_context("spawn")
-    return _context
+    with _context_lock:
+        if _context is None:
+            if "forkserver" in multiprocessing.get_all_start_methods():
+                server = multiprocessing.get_context("forkserver")
+                # Preloaded once in the server, so each worker starts in milliseconds.
+                server.set_forkserver_preload(["__main__", "csl_game.engine.runners.worker",
+                                               *builtin_modules(),
+                                               "csl_game.engine.runners.warm"])
+                _ensure_server_quietly()
+                _context = server
+            else:
+                _context = multiprocessing.get_context("spawn")
+        return _context
+
+
+def _ensure_server_quietly() -> None:
+    """Start the fork server (and multiprocessing's resource tracker) with its
+    standard error on the null device: what it would print are its own
+    tracebacks (e.g. a handshake cut short when file descriptors run out),
+    never a thinker's, whose output goes through its worker's pipe."""
+    from multiprocessing import forkserver
+
+    with contextlib.suppress(OSError):
+        sys.stderr.flush()
+    try:
+        saved, null = os.dup(2), os.open(os.devnull, os.O_WRONLY)
+    except OSError:
+        return  # no file descriptors: the first worker's start will say so
+    try:
+        os.dup2(null, 2)
+        forkserver.ensure_running()
+    except OSError:
+        pass  # the first worker's start will say so
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(null)
 
 
 def start_server_soon() -> None:
     """Start the fork server on a background thread now, so the first worker
     of the first match does not wait ~0.1 s for it (a stalled frame in a window)."""
-    if isinstance(mp_context(), ForkServerContext):
-        from multiprocessing import forkserver
-
-        threading.Thread(target=forkserver.ensure_running, name="csl-forkserver-start",
-                         daemon=True).start()
+    threading.Thread(target=mp_context, name="csl-forkserver-start", daemon=True).start()
 
 
 @contextlib.contextmanager
@@ -118,6 +142,21 @@ def death_text(exitcode: int | None) -> str:
     return f"its process exited with code {exitcode}"
 
 
+_HEADROOM = 8  # file descriptors a start needs beyond its pipes (fork server handshake)
+
+
+def _fd_headroom() -> None:
+    """Fail before the fork server is asked, when file descriptors run out:
+    a handshake cut short makes the server print a traceback of its own."""
+    held = []
+    try:
+        for _ in range(_HEADROOM):
+            held.append(os.open(os.devnull, os.O_RDONLY))
+    finally:
+        for fd in held:
+            os.close(fd)
+
+
 SetupDone = str | Forfeit
 """How setting a thinker up ended: its display name, or the forfeit it costs."""
 
@@ -159,6 +198,7 @@ class WorkerHandle:
         _live.add(self)
 
     def _start(self) -> BaseProcess:
+        _fd_headroom()
         ctx = mp_context()
         inbox_r, self._to_worker = ctx.Pipe(duplex=False)
         try:
@@ -185,7 +225,7 @@ class WorkerHandle:
     def _watch(self, process: BaseProcess) -> None:
         if process.pid is None:
             return
-        with contextlib.suppress(psutil.Error):
+        with contextlib.suppress(psutil.Error, OSError):
             self._proc = psutil.Process(process.pid)
             if self.spec.memory_limit_mb > 0:
                 memory_watch.watch(self._proc, self.spec.memory_limit_mb, self._over_memory)
@@ -259,7 +299,7 @@ class WorkerHandle:
             return 0
         try:
             return max(0, self._proc.num_threads() - self.threads)
-        except psutil.Error:
+        except (psutil.Error, OSError):
             return 0
 
     def is_dead(self) -> bool:

@@ -32,7 +32,8 @@ __all__ = ["MARKER", "mark_environment", "tree", "kill_tree", "marked", "kill_ma
 
 MARKER = "CSL_GAME_WORKER"
 """Environment variable a worker sets to its parent's pid, inherited by what it starts."""
-_GONE = (psutil.NoSuchProcess, psutil.AccessDenied)
+_GONE = (psutil.NoSuchProcess, psutil.AccessDenied, OSError)
+"""A process gone meanwhile, another user's, or /proc unreadable (no file descriptors left)."""
 _TICK = 0.1  # seconds between two looks at the workers' own memory
 _TREE_EVERY = 5  # ticks between two walks of the workers' descendants
 
@@ -98,7 +99,7 @@ def marked(owner: int, worker: int | None = None) -> list[psutil.Process]:
             mark = proc.environ().get(MARKER, "")
             if _is_ours(mark, owner, worker) and proc.status() != psutil.STATUS_ZOMBIE:
                 found.append(proc)
-        except (*_GONE, OSError):
+        except _GONE:
             continue  # another user's, or gone meanwhile
     return found
 
