@@ -219,7 +219,8 @@ def _spin(seconds: float) -> None:
 
 
 class ForkerThinker(AbstractThinker):
-    """Starts a child that starts a grandchild, both sleeping for a minute, then plays.
+    """On its first move, starts a child that starts a grandchild, which burn
+    CPU or sleep for a minute; then plays.
 
     params 'setsid': the grandchild leaves the tree (double fork, setsid) and
     burns CPU; elsewhere than POSIX, it is a plain grandchild.
@@ -227,10 +228,14 @@ class ForkerThinker(AbstractThinker):
 
     def setup(self, params: str) -> None:
         self.escape = params == "setsid"
+        self.forked = False
 
     def think(self, board: Board, ct: CancellationToken) -> FutureMove:
         import subprocess
 
+        if self.forked:  # once a match is enough
+            return _first_legal(board)
+        self.forked = True
         script = ("import os, subprocess, sys, time\n"
                   "escape = sys.argv[1] == '1' and hasattr(os, 'setsid')\n"
                   "code = 'import time\\nend = time.time() + 60\\nwhile time.time() < end: pass'\n"
