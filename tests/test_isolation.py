@@ -38,7 +38,8 @@ CASES = [  # thinker, params, config, reason, text in the detail
     ("sleepy", "", FAST, R.TIMEOUT, f"time limit {LIMIT_MS} ms"),
     ("busy", "", FAST, R.IGNORED_CANCELLATION, "was killed"),
     ("exit", "", FAST, R.WORKER_DIED, "exited with code 3"),
-    ("segfault", "", FAST, R.WORKER_DIED, "SIGSEGV"),
+    pytest.param("segfault", "", FAST, R.WORKER_DIED, "SIGSEGV", marks=pytest.mark.skipif(
+        sys.platform == "win32", reason="no signals on Windows: os.kill terminates")),
     # a MemoryError under an address-space cap, a kill by the parent's watch
     # elsewhere: the detail names the cap either way
     ("hog", "", HOG, R.MEMORY, f"memory limit {MEMORY_MB} MB"),
@@ -126,7 +127,8 @@ def play(white: ThinkerPrototype, red: ThinkerPrototype, mc: MatchConfig,
 
 @pytest.mark.parametrize("bad_color", list(PColor), ids=lambda c: c.name.lower())
 @pytest.mark.parametrize("name, params, mc, reason, text", CASES,
-                         ids=[f"{c[0]}-{c[1]}" if c[1] else c[0] for c in CASES])
+                         ids=[f"{v[0]}-{v[1]}" if v[1] else str(v[0])
+                              for v in (getattr(c, "values", c) for c in CASES)])
 def test_each_misbehaviour_forfeits_its_match(name: str, params: str, mc: MatchConfig,
                                               reason: ForfeitReason, text: str,
                                               bad_color: PColor) -> None:
@@ -336,6 +338,10 @@ def _start_child() -> tuple[subprocess.Popen[str], list[int]]:
     return child, sorted(family)
 
 
+POSIX_ONLY = pytest.mark.skipif(sys.platform == "win32", reason="sends POSIX signals")
+
+
+@POSIX_ONLY
 def test_ctrl_c_during_an_ai_turn_exits_within_a_second() -> None:
     child, pids = _start_child()
     start = time.perf_counter()
@@ -346,6 +352,7 @@ def test_ctrl_c_during_an_ai_turn_exits_within_a_second() -> None:
     assert gone_within(pids, 0.5)
 
 
+@POSIX_ONLY
 def test_workers_die_with_a_killed_parent() -> None:
     child, pids = _start_child()
     child.kill()
