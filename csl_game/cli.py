@@ -11,10 +11,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import replace
 from functools import partial
+from types import FrameType
 from typing import NoReturn, TextIO
 
 from csl_game import __version__
@@ -23,12 +26,16 @@ from csl_game.engine import settings as cfg
 from csl_game.console import ConsoleListener, ask_human_move
 from csl_game.thinker.discovery import registry
 from csl_game.errors import ConfigError, CslError
-from csl_game.engine.match import Human, Match, Player
+from csl_game.engine.match import Human, Match, MatchResult, Player
 from csl_game.engine.presets import LEVELS
 from csl_game.engine.results import result_to_json
+from csl_game.engine.runners.base import SETUP_TIME_LIMIT, WorkerStartError
 from csl_game.engine.scheduler import runner_factory
-from csl_game.console.session_cmd import results_paths, run_session
+from csl_game.console.session_cmd import (check_thinkers, results_paths, run_session,
+                                          setup_limit_of)
 from csl_game.engine.report import FORMATS
+from csl_game.engine.session import Session
+from csl_game.engine.setup_file import SettingError, check_limits
 from csl_game.engine.standings import Points
 from csl_game.thinker.api import MatchConfig
 from csl_game.thinker.engine_thinker import EngineSpec
@@ -68,6 +75,12 @@ def _board_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("-m", "--min-move-time", type=int, default=None, metavar="MS",
                    help="minimum apparent AI move time in ms")
     _common(p)
+
+
+def _setup_limit_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--setup-time-limit", type=int, default=round(SETUP_TIME_LIMIT * 1000),
+                   metavar="MS", help="time a thinker may take to be set up and named, in "
+                                      f"its worker (default {SETUP_TIME_LIMIT * 1000:.0f})")
 
 
 def _points_options(p: argparse.ArgumentParser, default: bool = True) -> None:
@@ -131,6 +144,7 @@ def build_parser() -> argparse.ArgumentParser:
     match.add_argument("--red-params", default="", metavar="S")
     match.add_argument("--json", action="store_true",
                        help="print the result as JSON on stdout (the match goes to stderr)")
+    _setup_limit_option(match)
     _board_options(match)
     session = sub.add_parser("session", help="play a complete tournament in the terminal")
     session.add_argument("-g", "--game-file", required=True, metavar="FILE",
@@ -144,6 +158,7 @@ def build_parser() -> argparse.ArgumentParser:
     session.add_argument("--quiet", action="store_true", help="print only the final standings")
     session.add_argument("--verbose", action="store_true",
                          help="print every move and board (plays one match at a time)")
+    _setup_limit_option(session)
     _board_options(session)
     report = sub.add_parser("report", help="standings and results of a results file")
     report.add_argument("results_file", metavar="RESULTS_FILE")
@@ -205,11 +220,26 @@ def add_engine_sources(args: argparse.Namespace, declarations: Sequence[str]) ->
     args.thinkers = [*args.thinkers, *(s for s in sources if s not in args.thinkers)]
 
 
+_BOARD_FLAGS = {"rows": "-r/--rows", "cols": "-c/--cols", "win_sequence": "-w/--win-sequence",
+                "round_pieces": "-o/--round-pieces", "square_pieces": "-s/--square-pieces",
+                "time_limit_ms": "-t/--time-limit", "min_move_time_ms": "-m/--min-move-time"}
+
+
+def _within_limits(values: dict[str, int | None], flags: dict[str, str] = _BOARD_FLAGS) -> None:
+    """Refuse a value over its limit before a board is made of it (a huge one
+    would take all the memory there is)."""
+    try:
+        check_limits({k: v for k, v in values.items() if v is not None})
+    except SettingError as e:
+        raise UsageError(f"{flags[e.key]}: {e.problem}") from None
+
+
 def _match_config(args: argparse.Namespace, time_limit: int, min_move: int) -> MatchConfig:
     base = MatchConfig()
     values = {"rows": args.rows, "cols": args.cols, "win_sequence": args.win_sequence,
               "round_pieces": args.round_pieces, "square_pieces": args.square_pieces,
               "time_limit_ms": args.time_limit, "min_move_time_ms": args.min_move_time}
+    _within_limits(values)
     defaults = {"time_limit_ms": time_limit, "min_move_time_ms": min_move}
     chosen = {k: v if v is not None else defaults.get(k, getattr(base, k))
               for k, v in values.items()}
@@ -222,6 +252,9 @@ def _check_unknown_track(args: argparse.Namespace) -> None:
                             ("-t", args.time_limit)) if v is not None]
     if given:
         raise UsageError(f"--unknown-track sets the board and time limit: drop {' '.join(given)}")
+    rows, cols = args.unknown_track
+    _within_limits({"rows": rows, "cols": cols},
+                   {"rows": "--unknown-track ROWS", "cols": "--unknown-track COLS"})
 
 
 def _match_config_for_session(args: argparse.Namespace) -> MatchConfig:
@@ -229,6 +262,7 @@ def _match_config_for_session(args: argparse.Namespace) -> MatchConfig:
         return _match_config(args, cfg.CONSOLE_TIME_LIMIT_MS, cfg.CONSOLE_MIN_MOVE_TIME_MS)
     _check_unknown_track(args)
     min_move = args.min_move_time if args.min_move_time is not None else 0
+    _within_limits({"min_move_time_ms": min_move})
     return replace(MatchConfig.unknown_track(*args.unknown_track), min_move_time_ms=min_move)
 
 
@@ -252,15 +286,22 @@ def _human_input(out: TextIO) -> Callable[[Match], None]:
 def cmd_match(args: argparse.Namespace) -> int:
     mc = _match_config(args, cfg.CONSOLE_TIME_LIMIT_MS, cfg.CONSOLE_MIN_MOVE_TIME_MS)
     paths = tuple(args.thinkers)
-    white = _player(args.white, args.white_params, mc, paths)
-    red = _player(args.red, args.red_params, mc, paths)
+    players = [_player(args.white, args.white_params, mc, paths),
+               _player(args.red, args.red_params, mc, paths)]
+    limit = setup_limit_of(args)
+    known = check_thinkers(players, ("-W/--white", "-R/--red"), args.in_process, limit)
     out = sys.stderr if args.json else sys.stdout
-    match = Match(mc, white, red, runner_factory(args.in_process))
-    match.subscribe(ConsoleListener(out).on_match_event)
-    try:
-        result = match.run(on_human=_human_input(out))
-    finally:
-        match.close()
+    session = Session(players, mc, runner_factory=runner_factory(args.in_process, None, limit),
+                      in_process=args.in_process, setup_limit=limit, known_setups=known)
+    listener = ConsoleListener(out)
+    ask = _human_input(out)
+
+    def play(match: Match) -> MatchResult:
+        match.subscribe(listener.on_match_event)
+        return match.run(on_human=ask)
+
+    session.run(play)
+    result = session.records[0].result
     if args.json:
         print(json.dumps(result_to_json(result, mc)), flush=True)
     return 0
@@ -272,11 +313,13 @@ def cmd_session(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from csl_game.engine.results import read_results
+    from csl_game.engine.results import duplicates_note, first_lines, read_results
     from csl_game.engine.report import load_report
 
     points = Points(args.points_per_win, args.points_per_draw, args.points_per_loss)
-    docs = read_results(args.results_file)
+    docs, twice = first_lines(read_results(args.results_file))
+    if twice:
+        print(f"csl-game: note: {duplicates_note(args.results_file, twice)}", file=sys.stderr)
     if args.format == REFERENCE:
         from csl_game.engine.reference import write_reference
 
@@ -412,15 +455,47 @@ def main(argv: Sequence[str] | None = None) -> int:
         return BROKEN_PIPE
 
 
-def _main(argv: list[str]) -> int:
+class Terminated(BaseException):
+    """The program was asked to end (SIGTERM): unwinds like Ctrl+C, so every
+    match is stopped, every worker ended and the results file closed."""
+
+
+def _terminate(signum: int, frame: FrameType | None) -> None:
+    raise Terminated
+
+
+@contextmanager
+def _sigterm_unwinds() -> Iterator[None]:
+    """SIGTERM raises Terminated in the main thread while the command runs."""
+    try:
+        previous = signal.signal(signal.SIGTERM, _terminate)
+    except ValueError:  # not the main thread: the caller handles its signals
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _dispatch(argv: list[str]) -> int:
     if argv[:1] == ["league"]:
         from csl_game.console.league_cmd import main as league_main
 
         return league_main(argv[1:])
+    args = _parse(argv)
+    registry(tuple(getattr(args, "thinkers", ())))  # a bad --thinkers path is bad input, whatever plays
+    return COMMANDS[args.verb](args)
+
+
+def _main(argv: list[str]) -> int:
+    """The command, its errors turned into one line and an exit status."""
     try:
-        args = _parse(argv)
-        registry(tuple(getattr(args, "thinkers", ())))  # a bad --thinkers path is bad input, whatever plays
-        return COMMANDS[args.verb](args)
+        with _sigterm_unwinds():
+            return _dispatch(argv)
+    except WorkerStartError as e:  # the program's own failure: no thinker is charged
+        print(f"csl-game: cannot go on: {e}", file=sys.stderr)
+        return 1
     except CslError as e:
         print(f"csl-game: error: {e}", file=sys.stderr)
         return 2
@@ -429,6 +504,11 @@ def _main(argv: list[str]) -> int:
     except KeyboardInterrupt:
         print("csl-game: interrupted", file=sys.stderr)
         return 130
+    except Terminated:
+        sys.stdout.flush()
+        print("csl-game: terminated (SIGTERM); the results written so far are kept",
+              file=sys.stderr, flush=True)
+        return 128 + int(signal.SIGTERM)
 
 
 if __name__ == "__main__":

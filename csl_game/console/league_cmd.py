@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from typing import NoReturn, TextIO
 
 from csl_game.engine.league import Entry, GameRecord, League, Tally, make_openings, tally
+from csl_game.engine.setup_file import check_limits
 from csl_game.engine.standings import Points
 from csl_game.model.notation import format_moves
 from csl_game.errors import ConfigError, CslError
@@ -110,6 +111,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _config(args: argparse.Namespace) -> MatchConfig:
+    check_limits({"rows": args.rows, "cols": args.cols, "win_sequence": args.win_sequence,
+                  "round_pieces": args.round_pieces, "square_pieces": args.square_pieces,
+                  "time_limit_ms": args.time_limit})  # the limits of every verb
     cells = args.rows * args.cols
     rounds = cells // 4 if args.round_pieces is None else args.round_pieces
     squares = -(-cells // 4) if args.square_pieces is None else args.square_pieces

@@ -52,6 +52,10 @@ class Human:
 Player = Human | ThinkerPrototype
 
 
+def _human_name(player: Player) -> str:
+    return player.name if isinstance(player, Human) else player.default_name
+
+
 @dataclass(frozen=True)
 class PlayedMove:
     """A move of the match with the time its player took."""
@@ -162,7 +166,14 @@ class Match:
 
     def __init__(self, config: MatchConfig, white: Player, red: Player,
                  runner_factory: RunnerFactory = ThreadRunner,
-                 clock: Callable[[], float] = time.perf_counter) -> None:
+                 clock: Callable[[], float] = time.perf_counter,
+                 names: tuple[str, str] | None = None) -> None:
+        """A match about to start; the runner factory makes the AI players' runners.
+
+        `names` are the players' display names; by default a human's name and
+        each runner's (which a process runner takes from the class-name rule:
+        a thinker's own name is asked in its worker, by the session).
+        """
         self.config = config
         self.board = config.new_board()
         self.state = MatchState.NOT_STARTED
@@ -174,9 +185,11 @@ class Match:
         self._runners: list[ThinkerRunner | None] = [
             None if isinstance(p, Human) else runner_factory(p, self._info_sink(color))
             for color, p in zip(PColor, self._players)]
-        white_name, red_name = (r.name if r else p.display_name
-                                for r, p in zip(self._runners, self._players))
-        self.names = (white_name, red_name)
+        if names is None:
+            white_name, red_name = (r.name if r is not None else _human_name(p)
+                                    for r, p in zip(self._runners, self._players))
+            names = (white_name, red_name)
+        self.names = names
         self._job: ThinkJob | None = None
         self._ready: tuple[FutureMove, float] | None = None
         """A judged move and its thinking time, waiting for the minimum move time."""

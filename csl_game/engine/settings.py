@@ -63,10 +63,12 @@ ENGINE_LINE = "--engine"
 def _session_lines(path: Path) -> list[str]:
     """The lines of a session file that say something: no comments, no blank lines."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as e:
         why = getattr(e, "strerror", None) or e
         raise ConfigError(f"cannot read session file {path}: {why}") from None
+    if "\0" in text:
+        raise ConfigError(f"session file {path} is not a text file (it holds NUL characters)")
     lines = (line.split("#", 1)[0].strip() for line in text.splitlines())
     return [line for line in lines if line]
 
@@ -108,10 +110,11 @@ def read_session_file(path: str | Path) -> list[AIEntry]:
     """Thinkers of a session file: one per line, its parameters after it.
 
     Blank lines and everything after a ``#`` are ignored, and so are the lines
-    that declare engines (see `read_session_engines`).
+    that declare engines (see `read_session_engines`); a UTF-8 byte order mark
+    (which editors on Windows write) is too.
 
     Raises:
-        ConfigError: the file cannot be read or lists no thinker.
+        ConfigError: the file cannot be read, is not text, or lists no thinker.
     """
     p = Path(path)
     entries = [parse_ai_spec(line) for line in _session_lines(p)

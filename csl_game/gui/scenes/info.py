@@ -117,6 +117,8 @@ class PreMatchScene(ChoiceScene):
         session = self.session
         if session.tie_round is not None:
             return "Tie-break for first place"
+        if session.naming:
+            return "Setting up the AI players"
         if session.waiting:
             return "Waiting for the last matches"
         if Choice.SWAP in self.choices:
@@ -154,6 +156,8 @@ class PreMatchScene(ChoiceScene):
         tie_round = self.session.tie_round
         what = (f"{str(tie_round).capitalize()}: {count} playing" if tie_round is not None
                 else f"{count} still playing off screen")
+        if self.session.naming:
+            what = "Each AI player is set up once, in its own process, to learn its name"
         label(Rect(rect.x, rect.y, rect.w, m.row), what, root, "#subtitle")
         names = " \u00b7 ".join(f"{white} vs {red}" for white, red in playing)
         label(Rect(rect.x, rect.y + m.row, rect.w, m.row), names, root, "#dim")

@@ -1,9 +1,11 @@
 """The setup screen: AI players, settings, config files, and Start.
 
 The scene keeps a draft (players and the settings as typed) and checks it
-with the engine's `check_setup` after every edit: the mode follows the active
+with the engine's `SetupChecker` after every edit: the mode follows the active
 players, a bad value is named in place, and Start works only for a valid
-setup. The draft outlives the widgets, which are rebuilt on resize.
+setup. Players are checked in worker processes without blocking a frame:
+each frame takes the answers that came in. The draft outlives the widgets,
+which are rebuilt on resize.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from csl_game.engine.presets import LEVELS, Level, level_of
 from csl_game.engine.screens import mode_text
 from csl_game.engine.settings import AIEntry, PlayOptions
 from csl_game.engine.setup_file import (DERIVED_BY_UNKNOWN_TRACK, SETTING, ConfigFileError,
-                                        check_setup, load_config, save_config, setting_values)
+                                        SetupChecker, load_config, save_config, setting_values)
 from csl_game.errors import CslError
 from csl_game.gui.context import GuiContext
 from csl_game.gui.focus import KeyFocus
@@ -98,7 +100,8 @@ class SetupScene(WidgetScene):
         self.path = DEFAULT_CONFIG_PATH
         self.note: tuple[str, str] | None = None
         """A message about the last load or save, and its style."""
-        self.check = check_setup(self.base, self.entries, self.players)
+        self.checker = SetupChecker()
+        self.check = self.checker.check(self.base, self.entries, self.players)
         self.mode_label: UILabel | None = None
         self.message: UITextBox | None = None
         self.message_text = ""
@@ -166,6 +169,12 @@ class SetupScene(WidgetScene):
     def update(self, dt: float) -> None:
         if self.rows is not None:
             self.rows.follow_scroll()
+        if self.checker.poll():
+            self._refresh()
+
+    def exit(self) -> None:
+        self.checker.close()
+        super().exit()
 
     def _shown_as(self, ai: AIEntry) -> str:
         """A player's drop-down text: its level's name, or its thinker."""
@@ -201,8 +210,9 @@ class SetupScene(WidgetScene):
     # ------------------------------------------------------------- checking
     def _refresh(self) -> None:
         """Check the draft; show the mode, every problem beside its field and
-        all of them in the message, and whether Start works."""
-        self.check = check_setup(self.base, self.entries, self.players)
+        all of them in the message, and whether Start works (players are
+        checked in worker processes: their verdicts arrive in later frames)."""
+        self.check = self.checker.check(self.base, self.entries, self.players)
         active = sum(ai.active for ai in self.players)
         if self.mode_label is not None:
             set_text(self.mode_label, f"Mode: {mode_text(active)}")
