@@ -51,7 +51,7 @@ BAD = [
     (["play", "--unknown-track", "100000", "7"], "at most 40"),
     (["session", "-g", "bin.txt"], "cannot read session file"),
     (["session", "-g", "nul.txt"], "not a text file"),
-    (["session", "-g", "badparams.txt"], "negamax refuses 'depth=abc'"),
+    (["session", "-g", "badparams.txt"], "negamax does not accept 'depth=abc'"),
     (["report", "list.jsonl"], "line 1: not a JSON object"),
     (["report", "colour.jsonl"], "malformed"),
     (["session", "-g", "g.txt", "--resume", "list.jsonl"], "not a JSON object"),

@@ -20,6 +20,8 @@ from pathlib import Path
 
 import pytest
 
+from csl_game.engine.runners.probe import probe_all
+
 from csl_game import CancellationToken, FutureMove, MatchConfig, PColor, ThinkerPrototype
 from csl_game.engine.match import InvalidPlay, Match, ThinkingInfo
 from csl_game.engine.runners.base import ForfeitReason, InfoCallback
@@ -246,10 +248,15 @@ def test_info_lines_and_standard_error_reach_the_message_log() -> None:
     assert "looking at 3 moves" in texts and "a line on standard error" in texts
 
 
+def _worker_name(prototype: ThinkerPrototype) -> str:
+    """The name the thinker gives itself where it is set up (a worker process)."""
+    return probe_all([prototype])[0].name
+
+
 def test_the_engine_name_is_its_own_or_else_the_declared_one() -> None:
-    assert ThinkerPrototype("chatty", "", FAST, (bad("chatty"),)).display_name == "Bad chatty"
+    assert _worker_name(ThinkerPrototype("chatty", "", FAST, (bad("chatty"),))) == "Bad chatty"
     nameless = ThinkerPrototype("nameless", "", FAST, (bad("nameless"),))
-    assert nameless.display_name == "nameless"
+    assert _worker_name(nameless) == "nameless"
 
 
 def test_an_engine_that_is_not_there_cannot_be_set_up() -> None:
@@ -284,7 +291,7 @@ def c_engine(tmp_path_factory: pytest.TempPathFactory) -> Path:
                          ids=["6x7", "9x37"])
 def test_the_c_example_engine_plays_a_whole_match(c_engine: Path, mc: MatchConfig) -> None:
     engine = ThinkerPrototype("crandom", "3", mc, (source("crandom", str(c_engine)),))
-    assert engine.display_name == "RandomC"
+    assert _worker_name(engine) == "RandomC"
     match, events = play(ThinkerPrototype("random", "1", mc), engine, mc)
     assert match.result is not None and match.result.forfeit is None
     assert any(isinstance(e, ThinkingInfo) and "legal moves" in e.text for e in events)

@@ -109,7 +109,7 @@ def test_the_setup_screen_check_never_blocks_and_finds_refusals() -> None:
         time.sleep(0.01)
     checker.close()
     assert worst < 0.05, "a frame's check took too long"
-    assert check.problems == {"players[2].params": "negamax refuses 'depth=x': ValueError: "
+    assert check.problems == {"players[2].params": "negamax does not accept 'depth=x': "
                               "parameter depth must be a whole number, got 'x'"}
 
 
