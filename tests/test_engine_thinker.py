@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import gc
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -18,6 +17,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import psutil
 import pytest
 
 from csl_game.engine.runners.probe import probe_all
@@ -57,14 +57,10 @@ def bad(mode: str) -> str:
 def engine_pids() -> set[int]:
     """Processes running one of this test's engine scripts."""
     found = set()
-    for entry in os.listdir("/proc"):
-        try:
-            with open(f"/proc/{entry}/cmdline", "rb") as f:
-                cmdline = f.read()
-        except OSError:
-            continue
-        if b"misbehaving_engine.py" in cmdline or b"random_engine" in cmdline:
-            found.add(int(entry))
+    for proc in psutil.process_iter(["cmdline"]):
+        cmdline = " ".join(proc.info["cmdline"] or ())
+        if "misbehaving_engine.py" in cmdline or "random_engine" in cmdline:
+            found.add(proc.pid)
     return found
 
 
