@@ -22,7 +22,7 @@ PLAYERS = ["minimax 2", "setuphang", "setupexit", "setupexit hard", "setupbase",
            "strhang", "forker", "forker setsid", "linger"]
 SHOWN = ["(timeout)", "(exception)", "(worker died)", "(memory)"]
 ARGS = ["-r", "4", "-c", "4", "-w", "3", "-o", "4", "-s", "4", "-t", "1000",
-        "--setup-time-limit", "20000", "--workers", "2", "--thinkers", MISBEHAVING]
+        "--setup-time-limit", "6000", "--workers", "2", "--thinkers", MISBEHAVING]
 
 
 def _family(root: psutil.Process) -> set[psutil.Process]:
