@@ -84,7 +84,8 @@ def test_the_mode_follows_the_active_players(make_setup: MakeSetup) -> None:
     for text in expected:
         add_player(app)
         assert mode(app) == f"Mode: {text}"
-    assert [p.thinker for p in setup(app).players] == ["random"] * 4
+    assert [(p.thinker, p.params) for p in setup(app).players] == [("negamax", "depth=3")] * 4
+    assert row(app, 0).thinker.selected_option[0] == "Medium", "shown as its level"
     click(app, row(app, 1).active)
     assert mode(app) == "Mode: Tournament of 3 AIs (6 matches)"
     assert not setup(app).players[1].active
