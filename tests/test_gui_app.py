@@ -353,7 +353,7 @@ class ShownChecker:
     def step(self, frames: int = 1) -> None:
         for _ in range(frames):
             self.app.step(DT)
-            rects = scene(self.app).dirty_rects()
+            rects = self.app.shown_rects if not self.app.idle else []
             if rects is not None:
                 self.partial += 1
                 shown = self.before.copy()
@@ -372,6 +372,23 @@ class ShownChecker:
             self.board_frames += 1
             strip = (lay.cell * 3 // 2 + 2) * region.h
             self.column_frames += sum(r.w * r.h for r in on_board) <= 2 * strip
+
+
+@pytest.mark.parametrize("opens", [pygame.K_F1, pygame.K_ESCAPE], ids=["help", "menu"])
+def test_a_window_over_the_board_leaves_nothing_behind(make_app: MakeApp, opens: int) -> None:
+    """The frame after the help or the menu closes shows all it covered."""
+    app = make_app("random 7", size=(800, 600))
+    check = ShownChecker(app)
+    check.step(30)
+    assert scene(app).focus_rect() is None, "no focus ring: the board alone is drawn"
+    for key in (opens, pygame.K_ESCAPE):
+        post(pygame.KEYDOWN, key=key, mod=0, unicode="", scancode=0)
+        check.step(5)
+    assert app.overlay is None
+    for col in (1, 2):  # hovers show only what they change, and all of it
+        post(pygame.MOUSEMOTION, pos=arrow(app, col), rel=(0, 0), buttons=(0, 0, 0))
+        check.step(5)
+    assert check.partial > 0
 
 
 def test_the_areas_shown_cover_every_change(make_app: MakeApp) -> None:

@@ -139,6 +139,10 @@ class App:
         self._shown_scene: Scene | None = None
         self.idle = False
         """Whether the last frame had nothing to draw."""
+        self.shown_rects: list[pygame.Rect] | None = None
+        """The areas the last drawn frame showed; None for the whole window."""
+        self._layered = False
+        """Whether the last frame drew a layer over its scene (a window, a focus ring)."""
         self.runner_factory = runner_factory or default_runner_factory(options)
         if self.runner_factory is _process_runner:
             from csl_game.engine.runners.process import start_server_soon
@@ -368,11 +372,18 @@ class App:
         ring = self.overlay.focus.rect() if self.overlay else scene.focus_rect()
         scale = ui_scale(self.size)
         draw_focus_ring(self.screen, ring, palette().focus, max(2, round(2 * scale)))
+        # A layer over the scene (the menu, the help, a focus ring) is shown
+        # whole, and so is the frame after it is gone: the scene's own areas
+        # say nothing of where the layer was.
+        layered = self.overlay is not None or ring is not None
         rects = scene.dirty_rects()
-        if rects is None or repaint or self.overlay is not None or ring is not None:
+        if rects is None or repaint or layered or self._layered:
+            self.shown_rects = None
             pygame.display.flip()
         else:
+            self.shown_rects = rects
             pygame.display.update(rects)
+        self._layered = layered
 
     def _resize(self, event: pygame.event.Event) -> None:
         size = event.size if event.type == pygame.VIDEORESIZE else (event.x, event.y)
