@@ -18,7 +18,7 @@ from csl_game.gui.board_view import BoardView  # noqa: E402
 from csl_game.gui.scenes.info import FinalScene, PreMatchScene  # noqa: E402
 from csl_game.gui.layout import compute_layout  # noqa: E402
 from csl_game.gui.pieces import PieceArt  # noqa: E402
-from csl_game.gui.style import Fonts, TextCache  # noqa: E402
+from csl_game.gui.style import Fonts, TextCache, TextRole, palette  # noqa: E402
 from csl_game.engine.runners.base import ForfeitReason  # noqa: E402
 from csl_game.gui.tables import cell_style, result_rows, standings_rows  # noqa: E402
 from csl_game.engine.match import Human, MatchResult  # noqa: E402
@@ -75,6 +75,37 @@ def test_the_result_box_with_buttons_keeps_clear_of_the_win_line(
     box = view.banner_rect(visual, (round(560 * lay.scale), round(80 * lay.scale)))
     assert pygame.Rect(0, 0, *size).contains(box)
     assert box.collidelist([lay.piece_rect(*p) for p in solution]) < 0
+
+
+LONG_WHY = ("Match 1 of 6 · Red (NegamaxD3) made 4 squares in a row (squares count for Red, "
+            "whatever their colour)")
+
+
+@pytest.mark.parametrize("size", [(800, 600), (1280, 800), (1920, 1080)])
+def test_a_long_explanation_takes_a_second_line_not_an_ellipsis(size: tuple[int, int]) -> None:
+    pygame.font.init()
+    lay = compute_layout(6, 7, size)
+    view = BoardView(PieceArt(), TextCache(Fonts()))
+    view.set_layout(lay)
+    visual = VisualBoard(6, 7)
+    solution = (Pos(0, 1), Pos(0, 2), Pos(0, 3), Pos(0, 4))
+    visual.show_win(solution)
+    room = (round(300 * lay.scale), round(60 * lay.scale))
+    short = view.banner_rect(visual, room, "4 in a row")
+    long = view.banner_rect(visual, room, LONG_WHY)
+    lines = view._subtitle_lines(LONG_WHY, long.w, lay.scale)
+    assert len(lines) == 2 and " ".join(lines) == LONG_WHY, "every word shown"
+    line_h = view.text.fonts.get(TextRole.BODY.size(lay.scale)).get_linesize()
+    assert long.h == short.h + line_h
+    assert pygame.Rect(0, 0, *size).contains(long)
+    assert long.collidelist([lay.piece_rect(*p) for p in solution]) < 0
+    surface = pygame.Surface(size)
+    view.draw_banner(surface, visual, "Red (NegamaxD3) wins", LONG_WHY, room)
+    text_bottom = long.y + (long.h - room[1]) // 2 + (short.h - room[1]) // 2
+    band = pygame.Rect(long.x, text_bottom - line_h, long.w, line_h)  # the second line
+    ink = tuple(palette().text)[:3]
+    assert any(tuple(surface.get_at((x, y)))[:3] == ink
+               for y in range(band.top, band.bottom) for x in range(band.left, band.right, 2))
 
 
 def finished(n: int) -> Session:

@@ -29,7 +29,7 @@ from csl_game.engine.userdata import UserData
 from csl_game.gui.assets import THEMES, load_theme
 from csl_game.gui.context import GuiContext
 from csl_game.gui.flow import SessionFlow
-from csl_game.gui.focus import draw_focus_ring
+from csl_game.gui.focus import draw_focus_ring, focus_ring_area
 from csl_game.gui.layout import ui_scale, window_size_for
 from csl_game.gui.panels import MessageLog
 from csl_game.gui.pieces import PieceArt
@@ -142,7 +142,9 @@ class App:
         self.shown_rects: list[pygame.Rect] | None = None
         """The areas the last drawn frame showed; None for the whole window."""
         self._layered = False
-        """Whether the last frame drew a layer over its scene (a window, a focus ring)."""
+        """Whether the last frame drew a window over its scene."""
+        self._ring_area: pygame.Rect | None = None
+        """Where the last frame drew the focus ring."""
         self.runner_factory = runner_factory or default_runner_factory(options)
         if self.runner_factory is _process_runner:
             from csl_game.engine.runners.process import start_server_soon
@@ -370,20 +372,23 @@ class App:
             self.overlay.draw(self.screen)
         self.ui.draw_ui(self.screen)
         ring = self.overlay.focus.rect() if self.overlay else scene.focus_rect()
-        scale = ui_scale(self.size)
-        draw_focus_ring(self.screen, ring, palette().focus, max(2, round(2 * scale)))
-        # A layer over the scene (the menu, the help, a focus ring) is shown
-        # whole, and so is the frame after it is gone: the scene's own areas
-        # say nothing of where the layer was.
-        layered = self.overlay is not None or ring is not None
+        width = max(2, round(2 * ui_scale(self.size)))
+        draw_focus_ring(self.screen, ring, palette().focus, width)
+        ring_area = focus_ring_area(ring, width) if ring is not None else None
+        # A window over the scene (the menu, the help) is shown whole, and so
+        # is the frame after it closes: the scene's own areas say nothing of
+        # where it was. The focus ring is shown where it is and where it was.
+        layered = self.overlay is not None
         rects = scene.dirty_rects()
         if rects is None or repaint or layered or self._layered:
             self.shown_rects = None
             pygame.display.flip()
         else:
-            self.shown_rects = rects
-            pygame.display.update(rects)
+            rings = [r for r in (ring_area, self._ring_area) if r is not None]
+            self.shown_rects = [*rects, *rings]
+            pygame.display.update(self.shown_rects)
         self._layered = layered
+        self._ring_area = ring_area
 
     def _resize(self, event: pygame.event.Event) -> None:
         size = event.size if event.type == pygame.VIDEORESIZE else (event.x, event.y)

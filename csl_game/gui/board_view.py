@@ -339,23 +339,28 @@ class BoardView:
         """
         lay = self._layout
         assert lay is not None
-        rect = self.banner_rect(visual, room)
+        rect = self.banner_rect(visual, room, subtitle)
         key = (lay, title, subtitle, rect)
         if self._banner is None or self._banner[0] != key:
             self._banner = (key, self._paint_banner(lay, rect, title, subtitle, room[1]))
         surface.blit(self._banner[1], rect)
 
-    def banner_rect(self, visual: VisualBoard, room: tuple[int, int] = (0, 0)) -> pygame.Rect:
-        """Where draw_banner() puts its box: clear of the win line."""
+    def banner_rect(self, visual: VisualBoard, room: tuple[int, int] = (0, 0),
+                    subtitle: str = "") -> pygame.Rect:
+        """Where draw_banner() puts its box: clear of the win line, a line
+        taller when `subtitle` takes two."""
         lay = self._layout
         assert lay is not None
         rows = [p.row for p in visual.solution]
         high = bool(rows) and sum(rows) / len(rows) >= (lay.rows - 1) / 2
         rect = (lay.banner_low if high else lay.banner).copy()
-        if room == (0, 0):
+        width = max(rect.w, room[0])
+        lines = self._subtitle_lines(subtitle, width, lay.scale)
+        extra = (len(lines) - 1) * self.text.fonts.get(TextRole.BODY.size(lay.scale)).get_linesize()
+        if room == (0, 0) and extra <= 0:
             return rect
         # grown, the box may reach the win line: try other places until one is clear
-        width, height = max(rect.w, room[0]), rect.h + room[1]
+        height = rect.h + room[1] + max(0, extra)
         screen = pygame.Rect(0, 0, *lay.size)
         line = [lay.piece_rect(*pos) for pos in visual.solution]
         places = []
@@ -379,12 +384,32 @@ class BoardView:
         if not subtitle:
             box.blit(big, big.get_rect(center=area.center))
             return box
-        small = self.text.fit(subtitle, TextRole.BODY.size(lay.scale), pal.text, width)
+        size = TextRole.BODY.size(lay.scale)
+        smalls = [self.text.fit(line, size, pal.text, width)
+                  for line in self._subtitle_lines(subtitle, rect.w, lay.scale)]
         gap = round(4 * lay.scale)
-        top = area.centery - (big.get_height() + gap + small.get_height()) // 2
+        top = area.centery - (big.get_height() + gap + sum(t.get_height() for t in smalls)) // 2
         box.blit(big, big.get_rect(midtop=(area.centerx, top)))
-        box.blit(small, small.get_rect(midtop=(area.centerx, top + big.get_height() + gap)))
+        top += big.get_height() + gap
+        for small in smalls:
+            box.blit(small, small.get_rect(midtop=(area.centerx, top)))
+            top += small.get_height()
         return box
+
+    def _subtitle_lines(self, subtitle: str, box_w: int, scale: float) -> list[str]:
+        """The subtitle in one line if it fits a box `box_w` wide, else in two
+        (broken between words; the second shortened if it must be)."""
+        if not subtitle:
+            return []
+        font = self.text.fonts.get(TextRole.BODY.size(scale))
+        width = box_w - round(24 * scale)
+        if font.size(subtitle)[0] <= width:
+            return [subtitle]
+        words = subtitle.split(" ")
+        cut = 1
+        while cut < len(words) and font.size(" ".join(words[:cut + 1]))[0] <= width:
+            cut += 1
+        return [" ".join(words[:cut]), " ".join(words[cut:])] if cut < len(words) else [subtitle]
 
 
 def _thick_line(surface: pygame.Surface, color: pygame.Color, a: tuple[int, int],

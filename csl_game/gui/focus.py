@@ -127,9 +127,14 @@ class KeyFocus:
                    text=options[(at + step) % len(options)])
 
 
+def focus_ring_area(rect: pygame.Rect, width: int) -> pygame.Rect:
+    """Where draw_focus_ring() draws around `rect`."""
+    return rect.inflate(2 * width + 2, 2 * width + 2)
+
+
 def draw_focus_ring(surface: pygame.Surface, rect: pygame.Rect | None,
                     color: pygame.Color, width: int) -> None:
     """A rounded ring just outside `rect`."""
     if rect is not None:
-        pygame.draw.rect(surface, color, rect.inflate(2 * width + 2, 2 * width + 2), width,
+        pygame.draw.rect(surface, color, focus_ring_area(rect, width), width,
                          border_radius=2 * width + 4)

@@ -354,7 +354,8 @@ class MatchScene(Scene):
         self.result = ResultOverlay(self.ctx.ui, offer, choose, self.score_note)
 
     def _show_result(self, result: ResultOverlay, size: tuple[int, int]) -> None:
-        result.show(size, lambda room: self.view.banner_rect(self.visual, room))
+        subtitle = self._banner[1] if self._banner is not None else ""
+        result.show(size, lambda room: self.view.banner_rect(self.visual, room, subtitle))
 
     @property
     def banner_room(self) -> tuple[int, int]:
