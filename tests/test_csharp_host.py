@@ -25,6 +25,7 @@ import pytest
 
 from csl_game import MatchConfig, ThinkerPrototype
 from csl_game.engine.match import Match
+from csl_game.engine.runners.probe import probe_all
 from csl_game.engine.runners.process import ProcessRunner
 from csl_game.errors import ThinkerError
 from csl_game.thinker.engine_thinker import EngineSpec
@@ -71,7 +72,8 @@ def test_a_reference_thinker_plays_a_match_against_a_builtin(host: Path) -> None
     mc = MatchConfig(time_limit_ms=3000)
     params = os.environ.get("CSL_THINKER_PARAMS", "2")
     csharp = ThinkerPrototype("csharp", params, mc, (engine(host),))
-    assert csharp.display_name not in ("csharp", "CslEngineHost")  # the thinker's ToString()
+    name = probe_all([csharp])[0].name
+    assert name not in ("csharp", "CslEngineHost"), "the thinker's ToString() names it"
     for white, red in ((csharp, ThinkerPrototype("random", "1", mc)),
                        (ThinkerPrototype("sequential", "", mc), csharp)):
         match = Match(mc, white, red, ProcessRunner)
