@@ -165,6 +165,30 @@ def test_setup_tab_order_reaches_every_control(make_app: MakeApp) -> None:
     assert "Rows: must be" in setup.form.labels["rows"].text  # type: ignore[union-attr]
 
 
+def test_tab_scrolls_each_setting_into_view(make_app: MakeApp) -> None:
+    app = make_app(AIEntry("random"), show_setup=True, size=(800, 600))
+    setup = app.scenes.current
+    assert isinstance(setup, SetupScene) and setup.form is not None
+    form = setup.form
+    assert form.scroller.vert_scroll_bar is not None, "at 800x600 the settings scroll"
+
+    def in_view(name: str) -> bool:
+        return form.scroller.rect.contains(form.controls[name].rect)
+
+    keys = list(form.controls)
+    assert not in_view(keys[-1]), "the last setting starts out of view"
+    focus_on(app, f"s.{keys[0]}", pygame.K_TAB)
+    for name in keys[1:]:
+        key(app, pygame.K_TAB, frames=3)
+        assert focused(app) == f"s.{name}" and in_view(name), name
+    for name in reversed(keys[:-1]):
+        pygame.event.post(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_TAB,
+                                             mod=pygame.KMOD_SHIFT, unicode="", scancode=0))
+        for _ in range(3):
+            app.step(DT)
+        assert focused(app) == f"s.{name}" and in_view(name), name
+
+
 # ----------------------------------------------------------------- Esc menu, F1, Ctrl+Q
 def test_escape_menu_resume_new_game_and_setup(make_app: MakeApp) -> None:
     app = make_app()

@@ -203,6 +203,9 @@ class SetupScene(WidgetScene):
         if self.layer.dispatch(event):
             return
         if self.focus.handle_key(event):
+            key = self.focus.key or ""
+            if key.startswith("s.") and self.form is not None:
+                self.form.reveal(self.form.controls[key[2:]])
             return
         if event.type == pygame.KEYDOWN and event.key in (pygame.K_RETURN, pygame.K_KP_ENTER):
             self._start()  # Enter starts, wherever the focus is (but on a button)

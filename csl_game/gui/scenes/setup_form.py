@@ -311,6 +311,7 @@ class SettingsForm:
                                         allow_scroll_x=False, object_id="#form")
         width = body.w - SCROLL_BAR
         scroller.set_scrollable_area_dimensions((width, height))
+        self.scroller = scroller
         entry_w = round(100 * m.scale)
         self.labels: dict[str, Any] = {}
         self.controls: dict[str, UITextEntryLine | UICheckBox] = {}
@@ -394,3 +395,22 @@ class SettingsForm:
     def focusables(self) -> list[tuple[str, Any]]:
         """The settings' controls in Tab order."""
         return [(f"s.{key}", control) for key, control in self.controls.items()]
+
+    def reveal(self, control: Any) -> None:
+        """Scroll the settings so that `control` (one of theirs) is in view,
+        with its row's neighbours when there is room."""
+        bar = self.scroller.vert_scroll_bar
+        if bar is None:
+            return  # every setting is in view
+        view, content = self.scroller.rect, self.scroller.scrollable_container.rect
+        top, bottom = control.rect.top - content.top, control.rect.bottom - content.top
+        offset = view.top - content.top
+        margin = control.rect.h
+        if top - margin < offset:
+            offset = top - margin
+        elif bottom + margin > offset + view.h:
+            offset = bottom + margin - view.h
+        else:
+            return
+        offset = max(0, min(offset, content.h - view.h))
+        bar.set_scroll_from_start_percentage(offset / content.h)
