@@ -82,18 +82,23 @@ class TimeKeeper:
     the process was not running, or the spacing of the readings) plus the
     recent overrun past the deadline. Both measures decay move by move, so
     the margin grows within a move of the machine getting busy and shrinks
-    slowly once it is quiet again.
+    slowly once it is quiet again; a new match starts from the stall the
+    process saw last.
     """
 
     BASE_MS = 15
     SHARE = 0.08
     DECAY = 0.85
 
+    _last_stall = 0.0
+    """The stall estimate of the process's last move: a new match's first
+    move starts from it, since the machine's load outlives a match."""
+
     def __init__(self, limit_ms: int, margin_ms: int = -1) -> None:
         """`margin_ms` >= 0 fixes the margin instead."""
         self.limit = limit_ms / 1000
         self.fixed = margin_ms / 1000 if margin_ms >= 0 else None
-        self.stall = 0.0
+        self.stall = TimeKeeper._last_stall
         """Recent longest pause between two clock readings, in seconds."""
         self.overrun = 0.0
         """Recent time from the deadline to the answer, in seconds."""
@@ -112,7 +117,7 @@ class TimeKeeper:
     def record(self, longest_gap: float, overrun: float) -> None:
         """Learn from a finished move: its longest pause between clock
         readings and how far past its deadline it answered (0 if not)."""
-        self.stall = max(longest_gap, self.stall * self.DECAY)
+        self.stall = TimeKeeper._last_stall = max(longest_gap, self.stall * self.DECAY)
         self.overrun = max(overrun, self.overrun * self.DECAY)
 
 
