@@ -73,8 +73,16 @@ class Searcher:
         self.geo: Geometry = tables.geo
         geo = self.geo
         self.w = weights
-        self.tt: dict[int, int] = {}
+        # The table is two preallocated lists indexed by the hash's low bits:
+        # a dict would pause the search for tens of milliseconds each time
+        # it grows or is cleared, with no clock reading in between.
+        slots = 1 << (max(tt_size, 1).bit_length() - 1)
         self.tt_size = tt_size
+        self.tt_mask = slots - 1
+        self.tt_keys = [-1] * slots
+        """The hash of the position stored in each slot (-1: none)."""
+        self.tt_entries = [0] * slots
+        """Score, depth, bound and best move of that position, packed."""
         self.move_bits = (2 * geo.cols + 1).bit_length()
         self.move_mask = (1 << self.move_bits) - 1
         self.cell_values = _cell_values(tables, weights)
@@ -260,13 +268,12 @@ class Searcher:
             score += ply
         elif score < -MATE_BOUND:
             score -= ply
-        tt = self.tt
-        if len(tt) >= self.tt_size:
-            if not self.tt_size:
-                return
-            tt.clear()
-        tt[key] = ((((score + _SCORE_OFFSET) << 8 | min(depth, _MAX_DEPTH)) << 2 | flag)
-                   << self.move_bits) | (move + 1)
+        if not self.tt_size:
+            return
+        slot = key & self.tt_mask
+        self.tt_keys[slot] = key
+        self.tt_entries[slot] = ((((score + _SCORE_OFFSET) << 8 | min(depth, _MAX_DEPTH))
+                                  << 2 | flag) << self.move_bits) | (move + 1)
 
     def _search(self, depth: int, alpha: int, beta: int, ply: int,
                 raw: tuple[int, int, int, int], last: int) -> int:
@@ -284,9 +291,10 @@ class Searcher:
         if remaining <= 0:
             return 0
         key = self.hash
-        entry = self.tt.get(key)
+        slot = key & self.tt_mask
         tt_move = -1
-        if entry is not None:
+        if self.tt_keys[slot] == key:
+            entry = self.tt_entries[slot]
             hit = self._probe(entry, depth, alpha, beta, ply)
             if hit is not None:
                 return hit

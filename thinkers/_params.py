@@ -86,9 +86,9 @@ class TimeKeeper:
     process saw last.
     """
 
-    BASE_MS = 15
+    BASE_MS = 20
     SHARE = 0.08
-    DECAY = 0.85
+    DECAY = 0.95
 
     _last_stall = 0.0
     """The stall estimate of the process's last move: a new match's first

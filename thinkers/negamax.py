@@ -4,7 +4,8 @@ Parameters (``key=value``, separated by spaces or commas; a bare number is
 the depth):
 
 - ``depth=N``  deepest iteration (default: as deep as time allows);
-- ``tt=N``     transposition-table entries kept (default 1,000,000; 0 = none);
+- ``tt=N``     transposition-table entries kept (default 1,048,576; rounded
+  down to a power of two; 0 = none);
 - ``margin=MS`` time kept free before the limit (default: adapts to the
   machine, see `TimeKeeper`), for the process transport and the scheduler.
 
@@ -21,7 +22,7 @@ from ._alphabeta import MATE_BOUND, WIN, Searcher, SearchStopped, Weights
 from ._params import SearchThinker, TimeKeeper, Value, parse_params, thinker_name
 from ._tactics import tables_for
 
-_DEFAULTS: dict[str, Value] = {"depth": 0, "tt": 1_000_000, "margin": -1}
+_DEFAULTS: dict[str, Value] = {"depth": 0, "tt": 1 << 20, "margin": -1}
 _LABELS = {"depth": "D", "tt": "TT", "margin": "M"}
 _CHECK_SPACING = 0.0003
 """Seconds of search between two readings of the clock, about."""
