@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
-from csl_game.model.board import Board, PColor, PShape, Winner
+from csl_game import Board, PColor, PShape, Winner  # the public API: any revision has it
 
 WHITE, RED = PColor.WHITE, PColor.RED
 ROUND, SQUARE = PShape.ROUND, PShape.SQUARE

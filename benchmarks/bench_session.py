@@ -16,9 +16,10 @@ import os
 import statistics
 import time
 
+from csl_game.engine.session import Session
 from csl_game.engine.settings import AIEntry
 from csl_game.thinker.api import MatchConfig
-from csl_game.engine.tournament import Tournament
+from csl_game.thinker.prototype import ThinkerPrototype
 
 # Quick thinkers (a few ms a move), but with real search, so the matches and
 # not the bookkeeping around them dominate, as in a real league.
@@ -41,9 +42,11 @@ def busy_seconds() -> float:
 
 def timed(workers: int) -> tuple[float, float, list[tuple[str, int]]]:
     """Wall seconds, busy CPU seconds and standings of one session."""
-    t = Tournament(PLAYERS, MatchConfig(time_limit_ms=2000))
+    config = MatchConfig(time_limit_ms=2000)
+    players = [ThinkerPrototype(p.thinker, p.params, config) for p in PLAYERS]
+    session = Session(players, config, workers=workers, foreground=False)
     busy, start = busy_seconds(), time.perf_counter()
-    table = t.run(workers=workers)
+    table = session.run()
     wall = time.perf_counter() - start
     return wall, busy_seconds() - busy, [(s.name, s.points) for s in table]
 

@@ -1,4 +1,5 @@
-"""Side-by-side speed of two checkouts of csl_game: board playouts and negamax nodes/s.
+"""Side-by-side speed of two checkouts of csl_game: board playouts, negamax nodes/s
+and the guide's minimax.
 
 Each measurement runs in a fresh interpreter with one checkout first on its
 import path, alternating between the two checkouts round after round, so that
@@ -13,6 +14,7 @@ thinkers to its own tree whatever PYTHONPATH says.
     git worktree add --detach ../base 9a3a9ad
     python benchmarks/compare_revisions.py --base ../base            # this checkout vs ../base
     python benchmarks/compare_revisions.py --base ../base --rounds 9 --only board
+    python benchmarks/compare_revisions.py --base ../base --only minimax
 """
 
 from __future__ import annotations
@@ -30,23 +32,14 @@ HERE = Path(__file__).resolve().parent.parent
 
 BOARD = r"""
 import json, random, sys, time
-from csl_game import Board, PShape, Winner
+from csl_game import Board
+sys.path.insert(0, sys.argv[6])
+from bench_board import playout  # this checkout's playout, on the measured checkout's Board
 rows, cols, n, games, seed = map(int, sys.argv[1:6])
 pieces = (rows * cols // 4, -(-rows * cols // 4))
 rng = random.Random(seed)
-ROUND, SQUARE, NONE = PShape.ROUND, PShape.SQUARE, Winner.NONE
-def playout(board):
-    winner = board.check_winner()
-    while winner == NONE:
-        shape = SQUARE if rng.random() < 0.5 else ROUND
-        if not board.piece_count(board.turn, shape):
-            shape = ROUND if shape else SQUARE
-        while board.do_move(shape, rng.randrange(cols)) < 0:
-            pass
-        winner = board.check_winner()
-    return winner
 start = time.process_time()
-results = [playout(Board(rows, cols, n, *pieces)) for _ in range(games)]
+results = [playout(Board(rows, cols, n, *pieces), rng) for _ in range(games)]
 elapsed = time.process_time() - start
 print(json.dumps({"rate": games / elapsed, "check": [int(r) for r in results[:50]]}))
 """
@@ -71,6 +64,28 @@ for rows, cols, n, moves in spec:
     words = dict(re.findall(r"(\w+)=(\d+)", " ".join(lines)))
     nodes += int(words.get("nodes", 0))
 print(json.dumps({"rate": nodes / seconds, "check": [nodes]}))
+"""
+
+MINIMAX = r"""
+import json, sys, time
+from csl_game import CancellationToken, MatchConfig, PShape, ThinkerPrototype
+depth = sys.argv[1]
+spec = json.loads(sys.argv[2])
+moves, seconds = [], 0.0
+for rows, cols, n, played in spec:
+    if (rows, cols) != (6, 7):
+        continue
+    mc = MatchConfig(rows=rows, cols=cols, win_sequence=n, time_limit_ms=3_600_000)
+    thinker = ThinkerPrototype("minimax", depth, mc).create()
+    for _ in range(3):
+        board = mc.new_board()
+        for col, shape in played:
+            board.do_move(PShape(shape), col)
+        start = time.process_time()
+        move = thinker.think(board, CancellationToken())
+        seconds += time.process_time() - start
+        moves.append([move.column, int(move.shape)])
+print(json.dumps({"rate": len(moves) / seconds, "check": moves}))
 """
 
 # Opening positions (rows, cols, n, moves as (column, shape)) searched to a fixed depth.
@@ -118,20 +133,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--base", type=Path, required=True,
                         help="the other checkout (e.g. a git worktree of an older commit)")
     parser.add_argument("--rounds", type=int, default=7, help="alternating rounds (default 7)")
-    parser.add_argument("--only", choices=("board", "negamax"), action="append")
+    parser.add_argument("--only", choices=("board", "negamax", "minimax"), action="append")
     parser.add_argument("--depth", type=int, default=6, help="negamax search depth (default 6)")
     args = parser.parse_args(argv)
     base = args.base.resolve()
-    only = args.only or ["board", "negamax"]
+    only = args.only or ["board", "negamax", "minimax"]
     print(f"this: {HERE}\nbase: {base}\n{args.rounds} alternating rounds, medians\n")
     print(f"{'measure':<34}{'this':>12}{'base':>12}{'ratio':>9}")
     if "board" in only:
         for rows, cols, n, games in ((6, 7, 4, 3000), (9, 10, 5, 1200)):
             compare(f"board playouts/s {rows}x{cols} n={n}", base, BOARD,
-                    [str(v) for v in (rows, cols, n, games, 2020)], args.rounds)
+                    [*(str(v) for v in (rows, cols, n, games, 2020)), str(HERE / "benchmarks")],
+                    args.rounds)
     if "negamax" in only:
         compare(f"negamax nodes/s (depth {args.depth})", base, NEGAMAX,
                 [str(args.depth), json.dumps(POSITIONS)], args.rounds)
+    if "minimax" in only:
+        compare("guide minimax searches/s (depth 3)", base, MINIMAX,
+                ["3", json.dumps(POSITIONS)], args.rounds)
     return 0
 
 

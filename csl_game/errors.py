@@ -28,3 +28,16 @@ class ConfigError(CslError, ValueError):
 
 class ThinkerError(CslError):
     """A thinker that cannot be found, loaded or set up."""
+
+
+class NotationError(CslError, ValueError):
+    """Text that is not a move in the compact notation (a column, then r or s).
+
+    `token` is the offending piece of text and `index` its 1-based place
+    among the moves (0 when a single move was parsed).
+    """
+
+    def __init__(self, message: str, token: str = "", index: int = 0) -> None:
+        super().__init__(message)
+        self.token = token
+        self.index = index

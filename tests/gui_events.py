@@ -7,6 +7,7 @@ posted during one frame and handled in the next, so clicks step two frames.
 from __future__ import annotations
 
 import os
+import time
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 
@@ -65,11 +66,20 @@ def choose_option(app: App, menu: UIDropDownMenu, option: str) -> None:
     click(app, element, frames=3)
 
 
-def run_until(app: App, done: object, frames: int = 6000) -> None:
-    """Step until `done()` is true; fail after `frames` frames."""
-    for _ in range(frames):
-        if done():  # type: ignore[operator]
-            return
+def run_until(app: App, done: object, frames: int = 6000,
+              seconds: float | None = None) -> None:
+    """Step until `done()` is true; fail after `frames` frames, or, given
+    `seconds`, once that much wall-clock time has passed (for waits on
+    matches played on threads or in workers, which take real time however
+    fast the frames go)."""
+    deadline = None if seconds is None else time.monotonic() + seconds
+    count = 0
+    while not done():  # type: ignore[operator]
+        if deadline is None and count >= frames:
+            break
+        if deadline is not None and time.monotonic() > deadline:
+            break
+        count += 1
         if not app.step(DT):
             break
     assert done(), "the condition was not met in time"  # type: ignore[operator]

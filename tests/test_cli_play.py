@@ -77,7 +77,9 @@ def test_ai_and_board_flags_override_the_file(opened: list[PlayOptions],
      "-w/--win-sequence: 9 in a row cannot fit on a 5x5 board"),
     (["-r", "0"], None, "-r/--rows: must be a whole number from 1 to 40, got 0"),
     (["-t", "0"], None, "-t/--time-limit: must be a whole number from 1 to 3600000, got 0"),
-    (["--ai", "negamax depth=x"], None, "--ai 'negamax depth=x': negamax refuses 'depth=x'"),
+    (["--ai", "negamax depth=x"], None,
+     "--ai 'negamax depth=x': negamax does not accept 'depth=x'"),
+    (["--level", "insane"], None, "argument --level: invalid choice: 'insane'"),
     (["--ai", "nosuch"], None, "--ai 'nosuch': unknown thinker 'nosuch'"),
     (["--config"], None, "argument --config: expected one argument"),
 ])
@@ -92,3 +94,15 @@ def test_bad_input_is_one_line_and_exit_2(opened: list[PlayOptions], tmp_path: P
     err = capsys.readouterr().err
     assert err.startswith(f"csl-game: error: {message.format(**names)}")
     assert err.count("\n") == 1 and not opened
+
+
+@pytest.mark.parametrize("args, ais", [
+    (["--level", "hard"], (AIEntry("negamax", ""),)),
+    (["--level", "Easy"], (AIEntry("minimax", "1"),)),
+    (["--ai", "medium"], (AIEntry("negamax", "depth=3"),)),
+    (["--ai", "hard", "--ai", "easy"], (AIEntry("negamax", ""), AIEntry("minimax", "1"))),
+])
+def test_levels_by_name(opened: list[PlayOptions], args: list[str],
+                        ais: tuple[AIEntry, ...]) -> None:
+    assert main(["play", *args, "--in-process"]) == 0
+    assert opened[0].ais == ais and not opened[0].show_setup

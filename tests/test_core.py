@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from csl_game import Board, BoardConfigError, PColor, PShape, Winner
+from csl_game import Board, BoardConfigError, PColor, Piece, PShape, Winner
 from csl_game.model import FastBoard, Geometry, geometry
 from csl_game.thinkers._alphabeta import Searcher
 from csl_game.thinkers._tactics import tables_for, zobrist_hash
@@ -255,6 +255,9 @@ def assert_all_agree(fast: FastBoard, result: Winner, board: Board, oracle: Orac
     assert fields(board.fast_board()) == fields(fast)
     for (row, col), (color, shape) in oracle.grid.items():
         assert fast.kind_at(row, col) == 2 * color + shape
+    assert [board[r, c] for r in range(geo.rows) for c in range(geo.cols)] == [
+        Piece(PColor(cell[0]), PShape(cell[1])) if (cell := oracle.grid.get((r, c))) else None
+        for r in range(geo.rows) for c in range(geo.cols)]
     assert bin(fast.colors[0] | fast.colors[1]).count("1") == len(oracle.grid)
     legal = oracle.legal_moves()
     assert board_legal_moves(board) == legal

@@ -1,22 +1,31 @@
-"""The thinker guide's code works: every Python block of docs/thinkers.md is exercised.
+"""The thinker guide's code works: every code block of docs/thinkers.md is exercised.
 
 Each ```python block carries an HTML comment right before it that says what it is:
 
 - ``<!-- file: NAME.py -->``: a complete module. Thinker modules are loaded
   through discovery and play whole games against the random thinker; test
   modules (``test_*.py``) are run with pytest next to the other files.
+- ``<!-- step: NAME.py -->``: a step of a tutorial that builds NAME.py. The
+  first step is a whole module; each later one holds methods that replace the
+  class's methods of the same name or are added to the class, as a reader
+  would paste them. After every step the module is a thinker that runs, and
+  the last step gives exactly the file block NAME.py.
 - ``<!-- run -->``: a self-contained example, executed.
-- ``<!-- snippet -->``: a fragment, compiled; ``<!-- snippet: NAME.py -->``
-  must also appear word for word in the file block NAME.py.
+- ``<!-- snippet -->``: a fragment of a thinker's method, run as the body of
+  one (with ``self`` a set-up thinker, ``board`` and a cancelled ``ct``).
 
-A Python block without one of these markers fails the suite. Shell blocks are
-left to the command-line tests.
+A Python block without one of these markers fails the suite. A ```console
+block marked ``<!-- console: run -->`` has its ``csl-game`` commands run, in
+the folder of the tutorial step it follows (or of every file block), and each
+must exit 0; the others (installing, the window, long sessions) are not run.
 """
 
 from __future__ import annotations
 
+import ast
 import os
 import re
+import shlex
 import subprocess
 import sys
 import textwrap
@@ -27,6 +36,7 @@ from pathlib import Path
 
 import pytest
 
+import csl_game
 from csl_game import (AbstractThinker, Board, CancellationToken, FutureMove, MatchConfig,
                       PColor, PShape, ThinkerError, ThinkerPrototype, Winner)
 from csl_game.engine.settings import read_session_file
@@ -38,7 +48,7 @@ DOC = ROOT / "docs" / "thinkers.md"
 
 FENCE = re.compile(r"^(?P<indent>[ \t]*)```(?P<lang>[\w-]*)[ \t]*$")
 MARKER = re.compile(r"^\s*<!--\s*(?P<text>.*?)\s*-->\s*$")
-KINDS = ("file", "run", "snippet")
+KINDS = ("file", "step", "run", "snippet")
 
 
 @dataclass(frozen=True)
@@ -100,6 +110,8 @@ THINKER_FILES = sorted(n for n in FILES if not n.startswith("test_"))
 TEST_FILES = sorted(n for n in FILES if n.startswith("test_"))
 SNIPPETS = [b for b in PYTHON if b.kind == "snippet"]
 RUNNABLE = [b for b in PYTHON if b.kind == "run"]
+STEPS = [b for b in PYTHON if b.kind == "step"]
+CONSOLE_RUNS = [b for b in BLOCKS if b.lang == "console" and b.marker == "console: run"]
 
 
 def blocks_of(lang: str, kind: str) -> list[Block]:
@@ -140,11 +152,14 @@ def test_every_python_block_says_what_it_is() -> None:
         assert block.kind in KINDS, f"{block}: python block without a known marker"
         if block.kind == "file":
             assert re.fullmatch(r"\w+\.py", block.target), f"{block}: bad file name"
-        if block.kind == "snippet" and block.target:
+        if block.kind == "step":
             assert block.target in FILES, f"{block}: no file block {block.target}"
+            assert block.line < FILES[block.target].line, f"{block}: after its file block"
+        if block.kind in ("run", "snippet"):
+            assert not block.target, f"{block}: {block.kind} blocks name no file"
     names = [b.target for b in PYTHON if b.kind == "file"]
     assert len(names) == len(set(names)), "two file blocks share a name"
-    assert THINKER_FILES and TEST_FILES
+    assert THINKER_FILES and TEST_FILES and len(STEPS) >= 4 and CONSOLE_RUNS
 
 
 def _compile(block: Block) -> None:
@@ -159,15 +174,122 @@ def test_every_python_block_compiles(block: Block) -> None:
     _compile(block)
 
 
-@pytest.mark.parametrize("block", [b for b in SNIPPETS if b.target], ids=str)
-def test_tutorial_snippets_are_part_of_the_final_code(block: Block) -> None:
-    assert block.raw in FILES[block.target].raw, (
-        f"{block}: the snippet differs from the complete {block.target}")
-
-
 @pytest.mark.parametrize("block", RUNNABLE, ids=str)
 def test_examples_run(block: Block) -> None:
     exec(compile(block.code, str(block), "exec"), {"__name__": "__doc_example__"})
+
+
+@pytest.mark.parametrize("block", SNIPPETS, ids=str)
+def test_snippets_run_as_a_method_body(block: Block) -> None:
+    # Only the public API is in scope, as in a thinker that imports it: a name
+    # the snippet uses without importing it fails here.
+    namespace = {name: getattr(csl_game, name) for name in csl_game.__all__}
+    body = textwrap.indent(block.code, "    ")
+    exec(compile(f"def snippet(self, board, ct):\n{body}", str(block), "exec"), namespace)
+    ct = CancellationToken()
+    ct.cancel()
+    thinker = ThinkerPrototype("random", "", MatchConfig()).create()
+    result = namespace["snippet"](thinker, MatchConfig().new_board(), ct)
+    assert result in (None, FutureMove.NO_MOVE), f"{block}: a cancelled snippet returned {result}"
+
+
+# ------------------------------------------------------------ the tutorial steps
+def apply_step(source: str | None, block: Block) -> str:
+    """The module after a reader applies `block` to `source` (None before the first step)."""
+    if source is None:
+        assert any(isinstance(n, ast.ClassDef) for n in ast.parse(block.code).body), (
+            f"{block}: the first step is a whole module with its class")
+        return block.code
+    module = ast.parse(source)
+    (cls,) = [n for n in module.body if isinstance(n, ast.ClassDef)]
+    for node in ast.parse(block.code).body:
+        assert isinstance(node, ast.FunctionDef), f"{block}: a step holds methods only"
+        same = [i for i, n in enumerate(cls.body)
+                if isinstance(n, ast.FunctionDef) and n.name == node.name]
+        if same:
+            cls.body[same[0]] = node
+        else:
+            cls.body.append(node)
+    return ast.unparse(module)
+
+
+def step_sources(target: str) -> list[tuple[Block, str]]:
+    """Every step of the tutorial building `target`, with the module after it."""
+    out: list[tuple[Block, str]] = []
+    source: str | None = None
+    for block in (b for b in STEPS if b.target == target):
+        source = apply_step(source, block)
+        out.append((block, source))
+    return out
+
+
+@pytest.fixture(scope="module")
+def step_dirs(tmp_path_factory: pytest.TempPathFactory) -> dict[int, Path]:
+    """A folder per tutorial step (by the step block's line) holding its file as built."""
+    dirs = {}
+    for target in sorted({b.target for b in STEPS}):
+        for block, source in step_sources(target):
+            folder = tmp_path_factory.mktemp(f"step_{block.line}")
+            (folder / target).write_text(source, encoding="utf-8")
+            dirs[block.line] = folder
+    return dirs
+
+
+@pytest.mark.parametrize("target", sorted({b.target for b in STEPS}))
+def test_the_steps_build_the_complete_file(target: str) -> None:
+    *_, (last, built) = step_sources(target)
+    assert ast.dump(ast.parse(built)) == ast.dump(ast.parse(FILES[target].code)), (
+        f"{last}: the steps of {target} do not add up to its complete file")
+
+
+@pytest.mark.parametrize("block", STEPS, ids=str)
+def test_every_step_is_a_thinker_that_runs(step_dirs: dict[int, Path], block: Block) -> None:
+    path = step_dirs[block.line] / block.target
+    (fqn,) = thinker_classes(path)
+    mc = MatchConfig(time_limit_ms=3_600_000)
+    mine = ThinkerPrototype(fqn, "", mc, (str(path),)).create()
+    heuristic = getattr(mine, "heuristic", None)
+    if heuristic is not None:
+        assert heuristic(mc.new_board(), PColor.WHITE) == 0.0
+    move = mine.think(mc.new_board(), CancellationToken())
+    if move == FutureMove.NO_MOVE:
+        return  # the skeleton: it loses, by design
+    rnd = ThinkerPrototype("random", "5", mc).create()
+    board = mc.new_board()
+    for _ in play(mine, rnd, board):
+        pass
+    assert board.check_winner() != Winner.NONE
+
+
+# ------------------------------------------------------------ the console blocks
+def _console_folder(block: Block, doc_dir: Path, step_dirs: dict[int, Path]) -> Path:
+    """Where a reader is when they run `block`: in the tutorial step before it,
+    while the complete file is still to come; else among all the file blocks."""
+    before = [s for s in STEPS if s.line < block.line and FILES[s.target].line > block.line]
+    return step_dirs[before[-1].line] if before else doc_dir
+
+
+@pytest.mark.parametrize("block", CONSOLE_RUNS, ids=str)
+def test_console_commands_run(block: Block, doc_dir: Path,
+                              step_dirs: dict[int, Path]) -> None:
+    folder = _console_folder(block, doc_dir, step_dirs)
+    env = {**os.environ, "SDL_VIDEODRIVER": "dummy", "SDL_AUDIODRIVER": "dummy"}
+    for line in block.code.splitlines():
+        command, _, into = line.partition(" > ")
+        words = shlex.split(command)
+        assert words[:1] == ["csl-game"], f"{block}: not a csl-game command: {line}"
+        proc = subprocess.run([sys.executable, "-m", "csl_game", *words[1:]], cwd=folder,
+                              capture_output=True, text=True, timeout=300, env=env,
+                              stdin=subprocess.DEVNULL)
+        assert proc.returncode == 0, f"{block}: {line}\n{proc.stdout[-2000:]}{proc.stderr}"
+        assert "Traceback" not in proc.stderr, f"{block}: {line}\n{proc.stderr}"
+        if into:
+            (folder / into.strip()).write_text(proc.stdout, encoding="utf-8")
+
+
+def test_wheel_names_carry_the_version() -> None:
+    names = re.findall(r"csl_game-([\w.]+)-py3-none-any\.whl", TEXT)
+    assert names and set(names) == {csl_game.__version__}
 
 
 # ---------------------------------------------------------------- the thinkers

@@ -13,38 +13,24 @@ from pathlib import Path
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 
+import pytest
 import pygame  # noqa: E402
 
 from csl_game.engine.settings import AIEntry, PlayOptions  # noqa: E402
 from csl_game.gui.app import App  # noqa: E402
 from csl_game.thinker.api import MatchConfig  # noqa: E402
 
+from procs import alive, descendants  # noqa: E402
+
 MISBEHAVING = str(Path(__file__).parent / "misbehaving")
 
 
 def _descendants(pid: int) -> set[int]:
-    children: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-            except (OSError, IndexError, ValueError):
-                continue
-            children.setdefault(ppid, []).append(int(entry.name))
-    found, todo = set(), [pid]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            found.add(child)
-            todo.append(child)
-    return found
+    return descendants(pid, helpers=True)
 
 
 def _alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
+    return alive(pid)
 
 
 def _thinking_workers(app: App) -> list[int]:
@@ -104,6 +90,8 @@ def interrupt_while_thinking(args: list[str], min_workers: int = 1) -> None:
     assert not any(_alive(p) for p in family)
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="Ctrl+C is a console event on Windows, "
+                    "not a signal a test can send to one process")
 def test_ctrl_c_while_a_thinker_hangs_exits_within_a_second() -> None:
     interrupt_while_thinking(["play", "--ai", "busy", "--ai", "busy", "--thinkers",
                               MISBEHAVING, "-t", "60000", "--auto"])

@@ -19,6 +19,7 @@ from csl_game.gui.scenes.info import FinalScene, PreMatchScene  # noqa: E402
 from csl_game.gui.layout import compute_layout  # noqa: E402
 from csl_game.gui.pieces import PieceArt  # noqa: E402
 from csl_game.gui.style import Fonts, TextCache  # noqa: E402
+from csl_game.engine.runners.base import ForfeitReason  # noqa: E402
 from csl_game.gui.tables import cell_style, result_rows, standings_rows  # noqa: E402
 from csl_game.engine.match import Human, MatchResult  # noqa: E402
 from csl_game.engine.session import MatchRecord, Session, SessionState, standings  # noqa: E402
@@ -28,16 +29,18 @@ NAMES = ("Ann", "Bob", "Cy")
 
 
 def test_results_show_the_winner_bold_in_its_colour_and_draws_grey() -> None:
-    records = [MatchRecord(0, 1, MatchResult(Winner.WHITE, "Ann", "Bob")),
-               MatchRecord(2, 0, MatchResult(Winner.RED, "Cy", "Ann")),
+    line = tuple(Pos(0, c) for c in range(4))
+    records = [MatchRecord(0, 1, MatchResult(Winner.WHITE, "Ann", "Bob", solution=line)),
+               MatchRecord(2, 0, MatchResult(Winner.RED, "Cy", "Ann",
+                                             forfeit=ForfeitReason.TIMEOUT)),
                MatchRecord(1, 2, MatchResult(Winner.DRAW, "Bob", "Cy"))]
-    rows = result_rows(NAMES, records)
+    rows = result_rows(NAMES, records, cells=42)
     assert rows[0] == [("1", "#cell_num"), ("Ann", "#cell_white"), ("Bob", "#cell"),
-                       ("White", "#cell_white")]
+                       ("White", "#cell_white"), ("4 in a row", "#cell_dim")]
     assert rows[1] == [("2", "#cell_num"), ("Cy", "#cell"), ("Ann", "#cell_red"),
-                       ("Red", "#cell_red")]
+                       ("Red", "#cell_red"), ("timeout", "#cell")]
     assert rows[2] == [("3", "#cell_dim_num"), ("Bob", "#cell_dim"), ("Cy", "#cell_dim"),
-                       ("Draw", "#cell_dim")]
+                       ("Draw", "#cell_dim"), ("out of pieces", "#cell_dim")]
     white, red, dim, plain = (cell_style(i) for i in ("#cell_white", "#cell_red",
                                                        "#cell_dim", "#cell"))
     assert white.bold and red.bold and not dim.bold and not plain.bold

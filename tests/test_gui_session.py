@@ -124,7 +124,8 @@ def test_two_humans_from_setup_to_a_win_and_back(make_app: MakeApp) -> None:
     assert board[0, 2] == Piece(PColor.WHITE, PShape.ROUND)
     run_until(app, lambda: result_overlay(app) is not None)
     result = shown_result(app)
-    assert board_scene(app)._banner == ("Winner is White (Player 1)", "3 in a row")
+    assert board_scene(app)._banner == ("White (Player 1) wins",
+                                        "White (Player 1) made 3 round pieces in a row")
     assert result.choices == (Choice.PLAY_AGAIN, Choice.PLAY_AGAIN_SWAPPED, Choice.SETUP,
                               Choice.QUIT)
     press(app, Choice.PLAY_AGAIN_SWAPPED)
@@ -154,7 +155,8 @@ def test_human_vs_ai_swap_then_play(make_app: MakeApp) -> None:
     play_human_moves(app)
     shown_result(app)
     assert match.result is not None and match.result.winner is not Winner.NONE
-    assert board_scene(app)._banner[0].startswith(("Winner is", "It's a draw"))  # type: ignore
+    assert board_scene(app)._banner[0].startswith(("You win", "You lose",  # type: ignore
+                                                   "It's a draw"))
     press(app, Choice.PLAY_AGAIN)
     assert names_shown(app) == ("Sequential", "Human"), "play again keeps the colours"
 

@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from pygame_gui.elements import UIScrollingContainer
 
 from gui_events import DT, choose_option, click, type_into
 
@@ -107,7 +108,7 @@ def test_bad_parameters_are_refused_in_place(make_setup: MakeSetup) -> None:
     app = make_setup(AIEntry("negamax"), AIEntry("random"))
     type_into(app, row(app, 0).params, "depth=x")
     assert not start_enabled(app)
-    assert message(app).startswith("AI player 1: negamax refuses 'depth=x'")
+    assert message(app).startswith("AI player 1: negamax does not accept 'depth=x'")
     type_into(app, row(app, 0).params, "depth=2")
     assert start_enabled(app) and message(app) == ""
 
@@ -213,4 +214,25 @@ def test_every_widget_fits_the_window(make_setup: MakeSetup, size: tuple[int, in
     assert rows is not None and scene.root is not None
     assert 0 < len(rows.widgets) < 30, "long lists are paged"
     for widget in scene.layer.handled:
-        assert screen.contains(widget.rect), widget
+        scroller = _scroller_of(widget)
+        if scroller is None:
+            assert screen.contains(widget.rect), widget
+        else:  # reachable by scrolling: inside the scrolled area, which fits the window
+            assert screen.contains(scroller.rect), scroller
+            area = scroller.scrollable_container.rect
+            assert area.contains(widget.rect), widget
+
+
+def _scroller_of(widget: object) -> UIScrollingContainer | None:
+    """The scrolling container `widget` sits in, if any."""
+    manager = getattr(widget, "ui_manager")
+    scrollers = [s for s in manager.get_sprite_group().sprites()
+                 if isinstance(s, UIScrollingContainer)]
+    container = getattr(widget, "ui_container", None)
+    while container is not None:
+        for scroller in scrollers:
+            if container is scroller.scrollable_container:
+                return scroller
+        nxt = getattr(container, "ui_container", None)
+        container = None if nxt is container else nxt
+    return None

@@ -29,6 +29,7 @@ LAYERS = {
     "csl_game.engine": 3,
     "csl_game.console": 4,
     "csl_game.gui": 4,
+    "csl_game.rl": 4,  # the game for learning agents: a frontend, as the console is
     "csl_game.cli": 5,
     "csl_game.__main__": 5,
 }

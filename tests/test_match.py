@@ -138,3 +138,89 @@ def test_close_mid_think_stops_the_job() -> None:
     assert match.state is MatchState.THINKING
     match.close()
     assert match.board.move_count == 0
+
+
+# ----------------------------------------------------------------- undo and resign
+def _human_vs(ai: ThinkerPrototype | Human, human_first: bool = True) -> Match:
+    players = (Human("You"), ai) if human_first else (ai, Human("You"))
+    match = Match(FAST, *players, ThreadRunner)
+    match.update()
+    return match
+
+
+def _until(match: Match, done, seconds: float = 5.0) -> None:  # type: ignore[no-untyped-def]
+    end = time.perf_counter() + seconds
+    while not done():
+        assert time.perf_counter() < end, "the match did not get there in time"
+        match.update()
+        match.wait(0.01)
+
+
+@pytest.mark.parametrize("human_first", [True, False])
+def test_undo_takes_back_the_humans_move_and_the_ai_reply(human_first: bool) -> None:
+    match = _human_vs(proto("sequential"), human_first)
+    _until(match, lambda: match.awaiting_human)
+    before = match.board.move_count
+    match.submit_move(3, PShape.ROUND if human_first else PShape.SQUARE)
+    _until(match, lambda: match.awaiting_human)
+    assert match.board.move_count == before + 2
+    events: list = []
+    match.subscribe(events.append)
+    assert match.undo() == 2
+    assert match.board.move_count == before and match.awaiting_human
+    assert [type(e).__name__ for e in events][:2] == ["MovesTakenBack", "BoardUpdated"]
+    assert isinstance(events[-1], NextTurn) and events[-1].is_human
+
+
+def test_undo_while_the_ai_thinks_stops_it_and_takes_back_one_move() -> None:
+    match = _human_vs(proto("sleeper", mc=MatchConfig(time_limit_ms=5000)))
+    match.submit_move(0, PShape.ROUND)
+    match.update()
+    assert match.state is MatchState.THINKING
+    started = time.perf_counter()
+    assert match.undo() == 1
+    assert match.board.move_count == 0 and match.awaiting_human
+    assert time.perf_counter() - started < 0.5
+    match.submit_move(1, PShape.ROUND)  # the match goes on as if nothing was played
+    match.update()
+    assert match.state is MatchState.THINKING
+    match.close()
+
+
+def test_undo_between_humans_takes_back_one_move() -> None:
+    match = _human_vs(Human("Other"))
+    match.submit_move(0, PShape.ROUND)
+    match.submit_move(1, PShape.SQUARE)
+    assert match.undo() == 1
+    assert match.board.move_count == 1 and match.board.turn is PColor.RED
+
+
+@pytest.mark.parametrize("case, problem", [
+    ("no move yet", "no human has moved yet"),
+    ("ai vs ai", "only AIs play this match"),
+    ("over", "the match is over"),
+])
+def test_undo_is_refused_with_a_reason(case: str, problem: str) -> None:
+    from csl_game.engine.match import Refused
+
+    if case == "ai vs ai":
+        match = Match(FAST, proto("sequential"), proto("sequential"), ThreadRunner)
+        match.update()
+    else:
+        match = _human_vs(Human("Other"))
+    if case == "over":
+        match.resign(PColor.WHITE)
+    assert match.undo_problem() == problem
+    with pytest.raises(Refused, match=problem):
+        match.undo()
+    match.close()
+
+
+def test_resigning_gives_the_match_to_the_other_player() -> None:
+    match = _human_vs(proto("sleeper", mc=MatchConfig(time_limit_ms=5000)))
+    match.submit_move(0, PShape.ROUND)
+    match.update()
+    match.resign(PColor.WHITE)
+    assert match.is_over and match.result is not None
+    assert match.result.winner is Winner.RED and match.result.resigned
+    assert match.result.forfeit is None

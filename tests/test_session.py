@@ -144,6 +144,7 @@ def test_two_player_session_swap() -> None:
 def test_duplicate_names_are_told_apart() -> None:
     mc = MatchConfig()
     session = Session(_protos(["random", "random", "minimax"], mc), mc)
+    session.wait_for_names()  # each thinker names itself in a worker process
     assert session.names == ("Random #1", "Random #2", "MinimaxD3")
 
 

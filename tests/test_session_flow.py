@@ -18,6 +18,12 @@ def ais(*names: str) -> list[ThinkerPrototype]:
     return [ThinkerPrototype(n, "", MC) for n in names]
 
 
+def named(session: Session) -> Session:
+    """`session` once its AI players are set up and named in their worker processes."""
+    session.wait_for_names()
+    return session
+
+
 def play_current(session: Session) -> None:
     match = session.match
     assert match is not None
@@ -43,12 +49,12 @@ def test_mode_text(n: int, text: str) -> None:
 ])
 def test_options_make_the_session_of_their_active_players(
         entries: tuple[AIEntry, ...], mode: Mode, names: tuple[str, ...]) -> None:
-    session = PlayOptions(ais=entries, match=MC).new_session()
+    session = named(PlayOptions(ais=entries, match=MC).new_session())
     assert session.mode is mode and session.names == names
 
 
 def test_a_single_match_with_an_ai_asks_who_plays_first() -> None:
-    session = Session([Human(), *ais("sequential")], MC)
+    session = named(Session([Human(), *ais("sequential")], MC))
     assert session.screen is Screen.PRE_MATCH and session.state is SessionState.BEGIN
     assert session.choices() == (Choice.SWAP, Choice.START)
     assert session.choose(Choice.SWAP) is Screen.PRE_MATCH
@@ -69,7 +75,7 @@ def test_two_humans_start_without_a_swap() -> None:
 
 
 def test_a_single_match_ends_on_its_final_screen() -> None:
-    session = Session(ais("sequential", "random"), MC)
+    session = named(Session(ais("sequential", "random"), MC))
     session.choose(Choice.START)
     play_current(session)
     assert session.state is SessionState.POST_MATCH and session.screen is None
@@ -85,7 +91,7 @@ def test_a_single_match_ends_on_its_final_screen() -> None:
 
 
 def test_a_tournament_shows_every_screen_in_order() -> None:
-    session = Session(ais("sequential", "random", "minimax"), MC)
+    session = named(Session(ais("sequential", "random", "minimax"), MC))
     screens = [session.settle()]
     assert session.state is SessionState.PRE_MATCH, "a tournament starts by itself"
     while screens[-1] is not Screen.FINAL:
@@ -109,7 +115,7 @@ def test_a_tournament_shows_every_screen_in_order() -> None:
 ])
 def test_tournament_screens_wait_as_the_policy_says(policy: ScreenPolicy, pre: float | None,
                                                     post: float | None) -> None:
-    session = Session(ais("sequential", "random", "minimax"), MC)
+    session = named(Session(ais("sequential", "random", "minimax"), MC))
     session.settle()
     assert session.timeout(policy) == pre
     session.choose(Choice.START)
@@ -126,7 +132,7 @@ def test_tournament_screens_wait_as_the_policy_says(policy: ScreenPolicy, pre: f
 ])
 def test_a_single_match_always_waits_unless_auto(policy: ScreenPolicy,
                                                  expected: float | None) -> None:
-    session = Session(ais("sequential", "random"), MC)
+    session = named(Session(ais("sequential", "random"), MC))
     assert session.timeout(policy) == expected
     session.choose(Choice.START)
     play_current(session)

@@ -198,7 +198,9 @@ def test_big_board_moves_are_legal_and_in_time(name: str) -> None:
     ("mcts", "playout=light seed=3", "MCTSPlightS3"),
 ])
 def test_names_show_the_parameters(name: str, params: str, shown: str) -> None:
-    assert ThinkerPrototype(name, params).display_name == shown
+    from csl_game.engine.runners.probe import probe_all  # names are read in a worker
+
+    assert probe_all([ThinkerPrototype(name, params)])[0].name == shown
 
 
 @pytest.mark.parametrize("name, params", [

@@ -64,9 +64,17 @@ def test_name_rule(class_name: str, name: str) -> None:
     assert str(cls()) == name
 
 
+def worker_name(prototype: ThinkerPrototype) -> str:
+    """The name a thinker gives itself, read in a worker process as the engine reads it."""
+    from csl_game.engine.runners.probe import probe_all
+
+    return probe_all([prototype])[0].name
+
+
 def test_overridden_str_wins() -> None:
-    assert ThinkerPrototype("minimax", "4").display_name == "MinimaxD4"
+    assert worker_name(ThinkerPrototype("minimax", "4")) == "MinimaxD4"
     assert str(ThinkerPrototype("minimax", "4").create()) == "MinimaxD4"
+    assert ThinkerPrototype("minimax", "4").default_name == "Minimax"  # no thinker code
 
 
 # ------------------------------------------------------- moves and tokens
@@ -184,7 +192,7 @@ def test_setup_errors_name_the_thinker(tmp_path: Path, body: str, params: str) -
         proto.create()
     assert info.value.__cause__ is not None
     assert type(info.value.__cause__).__name__ in str(info.value)
-    assert proto.display_name == "Fragile"
+    assert proto.default_name == "Fragile"
 
 
 # ---------------------------------------------------------------- discovery
@@ -277,9 +285,9 @@ def minimax_move(board: Board, params: str = "") -> FutureMove:
 
 
 def test_minimax_name_and_depth() -> None:
-    assert ThinkerPrototype("minimax").display_name == "MinimaxD3"
-    assert ThinkerPrototype("minimax", "abc").display_name == "MinimaxD3"
-    assert ThinkerPrototype("minimax", "2").display_name == "MinimaxD2"
+    assert worker_name(ThinkerPrototype("minimax")) == "MinimaxD3"
+    assert worker_name(ThinkerPrototype("minimax", "abc")) == "MinimaxD3"
+    assert worker_name(ThinkerPrototype("minimax", "2")) == "MinimaxD2"
 
 
 def test_minimax_takes_an_immediate_win() -> None:

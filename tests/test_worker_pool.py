@@ -12,16 +12,13 @@ from csl_game.engine.match import Match
 from csl_game.engine.runners.process import ProcessRunner, WorkerPool
 from csl_game.engine.runners.base import ForfeitReason
 from csl_game.engine.session import PostMatch, Session
+from procs import alive, descendants
 
 MISBEHAVING = (str(Path(__file__).parent / "misbehaving"),)
 
 
 def _gone(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return True
-    return state == "Z"
+    return not alive(pid)
 
 
 def _play(pool: WorkerPool, white: str, red: str, mc: MatchConfig) -> tuple[Match, list[int]]:
@@ -63,28 +60,19 @@ def test_a_failed_worker_is_never_reused() -> None:
 def test_tournament_uses_few_processes_and_leaves_none(tmp_path: Path) -> None:
     entries = [AIEntry("random", "1"), AIEntry("sequential"), AIEntry("minimax", "1")]
     seen: set[int] = set()
-    before = {int(p.name) for p in Path("/proc").iterdir() if p.name.isdigit()}
+    before = descendants(os.getpid())
     players = [ThinkerPrototype(e.thinker, e.params, MatchConfig()) for e in entries]
     t = Session(players, MatchConfig(), foreground=False, tournament=True)
     t.subscribe(lambda e: seen.update(_worker_pids(before)) if isinstance(e, PostMatch) else None)
     t.run()
     assert len(t.records) == 6
-    assert 0 < len(seen) <= 4  # 3 thinkers (+1 forkserver-side helper at most), not 12
+    assert 0 < len(seen) <= 4  # 3 thinkers (+1 at most), not 12
     assert all(_gone(p) for p in seen)
 
 
 def _worker_pids(before: set[int]) -> set[int]:
-    found = set()
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit() and int(entry.name) not in before:
-            try:
-                cmd = (entry / "cmdline").read_bytes()
-            except OSError:
-                continue
-            if b"forkserver" in cmd and not _gone(int(entry.name)) \
-                    and int(entry.name) != os.getpid():
-                found.add(int(entry.name))
-    return found
+    """This process's worker processes (multiprocessing's helpers aside)."""
+    return descendants(os.getpid()) - before
 
 
 def test_a_closed_pool_takes_no_worker_back() -> None:

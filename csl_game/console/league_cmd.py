@@ -16,10 +16,13 @@ from collections.abc import Callable, Sequence
 from typing import NoReturn, TextIO
 
 from csl_game.engine.league import Entry, GameRecord, League, Tally, make_openings, tally
+from csl_game.engine.setup_file import check_limits
 from csl_game.engine.standings import Points
+from csl_game.model.notation import format_moves
 from csl_game.errors import ConfigError, CslError
 from csl_game.thinker.api import MatchConfig
 from csl_game.thinker.discovery import BUILTIN_PACKAGE, registry
+from csl_game.thinker.engine_thinker import EngineSpec
 from csl_game.thinker.prototype import ThinkerPrototype
 
 __all__ = ["main", "build_parser", "standings_rows", "matrix_rows", "render"]
@@ -95,6 +98,9 @@ def build_parser() -> argparse.ArgumentParser:
                    metavar=("WIN", "DRAW", "LOSS"), help="points per result (default 3 1 0)")
     p.add_argument("--thinkers", action="append", default=[], metavar="PATH",
                    help="also look for thinkers in this .py file or folder")
+    p.add_argument("--engine", action="append", default=[], metavar='"NAME=COMMAND [ARGS]"',
+                   help="an executable speaking the engine protocol, then a thinker "
+                        "named NAME (repeatable)")
     p.add_argument("--in-process", action="store_true",
                    help="run thinkers on threads of this process, not worker processes")
     p.add_argument("--workers", type=int, default=1, metavar="N",
@@ -105,6 +111,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _config(args: argparse.Namespace) -> MatchConfig:
+    check_limits({"rows": args.rows, "cols": args.cols, "win_sequence": args.win_sequence,
+                  "round_pieces": args.round_pieces, "square_pieces": args.square_pieces,
+                  "time_limit_ms": args.time_limit})  # the limits of every verb
     cells = args.rows * args.cols
     rounds = cells // 4 if args.round_pieces is None else args.round_pieces
     squares = -(-cells // 4) if args.square_pieces is None else args.square_pieces
@@ -132,7 +141,7 @@ def _progress(out: TextIO, league: League) -> Callable[[int, int, GameRecord], N
         res = rec.result
         white, red = league.names[rec.white], league.names[rec.red]
         how = f" ({res.forfeit})" if res.forfeit else ""
-        opening = " ".join(f"{c}{'os'[int(s)]}" for c, s in rec.opening)
+        opening = format_moves(rec.opening)
         print(f"[{i}/{total}] {white} vs {red} [{opening}]: {res.winner}{how} "
               f"in {len(res.moves)} moves", file=out, flush=True)
     return report
@@ -147,7 +156,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.workers < 1:
             raise ConfigError(f"--workers must be at least 1, got {args.workers}")
         config = _config(args)
-        paths = tuple(args.thinkers)
+        paths = (*args.thinkers, *(EngineSpec.parse(e).source for e in args.engine))
         entries = _entries(args.thinker, config, paths)
         openings = make_openings(config, args.opening_plies, args.seed)
         league = League(entries, config, args.games, openings, in_process=args.in_process,

@@ -63,15 +63,19 @@ class SessionProgress:
     def _render(self) -> Group:
         return Group(self._progress, standings_table(self._standings()))
 
+    def say(self, line: str) -> None:
+        """Print a line above the live display (or plainly when there is none)."""
+        if self._live is not None:
+            self._live.console.print(line, markup=False, highlight=False)
+        else:
+            print(line, file=self.out, flush=True)
+
     def record(self, white: str, red: str, result: MatchResult) -> None:
         """Call once per finished match."""
         self.done += 1
         self._progress.update(self._task, completed=self.done)
         if self.quiet:
             return
-        line = f"[{self.done}/{self.total}] {_line(white, red, result)}"
+        self.say(f"[{self.done}/{self.total}] {_line(white, red, result)}")
         if self._live is not None:
-            self._live.console.print(line, markup=False, highlight=False)
             self._live.update(self._render())
-        else:
-            print(line, file=self.out, flush=True)

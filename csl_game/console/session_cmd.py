@@ -3,39 +3,105 @@
 from __future__ import annotations
 
 import argparse
+import re
 import sys
+import threading
+from collections.abc import Sequence
 from concurrent.futures import Executor
 from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
 
 from csl_game.console.progress import SessionProgress
 from csl_game.console.render import ConsoleListener, render_standings
-from csl_game.engine.match import Match, MatchResult
-from csl_game.engine.results import ResultsWriter, read_results
+from csl_game.engine.match import Match, MatchResult, Player
+from csl_game.engine.results import (ResultsWriter, duplicates_note, first_lines,
+                                     read_results)
+from csl_game.engine.runners.base import WorkerStartError
+from csl_game.engine.runners.probe import SetupReport, probe_all
 from csl_game.engine.scheduler import default_workers, runner_factory
-from csl_game.engine.session import PostMatch, Session, SessionEvent
+from csl_game.engine import narration
+from csl_game.engine.session import PostMatch, Session, SessionEvent, TieBreakRound
 from csl_game.engine.settings import read_session_file
+from csl_game.engine.setup_file import refusal
 from csl_game.engine.standings import Points, Standing
 from csl_game.engine.tiebreak import TieBreak
 from csl_game.errors import ConfigError
 from csl_game.thinker.api import MatchConfig
 from csl_game.thinker.prototype import ThinkerPrototype
 
-__all__ = ["run_session", "results_paths"]
+__all__ = ["run_session", "results_paths", "check_thinkers", "setup_limit_of", "DASK_TIMEOUT"]
+
+DASK_TIMEOUT = 10.0
+"""Seconds to reach a Dask scheduler before giving up."""
+_DASK_ADDRESS = re.compile(r"^(?:(tcp|tls|inproc|ucx|ws|wss)://)?\[?[\w.:-]+\]?:\d{1,5}$")
+
+
+def check_thinkers(players: Sequence[Player], where: Sequence[str], in_process: bool,
+                   setup_limit: float) -> list[SetupReport | None]:
+    """Set each AI player up once, in a worker process, before anything plays;
+    returns the reports (None for humans) for the session to use.
+
+    Raises:
+        ConfigError: a thinker refuses its parameters (`where` names each player).
+        WorkerStartError: no worker process could be started.
+    """
+    protos = [p for p in players if isinstance(p, ThinkerPrototype)]
+    reports = iter(probe_all(protos, in_process=in_process, setup_limit=setup_limit))
+    known: list[SetupReport | None] = []
+    for player, place in zip(players, where):
+        report = next(reports) if isinstance(player, ThinkerPrototype) else None
+        if isinstance(player, ThinkerPrototype) and report is not None:
+            problem = refusal(player, report)
+            if problem is not None:
+                raise ConfigError(f"{place}: {problem}")
+        known.append(report)
+    return known
 
 
 def _executor(args: argparse.Namespace, stack: ExitStack) -> Executor | None:
     if args.dask is None:
         return None
+    address = args.dask.strip()
+    if not _DASK_ADDRESS.match(address):
+        raise ConfigError(f"--dask: '{args.dask}' is not a scheduler address "
+                          "(HOST:PORT or tcp://HOST:PORT)")
     try:
         from dask.distributed import Client
     except ImportError:
         raise ConfigError("--dask needs the dask extra: pip install 'csl-game[dask]'") from None
-    try:
-        client = stack.enter_context(Client(args.dask, timeout=10))
-    except (OSError, TimeoutError) as e:
-        raise ConfigError(f"cannot reach the Dask scheduler at {args.dask}: {e}") from None
+    client = _connect(Client, address)
+    stack.callback(client.close)
     executor: Executor = client.get_executor()
     return executor
+
+
+def _connect(client_class: Any, address: str) -> Any:
+    """A client of the scheduler at `address`, within DASK_TIMEOUT seconds.
+
+    Dask's own timeout does not cover every case (a port that accepts but
+    never answers), so the attempt runs on a thread this waits for.
+
+    Raises:
+        ConfigError: the scheduler cannot be reached in time.
+    """
+    got: list[Any] = []
+    failed: list[BaseException] = []
+
+    def connect() -> None:
+        try:
+            got.append(client_class(address, timeout=DASK_TIMEOUT))
+        except BaseException as e:  # noqa: BLE001 - reported as one line below
+            failed.append(e)
+
+    thread = threading.Thread(target=connect, name="csl-dask-connect", daemon=True)
+    thread.start()
+    thread.join(DASK_TIMEOUT + 0.5)
+    if got:
+        return got[0]
+    why = (f"{type(failed[0]).__name__}: {failed[0]}" if failed
+           else f"no answer within {DASK_TIMEOUT:g} s")
+    raise ConfigError(f"cannot reach the Dask scheduler at {address}: {why}".splitlines()[0])
 
 
 def _workers(args: argparse.Namespace) -> int:
@@ -60,38 +126,76 @@ def results_paths(results: str | None, resume: str | None) -> tuple[str, bool]:
 
 
 def run_session(args: argparse.Namespace, mc: MatchConfig) -> int:
-    """Play the session the arguments describe; returns the exit status."""
+    """Play the session the arguments describe; returns the exit status.
+
+    Raises:
+        ConfigError: bad input (a thinker refusing its parameters included).
+        WorkerStartError: the program could not start a worker process; the
+            results written so far are kept, and the session can be resumed.
+    """
     paths = tuple(args.thinkers)
-    players = [ThinkerPrototype(e.thinker, e.params, mc, paths)
-               for e in read_session_file(args.game_file)]
+    entries = read_session_file(args.game_file)
+    players = [ThinkerPrototype(e.thinker, e.params, mc, paths) for e in entries]
     points = Points(args.points_per_win, args.points_per_draw, args.points_per_loss)
     workers = _workers(args)
+    limit = setup_limit_of(args)
     path, resume = results_paths(args.results, args.resume)
-    docs = read_results(path) if resume else []
-    with ExitStack() as stack:
-        executor = _executor(args, stack)
-        writer = ResultsWriter(path) if path else None
-        session = Session(players, mc, points, runner_factory(args.in_process),
-                          workers=workers, in_process=args.in_process, foreground=args.verbose,
-                          results=writer, competition=args.competition, executor=executor,
-                          tournament=True)
-        stack.callback(session.abort)
-        done = session.resume(docs, path)
-        if not args.quiet:
-            _print_plan(session, len(done))
-        progress = stack.enter_context(SessionProgress(
-            session.total_matches, len(done), session.standings,
-            quiet=args.quiet or args.verbose))
-        session.subscribe(lambda event: _on_event(event, session, progress))
-        session.run(_verbose_match if args.verbose else None)
+    docs = _resumed(path) if resume else []
+    where = [f"session file {args.game_file}, thinker {i}" for i in range(1, len(players) + 1)]
+    try:
+        known = check_thinkers(players, where, args.in_process, limit)
+        with ExitStack() as stack:
+            executor = _executor(args, stack)
+            writer = ResultsWriter(path) if path else None
+            session = Session(players, mc, points,
+                              runner_factory(args.in_process, None, limit), workers=workers,
+                              in_process=args.in_process, foreground=args.verbose,
+                              results=writer, competition=args.competition, executor=executor,
+                              tournament=True, setup_limit=limit, known_setups=known)
+            stack.callback(session.abort)
+            _play(session, args, session.resume(docs, path))
+    except WorkerStartError as e:
+        kept = (f"; the results so far are in {path}: resume with --resume {path}"
+                if path and Path(path).is_file() else "")
+        raise WorkerStartError(f"{e}{kept}") from None
     _print_final(session.standings(), session.tie_break)
     return 0
+
+
+def setup_limit_of(args: argparse.Namespace) -> float:
+    """Seconds of --setup-time-limit.
+
+    Raises:
+        ConfigError: below 1 ms.
+    """
+    limit: int = args.setup_time_limit
+    if limit < 1:
+        raise ConfigError(f"--setup-time-limit must be at least 1 ms, got {limit}")
+    return min(limit, 3_600_000) / 1000
+
+
+def _resumed(path: str) -> list[dict[str, Any]]:
+    docs, twice = first_lines(read_results(path))
+    if twice:
+        print(f"csl-game: note: {duplicates_note(path, twice)}", file=sys.stderr, flush=True)
+    return docs
+
+
+def _play(session: Session, args: argparse.Namespace, done: set[int]) -> None:
+    if not args.quiet:
+        _print_plan(session, len(done))
+    with SessionProgress(session.total_matches, len(done), session.standings,
+                         quiet=args.quiet or args.verbose) as progress:
+        session.subscribe(lambda event: _on_event(event, session, progress))
+        session.run(_verbose_match if args.verbose else None)
 
 
 def _on_event(event: SessionEvent, session: Session, progress: SessionProgress) -> None:
     if isinstance(event, PostMatch):
         record = event.record
         progress.record(session.names[record.white], session.names[record.red], record.result)
+    elif isinstance(event, TieBreakRound) and not progress.quiet:
+        progress.say(narration.tie_break_round(event.round, event.players))
 
 
 def _verbose_match(match: Match) -> MatchResult:

@@ -183,20 +183,15 @@ class League:
 
 
 @dataclass
-class Tally:
-    """One player's line of the league's standings."""
+class Tally(SideStats):
+    """One player's line of the league's standings: its results and, summed
+    over its games, what it did (the fields of SideStats)."""
 
-    name: str
+    name: str = ""
     points: int = 0
     wins: int = 0
     draws: int = 0
     losses: int = 0
-    moves: int = 0
-    over_limit: int = 0
-    max_elapsed: float = 0.0
-    depths: list[float] = field(default_factory=list)
-    playouts: list[float] = field(default_factory=list)
-    nps: list[float] = field(default_factory=list)
 
     @property
     def games(self) -> int:
@@ -208,6 +203,7 @@ class Tally:
         return (self.wins + self.draws / 2) / self.games if self.games else 0.0
 
     def add_stats(self, side: SideStats) -> None:
+        """Add one game's figures of this player."""
         self.moves += side.moves
         self.over_limit += side.over_limit
         self.max_elapsed = max(self.max_elapsed, side.max_elapsed)
@@ -225,7 +221,7 @@ def tally(league: League, points: Points = Points()
     n = len(league.entries)
     table = standings(league.names, [MatchRecord(r.white, r.red, r.result)
                                      for r in league.records], points)
-    tallies = [Tally(league.names[i]) for i in range(n)]
+    tallies = [Tally(name=league.names[i]) for i in range(n)]
     for s in table:
         t = tallies[s.player]
         t.points, t.wins, t.draws, t.losses = s.points, s.wins, s.draws, s.losses

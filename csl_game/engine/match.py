@@ -24,13 +24,18 @@ from csl_game.engine.runners.thread import ThreadRunner
 from csl_game.thinker.api import FutureMove, MatchConfig
 from csl_game.thinker.prototype import ThinkerPrototype
 
-__all__ = ["MatchAborted", "Human", "Player", "Match", "MatchState", "MatchResult", "PlayedMove",
+__all__ = ["MatchAborted", "Refused", "Human", "Player", "Match", "MatchState", "MatchResult",
+           "PlayedMove",
            "MatchEvent", "MatchStarted", "NextTurn", "MovePerformed", "InvalidPlay",
-           "BoardUpdated", "ThinkingInfo", "MatchOver"]
+           "BoardUpdated", "ThinkingInfo", "MatchOver", "MovesTakenBack", "Resigned"]
 
 
 class MatchAborted(CslError):
     """A match was stopped from outside before it ended."""
+
+
+class Refused(CslError):
+    """The match refuses a request now (undo, resign); the message says why."""
 
 
 @dataclass(frozen=True)
@@ -45,6 +50,10 @@ class Human:
 
 
 Player = Human | ThinkerPrototype
+
+
+def _human_name(player: Player) -> str:
+    return player.name if isinstance(player, Human) else player.default_name
 
 
 @dataclass(frozen=True)
@@ -68,6 +77,8 @@ class MatchResult:
     """Why the loser lost when it was not on the board."""
     detail: str = ""
     moves: tuple[PlayedMove, ...] = ()
+    resigned: bool = False
+    """The loser resigned (a human's choice; `forfeit` is None then)."""
 
     @property
     def winner_name(self) -> str | None:
@@ -129,6 +140,20 @@ class MatchOver(MatchEvent):
     result: MatchResult
 
 
+@dataclass(frozen=True)
+class MovesTakenBack(MatchEvent):
+    """Undo: the last `count` moves left the board, which is now `board`."""
+
+    count: int
+    board: Board = field(compare=False)
+
+
+@dataclass(frozen=True)
+class Resigned(MatchEvent):
+    color: PColor
+    name: str
+
+
 class MatchState(Enum):
     NOT_STARTED = "not started"
     WAITING_HUMAN = "waiting for a human move"
@@ -141,7 +166,14 @@ class Match:
 
     def __init__(self, config: MatchConfig, white: Player, red: Player,
                  runner_factory: RunnerFactory = ThreadRunner,
-                 clock: Callable[[], float] = time.perf_counter) -> None:
+                 clock: Callable[[], float] = time.perf_counter,
+                 names: tuple[str, str] | None = None) -> None:
+        """A match about to start; the runner factory makes the AI players' runners.
+
+        `names` are the players' display names; by default a human's name and
+        each runner's (which a process runner takes from the class-name rule:
+        a thinker's own name is asked in its worker, by the session).
+        """
         self.config = config
         self.board = config.new_board()
         self.state = MatchState.NOT_STARTED
@@ -153,9 +185,11 @@ class Match:
         self._runners: list[ThinkerRunner | None] = [
             None if isinstance(p, Human) else runner_factory(p, self._info_sink(color))
             for color, p in zip(PColor, self._players)]
-        white_name, red_name = (r.name if r else p.display_name
-                                for r, p in zip(self._runners, self._players))
-        self.names = (white_name, red_name)
+        if names is None:
+            white_name, red_name = (r.name if r is not None else _human_name(p)
+                                    for r, p in zip(self._runners, self._players))
+            names = (white_name, red_name)
+        self.names = names
         self._job: ThinkJob | None = None
         self._ready: tuple[FutureMove, float] | None = None
         """A judged move and its thinking time, waiting for the minimum move time."""
@@ -250,6 +284,63 @@ class Match:
             raise InvalidMoveError(f"cannot play {move_text(col, shape)}: "
                                    f"{explain(problem, self.board)}", problem)
         self._play(FutureMove(col, PShape(shape)), self._clock() - self._turn_started)
+
+    # ---------------------------------------------------------------- undo, resign
+    def undo_problem(self) -> str | None:
+        """Why moves cannot be taken back now, or None when they can."""
+        if self.is_over:
+            return "the match is over"
+        if not any(map(self.is_human, PColor)):
+            return "only AIs play this match"
+        if self._undo_count() == 0:
+            return "no human has moved yet"
+        return None
+
+    def _undo_count(self) -> int:
+        """Moves back to, and including, the last human move (0: none)."""
+        for back, played in enumerate(reversed(self._moves), 1):
+            if self.is_human(played.move.piece.color):
+                return back
+        return 0
+
+    def undo(self) -> int:
+        """Take back the last human move and every AI reply after it; returns how
+        many moves left the board. A thinking AI is stopped first, and the
+        human whose move was taken back is to play again.
+
+        Raises:
+            Refused: `undo_problem()` says why.
+        """
+        problem = self.undo_problem()
+        if problem is not None:
+            raise Refused(f"cannot take back a move: {problem}")
+        count = self._undo_count()
+        if self._job is not None:
+            self._job.cancel()
+            self._job = None
+        self._ready = None
+        for _ in range(count):
+            self.board.undo_move()
+            self._moves.pop()
+        self._emit(MovesTakenBack(count, self.board.copy()))
+        self._emit(BoardUpdated(self.board.copy()))
+        self._begin_turn()
+        return count
+
+    def resign(self, color: PColor) -> None:
+        """A human player gives up: the other player wins.
+
+        Raises:
+            Refused: the match is over, or `color` is not a human player.
+        """
+        if self.is_over or not self.is_human(color):
+            raise Refused(f"{color} cannot resign now")
+        if self._job is not None:
+            self._job.cancel()
+            self._job = None
+        self._emit(Resigned(color, self.names[color]))
+        self._finish(MatchResult(color.other.winner, *self.names, resigned=True,
+                                 moves=tuple(self._moves)))
 
     def close(self) -> None:
         """Stop any thinking and release the players' runners."""

@@ -7,6 +7,7 @@ in flight; a torn last line is ignored when reading and cut off on resume.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from collections.abc import Iterable, Sequence
@@ -22,7 +23,12 @@ from csl_game.engine.standings import MatchRecord
 from csl_game.thinker.api import MatchConfig
 
 __all__ = ["PlayerInfo", "result_to_json", "record_to_json", "record_from_json",
-           "ResultsWriter", "read_results", "settings_json"]
+           "ResultsWriter", "ResultsError", "read_results", "settings_json", "first_lines",
+           "duplicates_note"]
+
+
+class ResultsError(ConfigError):
+    """A results file that cannot be written (a full disk, a removed folder)."""
 
 
 @dataclass(frozen=True)
@@ -92,7 +98,7 @@ def record_from_json(doc: dict[str, Any], index_of: dict[PlayerInfo, int]) -> Ma
     except KeyError as e:
         raise ConfigError(f"results line for match {doc.get('match')} does not fit "
                           f"this session (unknown {e})") from None
-    except (TypeError, ValueError) as e:
+    except (TypeError, ValueError, AttributeError) as e:
         raise ConfigError(f"results line for match {doc.get('match')} is malformed: {e}") \
             from None
 
@@ -100,54 +106,103 @@ def record_from_json(doc: dict[str, Any], index_of: dict[PlayerInfo, int]) -> Ma
 def read_results(path: str | Path) -> list[dict[str, Any]]:
     """Every complete line of a results file; a torn last line is skipped.
 
+    A UTF-8 byte order mark is allowed (editors on Windows write one).
+
     Raises:
-        ConfigError: the file cannot be read, or a complete line is not JSON.
+        ConfigError: the file cannot be read, or a complete line is not a JSON object.
     """
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        text = p.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as e:
-        raise ConfigError(f"cannot read results file {p}: {getattr(e, 'strerror', e)}") \
-            from None
+        raise ConfigError(f"cannot read results file {p}: "
+                          f"{getattr(e, 'strerror', None) or e}") from None
     lines = text.split("\n")
     docs = []
     for number, line in enumerate(lines[:-1], 1):  # the last piece has no newline
         if not line.strip():
             continue
         try:
-            docs.append(json.loads(line))
-        except json.JSONDecodeError as e:
-            raise ConfigError(f"results file {p}, line {number}: not JSON ({e.msg})") \
-                from None
+            doc = json.loads(line)
+        except (json.JSONDecodeError, RecursionError) as e:
+            why = e.msg if isinstance(e, json.JSONDecodeError) else "nested too deeply"
+            raise ConfigError(f"results file {p}, line {number}: not JSON ({why})") from None
+        if not isinstance(doc, dict):
+            raise ConfigError(f"results file {p}, line {number}: not a JSON object "
+                              f"(a match's result is one)")
+        docs.append(doc)
     return docs
+
+
+def first_lines(docs: Sequence[dict[str, Any]]) -> tuple[list[dict[str, Any]], dict[int, int]]:
+    """The lines of a results file with each match once: the first line of a
+    match recorded twice (a resumed session that crashed while writing) wins.
+
+    Returns the lines kept and, by match, how many times a recorded-twice match was.
+    """
+    kept: list[dict[str, Any]] = []
+    seen: dict[object, int] = {}
+    for doc in docs:
+        key = doc.get("match")
+        if isinstance(key, int) and key in seen:
+            seen[key] += 1
+            continue
+        if isinstance(key, int):
+            seen[key] = 1
+        kept.append(doc)
+    return kept, {k: n for k, n in seen.items() if isinstance(k, int) and n > 1}
+
+
+def duplicates_note(path: str | Path, twice: dict[int, int]) -> str:
+    """One line saying which matches a results file records more than once."""
+    listed = ", ".join(f"{m + 1} ({n} times)" for m, n in sorted(twice.items()))
+    return (f"results file {path} records match{'es' if len(twice) > 1 else ''} {listed}: "
+            "each counts once, as its first line says")
 
 
 class ResultsWriter:
     """Appends records to a results file, one durable line each."""
 
     def __init__(self, path: str | Path) -> None:
+        """Open (or create) the file for appending, cutting a torn last line off.
+
+        Raises:
+            ResultsError: the file cannot be opened for writing.
+        """
         self.path = Path(path)
         try:
-            self._file: TextIO = self.path.open("a+", encoding="utf-8")
+            self._drop_torn_tail()
+            self._file: TextIO = self.path.open("a", encoding="utf-8")
         except OSError as e:
-            raise ConfigError(f"cannot write results file {path}: {e.strerror}") from None
-        self._drop_torn_tail()
+            raise ResultsError(f"cannot write results file {path}: {e.strerror or e}") from None
 
     def _drop_torn_tail(self) -> None:
-        self._file.seek(0)
-        text = self._file.read()
-        if text and not text.endswith("\n"):
-            keep = text.rfind("\n") + 1
-            self._file.truncate(len(text[:keep].encode("utf-8")))
-        self._file.seek(0, os.SEEK_END)
+        if not self.path.is_file():  # new, or a device: nothing to cut
+            return
+        with self.path.open("rb+") as f:
+            data = f.read()
+            if data and not data.endswith(b"\n"):
+                f.truncate(data.rfind(b"\n") + 1)
 
     def write(self, doc: dict[str, Any]) -> None:
-        self._file.write(json.dumps(doc) + "\n")
-        self._file.flush()
-        os.fsync(self._file.fileno())
+        """Append one line, on disk before this returns.
+
+        Raises:
+            ResultsError: the line could not be written (the lines before it are kept).
+        """
+        try:
+            self._file.write(json.dumps(doc) + "\n")
+            self._file.flush()
+            os.fsync(self._file.fileno())
+        except OSError as e:
+            raise ResultsError(f"cannot write results file {self.path}: "
+                               f"{e.strerror or e}; the matches written before are kept "
+                               f"(resume with --resume {self.path})") from None
 
     def close(self) -> None:
-        self._file.close()
+        # A line that failed to be written may fail again here: it was reported.
+        with contextlib.suppress(OSError):
+            self._file.close()
 
 
 def done_indices(docs: Iterable[dict[str, Any]]) -> set[int]:

@@ -12,7 +12,6 @@ finished, without blocking unless asked to.
 from __future__ import annotations
 
 import dataclasses
-import multiprocessing
 import os
 import threading
 from collections.abc import Callable, Hashable
@@ -23,8 +22,9 @@ from typing import Any
 
 from csl_game.engine.match import Match, MatchEvent, MatchResult, ThinkingInfo
 from csl_game.engine.runners.answer import MoveAnswer
-from csl_game.engine.runners.base import (InfoCallback, ReadyJob, RunnerFactory, ThinkerRunner,
-                                          ThinkJob, ThinkOutcome)
+from csl_game.engine.naming import failed_setups_factory
+from csl_game.engine.runners.base import (SETUP_TIME_LIMIT, Forfeit, InfoCallback, ReadyJob,
+                                          RunnerFactory, ThinkerRunner, ThinkJob, ThinkOutcome)
 from csl_game.engine.runners.thread import ThreadRunner
 from csl_game.engine.results import PlayerInfo
 from csl_game.model.board import Board, PColor, PShape
@@ -57,6 +57,10 @@ class MatchJob:
     in_process: bool = False
     """Run the thinkers on threads of the playing process instead of worker processes."""
     opening: Opening = ()
+    forfeits: tuple[Forfeit | None, Forfeit | None] = (None, None)
+    """(White, Red): the forfeit of a player whose setup failed before the session."""
+    setup_limit: float = SETUP_TIME_LIMIT
+    """Seconds a worker may take to set its thinker up."""
 
 
 @dataclass(frozen=True)
@@ -87,14 +91,15 @@ class OpeningRunner(ThinkerRunner):
         self._inner.close()
 
 
-def runner_factory(in_process: bool, pool: Any = None) -> RunnerFactory:
+def runner_factory(in_process: bool, pool: Any = None,
+                   setup_limit: float = SETUP_TIME_LIMIT) -> RunnerFactory:
     """Worker processes (from `pool`, a process WorkerPool, if given); threads with
-    `in_process`, or where this process may not have children (a daemonic process)."""
-    if in_process or multiprocessing.current_process().daemon:
+    `in_process`. A daemonic process (a Dask worker's) starts workers too."""
+    if in_process:
         return ThreadRunner
     from csl_game.engine.runners.process import ProcessRunner  # only when an AI plays
 
-    return ProcessRunner if pool is None else partial(ProcessRunner, pool=pool)
+    return partial(ProcessRunner, pool=pool, startup_timeout=setup_limit)
 
 
 def with_opening(factory: RunnerFactory, opening: Opening) -> RunnerFactory:
@@ -117,12 +122,14 @@ def play_job(job: MatchJob, listener: Callable[[MatchEvent], None] | None = None
 
     Raises:
         MatchAborted: `stop` was set before the match ended.
+        WorkerStartError: no worker process could be started for a player.
     """
-    factory = with_opening(runner_factory(job.in_process, pool), job.opening)
     white = ThinkerPrototype(job.white.thinker, job.white.params, job.config, job.paths)
     red = ThinkerPrototype(job.red.thinker, job.red.params, job.config, job.paths)
-    match = Match(job.config, white, red, factory)
-    match.names = (job.white.name, job.red.name)
+    names = (job.white.name, job.red.name)
+    factory = failed_setups_factory(runner_factory(job.in_process, pool, job.setup_limit),
+                                    (white, red), names, job.forfeits)
+    match = Match(job.config, white, red, with_opening(factory, job.opening), names=names)
     info: list[tuple[PColor, str]] = []
 
     def collect(event: MatchEvent) -> None:

@@ -40,7 +40,8 @@ def mode_text(active_ai_players: int) -> str:
     """'Human vs AI', or 'Tournament of 4 AIs (12 matches)' for 3 or more."""
     mode = mode_for(active_ai_players)
     if mode is not Mode.TOURNAMENT:
-        return mode.value[0].upper() + mode.value[1:]
+        text = str(mode.value)
+        return text[0].upper() + text[1:]
     n = active_ai_players
     return f"Tournament of {n} AIs ({n * (n - 1)} matches)"
 

@@ -22,9 +22,11 @@ from enum import Enum
 from typing import Any, NamedTuple
 
 from csl_game.engine.match import Human, Match, MatchResult, Player
+from csl_game.engine.naming import PlayerSetups, failed_setups_factory
 from csl_game.engine.results import (PlayerInfo, ResultsWriter, check_compatible,
                                      record_from_json, record_to_json)
-from csl_game.engine.runners.base import RunnerFactory
+from csl_game.engine.runners.base import SETUP_TIME_LIMIT, RunnerFactory, WorkerStartError
+from csl_game.engine.runners.probe import SetupReport
 from csl_game.engine.runners.thread import ThreadRunner
 from csl_game.engine.scheduler import JobResult, MatchJob, Opening, Scheduler, with_opening
 from csl_game.engine.screens import Choice, Mode, Screen, ScreenPolicy, mode_for, mode_text
@@ -127,6 +129,15 @@ class Session:
     by the scheduler (AI players only); without it, the scheduler plays them
     all, `workers` at once. Keep `workers` at most the number of cores, so no
     more thinkers think at once than there are cores.
+
+    The AI players are set up once first, in worker processes (threads of this
+    process with `in_process`), to learn their names: until then the session
+    is `naming`, its screen a waiting one, and `start()` waits for them. A
+    player whose setup failed forfeits each of its matches at once.
+
+    Raises:
+        ConfigError: fewer than two players, or bad workers.
+        WorkerStartError: no worker process could be started for a setup.
     """
 
     def __init__(self, players: Sequence[Player], config: MatchConfig,
@@ -135,7 +146,9 @@ class Session:
                  foreground: bool = True, results: ResultsWriter | None = None,
                  competition: bool = False, executor: Executor | None = None,
                  fixtures: Sequence[Fixture] | None = None, tournament: bool | None = None,
-                 scheduler_factory: SchedulerFactory = _default_scheduler) -> None:
+                 scheduler_factory: SchedulerFactory = _default_scheduler,
+                 setup_limit: float = SETUP_TIME_LIMIT,
+                 known_setups: Sequence[SetupReport | None] | None = None) -> None:
         if len(players) < 2:
             raise ConfigError(f"a session needs at least 2 players, got {len(players)}")
         if workers < 1:
@@ -153,7 +166,13 @@ class Session:
         self._results = results
         self._scheduler_factory = scheduler_factory
         self.mode = mode_for(sum(not isinstance(p, Human) for p in players))
-        self.names = unique_names([p.display_name for p in self.players])
+        self.setup_limit = setup_limit
+        self._setups = PlayerSetups(self.players, in_process=in_process, setup_limit=setup_limit,
+                                    known=known_setups)
+        self.names = self._setups.names()
+        """The players' display names; the class-name rule's until their setups answer."""
+        self._forfeits = self._setups.forfeits()
+        self._resume_docs: tuple[Sequence[dict[str, Any]], str] | None = None
         if tournament is None:
             tournament = len(players) > 2
         if fixtures is not None:
@@ -195,6 +214,29 @@ class Session:
             callback(event)
 
     # ------------------------------------------------------------- reading
+    @property
+    def naming(self) -> bool:
+        """Whether the AI players' setups are still being waited for."""
+        return self._setups.pending
+
+    def wait_for_names(self) -> None:
+        """Block until every player is set up and named (the console's way)."""
+        if self._setups.pending:
+            self._setups.wait()
+            self._names_known()
+
+    def _poll_names(self) -> None:
+        if self._setups.pending and self._setups.poll():
+            self._names_known()
+
+    def _names_known(self) -> None:
+        self.names = self._setups.names()
+        self._forfeits = self._setups.forfeits()
+        if self._resume_docs is not None:
+            docs, source = self._resume_docs
+            self._resume_docs = None
+            self.resume(docs, source)
+
     @property
     def _all_ai(self) -> bool:
         return all(isinstance(p, ThinkerPrototype) for p in self.players)
@@ -244,6 +286,7 @@ class Session:
     def waiting(self) -> bool:
         """No match is left to play here, but the scheduler still plays some."""
         return (self.state is SessionState.TIE_BREAK
+                or (self.state is SessionState.BEGIN and self.naming)
                 or (self.state is SessionState.PRE_MATCH and self._screen_index is None))
 
     def records_in_order(self) -> list[tuple[int, MatchRecord]]:
@@ -268,17 +311,23 @@ class Session:
         if self.state is not SessionState.BEGIN or len(self.players) != 2:
             raise ConfigError("colours can only be swapped before a single match starts")
         self.players.reverse()
-        self.names = tuple(reversed(self.names))
+        self._setups.reverse()
+        self.names = self._setups.names()
+        self._forfeits = self._setups.forfeits()
 
     def resume(self, docs: Sequence[dict[str, Any]], source: str = "the results file") -> set[int]:
         """Take the matches of an earlier run of this session as played; returns
-        their indices. Call before the session starts.
+        their indices. Call before the session starts. While the players are
+        still being named, the lines are taken once they are (and none now).
 
         Raises:
             ConfigError: the lines were made by a different session, or the session started.
         """
         if self.state is not SessionState.BEGIN:
             raise ConfigError("a session can only be resumed before it starts")
+        if self.naming:
+            self._resume_docs = (docs, source)
+            return set()
         expected = {i: (self.info(f.white), self.info(f.red))
                     for i, f in enumerate(self.fixtures)}
         check_compatible(docs, expected, self.config, source)
@@ -299,16 +348,19 @@ class Session:
             ConfigError: `swapped` for more than two players.
         """
         players = list(self.players)
+        known = None if self._setups.reports is None else list(self._setups.reports)
         if swapped:
             if len(players) != 2:
                 raise ConfigError("only a single match can be played again swapped")
             players.reverse()
+            known = None if known is None else known[::-1]
         return Session(players, self.config, self.points, self.runner_factory,
                        complete=self.complete, workers=self.workers,
                        in_process=self.in_process, foreground=self.foreground,
                        competition=self.competition, executor=self.executor,
                        fixtures=None if swapped else self.fixtures,
-                       scheduler_factory=self._scheduler_factory)
+                       scheduler_factory=self._scheduler_factory,
+                       setup_limit=self.setup_limit, known_setups=known)
 
     # ------------------------------------------------------------ screens
     @property
@@ -320,7 +372,7 @@ class Session:
         the result); a tournament starts at once and shows both between matches.
         """
         single = self.is_single
-        return {SessionState.BEGIN: Screen.PRE_MATCH if single else None,
+        return {SessionState.BEGIN: Screen.PRE_MATCH if single or self.naming else None,
                 SessionState.PRE_MATCH: None if single and not self.waiting else Screen.PRE_MATCH,
                 SessionState.IN_MATCH: Screen.MATCH,
                 SessionState.POST_MATCH: None if single else Screen.POST_MATCH,
@@ -397,8 +449,10 @@ class Session:
 
     # ------------------------------------------------------------ transitions
     def start(self) -> None:
-        """BEGIN -> PRE_MATCH (or straight on to END when a resumed session is complete)."""
+        """BEGIN -> PRE_MATCH (or straight on to END when a resumed session is complete);
+        waits for the players' names first if need be."""
         self._expect(SessionState.BEGIN)
+        self.wait_for_names()
         self._emit(SessionStarted(self.mode, self.names, self.total_matches))
         self.state = SessionState.PRE_MATCH
         if self._screen_index is not None:
@@ -412,10 +466,11 @@ class Session:
         if self._screen_index is None:
             raise ConfigError("no match is left to play here: waiting for the others")
         fixture = self.fixtures[self._screen_index]
-        factory = with_opening(self.runner_factory, fixture.opening)
+        factory = failed_setups_factory(self.runner_factory, self.players, self.names,
+                                        self._forfeits)
         self.match = Match(self.config, self.players[fixture.white], self.players[fixture.red],
-                           factory)
-        self.match.names = (self.names[fixture.white], self.names[fixture.red])
+                           with_opening(factory, fixture.opening),
+                           names=(self.names[fixture.white], self.names[fixture.red]))
         self.state = SessionState.IN_MATCH
         return self.match
 
@@ -423,6 +478,7 @@ class Session:
         """Record the scheduler's finished matches without blocking; advance the
         current match (IN_MATCH -> POST_MATCH when it ends); move on to the
         tie-break or END once nothing is left to wait for."""
+        self._poll_names()
         self._collect()
         self._maybe_finish()
         if self.state is not SessionState.IN_MATCH:
@@ -529,7 +585,7 @@ class Session:
         paths = tuple(dict.fromkeys(p for proto in protos if isinstance(proto, ThinkerPrototype)
                                     for p in proto.paths))
         return MatchJob(self.info(white), self.info(red), config, paths, self.in_process,
-                        opening)
+                        opening, (self._forfeits[white], self._forfeits[red]), self.setup_limit)
 
     def _fill(self) -> None:
         """Give free matches to the scheduler until it has no room."""
@@ -549,12 +605,12 @@ class Session:
             return
         for key, outcome in self._scheduler.finished():
             self._running.pop(key, None)
-            if isinstance(key, tuple):
+            if not isinstance(key, int):
                 self._tie_finished(key, outcome)
             elif isinstance(outcome, JobResult):
-                self._record(int(key), outcome.result, background=True, info=outcome.info)
-            elif self.foreground:
-                self._failed.add(int(key))  # played here instead
+                self._record(key, outcome.result, background=True, info=outcome.info)
+            elif self.foreground and not isinstance(outcome, WorkerStartError):
+                self._failed.add(key)  # played here instead
             else:
                 self._shutdown()
                 raise outcome
@@ -625,6 +681,7 @@ class Session:
         self._emit(SessionEnded(tuple(self.standings()), self.tie_break))
 
     def _shutdown(self) -> None:
+        self._setups.close()
         if self._scheduler is not None:
             self._scheduler.close()
         self._running.clear()

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from csl_game.errors import ConfigError
 from csl_game.engine.match import Human, Player
+from csl_game.engine.presets import LEVELS, level
 from csl_game.engine.runners.base import RunnerFactory
 from csl_game.engine.runners.thread import ThreadRunner
 from csl_game.engine.results import ResultsWriter, read_results
@@ -16,7 +17,8 @@ from csl_game.thinker.api import MatchConfig
 from csl_game.thinker.prototype import ThinkerPrototype
 
 __all__ = ["GUI_TIME_LIMIT_MS", "GUI_MIN_MOVE_TIME_MS", "CONSOLE_TIME_LIMIT_MS",
-           "AIEntry", "PlayOptions", "parse_ai_spec", "read_session_file", "MatchConfig"]
+           "AIEntry", "PlayOptions", "parse_ai_spec", "level_entry", "read_session_file",
+           "read_session_engines", "ENGINE_LINE", "MatchConfig"]
 
 GUI_TIME_LIMIT_MS = 500
 GUI_MIN_MOVE_TIME_MS = 250
@@ -40,31 +42,83 @@ class AIEntry:
 
 
 def parse_ai_spec(spec: str) -> AIEntry:
-    """'minimax 4' -> AIEntry('minimax', '4'): the name, then its parameters."""
+    """'minimax 4' -> AIEntry('minimax', '4'): the name, then its parameters.
+
+    A level's name alone ('hard') stands for its thinker and parameters.
+    """
     name, _, params = spec.strip().partition(" ")
     if not name:
-        raise ConfigError("--ai needs a thinker name, e.g. --ai \"minimax 4\"")
+        raise ConfigError("--ai needs a thinker name or a level, e.g. --ai \"minimax 4\" "
+                          "or --ai hard")
+    if not params.strip() and name.lower() in {lv.name for lv in LEVELS}:
+        return level_entry(name)
     return AIEntry(name, params.strip())
+
+
+ENGINE_LINE = "--engine"
+"""A session file's line that declares an engine, as on the command line:
+``--engine NAME=COMMAND ARGS`` (the declaration may be quoted, or not)."""
+
+
+def _session_lines(path: Path) -> list[str]:
+    """The lines of a session file that say something: no comments, no blank lines."""
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as e:
+        why = getattr(e, "strerror", None) or e
+        raise ConfigError(f"cannot read session file {path}: {why}") from None
+    if "\0" in text:
+        raise ConfigError(f"session file {path} is not a text file (it holds NUL characters)")
+    lines = (line.split("#", 1)[0].strip() for line in text.splitlines())
+    return [line for line in lines if line]
+
+
+def _engine_declaration(line: str) -> str | None:
+    word, _, rest = line.partition(" ")
+    if word.startswith(ENGINE_LINE + "="):  # --engine=NAME=COMMAND, as argparse takes it
+        rest = line[len(ENGINE_LINE) + 1:]
+    elif word != ENGINE_LINE:
+        return None
+    rest = rest.strip()
+    if len(rest) >= 2 and rest[0] == rest[-1] and rest[0] in "'\"":
+        rest = rest[1:-1]
+    return rest
+
+
+def read_session_engines(path: str | Path) -> list[str]:
+    """The engines a session file declares (``--engine NAME=COMMAND`` lines), as
+    ``NAME=COMMAND``.
+
+    Raises:
+        ConfigError: the file cannot be read.
+    """
+    lines = _session_lines(Path(path))
+    return [d for d in map(_engine_declaration, lines) if d is not None]
+
+
+def level_entry(name: str) -> AIEntry:
+    """The AI player of a difficulty level.
+
+    Raises:
+        ConfigError: no level has that name.
+    """
+    lv = level(name)
+    return AIEntry(lv.thinker, lv.params)
 
 
 def read_session_file(path: str | Path) -> list[AIEntry]:
     """Thinkers of a session file: one per line, its parameters after it.
 
-    Blank lines and everything after a ``#`` are ignored.
+    Blank lines and everything after a ``#`` are ignored, and so are the lines
+    that declare engines (see `read_session_engines`); a UTF-8 byte order mark
+    (which editors on Windows write) is too.
 
     Raises:
-        ConfigError: the file cannot be read or lists no thinker.
+        ConfigError: the file cannot be read, is not text, or lists no thinker.
     """
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise ConfigError(f"cannot read session file {p}: {e.strerror or e}") from None
-    entries = []
-    for line in text.splitlines():
-        line = line.split("#", 1)[0].strip()
-        if line:
-            entries.append(parse_ai_spec(line))
+    entries = [parse_ai_spec(line) for line in _session_lines(p)
+               if _engine_declaration(line) is None]
     if len(entries) < 2:
         raise ConfigError(f"session file {p} lists {len(entries)} thinker(s); "
                           "a session needs at least 2")
@@ -95,7 +149,8 @@ class PlayOptions:
     unblocked_screen_s: float = UNBLOCKED_SCREEN_S
     workers: int = 1
     """Tournament matches played at once: one on screen, the others in the background."""
-    window_size: tuple[int, int] = (1280, 800)
+    window_size: tuple[int, int] | None = None
+    """The window's first size; None: fitted to the desktop."""
     results_file: str = ""
     """Append each match's result to this file as a JSON line the moment it ends ("": none)."""
     resume: bool = False

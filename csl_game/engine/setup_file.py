@@ -6,6 +6,10 @@ cols = 7
 win_sequence = 4
 # ... every key of SETTINGS, each optional (missing keys keep their default)
 
+[[engines]]                     # optional: executables speaking the engine protocol
+name = "crandom"
+command = "./random_engine"
+
 [[players]]
 thinker = "minimax"
 params = "4"
@@ -22,19 +26,23 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from csl_game.engine.runners.probe import SetupProbe, SetupReport, probe_all
 from csl_game.engine.settings import AIEntry, PlayOptions
 from csl_game.errors import ConfigError, CslError
 from csl_game.thinker.api import MatchConfig
+from csl_game.thinker.engine_thinker import EngineSpec
 from csl_game.thinker.prototype import ThinkerPrototype
 
 __all__ = ["Value", "Setting", "SETTINGS", "SETTING", "SettingError", "ConfigFileError",
-           "setting_values", "apply_settings", "check_players", "SetupCheck", "check_setup",
+           "setting_values", "apply_settings", "check_players", "player_problems",
+           "SetupCheck", "check_setup", "SetupChecker", "refusal", "check_limits",
            "load_config", "dump_config", "save_config"]
 
 Value = int | float | bool | str
@@ -170,11 +178,11 @@ def setting_values(options: PlayOptions) -> dict[str, Value]:
 
 
 def _board_problem(match: Mapping[str, Value]) -> SettingError | None:
-    rows, cols, win = match["rows"], match["cols"], match["win_sequence"]
+    rows, cols, win = (int(match[k]) for k in ("rows", "cols", "win_sequence"))
     if rows < win and cols < win:
         return SettingError("win_sequence", f"{win} in a row cannot fit on a "
                                             f"{rows}x{cols} board")
-    if match["round_pieces"] + match["square_pieces"] == 0:
+    if int(match["round_pieces"]) + int(match["square_pieces"]) == 0:
         return SettingError("square_pieces", "each player needs at least one piece")
     return None
 
@@ -211,45 +219,141 @@ def apply_settings(options: PlayOptions, values: Mapping[str, object]) -> PlayOp
     if problem is not None:
         raise problem
     try:
-        config = MatchConfig(**match)  # type: ignore[arg-type]
+        config = MatchConfig(**{k: int(v) for k, v in match.items()})
     except ConfigError as e:  # a rule the checks above missed
         raise SettingError("rows", str(e)) from None
     resume = groups["options"].get("resume", options.resume)
     results = groups["options"].get("results_file", options.results_file)
     if resume and not results:
         raise SettingError("resume", "needs a results file to resume from")
-    return dataclasses.replace(options, match=config,
-                               points=dataclasses.replace(options.points, **groups["points"]),
+    points = dataclasses.replace(options.points,
+                                 **{k: int(v) for k, v in groups["points"].items()})
+    return dataclasses.replace(options, match=config, points=points,
                                **groups["options"])  # type: ignore[arg-type]
 
 
-@lru_cache(maxsize=256)
-def _player_problem(thinker: str, params: str, match: MatchConfig,
-                    paths: tuple[str, ...]) -> tuple[str, str] | None:
-    """(field, problem) when the thinker is unknown or refuses its parameters."""
+PlayerKey = tuple[str, str, MatchConfig, tuple[str, ...], bool]
+"""A player as checked: thinker, parameters, match, thinker paths, in-process mode."""
+
+
+def _prototype(key: PlayerKey) -> ThinkerPrototype | tuple[str, str]:
+    """The player's prototype, or ('thinker', problem) when its thinker is unknown."""
+    thinker, params, match, paths, _ = key
     try:
-        prototype = ThinkerPrototype(thinker, params, match, paths)
+        return ThinkerPrototype(thinker, params, match, paths)
     except CslError as e:
         return "thinker", str(e)
-    try:
-        prototype.create()
-    except CslError as e:
-        cause = e.__cause__
-        why = f"{type(cause).__name__}: {cause}" if cause else str(e)
-        return "params", f"{thinker} refuses '{params}': {why}"
-    return None
+
+
+def refusal(prototype: ThinkerPrototype, report: SetupReport) -> str | None:
+    """"X does not accept 'PARAMS': why" when the thinker refused its
+    parameters, else None; `why` is in the thinker's own words.
+
+    Only an Exception from its constructor or setup() is a refusal: a setup
+    that hangs, exits or eats its memory is misbehaviour, which costs the
+    thinker its matches (with that reason) but is no bad input.
+    """
+    if not report.refused or report.forfeit is None:
+        return None
+    params = prototype.params
+    prefix = f"thinker {prototype.fqn} could not be set up with parameters {params!r}: "
+    detail = report.forfeit.detail
+    why = detail[len(prefix):] if detail.startswith(prefix) else detail
+    return f"{prototype.requested_name} does not accept '{params}': {_plain(why)}"
+
+
+_TOLD = re.compile(r"(\w+): (.+)")
+
+
+def _plain(why: str) -> str:
+    """A refusal in the thinker's own words: the message of a ValueError or of
+    one of this project's errors (an engine that cannot start, say), never a
+    Python error's class name or traceback."""
+    found = _TOLD.fullmatch(why.strip().splitlines()[0] if why.strip() else "")
+    if found is not None and found[1] in _told_errors():
+        return found[2]
+    return "its set-up failed with these parameters"
+
+
+def _told_errors() -> set[str]:
+    """Names of the errors whose message is meant for people: ValueError and ours."""
+    names, todo = {"ValueError"}, [CslError]
+    while todo:
+        cls = todo.pop()
+        names.add(cls.__name__)
+        todo += cls.__subclasses__()
+    return names
+
+
+def _refusal(key: PlayerKey, prototype: ThinkerPrototype,
+             report: SetupReport) -> tuple[str, str] | None:
+    text = refusal(prototype, report)
+    return None if text is None else ("params", text)
+
+
+@lru_cache(maxsize=256)
+def _player_problem(key: PlayerKey) -> tuple[str, str] | None:
+    """(field, problem) when the thinker is unknown or refuses its parameters.
+
+    The thinker is set up in a worker process (here with `key`'s in-process
+    mode), with the setup time limit: this process runs none of its code.
+    """
+    prototype = _prototype(key)
+    if isinstance(prototype, tuple):
+        return prototype
+    report = probe_all([prototype], in_process=key[4])[0]
+    return _refusal(key, prototype, report)
+
+
+def _key(ai: AIEntry, options: PlayOptions) -> PlayerKey:
+    return ai.thinker, ai.params, options.match, options.thinker_paths, options.in_process
+
+
+def player_problems(ais: Sequence[AIEntry], options: PlayOptions) -> dict[str, str]:
+    """What is wrong with each AI player, keyed ``players[N].thinker`` or
+    ``players[N].params`` (N from 1); empty when every one is fine. Blocks
+    while each is set up in a worker process.
+
+    Raises:
+        WorkerStartError: no worker process could be started.
+    """
+    problems = {}
+    for i, ai in enumerate(ais, 1):
+        problem = _player_problem(_key(ai, options))
+        if problem is not None:
+            problems[f"players[{i}].{problem[0]}"] = problem[1]
+    return problems
 
 
 def check_players(ais: Sequence[AIEntry], options: PlayOptions) -> None:
-    """Each AI's thinker is known and accepts its parameters.
+    """Each AI's thinker is known and accepts its parameters (blocking: each
+    is set up in a worker process, with the setup time limit).
 
     Raises:
-        SettingError: keyed ``players[N].thinker`` or ``players[N].params`` (N from 1).
+        SettingError: the first problem, keyed ``players[N].thinker`` or
+            ``players[N].params`` (N from 1).
+        WorkerStartError: no worker process could be started.
     """
-    for i, ai in enumerate(ais, 1):
-        problem = _player_problem(ai.thinker, ai.params, options.match, options.thinker_paths)
-        if problem is not None:
-            raise SettingError(f"players[{i}].{problem[0]}", problem[1])
+    for key, problem in player_problems(ais, options).items():
+        raise SettingError(key, problem)
+
+
+def check_limits(values: Mapping[str, object]) -> None:
+    """Refuse values above their setting's maximum (a 40 x 40 board at most, which
+    holds the competition's 18 x 22 and 9 x 37), before any board is made: every
+    verb shares these limits; the lower ones are MatchConfig's.
+
+    Raises:
+        SettingError: keyed by the setting.
+    """
+    for key, value in values.items():
+        setting = SETTING[key]
+        if isinstance(value, int) and not isinstance(value, bool) and value > setting.high:
+            raise SettingError(key, f"at most {_fmt(setting.high)}, got {_big(value)}")
+
+
+def _big(value: int) -> str:
+    return str(value) if value < 10 ** 12 else f"a {len(str(value))}-digit number"
 
 
 @dataclass(frozen=True)
@@ -259,15 +363,13 @@ class SetupCheck:
     options: PlayOptions | None
     problems: dict[str, str]
     """Problem by key (a setting's key, or ``players[N].field``)."""
+    pending: bool = False
+    """Some player is still being checked (options is None meanwhile)."""
 
 
-def check_setup(base: PlayOptions, entries: Mapping[str, str | bool],
-                ais: Sequence[AIEntry]) -> SetupCheck:
-    """`base` with the settings as typed (text, or a bool) and these players.
-
-    Every setting with a bad value is reported; the board as a whole and the
-    players only once each setting is fine.
-    """
+def _settings(base: PlayOptions, entries: Mapping[str, str | bool],
+              ais: Sequence[AIEntry]) -> SetupCheck:
+    """`base` with the settings as typed and these players, players not checked yet."""
     values: dict[str, Value] = {}
     problems: dict[str, str] = {}
     for key, entry in entries.items():
@@ -279,11 +381,92 @@ def check_setup(base: PlayOptions, entries: Mapping[str, str | bool],
     if problems:
         return SetupCheck(None, problems)
     try:
-        options = dataclasses.replace(apply_settings(base, values), ais=tuple(ais))
-        check_players(options.ais, options)
+        return SetupCheck(dataclasses.replace(apply_settings(base, values), ais=tuple(ais)), {})
     except SettingError as e:
         return SetupCheck(None, {e.key: e.problem})
-    return SetupCheck(options, {})
+
+
+def check_setup(base: PlayOptions, entries: Mapping[str, str | bool],
+                ais: Sequence[AIEntry]) -> SetupCheck:
+    """`base` with the settings as typed (text, or a bool) and these players.
+
+    Every setting with a bad value is reported, and every player's problem
+    (on `base`'s board while the settings are bad). Blocks while the players
+    are checked: `SetupChecker` does the same without blocking.
+    """
+    check = _settings(base, entries, ais)
+    options = check.options or dataclasses.replace(base, ais=tuple(ais))
+    problems = {**check.problems, **player_problems(options.ais, options)}
+    return SetupCheck(None if problems else check.options, problems)
+
+
+class SetupChecker:
+    """`check_setup()` for a screen that must never wait: each player is set up
+    in a worker process while the screen goes on; `poll()` every frame says
+    when an answer came, and `check()` then gives the whole verdict.
+
+    Answers are kept, so a player typed again is not checked again. In
+    in-process mode, players are checked at once, in this process.
+    """
+
+    def __init__(self) -> None:
+        self._probes: dict[PlayerKey, tuple[ThinkerPrototype, SetupProbe]] = {}
+        self._known: dict[PlayerKey, tuple[str, str] | None] = {}
+
+    def check(self, base: PlayOptions, entries: Mapping[str, str | bool],
+              ais: Sequence[AIEntry]) -> SetupCheck:
+        """The verdict as far as it is known (every problem found so far: the
+        settings' and the players'); `pending` while a player is checked.
+
+        Raises:
+            WorkerStartError: no worker process could be started.
+        """
+        check = _settings(base, entries, ais)
+        options = check.options or dataclasses.replace(base, ais=tuple(ais))
+        keys = [_key(ai, options) for ai in options.ais]
+        self._drop_unwanted(set(keys))
+        problems, pending = dict(check.problems), False
+        for i, key in enumerate(keys, 1):
+            known, problem = self._problem(key)
+            pending = pending or not known
+            if problem is not None:
+                problems[f"players[{i}].{problem[0]}"] = problem[1]
+        if problems:
+            return SetupCheck(None, problems, pending=pending)
+        return SetupCheck(None, {}, pending=True) if pending else check
+
+    def _problem(self, key: PlayerKey) -> tuple[bool, tuple[str, str] | None]:
+        """(whether the answer is known, the problem if there is one); starts a check."""
+        if key not in self._known and key not in self._probes:
+            prototype = _prototype(key)
+            if isinstance(prototype, tuple):
+                self._known[key] = prototype
+            else:
+                self._probes[key] = (prototype, SetupProbe(prototype, in_process=key[4]))
+                self.poll()
+        return key in self._known, self._known.get(key)
+
+    def poll(self) -> bool:
+        """Take the answers that came in, without blocking; whether any did."""
+        came = False
+        for key, (prototype, probe) in list(self._probes.items()):
+            report = probe.poll()
+            if report is not None:
+                del self._probes[key]
+                self._known[key] = _refusal(key, prototype, report)
+                came = True
+        return came
+
+    def _drop_unwanted(self, wanted: set[PlayerKey]) -> None:
+        """Stop checking players no longer in the setup (typed over)."""
+        for key in [k for k in self._probes if k not in wanted]:
+            self._probes.pop(key)[1].close()
+
+    def close(self) -> None:
+        """Stop every check still running."""
+        for _, probe in self._probes.values():
+            probe.close()
+        self._probes.clear()
 
 
 # ----------------------------------------------------------------- reading
@@ -307,7 +490,37 @@ def _player(i: int, table: object) -> AIEntry:
                    table.get("active", True))
 
 
+_ENGINE_KEYS = ("name", "command")
+
+
+def _engine(i: int, table: object) -> str:
+    """The thinker source of the engine an ``[[engines]]`` table declares."""
+    if not isinstance(table, dict):
+        raise SettingError(f"engines[{i}]", "must be a table ([[engines]])")
+    for key in (*table, *_ENGINE_KEYS):
+        if key not in _ENGINE_KEYS or key not in table:
+            problem = "unknown key" if key in table else "missing"
+            raise SettingError(f"engines[{i}].{key}",
+                               f"{problem} (an engine has a name and a command)")
+        if not isinstance(table[key], str):
+            raise SettingError(f"engines[{i}].{key}", f"must be a string, got {table[key]!r}")
+    try:
+        return EngineSpec.parse(f"{table['name']}={table['command']}").source
+    except ConfigError as e:
+        raise SettingError(f"engines[{i}]", str(e)) from None
+
+
+def _with_engines(engines: object, base: PlayOptions) -> PlayOptions:
+    """`base` with the engines of an ``engines`` array among its thinker sources."""
+    if not isinstance(engines, list):
+        raise SettingError("engines", "must be an array of tables ([[engines]])")
+    sources = [_engine(i, table) for i, table in enumerate(engines, 1)]
+    paths = tuple(dict.fromkeys([*base.thinker_paths, *sources]))
+    return dataclasses.replace(base, thinker_paths=paths)
+
+
 def _options_from(data: dict[str, object], base: PlayOptions) -> PlayOptions:
+    base = _with_engines(data.pop("engines", []), base)
     players = data.pop("players", [])
     if not isinstance(players, list):
         raise SettingError("players", "must be an array of tables ([[players]])")
@@ -328,8 +541,8 @@ def load_config(path: str | Path, base: PlayOptions | None = None) -> PlayOption
     """
     p = Path(path)
     try:
-        with p.open("rb") as f:
-            data = tomllib.load(f)
+        raw = p.read_bytes()
+        data = tomllib.loads(raw.removeprefix(b"\xef\xbb\xbf").decode("utf-8"))
     except OSError as e:
         raise ConfigFileError(f"cannot read config file {p}: {e.strerror or e}") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
@@ -364,6 +577,11 @@ def dump_config(options: PlayOptions) -> str:
         if key in _SECTIONS:
             lines += ["", _SECTIONS[key]]
         lines.append(f"{key} = {_toml(value)}")
+    for source in options.thinker_paths:
+        engine = EngineSpec.from_source(source)
+        if engine is not None:
+            lines += ["", "[[engines]]", f"name = {_toml(engine.name)}",
+                      f"command = {_toml(engine.command)}"]
     for ai in options.ais:
         lines += ["", "[[players]]", f"thinker = {_toml(ai.thinker)}",
                   f"params = {_toml(ai.params)}", f"active = {_toml(ai.active)}"]

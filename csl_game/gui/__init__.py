@@ -1,5 +1,5 @@
 """The pygame frontend: a window with scenes over the match and session engine."""
 
-from csl_game.gui.app import App, run_gui
+from csl_game.gui.app import App, run_gui, run_replay
 
-__all__ = ["App", "run_gui"]
+__all__ = ["App", "run_gui", "run_replay"]

@@ -76,6 +76,8 @@ class VisualBoard:
         self.pulse_elapsed = math.inf
         self.solution: tuple[Pos, ...] = ()
         self.win_elapsed = 0.0
+        self.epoch = 0
+        """Bumped when pieces leave the board (undo), so views paint it anew."""
         self._pending: deque[Move] = deque()
 
     # ------------------------------------------------------------- feeding
@@ -84,6 +86,18 @@ class VisualBoard:
         self._pending.append(move)
         if self.falling is None:
             self._next_fall()
+
+    def reset(self, landed: dict[Pos, Piece]) -> None:
+        """Show exactly `landed` at once (after moves were taken back): nothing
+        falls, pulses or waits."""
+        self._pending.clear()
+        self.falling = None
+        self.landed = dict(landed)
+        self.last = None
+        self.solution = ()
+        self.version += 1
+        self.epoch += 1
+        self.column_versions = [v + 1 for v in self.column_versions]
 
     def show_win(self, solution: tuple[Pos, ...]) -> None:
         """Draw the win line through `solution` once every piece has landed."""

@@ -2,37 +2,55 @@
 
 `App.step()` runs one frame (events, the session's one update, the scene's
 animations, draw, flip), so tests can post events and step; `App.run()` steps
-until the window closes. The app is the scenes' navigator: it starts
-sessions, goes back to setup and quits when a scene asks.
+until the window closes. A frame in which nothing happened (no event, no
+animation, no AI thinking: `Scene.busy`) is not drawn, and `run()` then
+sleeps in `pygame.event.wait` instead of ticking at 60 frames a second, so
+an idle window costs almost no CPU. The app is the scenes' navigator: it
+starts sessions, goes back to setup and quits when a scene asks; it owns the
+keys that work everywhere (Esc menu, F1 help, Ctrl+Q, M mute) and the
+overlays they open.
 """
 
 from __future__ import annotations
 
 import gc
 import sys
+import time
+from collections.abc import Callable
 from typing import TextIO
 
 import pygame
 import pygame_gui
 
 from csl_game.model.board import PColor, PShape
+from csl_game.engine.replay import Replay
 from csl_game.engine.settings import PlayOptions
-from csl_game.gui.assets import load_theme
+from csl_game.engine.userdata import UserData
+from csl_game.gui.assets import THEMES, load_theme
 from csl_game.gui.context import GuiContext
 from csl_game.gui.flow import SessionFlow
+from csl_game.gui.focus import draw_focus_ring
+from csl_game.gui.layout import ui_scale, window_size_for
 from csl_game.gui.panels import MessageLog
 from csl_game.gui.pieces import PieceArt
-from csl_game.gui.scene import SceneManager
+from csl_game.gui.scene import Scene, SceneManager
+from csl_game.gui.scenes.menu import HelpOverlay, MenuItem, MenuOverlay, Overlay
 from csl_game.gui.scenes.setup import SetupScene
-from csl_game.gui.style import Fonts, TextCache
+from csl_game.gui.sound import Sound
+from csl_game.gui.style import Fonts, TextCache, palette, set_theme, theme_name
 from csl_game.engine.runners.base import InfoCallback, RunnerFactory, ThinkerRunner
 from csl_game.engine.runners.thread import ThreadRunner
 from csl_game.engine.session import Session
 from csl_game.thinker.prototype import ThinkerPrototype
 
-__all__ = ["App", "run_gui", "build_session", "default_runner_factory"]
+__all__ = ["App", "run_gui", "run_replay", "build_session", "default_runner_factory"]
 
 FPS = 60
+IDLE_WAIT_MS = 250
+"""How long an idle window sleeps before it looks at the session again."""
+AWAKE_S = 0.35
+"""How long the window goes on drawing after an event (hover fades, a click's press)."""
+TITLE = "ColorShapeLinks"
 _RESIZE_EVENTS = (pygame.VIDEORESIZE, pygame.WINDOWRESIZED, pygame.WINDOWSIZECHANGED)
 _REPAINT_EVENTS = (pygame.VIDEOEXPOSE, pygame.WINDOWEXPOSED, pygame.WINDOWSHOWN,
                    pygame.WINDOWRESTORED, pygame.WINDOWMAXIMIZED) + _RESIZE_EVENTS
@@ -70,31 +88,67 @@ def _icon() -> pygame.Surface:
     return icon
 
 
+def _first_size() -> tuple[int, int]:
+    """A window size that fits the desktop the window opens on."""
+    try:
+        desktops = pygame.display.get_desktop_sizes()
+    except pygame.error:
+        desktops = []
+    return window_size_for(desktops[0] if desktops else None)
+
+
+def text_scale(size: tuple[int, int]) -> float:
+    """How much the theme's text grows with the window (never below readable)."""
+    return round(max(0.85, ui_scale(size)), 2)
+
+
 class App:
     """The game window: one frame loop, scenes on top of it; the scenes' navigator."""
 
     def __init__(self, options: PlayOptions, runner_factory: RunnerFactory | None = None,
-                 out: TextIO | None = None) -> None:
-        pygame.display.init()  # no pygame.init(): the game has no sound to open
+                 out: TextIO | None = None,
+                 start: Callable[[GuiContext], Scene] | None = None) -> None:
+        """Open the window on the setup screen or the options' session, or on
+        the scene `start` makes (a replay, say)."""
+        pygame.display.init()  # the mixer opens only when a sound is played
         pygame.font.init()
         pygame.display.set_icon(_icon())
-        self.screen = pygame.display.set_mode(options.window_size, pygame.RESIZABLE)
-        pygame.display.set_caption("ColorShapeLinks")
+        self.screen = pygame.display.set_mode(options.window_size or _first_size(),
+                                              pygame.RESIZABLE)
+        self._title = ""
+        self.set_title("")
         self.clock = pygame.time.Clock()
-        self.ui = pygame_gui.UIManager(self.size, load_theme())
+        user = UserData()
+        prefs = user.preferences()
+        set_theme(prefs.theme if prefs.theme in THEMES else "default")
+        self._text_scale = text_scale(self.size)
+        self.ui = pygame_gui.UIManager(self.size, load_theme(theme_name(), self._text_scale))
         fonts = Fonts()
         self.ctx = GuiContext(ui=self.ui, fonts=fonts, text=TextCache(fonts), art=PieceArt(),
-                              log=MessageLog(out), options=options, size=self.size, nav=self)
+                              log=MessageLog(out), options=options, size=self.size, nav=self,
+                              sound=Sound(prefs.muted), user=user)
         self.running = True
         self.status = 0
         self.scenes = SceneManager()
+        self.overlay: Overlay | None = None
+        self.frames_drawn = 0
+        """Frames drawn and shown so far (idle frames are neither)."""
+        self._pending: list[pygame.event.Event] = []
+        self._awake_until = 0.0
+        self._last_draw = 0.0
+        self._shown_scene: Scene | None = None
+        self.idle = False
+        """Whether the last frame had nothing to draw."""
         self.runner_factory = runner_factory or default_runner_factory(options)
         if self.runner_factory is _process_runner:
             from csl_game.engine.runners.process import start_server_soon
 
             start_server_soon()
         self.flow: SessionFlow | None = None
-        if options.show_setup:
+        if start is not None:
+            self.scenes.switch(start(self.ctx))
+        elif options.show_setup:
+            self.ctx.options = user.last_setup(options) or options  # the setup last started
             self.show_setup()
         else:
             self.play(options)
@@ -121,7 +175,9 @@ class App:
     # ------------------------------------------------------------- screens
     def show_setup(self) -> None:
         """Leave any session for the setup screen (showing the last options)."""
+        self.close_overlay()
         self._end_session()
+        self.set_title("")
         self.scenes.switch(SetupScene(self.ctx, self.options))
 
     def play(self, options: PlayOptions) -> None:
@@ -131,6 +187,7 @@ class App:
 
     def play_session(self, session: Session) -> None:
         """Show `session` from its first screen."""
+        self.close_overlay()
         self._end_session()
         self.flow = SessionFlow(self.ctx, self.scenes, session)
         self.flow.show()
@@ -141,6 +198,109 @@ class App:
             self.flow.close()
             self.flow = None
 
+    def set_title(self, text: str) -> None:
+        """'ColorShapeLinks — `text`' in the title bar (set only when it changes)."""
+        title = f"{TITLE} — {text}" if text else TITLE
+        if title != self._title:
+            self._title = title
+            pygame.display.set_caption(title)
+
+    @property
+    def title(self) -> str:
+        return self._title
+
+    # ------------------------------------------------------------- overlays
+    def open_menu(self) -> None:
+        """The Esc menu over the current screen."""
+        items = [MenuItem("Resume", self.close_overlay, "Esc")]
+        if self.flow is not None:
+            session = self.flow.session
+            items += [MenuItem("New game", lambda: self.play_session(session.again())),
+                      MenuItem("Back to setup", self.show_setup)]
+        muted = self.ctx.sound.muted
+        next_theme = THEMES[(THEMES.index(theme_name()) + 1) % len(THEMES)]
+        items += [MenuItem("How to play", self.show_help, "F1"),
+                  MenuItem(f"Sound: {'off' if muted else 'on'}", self._menu_mute, "M"),
+                  MenuItem(f"Theme: {next_theme.replace('-', ' ')}",
+                           lambda: self._menu_theme(next_theme), "T"),
+                  MenuItem("Quit", self.quit, "Ctrl+Q")]
+        self._open(MenuOverlay(self.ui, self.close_overlay, items))
+
+    def show_help(self) -> None:
+        """"How to play" over the current screen."""
+        self._open(HelpOverlay(self.ui, self.close_overlay))
+
+    def _open(self, overlay: Overlay) -> None:
+        self.close_overlay()
+        self.overlay = overlay
+        if self.scenes.current is not None:
+            self.scenes.current.set_widgets_shown(False)
+        overlay.build(self.size)
+
+    def close_overlay(self) -> None:
+        """Close the menu or the help, back to the screen under it."""
+        if self.overlay is None:
+            return
+        self.overlay.close()
+        self.overlay = None
+        if self.scenes.current is not None:
+            self.scenes.current.set_widgets_shown(True)
+
+    def _menu_mute(self) -> None:
+        self.toggle_mute()
+        self.open_menu()
+
+    def _menu_theme(self, name: str) -> None:
+        self.use_theme(name)
+        self.open_menu()
+
+    def toggle_mute(self) -> None:
+        """Sound on or off, remembered."""
+        muted = self.ctx.sound.toggle_mute()
+        self.ctx.user.update_preferences(muted=muted)
+        self.log.add("Sound off" if muted else "Sound on")
+
+    def use_theme(self, name: str) -> None:
+        """Paint with theme `name` from now on, remembered."""
+        set_theme(name)
+        self.ctx.user.update_preferences(theme=name)
+        self._load_ui_theme()
+        self.ctx.art.clear()
+        if self.scenes.current is not None:
+            self.scenes.current.restyle(self.size)
+
+    def _load_ui_theme(self) -> None:
+        self.ui.get_theme().load_theme(load_theme(theme_name(), self._text_scale))
+        self.ui.rebuild_all_from_changed_theme_data()
+
+    # ------------------------------------------------------------- keys that work everywhere
+    def _global_key(self, event: pygame.event.Event) -> bool:
+        """Ctrl+Q, F1, Esc, M and T; returns whether the key was used."""
+        if event.type != pygame.KEYDOWN:
+            return False
+        if event.key == pygame.K_q and event.mod & pygame.KMOD_CTRL:
+            self.quit()
+        elif event.key == pygame.K_F1 and not isinstance(self.overlay, HelpOverlay):
+            self.show_help()
+        elif event.key == pygame.K_ESCAPE and self.overlay is None:
+            self.open_menu()
+        elif event.key in (pygame.K_m, pygame.K_t) and not self._typing():
+            if event.key == pygame.K_m:
+                self.toggle_mute()
+            else:
+                self.use_theme(THEMES[(THEMES.index(theme_name()) + 1) % len(THEMES)])
+            if isinstance(self.overlay, MenuOverlay):
+                self.open_menu()
+        else:
+            return False
+        return True
+
+    def _typing(self) -> bool:
+        """Whether a text entry has the keyboard (letters are text then)."""
+        from pygame_gui.elements import UITextEntryLine
+
+        return any(isinstance(w, UITextEntryLine) for w in self.ui.get_focus_set() or ())
+
     # ------------------------------------------------------------- the loop
     def step(self, dt: float | None = None) -> bool:
         """Run one frame; `dt` (seconds) replaces the clock, for tests.
@@ -149,17 +309,8 @@ class App:
         """
         if dt is None:
             dt = self.clock.tick(FPS) / 1000
-        repaint = False
-        for event in pygame.event.get():
-            if event.type == pygame.QUIT:
-                self.quit()
-                continue
-            repaint = repaint or event.type in _REPAINT_EVENTS
-            if event.type in _RESIZE_EVENTS:
-                self._resize(event)
-            self.ui.process_events(event)
-            if self.scenes.current is not None:  # an event may switch screens
-                self.scenes.current.handle_event(event)
+        events, self._pending = self._pending + pygame.event.get(), []
+        repaint = self._handle(events)
         if self.running and self.flow is not None:
             self.flow.update()  # the session's one step a frame; may switch screens
         if self.running and self.scenes.current is not None:
@@ -168,14 +319,60 @@ class App:
         if not self.running or scene is None:
             return False
         self.ui.update(dt)
+        if not self._wants_draw(bool(events), scene):
+            self.idle = True
+            return self.running
+        self.idle = False
+        self._draw(scene, repaint)
+        return self.running
+
+    def _handle(self, events: list[pygame.event.Event]) -> bool:
+        """Give each event to the window, the UI, then the overlay or the scene;
+        returns whether the whole window must be shown again."""
+        repaint = False
+        for event in events:
+            if event.type == pygame.QUIT:
+                self.quit()
+                continue
+            repaint = repaint or event.type in _REPAINT_EVENTS
+            if event.type in _RESIZE_EVENTS:
+                self._resize(event)
+            if self._global_key(event):
+                continue
+            self.ui.process_events(event)
+            if self.overlay is not None:
+                self.overlay.handle_event(event)
+            elif self.scenes.current is not None:  # an event may switch screens
+                self.scenes.current.handle_event(event)
+        return repaint
+
+    def _wants_draw(self, had_events: bool, scene: Scene) -> bool:
+        """Whether this frame shows anything new: after an event (and for a
+        moment after it), a new or changed screen, a busy one, a text cursor."""
+        now = time.monotonic()
+        if had_events:
+            self._awake_until = now + AWAKE_S
+        changed = scene is not self._shown_scene
+        self._shown_scene = scene
+        changed = scene.take_changed() or changed
+        blink = self._typing() and now - self._last_draw >= 0.5  # the text cursor
+        return changed or blink or now < self._awake_until or scene.busy
+
+    def _draw(self, scene: Scene, repaint: bool) -> None:
+        self._last_draw = time.monotonic()
+        self.frames_drawn += 1
         scene.draw(self.screen)
+        if self.overlay is not None:
+            self.overlay.draw(self.screen)
         self.ui.draw_ui(self.screen)
+        ring = self.overlay.focus.rect() if self.overlay else scene.focus_rect()
+        scale = ui_scale(self.size)
+        draw_focus_ring(self.screen, ring, palette().focus, max(2, round(2 * scale)))
         rects = scene.dirty_rects()
-        if rects is None or repaint:
+        if rects is None or repaint or self.overlay is not None or ring is not None:
             pygame.display.flip()
         else:
             pygame.display.update(rects)
-        return self.running
 
     def _resize(self, event: pygame.event.Event) -> None:
         size = event.size if event.type == pygame.VIDEORESIZE else (event.x, event.y)
@@ -184,8 +381,14 @@ class App:
             self.screen = pygame.display.set_mode(size, pygame.RESIZABLE)
         self.ctx.size = self.size
         self.ui.set_window_resolution(self.size)
+        scale = text_scale(self.size)
+        if scale != self._text_scale:
+            self._text_scale = scale
+            self._load_ui_theme()
         if self.scenes.current is not None:
             self.scenes.current.resize(self.size)
+        if self.overlay is not None:
+            self.overlay.build(self.size)
 
     def quit(self, status: int = 0) -> None:
         """Stop after this frame with exit status `status`."""
@@ -193,18 +396,30 @@ class App:
         self.status = status
 
     def run(self) -> int:
-        """Step until the window closes; returns the exit status."""
+        """Step until the window closes; returns the exit status.
+
+        While nothing changes the loop sleeps until an event comes (or
+        IDLE_WAIT_MS passes, to let the session collect results).
+        """
         try:
-            while self.step():
-                pass
+            while self.running:
+                if not self.idle:
+                    self.step()
+                    continue
+                event = pygame.event.wait(IDLE_WAIT_MS)
+                if event.type != pygame.NOEVENT:
+                    self._pending.append(event)
+                self.step(min(self.clock.tick() / 1000, 0.1))
         finally:
             self.close()
         return self.status
 
     def close(self) -> None:
         """End the scene (stopping any thinking AI) and close the window."""
+        self.close_overlay()
         self.scenes.close()
         self._end_session()
+        self.ctx.sound.close()
         gc.unfreeze()
         pygame.quit()
 
@@ -212,3 +427,12 @@ class App:
 def run_gui(options: PlayOptions) -> int:
     """Open the window, play what `options` describe, return the exit status (0)."""
     return App(options).run()
+
+
+def run_replay(replay: Replay, auto: bool = False) -> int:
+    """Open the window on a replay of `replay`; with `auto`, play the moves
+    one after another and close at the end. Returns the exit status (0)."""
+    from csl_game.gui.scenes.replay import ReplayScene
+
+    return App(PlayOptions(auto=auto), ThreadRunner,
+               start=lambda ctx: ReplayScene(ctx, replay, play=auto, quit_at_end=auto)).run()

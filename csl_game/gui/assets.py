@@ -13,7 +13,11 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-__all__ = ["assets_dir", "asset_path", "load_theme"]
+__all__ = ["assets_dir", "asset_path", "load_theme", "THEMES"]
+
+THEMES = ("default", "high-contrast")
+"""The themes: theme.json, and each other one as theme-NAME.json, which
+overrides the colours it names."""
 
 _CHECKOUT = Path(__file__).resolve().parents[2] / "assets"
 _MARKER = "theme.json"
@@ -45,17 +49,46 @@ def asset_path(*parts: str) -> Path:
 
 
 @cache
-def _theme_text() -> str:
-    return asset_path("theme.json").read_text(encoding="utf-8")
+def _theme_text(name: str) -> str:
+    file = "theme.json" if name == "default" else f"theme-{name}.json"
+    return asset_path(file).read_text(encoding="utf-8")
 
 
-def load_theme() -> dict[str, Any]:
-    """The pygame_gui theme as a dict, its font paths made absolute."""
-    theme: dict[str, Any] = json.loads(_theme_text())
+def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for key, value in over.items():
+        out[key] = (_merge(out[key], value) if isinstance(value, dict)
+                    and isinstance(out.get(key), dict) else value)
+    return out
+
+
+def load_theme(name: str = "default", scale: float = 1.0) -> dict[str, Any]:
+    """The pygame_gui theme `name` as a dict: font paths made absolute, font
+    sizes times `scale` (so text grows with the window).
+
+    Raises:
+        ValueError: no theme has that name.
+    """
+    if name not in THEMES:
+        raise ValueError(f"unknown theme '{name}' (choose from {', '.join(THEMES)})")
+    theme: dict[str, Any] = json.loads(_theme_text("default"))
+    if name != "default":
+        theme = _merge(theme, json.loads(_theme_text(name)))
+    base = int(theme["defaults"]["font"].get("size", 15))
+    for name in _ELEMENTS:  # pygame_gui keeps its first default font: name every size
+        theme.setdefault(name, {})
     for block in theme.values():
-        font = block.get("font") if isinstance(block, dict) else None
-        if isinstance(font, dict):
-            for key in ("regular_path", "bold_path", "italic_path", "bold_italic_path"):
-                if key in font:
-                    font[key] = str(asset_path(*font[key].split("/")))
+        if not isinstance(block, dict):
+            continue
+        font = block.setdefault("font", {})
+        for key in ("regular_path", "bold_path", "italic_path", "bold_italic_path"):
+            if key in font:
+                font[key] = str(asset_path(*font[key].split("/")))
+        font.setdefault("name", "dejavu_sans")
+        font["size"] = str(max(9, round(int(font.get("size", base)) * scale)))
     return theme
+
+
+_ELEMENTS = ("button", "label", "text_entry_line", "drop_down_menu", "check_box", "text_box",
+             "selection_list", "tool_tip", "horizontal_scroll_bar", "vertical_scroll_bar")
+"""pygame_gui element types: each gets the default font at the window's scale."""

@@ -33,6 +33,24 @@ class Pointer:
     ghost_row: int | None = None
     playable: tuple[bool, ...] = ()
     """Per column: whether its arrow is enabled."""
+    hint: tuple[int, int, Piece] | None = None
+    """A hinted move: (column, landing row, piece), drawn ringed in the hint colour."""
+
+
+SMALL_CELL = 32
+"""Below this cell size (pixels) a number no longer reads well inside its arrow."""
+
+
+def _label_size(lay: BoardLayout) -> int:
+    return max(10, round(lay.cell * 0.26))
+
+
+def _room_below(lay: BoardLayout) -> int:
+    """Free pixels under the ground, down to the toolbar, the log or the window's edge."""
+    below = [r.top for r in (lay.toolbar, lay.log, *(p.rect for p in lay.panels))
+             if r.top >= lay.ground.bottom and r.left < lay.ground.right
+             and r.right > lay.ground.left]
+    return min([lay.size[1], *below]) - lay.ground.bottom
 
 
 def _column_strips(lay: BoardLayout) -> list[pygame.Rect]:
@@ -64,7 +82,7 @@ class BoardView:
         self._layout: BoardLayout | None = None
         self._static: pygame.Surface | None = None
         self._layer: pygame.Surface | None = None
-        self._layer_for: tuple[int, int] = (0, -1)  # (id of visual, version drawn)
+        self._layer_for: tuple[int, int, int] = (0, -1, -1)  # (id of visual, version, epoch)
         self._drawn: set[Pos] = set()
         self._arrows: dict[str, pygame.Surface] = {}
         self._rings: dict[tuple[PShape, int], pygame.Surface] = {}
@@ -72,6 +90,11 @@ class BoardView:
         self._strips: list[pygame.Rect] = []
 
     # ------------------------------------------------------------- caches
+    def forget(self) -> None:
+        """Drop every cached image (the theme changed); set_layout() paints anew."""
+        self._layout = None
+        self._banner = None
+
     def set_layout(self, layout: BoardLayout) -> None:
         """Use `layout` from now on (drops every cached layer)."""
         if layout == self._layout:
@@ -79,7 +102,7 @@ class BoardView:
         self._layout = layout
         self._static = self._paint_static(layout)
         self._layer = None
-        self._layer_for = (0, -1)  # the pieces are drawn again at the new size
+        self._layer_for = (0, -1, -1)  # the pieces are drawn again at the new size
         self._strips = _column_strips(layout)
         arrow = layout.arrows[0]
         pal = palette()
@@ -106,6 +129,8 @@ class BoardView:
         pygame.draw.rect(surf, pal.ground, face, border_radius=radius)
         pygame.draw.line(surf, pal.ground_top, (ground.x + radius, ground.y),
                          (ground.right - 1 - radius, ground.y), max(1, c // 24))
+        if self.numbers_below(lay):
+            self._paint_numbers(surf, lay)
         return surf.convert() if pygame.display.get_surface() else surf
 
     @staticmethod
@@ -124,8 +149,8 @@ class BoardView:
 
     def _board_layer(self, visual: VisualBoard) -> pygame.Surface:
         assert self._layout is not None and self._static is not None
-        key = (id(visual), visual.version)
-        if self._layer is None or key[0] != self._layer_for[0]:
+        key = (id(visual), visual.version, visual.epoch)
+        if self._layer is None or key[0] != self._layer_for[0] or key[2] != self._layer_for[2]:
             self._layer = self._static.copy()
             self._drawn = set()
         if key != self._layer_for:
@@ -143,7 +168,7 @@ class BoardView:
                   banner: tuple[str, str] | None) -> tuple[object, ...]:
         """A value that changes whenever draw() and draw_banner() would draw differently."""
         fall = visual.falling
-        return (id(visual), visual.version, pointer, banner, visual.last,
+        return (id(visual), visual.version, visual.epoch, pointer, banner, visual.last,
                 visual.pulse_phase if visual.pulsing else None,
                 (fall.move, fall.elapsed) if fall else None,
                 visual.solution, visual.win_progress)
@@ -167,8 +192,9 @@ class BoardView:
         out: list[tuple[pygame.Rect, object]] = []
         for col, strip in enumerate(self._strips):
             here = pointer.column == col
+            hint = pointer.hint if pointer.hint is not None and pointer.hint[0] == col else None
             out.append((strip, (
-                id(visual), visual.column_versions[col],
+                id(visual), visual.column_versions[col], hint,
                 col < len(playable) and playable[col], here,
                 (pointer.ghost, pointer.ghost_row) if here else None,
                 (last, pulse) if last is not None and last.col == col else None,
@@ -182,6 +208,7 @@ class BoardView:
         assert lay is not None, "call set_layout() first"
         surface.blit(self._board_layer(visual), (0, 0))
         self._draw_arrows(surface, lay, pointer)
+        self._draw_hint(surface, lay, pointer)
         self._draw_ghost(surface, lay, pointer)
         self._draw_last(surface, lay, visual)
         self._draw_falling(surface, lay, visual)
@@ -190,17 +217,56 @@ class BoardView:
 
     def _draw_arrows(self, surface: pygame.Surface, lay: BoardLayout, pointer: Pointer) -> None:
         color = palette().arrow_text
-        size = round(lay.cell * 0.26)
-        size = size if size >= 9 else 0  # too small to read: arrows alone
+        size = _label_size(lay)
+        every = 0 if self.numbers_below(lay) else self.label_step(lay)
         for col, rect in enumerate(lay.arrows):
             playable = col < len(pointer.playable) and pointer.playable[col]
             name = ("arrow_disabled" if not playable else
                     "arrow_hover" if col == pointer.column else "arrow")
             surface.blit(self._arrows[name], rect)
-            if size:
+            if every and (col % every == 0 or col == pointer.column):
                 label = self.text.render(str(col), size, color, bold=True)
                 surface.blit(label, label.get_rect(center=(rect.centerx, rect.y + rect.h * 0.34)))
 
+    def label_step(self, lay: BoardLayout) -> int:
+        """Every how many columns a number is shown: 1 while the widest number
+        fits its column, else every 2nd, 5th or 10th."""
+        size = _label_size(lay)
+        widest = self.text.fonts.get(size, True).size(str(lay.cols - 1))[0]
+        for step in (1, 2, 5, 10):
+            if widest <= lay.cell * step - 2:
+                return step
+        return 10
+
+    def numbers_below(self, lay: BoardLayout) -> bool:
+        """Whether column numbers go under the board: arrows too small to hold
+        a number legibly, and room below the ground for a line of text."""
+        if lay.cell >= SMALL_CELL:
+            return False
+        height = self.text.fonts.get(_label_size(lay), True).get_linesize()
+        return _room_below(lay) >= height + 2
+
+    def _paint_numbers(self, surf: pygame.Surface, lay: BoardLayout) -> None:
+        """Column numbers in a row under the ground, in the text colour."""
+        size, every = _label_size(lay), self.label_step(lay)
+        for col in range(0, lay.cols, every):
+            label = self.text.render(str(col), size, palette().text, bold=True)
+            cx = lay.cell_rect(0, col).centerx
+            surf.blit(label, label.get_rect(midtop=(cx, lay.ground.bottom + 2)))
+
+    def _draw_hint(self, surface: pygame.Surface, lay: BoardLayout, pointer: Pointer) -> None:
+        if pointer.hint is None:
+            return
+        col, row, piece = pointer.hint
+        rect = lay.piece_rect(row, col)
+        surface.blit(self.art.piece(piece, rect.w, Look.GHOST), rect)
+        hint = palette().hint
+        width = max(2, lay.cell // 14)
+        pygame.draw.rect(surface, hint, lay.cell_rect(row, col).inflate(-2, -2), width,
+                         border_radius=lay.cell // 5)
+        arrow = lay.arrows[col]
+        pygame.draw.rect(surface, hint, arrow.inflate(-2, -2), width,
+                         border_radius=arrow.w // 5)
 
     def _draw_ghost(self, surface: pygame.Surface, lay: BoardLayout, pointer: Pointer) -> None:
         if pointer.ghost is None or pointer.column is None or pointer.ghost_row is None:

@@ -16,8 +16,10 @@ import pygame_gui
 
 from csl_game.engine.session import ScreenPolicy, Session
 from csl_game.engine.settings import PlayOptions
+from csl_game.engine.userdata import UserData
 from csl_game.gui.panels import MessageLog
 from csl_game.gui.pieces import PieceArt
+from csl_game.gui.sound import Sound
 from csl_game.gui.style import Fonts, TextCache
 
 __all__ = ["Navigator", "GuiContext"]
@@ -38,6 +40,12 @@ class Navigator(Protocol):
     def quit(self, status: int = 0) -> None:
         """Close the window after this frame, with exit status `status`."""
 
+    def open_menu(self) -> None:
+        """Show the menu (what Esc shows) over the current screen."""
+
+    def set_title(self, text: str) -> None:
+        """Show `text` in the window's title bar (after the game's name)."""
+
 
 @dataclass(eq=False)
 class GuiContext:
@@ -53,6 +61,9 @@ class GuiContext:
     size: tuple[int, int]
     """The window's drawable size, kept current by the window."""
     nav: Navigator
+    sound: Sound
+    user: UserData
+    """Preferences, the last setup and scores, in the user's config folder."""
 
     @property
     def screen_policy(self) -> ScreenPolicy:

@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from csl_game.engine import narration as messages
 from csl_game.engine.session import (Choice, PostMatch, PreMatch, Screen, Session, SessionEnded,
-                                     SessionEvent)
+                                     SessionEvent, TieBreakRound)
 from csl_game.gui.context import GuiContext
 from csl_game.gui.scene import SceneManager
 from csl_game.gui.scenes.choices import Offer
@@ -99,6 +99,10 @@ class SessionFlow:
                 names = self.session.names
                 log.add(messages.background_result(
                     i, names[record.white], names[record.red], record.result))
-            case SessionEnded(standings=table):
+            case TieBreakRound(round=tie_round, players=players):
+                log.add(messages.tie_break_round(tie_round, players))
+            case SessionEnded(standings=table, tie_break=tb):
                 for line in messages.session_over(table):
                     log.add(line)
+                if tb is not None:
+                    log.add(messages.tie_break_summary(tb, self.session.names))

@@ -15,7 +15,8 @@ from pygame import Rect
 from csl_game.model.board import PShape
 from csl_game.gui.style import TextRole
 
-__all__ = ["Arrangement", "PanelLayout", "BoardLayout", "compute_layout", "ui_scale"]
+__all__ = ["Arrangement", "PanelLayout", "BoardLayout", "compute_layout", "ui_scale",
+           "window_size_for"]
 
 # Board geometry in cell units.
 ARROW = 0.7          # height of the column-arrow row
@@ -38,9 +39,21 @@ class Arrangement(Enum):
 
 
 def ui_scale(size: tuple[int, int]) -> float:
-    """How big text and panels are: 1.0 at 1280x800, between 0.75 and 1.6."""
+    """How big text and panels are: 1.0 at 1280x800, between 0.7 and 2.0."""
     w, h = size
-    return max(0.75, min(1.6, w / 1280, h / 800))
+    return max(0.7, min(2.0, w / 1280, h / 800))
+
+
+def window_size_for(desktop: tuple[int, int] | None) -> tuple[int, int]:
+    """The first window size on a desktop of size `desktop`: 1280x800 where it
+    fits with room for a title bar and a task bar, smaller on small screens,
+    larger (three fifths of the desktop) on big ones; never the desktop's
+    whole size."""
+    if desktop is None:
+        return 1280, 800
+    w, h = desktop
+    return (min(int(w * 0.92), max(1280, int(w * 0.6))),
+            min(int(h * 0.88), max(800, int(h * 0.6))))
 
 
 def _line(role: TextRole, scale: float) -> int:
@@ -128,6 +141,8 @@ class BoardLayout:
     panels: tuple[PanelLayout, PanelLayout]
     """Indexed by PColor."""
     log: Rect
+    toolbar: Rect
+    """The row of buttons above the log (hint, undo, resign, menu)."""
     banner: Rect
     """Where results are announced: beside the board, or over its upper third."""
     banner_low: Rect
@@ -171,7 +186,8 @@ class BoardLayout:
 
     def all_rects(self) -> list[Rect]:
         """Everything drawn, for checks that it fits the window."""
-        rects = [self.frame, self.ground, *self.arrows, self.log, self.banner, self.banner_low]
+        rects = [self.frame, self.ground, *self.arrows, self.log, self.toolbar, self.banner,
+                 self.banner_low]
         for panel in self.panels:
             rects += [panel.rect, *panel.parts()]
         return rects
@@ -212,8 +228,20 @@ def _board_area_sidebar(size: tuple[int, int], s: float) -> tuple[Rect, list[Rec
     return area, panels, log
 
 
+def toolbar_height(s: float) -> int:
+    return max(24, round(30 * s))
+
+
 def _log_height(s: float) -> int:
-    return 5 * _line(TextRole.LOG, s) + 2 * round(8 * s)
+    """The log's height with the toolbar above it."""
+    return 5 * _line(TextRole.LOG, s) + 2 * round(8 * s) + toolbar_height(s) + round(6 * s)
+
+
+def _split_log(log: Rect, s: float) -> tuple[Rect, Rect]:
+    """(toolbar, log): the toolbar takes the top of the log's area."""
+    bar = toolbar_height(s)
+    top = bar + round(6 * s)
+    return Rect(log.x, log.y, log.w, bar), Rect(log.x, log.y + top, log.w, log.h - top)
 
 
 _AREAS = {Arrangement.SIDES: _board_area_sides, Arrangement.TOP: _board_area_top,
@@ -274,15 +302,16 @@ def compute_layout(rows: int, cols: int, size: tuple[int, int],
     best: tuple[int, Arrangement, Rect, list[Rect], Rect] | None = None
     for arr in options:
         area, panel_rects, log = _AREAS[arr](size, s)
-        if log.h < 3 * _line(TextRole.LOG, s):
+        if log.h < 3 * _line(TextRole.LOG, s) + toolbar_height(s):
             continue
         c = _cell_size(area, rows, cols, s)
         if best is None or c > best[0]:
             best = (c, arr, area, panel_rects, log)
     assert best is not None, "the side-panel arrangement always has a log"
     c, arr, area, panel_rects, log = best
+    toolbar, log = _split_log(log, s)
     cells, frame, ground, arrows = _board_rects(area, rows, cols, c)
     make_panel = _panel_wide if arr is Arrangement.TOP else _panel_tall
     panels = (make_panel(panel_rects[0], s), make_panel(panel_rects[1], s))
     return BoardLayout(size, rows, cols, s, arr, c, cells, frame, ground, arrows,
-                       panels, log, *_banners(area, frame, ground, size, s))
+                       panels, log, toolbar, *_banners(area, frame, ground, size, s))

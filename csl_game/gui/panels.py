@@ -62,6 +62,10 @@ class PlayerPanel:
         if state.thinking:
             self._draw_clock(surface, lay, scale, thinking_s)
 
+    def forget(self) -> None:
+        """Paint anew next time (the theme changed)."""
+        self._cache = None
+
     @staticmethod
     def clock_key(seconds: float) -> tuple[str, int]:
         """Changes exactly when the thinking clock or spinner would look different."""
@@ -210,6 +214,10 @@ class LogView:
                 self._wrapped.clear()
             parts = self._wrapped[key] = wrap(line, font, width)
         return parts
+
+    def forget(self) -> None:
+        """Paint anew next time (the theme changed)."""
+        self._cache = None
 
     def draw(self, surface: pygame.Surface, rect: pygame.Rect, log: MessageLog,
              scale: float) -> None:

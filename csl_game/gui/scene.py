@@ -28,6 +28,28 @@ class Scene:
     def draw(self, surface: pygame.Surface) -> None:
         """Draw the whole screen."""
 
+    @property
+    def busy(self) -> bool:
+        """Whether the screen changes by itself now (an animation, a countdown,
+        an AI thinking): the window then draws every frame. When no scene is
+        busy and no event comes, the window neither draws nor spins."""
+        return False
+
+    def take_changed(self) -> bool:
+        """Whether the screen changed since the last call (rebuilt, new results)."""
+        return False
+
+    def focus_rect(self) -> pygame.Rect | None:
+        """Where the keyboard focus is, for the window to ring it."""
+        return None
+
+    def set_widgets_shown(self, shown: bool) -> None:
+        """Hide (or show again) the scene's widgets, while a window covers it."""
+
+    def restyle(self, size: tuple[int, int]) -> None:
+        """The theme changed: paint everything anew."""
+        self.resize(size)
+
     def dirty_rects(self) -> list[pygame.Rect] | None:
         """The screen areas the last draw() changed, or None for all of it.
 

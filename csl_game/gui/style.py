@@ -16,7 +16,10 @@ import pygame
 from csl_game.model.board import PColor
 from csl_game.gui.assets import asset_path, load_theme
 
-__all__ = ["Palette", "palette", "TextRole", "Fonts", "TextCache", "piece_colors", "backdrop"]
+__all__ = ["Palette", "palette", "TextRole", "Fonts", "TextCache", "piece_colors", "backdrop",
+           "set_theme", "theme_name"]
+
+_theme = ["default"]
 
 
 class Palette:
@@ -35,10 +38,26 @@ class Palette:
         return self._colours[name]
 
 
+def set_theme(name: str) -> None:
+    """Paint with theme `name` from now on (see assets.THEMES).
+
+    Raises:
+        ValueError: no theme has that name.
+    """
+    load_theme(name)
+    _theme[0] = name
+    palette.cache_clear()
+
+
+def theme_name() -> str:
+    """The theme painted with."""
+    return _theme[0]
+
+
 @cache
 def palette() -> Palette:
-    """The board scene's colours (loaded once)."""
-    return Palette(load_theme()["#match_scene"]["colours"])
+    """The board scene's colours in the current theme (loaded once per theme)."""
+    return Palette(load_theme(_theme[0])["#match_scene"]["colours"])
 
 
 @dataclass(frozen=True)

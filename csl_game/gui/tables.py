@@ -20,11 +20,13 @@ from pygame_gui.elements import UIImage, UIPanel, UIScrollingContainer
 
 from csl_game.model.board import PColor
 from csl_game.gui.assets import load_theme
-from csl_game.gui.style import TextCache
+from csl_game.gui.style import TextCache, theme_name
 from csl_game.gui.widgets import Metrics, label
+from csl_game.engine.narration import how_it_ended
 from csl_game.engine.standings import MatchRecord, Standing
 
-__all__ = ["Column", "Cell", "CellStyle", "cell_style", "paint_rows", "Table",
+__all__ = ["Column", "Cell", "CellStyle", "cell_style", "paint_rows", "Table", "fixture_rows",
+           "fixtures_table",
            "standings_rows", "result_rows", "standings_table", "results_table"]
 
 Cell = tuple[str, str]
@@ -61,9 +63,14 @@ class CellStyle:
     right: bool
 
 
-@cache
 def cell_style(object_id: str) -> CellStyle:
-    theme = load_theme()
+    """How the current theme styles a cell of `object_id`."""
+    return _cell_style(object_id, theme_name())
+
+
+@cache
+def _cell_style(object_id: str, name: str) -> CellStyle:
+    theme = load_theme(name)
     block = theme.get(object_id, {})
     font = {**theme["defaults"]["font"], **block.get("font", {})}
     color = block.get("colours", {}).get("normal_text", theme["defaults"]["colours"]
@@ -73,14 +80,15 @@ def cell_style(object_id: str) -> CellStyle:
 
 
 def paint_rows(rows: Sequence[Sequence[Cell]], widths: Sequence[int], line: int, pad: int,
-               text: TextCache) -> pygame.Surface:
-    """The rows as one transparent image, each cell in its theme style."""
+               text: TextCache, scale: float = 1.0) -> pygame.Surface:
+    """The rows as one transparent image, each cell in its theme style (text sizes times `scale`)."""
     surf = pygame.Surface((max(1, sum(widths)), max(1, len(rows) * line)), pygame.SRCALPHA)
     for r, row in enumerate(rows):
         x = 0
         for (value, object_id), w in zip(row, widths):
             style = cell_style(object_id)
-            image = text.fit(value, style.size, style.color, w - 2 * pad, style.bold)
+            image = text.fit(value, max(9, round(style.size * scale)), style.color,
+                             w - 2 * pad, style.bold)
             y = r * line + (line - image.get_height()) // 2
             surf.blit(image, (x + w - pad - image.get_width() if style.right else x + pad, y))
             x += w
@@ -110,7 +118,7 @@ class Table:
                   "#cell_head_num" if column.numeric else "#cell_head")
             x += w
         body = Rect(inner.x, head_y + line, inner.w, max(line, inner.bottom - head_y - line))
-        image = paint_rows(rows, widths, line, pad, text)
+        image = paint_rows(rows, widths, line, pad, text, m.scale)
         self.scroller: UIScrollingContainer | None = None
         if image.get_height() <= body.h:  # a scrolling container is dear to build
             UIImage(Rect(body.topleft, image.get_size()), image, container.ui_manager,
@@ -125,7 +133,9 @@ class Table:
 
 STANDINGS = (Column("#", 40, True), Column("Player"), Column("Pts", 52, True),
              Column("W", 40, True), Column("D", 40, True), Column("L", 40, True))
-RESULTS = (Column("#", 40, True), Column("White"), Column("Red"), Column("Winner", 84))
+RESULTS = (Column("#", 40, True), Column("White"), Column("Red"), Column("Winner", 86),
+           Column("How", 110))
+FIXTURES = (Column("#", 40, True), Column("White"), Column("Red"))
 
 
 def standings_rows(table: Sequence[Standing]) -> list[list[Cell]]:
@@ -136,23 +146,32 @@ def standings_rows(table: Sequence[Standing]) -> list[list[Cell]]:
 
 
 def result_rows(names: Sequence[str], records: Sequence[MatchRecord],
-                numbers: Sequence[int] | None = None) -> list[list[Cell]]:
+                numbers: Sequence[int] | None = None, cells: int | None = None
+                ) -> list[list[Cell]]:
     """One row per match: its number (`numbers`, else 1, 2, ...), the winner
-    bold in its colour, draws grey."""
+    bold in its colour, draws grey, and how it ended (`cells`: the board's
+    rows x columns, which tells a full board from pieces running out)."""
     rows = []
     for i, rec in zip(numbers or range(1, len(records) + 1), records):
         color = rec.result.winner.color
         white, red = names[rec.white], names[rec.red]
+        how = how_it_ended(rec.result, cells)
         if color is None:
             rows.append([(f"{i}", "#cell_dim_num"), (white, "#cell_dim"), (red, "#cell_dim"),
-                         ("Draw", "#cell_dim")])
+                         ("Draw", "#cell_dim"), (how, "#cell_dim")])
             continue
         won = "#cell_white" if color is PColor.WHITE else "#cell_red"
         rows.append([(f"{i}", "#cell_num"),
                      (white, won if color is PColor.WHITE else "#cell"),
                      (red, won if color is PColor.RED else "#cell"),
-                     (str(color), won)])
+                     (str(color), won), (how, "#cell_dim" if rec.result.solution else "#cell")])
     return rows
+
+
+def fixture_rows(names: Sequence[str], pairings: Sequence[tuple[int, int]]) -> list[list[Cell]]:
+    """One row per match to play: its number, White and Red."""
+    return [[(f"{i}", "#cell_num"), (names[w], "#cell"), (names[r], "#cell")]
+            for i, (w, r) in enumerate(pairings, 1)]
 
 
 def standings_table(rect: Rect, table: Sequence[Standing], container: Any, m: Metrics,
@@ -162,7 +181,14 @@ def standings_table(rect: Rect, table: Sequence[Standing], container: Any, m: Me
 
 def results_table(rect: Rect, names: Sequence[str], records: Sequence[tuple[int, MatchRecord]],
                   container: Any, m: Metrics, text: TextCache,
-                  title: str = "Results") -> Table:
+                  title: str = "Results", cells: int | None = None) -> Table:
     """The results of `records`, (match index from 0, record) pairs, in that order."""
-    rows = result_rows(names, [r for _, r in records], [i + 1 for i, _ in records])
+    rows = result_rows(names, [r for _, r in records], [i + 1 for i, _ in records], cells)
     return Table(rect, title, RESULTS, rows, container, m, text)
+
+
+def fixtures_table(rect: Rect, names: Sequence[str], pairings: Sequence[tuple[int, int]],
+                   container: Any, m: Metrics, text: TextCache,
+                   title: str = "Matches to play") -> Table:
+    """Every match of a tournament, in the order they are played."""
+    return Table(rect, title, FIXTURES, fixture_rows(names, pairings), container, m, text)

@@ -145,6 +145,7 @@ class WidgetScene(Scene):
         self.ctx = ctx
         self.layer = WidgetLayer(ctx.ui)
         self._backdrop: pygame.Surface | None = None
+        self._changed = True
 
     @property
     def root(self) -> UIContainer | None:
@@ -174,6 +175,20 @@ class WidgetScene(Scene):
     def rebuild(self) -> None:
         """Build every widget anew (after the shown state changed shape)."""
         self.build(self.layer.open(self.ctx.size), self.metrics)
+        self._changed = True
+
+    def take_changed(self) -> bool:
+        changed, self._changed = self._changed, False
+        return changed
+
+    def set_widgets_shown(self, shown: bool) -> None:
+        root = self.layer.root
+        if root is not None:
+            (root.show if shown else root.hide)()
+
+    def restyle(self, size: tuple[int, int]) -> None:
+        self._backdrop = None
+        self.rebuild()
 
     def handle_event(self, event: pygame.event.Event) -> None:
         self.layer.dispatch(event)

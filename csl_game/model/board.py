@@ -18,6 +18,7 @@ from csl_game.model.values import Move, PColor, Piece, Pos, PShape, Winner
 
 __all__ = [
     "PColor", "PShape", "Winner", "Piece", "Pos", "Move", "MoveProblem", "Board",
+    "PIECE_LETTERS", "LEGEND",
 ]
 
 
@@ -46,6 +47,11 @@ _COLORS = (PColor.WHITE, PColor.RED)
 _SHAPES = (PShape.ROUND, PShape.SQUARE)
 _NONE = Winner.NONE
 
+PIECE_LETTERS = {piece: letter for piece, letter in zip(_PIECES, "wWrR")}
+"""How str(board) writes each piece, as the reference console does."""
+LEGEND = "w white round, W white square, r red round, R red square, . empty"
+"""The last line of str(board)."""
+
 # (does the predicate look at shape (else colour)?, which value); shape beats colour.
 _PREDICATES = ((True, PShape.ROUND), (True, PShape.SQUARE),
                (False, PColor.WHITE), (False, PColor.RED))
@@ -73,6 +79,11 @@ def _corridors(rows: int, cols: int, n: int) -> tuple[tuple[Pos, ...], ...]:
     return tuple(out)
 
 
+@lru_cache(maxsize=64)
+def _drops(cols: int) -> tuple[tuple[int, PShape], ...]:
+    """table[move code]: the (column, shape) of a core move code ``col << 1 | shape``."""
+    return tuple((code >> 1, _SHAPES[code & 1]) for code in range(2 * cols))
+
 
 @lru_cache(maxsize=64)
 def _move_table(rows: int, cols: int) -> tuple[tuple[Move, ...], ...]:
@@ -95,7 +106,7 @@ class Board:
     """
 
     __slots__ = ("rows", "cols", "win_sequence", "round_pieces", "square_pieces",
-                 "_fast", "_history", "_result", "_moves")
+                 "_fast", "_history", "_result", "_moves", "_cells")
 
     def __init__(self, rows: int = 6, cols: int = 7, win_sequence: int = 4,
                  round_pieces: int = 10, square_pieces: int = 11) -> None:
@@ -113,6 +124,10 @@ class Board:
         self._history: list[Move] = []
         self._result = _NONE
         self._moves = _move_table(geo.rows, geo.cols)
+        # The pieces by the core's bit index (guard bits stay None): a read of
+        # board[row, col] is then one list index, which heuristics that look
+        # at every cell of every leaf feel most.
+        self._cells: list[Piece | None] = [None] * (geo.cols * geo.height)
 
     # ----------------------------------------------------------------- reading
     @property
@@ -130,8 +145,7 @@ class Board:
         if not (0 <= row < self.rows and 0 <= col < self.cols):
             raise IndexError(f"position ({row}, {col}) is off the "
                              f"{self.rows}x{self.cols} board")
-        kind = self._fast.kind_at(row, col)
-        return None if kind < 0 else _PIECES[kind]
+        return self._cells[col * (self.rows + 1) + row]
 
     @property
     def move_count(self) -> int:
@@ -174,6 +188,19 @@ class Board:
         if not 0 <= col < self.cols:
             raise IndexError(f"column {col} is off the board (0 to {self.cols - 1})")
         return self._fast.heights[col]
+
+    def legal_moves(self) -> list[tuple[int, PShape]]:
+        """Every move the player to move can make, as (column, shape) pairs:
+        columns left to right, round before square; empty once the game is over.
+
+        A `FutureMove` is a (column, shape) pair too, so
+        ``FutureMove(3, PShape.ROUND) in board.legal_moves()`` asks whether it
+        is legal.
+        """
+        if self._result is not _NONE:
+            return []
+        drops = _drops(self.cols)
+        return [drops[code] for code in self._fast.legal_moves()]
 
     def fast_board(self) -> FastBoard:
         """The position as an independent `FastBoard`: the fast door for
@@ -243,7 +270,9 @@ class Board:
                 return -1
             assert problem is not None, "the fast test refused a legal move"
             raise self._refuse(problem, shape, col)
-        self._history.append(self._moves[kind][fast.play(col, shape)])
+        index = fast.play(col, shape)
+        self._history.append(self._moves[kind][index])
+        self._cells[index] = _PIECES[kind]
         self._result = fast.winner_after(shape)
         return row
 
@@ -257,6 +286,7 @@ class Board:
             raise InvalidMoveError("there is no move to undo")
         move = self._history.pop()
         self._fast.undo(move.col)
+        self._cells[move.col * (self.rows + 1) + move.row] = None
         # do_move refuses a finished game, so before any move the game was on.
         self._result = _NONE
         return move
@@ -296,6 +326,7 @@ class Board:
         other.round_pieces, other.square_pieces = self.round_pieces, self.square_pieces
         other._fast = self._fast.copy()
         other._history = self._history.copy()
+        other._cells = self._cells.copy()
         other._result = self._result
         other._moves = self._moves
         return other
@@ -322,6 +353,16 @@ class Board:
         # Pickle as settings plus moves: small, and rebuilt through do_move.
         moves = tuple((m.piece.shape, m.col) for m in self._history)
         return (_rebuild, (self.settings, moves))
+
+    def __str__(self) -> str:
+        """The board as the reference console shows it, then a legend: a line
+        per row, top row first, a letter per cell (``..Rw...``)."""
+        cells = self._cells
+        height = self.rows + 1
+        lines = ["".join("." if (piece := cells[col * height + row]) is None
+                         else PIECE_LETTERS[piece] for col in range(self.cols))
+                 for row in range(self.rows - 1, -1, -1)]
+        return "\n".join([*lines, LEGEND])
 
     def __repr__(self) -> str:
         return (f"Board(rows={self.rows}, cols={self.cols}, "

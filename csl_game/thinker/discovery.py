@@ -1,10 +1,20 @@
-"""Finding thinker classes: built-in, from paths, and from entry points.
+"""Finding thinker classes: built-in, from paths, engines, and from entry points.
 
-Thinkers come from three places: the built-in ``csl_game.thinkers`` package
+Thinkers come from four places: the built-in ``csl_game.thinkers`` package
 (the repository's top-level ``thinkers/`` folder, installed under the
 ``csl_game`` name so that a user's own ``thinkers`` package cannot hide it), user paths
-given with ``--thinkers PATH`` (a .py file or a folder of them), and installed
-packages that declare the entry-point group ``csl_game.thinkers``.
+given with ``--thinkers PATH`` (a .py file or a folder of them), engines declared
+with ``--engine NAME=COMMAND``, and installed packages that declare the
+entry-point group ``csl_game.thinkers``.
+
+Paths and engines travel together as *sources*: a tuple of strings, each a path
+or an engine declaration (``engine:NAME=COMMAND``, see
+`csl_game.thinker.engine_thinker`). A worker process gets the same sources as
+its parent, so it finds the same classes by the same fully qualified names.
+
+Engines and entry points also give their thinker a *declared name*: the
+engine's NAME, or the entry point's key. It is the thinker's short name, and
+its class-derived short name still works too.
 """
 
 from __future__ import annotations
@@ -22,6 +32,7 @@ from types import ModuleType
 
 from csl_game.errors import ThinkerError
 from csl_game.thinker.api import AbstractThinker, thinker_display_name
+from csl_game.thinker.engine_thinker import EngineSpec, engine_class
 
 ENTRY_POINT_GROUP = "csl_game.thinkers"
 BUILTIN_PACKAGE = "csl_game.thinkers"
@@ -84,12 +95,45 @@ class ThinkerRegistry:
     classes: dict[str, type[AbstractThinker]] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
     """Built-in modules or entry points that failed to load."""
+    declared: dict[str, str] = field(default_factory=dict)
+    """Declared names (lower case) by fully qualified name: engine names and
+    entry-point keys."""
 
-    def add_module(self, module: ModuleType) -> None:
+    def add_module(self, module: ModuleType) -> list[str]:
+        """Add the thinker classes a module defines; their fully qualified names."""
+        added = []
         for cls in _thinkers_in(module):
             self.classes[fqn_of(cls)] = cls
+            added.append(fqn_of(cls))
+        return added
+
+    def add_class(self, cls: type[AbstractThinker], name: str = "") -> str:
+        """Add one thinker class, under a declared name if given; its fully qualified name."""
+        fqn = fqn_of(cls)
+        self.classes[fqn] = cls
+        if name:
+            self.declared[fqn] = name.lower()
+        return fqn
+
+    def add_engine(self, spec: EngineSpec) -> None:
+        """Add the thinker class of a declared engine, under the engine's name.
+
+        Raises:
+            ThinkerError: another engine was declared under the same name.
+        """
+        fqn = fqn_of(engine_class(spec))
+        known = self.classes.get(fqn)
+        if known is not None and getattr(known, "engine", spec) != spec:
+            raise ThinkerError(f"engine '{spec.name}' is declared twice, with two commands: "
+                               f"`{getattr(known, 'engine').command}` and `{spec.command}`")
+        self.add_class(engine_class(spec), spec.name)
 
     def short_name(self, fqn: str) -> str:
+        """The name a thinker is listed under: its declared name, else its class's
+        name without the Thinker suffix, in lower case."""
+        return self.declared.get(fqn) or self._class_name(fqn)
+
+    def _class_name(self, fqn: str) -> str:
         return thinker_display_name(self.classes[fqn].__name__).lower()
 
     def resolve(self, name: str) -> type[AbstractThinker]:
@@ -104,7 +148,8 @@ class ThinkerRegistry:
             return self.classes[f"csl_game.{name}"]
         wanted = name.strip().lower()
         hits = [fqn for fqn, cls in self.classes.items()
-                if wanted in (self.short_name(fqn), cls.__name__.lower(), fqn.lower())]
+                if wanted in (self.short_name(fqn), self._class_name(fqn),
+                              cls.__name__.lower(), fqn.lower())]
         if len(hits) == 1:
             return self.classes[hits[0]]
         if hits:
@@ -136,12 +181,22 @@ def _add_entry_points(reg: ThinkerRegistry) -> None:
             reg.problems.append(f"entry point '{ep.name}' ({ep.value}) failed: {e}")
             continue
         if inspect.ismodule(obj):
-            reg.add_module(obj)
+            added = reg.add_module(obj)
+            if len(added) == 1:  # a module of several thinkers: the key names none of them
+                reg.declared[added[0]] = ep.name.lower()
         elif inspect.isclass(obj) and issubclass(obj, AbstractThinker):
-            reg.classes[fqn_of(obj)] = obj
+            reg.add_class(obj, ep.name)
         else:
             reg.problems.append(
                 f"entry point '{ep.name}' ({ep.value}) is not a thinker class or module")
+
+
+def _add_source(reg: ThinkerRegistry, source: str) -> None:
+    engine = EngineSpec.from_source(source)
+    if engine is not None:
+        reg.add_engine(engine)
+    else:
+        _add_path(reg, Path(source))
 
 
 def _add_path(reg: ThinkerRegistry, path: Path) -> None:
@@ -159,16 +214,19 @@ def _add_path(reg: ThinkerRegistry, path: Path) -> None:
 
 @lru_cache(maxsize=16)
 def registry(paths: tuple[str, ...] = ()) -> ThinkerRegistry:
-    """Every thinker known from the built-ins, entry points and these paths.
+    """Every thinker known from the built-ins, entry points and these sources
+    (paths, and engine declarations written as ``engine:NAME=COMMAND``).
 
     Raises:
-        ThinkerError: a given path is missing or one of its files fails to load.
+        ThinkerError: a given path is missing or one of its files fails to load,
+            or two engines share a name.
+        ConfigError: an engine is declared badly.
     """
     reg = ThinkerRegistry()
     _add_builtins(reg)
     _add_entry_points(reg)
-    for p in paths:
-        _add_path(reg, Path(p))
+    for source in paths:
+        _add_source(reg, source)
     return reg
 
 

@@ -32,7 +32,6 @@ class ThinkerPrototype:
         else:
             self.thinker_class = registry(self.paths).resolve(name)
         self.fqn = f"{self.thinker_class.__module__}.{self.thinker_class.__qualname__}"
-        self._display_name: str | None = None
 
     def create(self, info: InfoHandler | None = None) -> AbstractThinker:
         """A new thinker, configured and with setup() already run.
@@ -51,17 +50,16 @@ class ThinkerPrototype:
         return thinker
 
     @property
-    def display_name(self) -> str:
-        """The name its thinkers give themselves, e.g. ``MinimaxD4``.
+    def default_name(self) -> str:
+        """The class-name rule's name, e.g. ``Minimax`` for ``MinimaxAIThinker``.
 
-        Falls back to the class name rule when setup or __str__ fails.
+        Read from the class without running any of its code (not even a
+        metaclass's). The name a thinker gives itself (its ``str()``, e.g.
+        ``MinimaxD4``) is thinker code: the engine asks it in a worker process
+        (csl_game.engine.runners.probe), never here.
         """
-        if self._display_name is None:
-            try:
-                self._display_name = str(self.create())
-            except Exception:
-                self._display_name = thinker_display_name(self.thinker_class.__name__)
-        return self._display_name
+        name = type.__dict__["__name__"].__get__(self.thinker_class)
+        return thinker_display_name(str.__str__(name))
 
     def __repr__(self) -> str:
         return f"ThinkerPrototype({self.fqn!r}, {self.params!r})"

@@ -60,15 +60,18 @@ class SegfaultThinker(AbstractThinker):
 
 
 class HogThinker(AbstractThinker):
-    """Allocates without limit (params: 'once' asks for one huge block,
-    'thread' fills memory from a background thread and waits)."""
+    """Allocates without limit, touching every page so that it is resident
+    memory on every OS (params: 'once' asks for one 4 GB block, 'thread'
+    fills memory from a background thread and waits)."""
 
     def setup(self, params: str) -> None:
         self.mode = params
 
     def think(self, board: Board, ct: CancellationToken) -> FutureMove:
         if self.mode == "once":
-            return FutureMove(len(bytes(1 << 40)), PShape.ROUND)
+            block = b"x" * (4 << 30)
+            ct.wait(60)
+            return FutureMove(len(block) % 7, PShape.ROUND)
         if self.mode == "thread":
             threading.Thread(target=self._hoard, daemon=True).start()
             ct.wait(60)
@@ -79,7 +82,7 @@ class HogThinker(AbstractThinker):
     def _hoard() -> FutureMove:
         hoard = []
         while True:
-            hoard.append(bytes(1 << 24))  # address space, not touched pages
+            hoard.append(b"x" * (1 << 24))
 
 
 class InvalidThinker(AbstractThinker):
@@ -141,3 +144,113 @@ class SlowSetupThinker(AbstractThinker):
 
     def think(self, board: Board, ct: CancellationToken) -> FutureMove:
         return FutureMove(_first_free(board), board.turn.shape)
+
+
+# ------------------------------------------------ misbehaving in setup() or __str__
+def _first_legal(board: Board) -> FutureMove:
+    shape = board.turn.shape
+    if board.piece_count(board.turn, shape) == 0:
+        shape = shape.other
+    return FutureMove(_first_free(board), shape)
+
+
+class SetupHangThinker(AbstractThinker):
+    """setup() never returns."""
+
+    def setup(self, params: str) -> None:
+        while True:
+            time.sleep(1)
+
+    def think(self, board: Board, ct: CancellationToken) -> FutureMove:
+        return _first_legal(board)
+
+
+class SetupExitThinker(AbstractThinker):
+    """setup() ends the interpreter: SystemExit(9), or os._exit(0) with params 'hard'."""
+
+    def setup(self, params: str) -> None:
+        if params == "hard":
+            os._exit(0)
+        raise SystemExit(9)
+
+    def think(self, board: Board, ct: CancellationToken) -> FutureMove:
+        return _first_legal(board)
+
+
+class SetupBaseThinker(AbstractThinker):
+    """setup() raises a BaseException that is no Exception."""
+
+    def setup(self, params: str) -> None:
+        raise KeyboardInterrupt("setup pressed Ctrl+C")
+
+    def think(self, board: Board, ct: CancellationToken) -> FutureMove:
+        return _first_legal(board)
+
+
+class SetupHogThinker(AbstractThinker):
+    """setup() fills memory, touching every page (3 GB unless params say MB)."""
+
+    def setup(self, params: str) -> None:
+        hoard = []
+        for _ in range(int(params or 3072) // 16):
+            hoard.append(b"x" * (16 << 20))
+        self.hoard = hoard
+
+    def think(self, board: Board, ct: CancellationToken) -> FutureMove:
+        return _first_legal(board)
+
+
+class StrHangThinker(AbstractThinker):
+    """Its __str__ never returns."""
+
+    def __str__(self) -> str:
+        while True:
+            time.sleep(1)
+
+    def think(self, board: Board, ct: CancellationToken) -> FutureMove:
+        return _first_legal(board)
+
+
+# ------------------------------------------------ leaving things behind
+def _spin(seconds: float) -> None:
+    end = time.time() + seconds
+    while time.time() < end:
+        pass
+
+
+class ForkerThinker(AbstractThinker):
+    """On its first move, starts a child that starts a grandchild, which burn
+    CPU or sleep for a minute; then plays.
+
+    params 'setsid': the grandchild leaves the tree (double fork, setsid) and
+    burns CPU; elsewhere than POSIX, it is a plain grandchild.
+    """
+
+    def setup(self, params: str) -> None:
+        self.escape = params == "setsid"
+        self.forked = False
+
+    def think(self, board: Board, ct: CancellationToken) -> FutureMove:
+        import subprocess
+
+        if self.forked:  # once a match is enough
+            return _first_legal(board)
+        self.forked = True
+        script = ("import os, subprocess, sys, time\n"
+                  "escape = sys.argv[1] == '1' and hasattr(os, 'setsid')\n"
+                  "code = 'import time\\nend = time.time() + 60\\nwhile time.time() < end: pass'\n"
+                  "subprocess.Popen([sys.executable, '-c', code], start_new_session=escape)\n"
+                  "if escape:\n    os._exit(0)\n"
+                  "time.sleep(60)\n")
+        child = subprocess.Popen([sys.executable, "-c", script, "1" if self.escape else "0"])
+        if self.escape:
+            child.wait()  # its child is an orphan now, in a session of its own
+        return _first_legal(board)
+
+
+class LingerThinker(AbstractThinker):
+    """Leaves a thread burning CPU after think() returns, then plays legally."""
+
+    def think(self, board: Board, ct: CancellationToken) -> FutureMove:
+        threading.Thread(target=_spin, args=(60,), daemon=True).start()
+        return _first_legal(board)

@@ -14,13 +14,23 @@ from dataclasses import dataclass
 from enum import Enum
 
 from csl_game.engine.runners.answer import Answer, MoveAnswer
+from csl_game.errors import CslError
 from csl_game.model.board import Board
 from csl_game.thinker.prototype import ThinkerPrototype
 
 __all__ = ["ForfeitReason", "Forfeit", "ThinkOutcome", "ThinkJob", "ReadyJob", "ThinkerRunner",
-           "RunnerFactory", "InfoCallback"]
+           "RunnerFactory", "InfoCallback", "ForfeitRunner", "WorkerStartError",
+           "SETUP_TIME_LIMIT"]
 
 InfoCallback = Callable[[str], None]
+
+SETUP_TIME_LIMIT = 10.0
+"""Seconds a thinker may take to be loaded and set up, its name read (in its worker)."""
+
+
+class WorkerStartError(CslError):
+    """The program could not start a worker process (no file descriptors,
+    memory or processes left): its own failure, which no thinker is charged with."""
 
 
 class ForfeitReason(Enum):
@@ -129,3 +139,15 @@ class ReadyJob(ThinkJob):
 
     def cancel(self) -> None:
         pass
+
+
+class ForfeitRunner(ThinkerRunner):
+    """A thinker known to forfeit: its setup failed before the match (in a
+    probe), so each of its turns is that forfeit at once, and nothing is started."""
+
+    def __init__(self, name: str, forfeit: Forfeit) -> None:
+        self.name = name
+        self.forfeit = forfeit
+
+    def start(self, board: Board) -> ThinkJob:
+        return ReadyJob(ThinkOutcome(self.forfeit, 0.0))

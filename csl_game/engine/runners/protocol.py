@@ -42,7 +42,10 @@ class WorkerSpec:
     paths: tuple[str, ...]
     """--thinkers paths the class may come from."""
     memory_limit_mb: int
-    """Address-space cap of the worker; 0 or less for none."""
+    """Memory cap of the worker and the processes it starts, in MB; 0 or less for none."""
+    owner: int = 0
+    """Process id of the parent: the worker marks its environment with it, so
+    that processes its thinker starts can be found even when they escape its tree."""
 
     @property
     def fqn(self) -> str:
@@ -95,6 +98,9 @@ class Ready(FromWorker):
 
     name: str
     """The thinker's display name as the worker sees it (its str())."""
+    threads: int = 0
+    """Threads the worker ran before making the thinker: more after a move
+    means the thinker left threads running."""
 
 
 @dataclass(frozen=True)
@@ -102,6 +108,9 @@ class SetupFailed(FromWorker):
     """The thinker could not be loaded or set up; the worker exits."""
 
     text: str
+    refused: bool = False
+    """Its constructor or setup() raised an Exception: the thinker refuses its
+    parameters (bad input), rather than misbehaving."""
 
 
 @dataclass(frozen=True)

@@ -77,7 +77,13 @@ class ThreadRunner(ThinkerRunner):
             self.name = str(self._thinker)
         except ThinkerError as e:
             self._setup_error = str(e)
-            self.name = prototype.display_name
+            self.name = prototype.default_name
+        except KeyboardInterrupt:
+            raise
+        except BaseException as e:  # user code: SystemExit in setup() is a forfeit too
+            self._setup_error = (f"thinker {prototype.fqn} could not be set up: "
+                                 f"{type(e).__name__}: {e}")
+            self.name = prototype.default_name
         self._job: ThinkJob | None = None
 
     def start(self, board: Board) -> ThinkJob:

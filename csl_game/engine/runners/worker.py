@@ -13,33 +13,47 @@ import ctypes
 import importlib
 import os
 import queue
-import resource
-import select
 import signal
 import sys
 import threading
 from multiprocessing.connection import Connection
+from types import ModuleType
 from typing import Any, NoReturn, cast
 
+import psutil
+
 from csl_game.engine.runners.answer import ask, exception_detail, plain_text
+from csl_game.engine.runners.output import OutputForwarder
 from csl_game.engine.runners.protocol import (Answered, Cancel, FromWorker, Info, OutOfMemory,
-                                              Output, Quit, Raised, Ready, Reset, SetupFailed,
+                                              Quit, Raised, Ready, Reset, SetupFailed,
                                               Think, WorkerSpec, decode, encode)
+from csl_game.engine.runners.tree import mark_environment
 from csl_game.errors import ThinkerError
 from csl_game.thinker.api import AbstractThinker, CancellationToken
 from csl_game.thinker.discovery import registry
 from csl_game.thinker.prototype import ThinkerPrototype
 
-__all__ = ["worker_main", "EXIT_MEMORY"]
+_resource: ModuleType | None
+try:
+    import resource as _resource
+except ImportError:  # Windows: the parent's memory watch is the only cap
+    _resource = None
+
+__all__ = ["worker_main", "EXIT_MEMORY", "EXIT_HARNESS"]
 
 EXIT_MEMORY = 86
 """Exit status of a worker that ran out of memory outside a reportable think()."""
+EXIT_HARNESS = 87
+"""Exit status of a worker that could not make itself ready for any thinker
+(no pipe, no thread): the program's failure, not the thinker's."""
 
 _PR_SET_PDEATHSIG = 1
+_PR_SET_CHILD_SUBREAPER = 36
 _RESERVE_BYTES = 8 << 20
-_CHUNK = 1 << 16  # bytes of output per message
 _MAX_NAME = 200  # characters of a thinker's display name
 _reserve: bytes | None = None  # freed on MemoryError to make room for the report
+_address_cap_mb = 0  # the RLIMIT_AS this worker runs under, 0 when there is none
+_watched_cap_mb = 0  # the cap the parent watches
 
 
 def _thinker_class(spec: WorkerSpec) -> type[AbstractThinker]:
@@ -69,80 +83,51 @@ class _Outbox:
                 os._exit(0)
 
 
-class _Output:
-    """Forwards everything written to file descriptors 1 and 2 to the parent.
+def _prctl(option: int, value: int) -> None:
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL(None, use_errno=True).prctl(option, value, 0, 0, 0)
 
-    print(), C extensions and subprocesses all write there, so one pipe keeps
-    their order; `send_after()` drains it first, so no output is overtaken by
-    the move it came before.
+
+def _keep_the_family() -> None:
+    """Linux: die with the parent, and adopt orphaned descendants.
+
+    The kernel kills us when our parent (the fork server, which exits with the
+    main program) dies, even if think() never lets the reader run. As a
+    subreaper, processes the thinker starts that lose their parent (a double
+    fork) are re-parented to us, not to init, so the parent finds them all by
+    walking our tree. Elsewhere the environment marker finds them.
     """
-
-    def __init__(self, outbox: _Outbox) -> None:
-        self._outbox = outbox
-        read_fd, write_fd = os.pipe()
-        os.dup2(write_fd, 1)
-        os.dup2(write_fd, 2)
-        os.close(write_fd)
-        os.set_blocking(read_fd, False)
-        self._fd = read_fd
-        self._pending = b""
-        self._lock = threading.Lock()
-        for fd, name in ((1, "stdout"), (2, "stderr")):
-            setattr(sys, name, open(fd, "w", buffering=1, encoding="utf-8",  # noqa: SIM115
-                                    errors="backslashreplace", closefd=False))
-        threading.Thread(target=self._forward, name="csl-output", daemon=True).start()
-
-    def _forward(self) -> None:
-        while True:
-            select.select([self._fd], [], [])
-            with self._lock:
-                self._drain(final=False)
-
-    def _drain(self, final: bool) -> None:
-        """Send what the pipe holds: whole lines only, unless `final`."""
-        while True:
-            try:
-                chunk = os.read(self._fd, _CHUNK)
-            except BlockingIOError:
-                chunk = b""
-            data = self._pending + chunk
-            text, newline, self._pending = data.rpartition(b"\n")
-            if (final and not chunk) or (not newline and len(data) >= _CHUNK):
-                text, self._pending = data, b""  # a huge line goes in pieces
-            if text:
-                self._outbox.send(Output(text.decode("utf-8", errors="replace")))
-            if not chunk:
-                return
-
-    def send_after(self, message: FromWorker) -> None:
-        """Send what was written so far, then `message`."""
-        for stream in (sys.stdout, sys.stderr):
-            with contextlib.suppress(Exception):  # a thinker may have replaced them
-                stream.flush()
-        with self._lock:
-            self._drain(final=True)
-            self._outbox.send(message)
-
-
-def _die_with_parent() -> None:
-    # The kernel kills us when our parent (the fork server, which exits with
-    # the main program) dies, even if think() never lets the reader run.
-    if not sys.platform.startswith("linux"):
-        return
-    with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    _prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL) if hasattr(signal, "SIGKILL") else 9)
+    _prctl(_PR_SET_CHILD_SUBREAPER, 1)
 
 
 def _limit_resources(memory_limit_mb: int) -> None:
-    with contextlib.suppress(ValueError, OSError):  # no core files from crashing thinkers
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    if memory_limit_mb > 0:
+    """No core files, and the memory cap as an address-space limit where the OS has one.
+
+    Where RLIMIT_AS is missing (Windows) or cannot be set (macOS refuses
+    values below the current limit with ValueError), the parent's memory
+    watch is the cap on its own.
+    """
+    global _address_cap_mb, _watched_cap_mb
+    _watched_cap_mb = memory_limit_mb
+    res = _resource
+    if res is None:
+        return
+    with contextlib.suppress(ValueError, OSError, AttributeError):
+        res.setrlimit(res.RLIMIT_CORE, (0, 0))
+    if memory_limit_mb <= 0 or not hasattr(res, "RLIMIT_AS"):
+        return
+    try:
         limit = memory_limit_mb << 20
-        _, hard = resource.getrlimit(resource.RLIMIT_AS)
-        if hard != resource.RLIM_INFINITY:
+        _, hard = res.getrlimit(res.RLIMIT_AS)
+        if hard != res.RLIM_INFINITY:
             limit = min(limit, hard)
         # soft == hard, so the thinker cannot raise its own cap
-        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+        res.setrlimit(res.RLIMIT_AS, (limit, limit))
+    except (ValueError, OSError):
+        return
+    _address_cap_mb = limit >> 20
 
 
 def _out_of_memory() -> NoReturn:
@@ -155,25 +140,36 @@ def _thread_hook(args: threading.ExceptHookArgs) -> None:
     threading.__excepthook__(args)
 
 
-def _make_thinker(spec: WorkerSpec, output: _Output) -> AbstractThinker:
+def _make_thinker(spec: WorkerSpec, output: OutputForwarder) -> AbstractThinker:
     """The set-up thinker, once the parent is told it is ready; on failure tell
     the parent and exit. (Every text sent is an exact str: the parent must
     never unpickle a class of the thinker's.)"""
+    threads = _thread_count()
     try:
         prototype = ThinkerPrototype(_thinker_class(spec), spec.params, spec.match_config,
                                      spec.paths)
         thinker = prototype.create(lambda text: output.send_after(Info(plain_text(text))))
     except ThinkerError as e:
-        output.send_after(SetupFailed(plain_text(str(e))))
+        if isinstance(e.__cause__, MemoryError):  # out of memory is no refusal
+            _out_of_memory()
+        output.send_after(SetupFailed(plain_text(str(e)), refused=True))
     except MemoryError:
         _out_of_memory()
-    except BaseException as e:  # a thinker module may raise anything at import
-        output.send_after(SetupFailed(f"thinker {spec.fqn} could not be loaded: "
-                                      f"{type(e).__name__}: {e}"))
+    except BaseException as e:  # a thinker module may raise anything at import or setup
+        output.send_after(SetupFailed(f"thinker {spec.fqn} could not be set up: "
+                                      f"{type(e).__name__}: {plain_text(str(e))[:_MAX_NAME]}"))
     else:
-        output.send_after(Ready(_display_name(thinker, spec)))
+        output.send_after(Ready(_display_name(thinker, spec), threads))
         return thinker
     os._exit(0)
+
+
+def _thread_count() -> int:
+    """Threads of this process as the OS counts them (native ones included)."""
+    try:
+        return psutil.Process().num_threads()
+    except (psutil.Error, OSError):
+        return threading.active_count()
 
 
 def _display_name(thinker: AbstractThinker, spec: WorkerSpec) -> str:
@@ -216,7 +212,7 @@ def _free_reserve() -> None:
 
 
 def _think_once(thinker: AbstractThinker, request: Think, token: CancellationToken,
-                output: _Output) -> None:
+                output: OutputForwarder) -> None:
     answer, elapsed = ask(thinker, request.board, token, on_memory_error=_free_reserve)
     if isinstance(answer, MemoryError):
         output.send_after(OutOfMemory(request.job_id, elapsed,
@@ -229,26 +225,39 @@ def _think_once(thinker: AbstractThinker, request: Think, token: CancellationTok
 
 
 def _limit_text() -> str:
-    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
-    if soft == resource.RLIM_INFINITY:
-        return "(no memory limit was set)"
-    return f"(memory limit {soft >> 20} MB)"
+    if _address_cap_mb:
+        return f"(memory limit {_address_cap_mb} MB)"
+    if _watched_cap_mb > 0:
+        return f"(memory limit {_watched_cap_mb} MB, watched by the parent)"
+    return "(no memory limit was set)"
+
+
+def _start_harness(inbox: Connection, outbox_conn: Connection
+                   ) -> tuple[OutputForwarder, Jobs, dict[int, CancellationToken]]:
+    """The worker's own pipes and threads; exit with EXIT_HARNESS if they cannot be made."""
+    try:
+        output = OutputForwarder(_Outbox(outbox_conn).send)
+        jobs: Jobs = queue.SimpleQueue()
+        tokens: dict[int, CancellationToken] = {}
+        threading.Thread(target=_read_requests, args=(inbox, jobs, tokens),
+                         name="csl-requests", daemon=True).start()
+    except (OSError, RuntimeError, MemoryError):
+        os._exit(EXIT_HARNESS)
+    return output, jobs, tokens
 
 
 def worker_main(inbox: Connection, outbox_conn: Connection, spec: WorkerSpec) -> None:
     """Entry point of a worker process: make the thinker, then serve requests."""
     global _reserve
-    _die_with_parent()
+    _keep_the_family()
+    if spec.owner:
+        mark_environment(spec.owner)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl+C is the parent's to handle
     _limit_resources(spec.memory_limit_mb)
     _reserve = bytes(_RESERVE_BYTES)  # calloc: address space, untouched pages
     threading.excepthook = _thread_hook
-    output = _Output(_Outbox(outbox_conn))
+    output, jobs, tokens = _start_harness(inbox, outbox_conn)
     thinker = _make_thinker(spec, output)
-    jobs: Jobs = queue.SimpleQueue()
-    tokens: dict[int, CancellationToken] = {}
-    threading.Thread(target=_read_requests, args=(inbox, jobs, tokens),
-                     name="csl-requests", daemon=True).start()
     while True:
         job = jobs.get()
         if isinstance(job, Reset):  # a new match: a fresh thinker, set up anew

@@ -54,6 +54,25 @@ class Offer:
                     self.choices[0] if self.choices else None)
 
 
+class ShowsChoices:
+    """What a screen or overlay that shows a `ChoiceRow` tells about it."""
+
+    row: ChoiceRow
+
+    @property
+    def choices(self) -> tuple[Choice, ...]:
+        return self.row.offer.choices
+
+    @property
+    def timeout(self) -> float | None:
+        """Seconds until the default choice is taken; None: it waits for the user."""
+        return self.row.offer.timeout
+
+    @property
+    def buttons(self) -> dict[Choice, UIButton]:
+        return self.row.buttons
+
+
 class ChoiceRow:
     """Buttons for an offer's choices, with a countdown above them when it is timed."""
 

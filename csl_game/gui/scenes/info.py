@@ -12,13 +12,14 @@ from collections.abc import Callable
 import pygame
 from pygame import Rect
 from pygame_gui.core import UIContainer
-from pygame_gui.elements import UIButton
 
+from csl_game.engine import narration as messages
 from csl_game.engine.session import Choice, Session
 from csl_game.gui.context import GuiContext
-from csl_game.gui.scenes.choices import ChoiceRow, Offer
+from csl_game.gui.focus import KeyFocus
+from csl_game.gui.scenes.choices import ChoiceRow, Offer, ShowsChoices
 from csl_game.gui.style import palette
-from csl_game.gui.tables import results_table, standings_table
+from csl_game.gui.tables import fixtures_table, results_table, standings_table
 from csl_game.gui.widgets import Metrics, WidgetScene, label
 from csl_game.model.board import PColor
 from csl_game.thinker.api import MatchConfig
@@ -26,7 +27,7 @@ from csl_game.thinker.api import MatchConfig
 __all__ = ["ChoiceScene", "PreMatchScene", "FinalScene"]
 
 
-class ChoiceScene(WidgetScene):
+class ChoiceScene(WidgetScene, ShowsChoices):
     """A screen offering the session's choices, or timing out to the default.
 
     The session is read, never advanced: the flow advances it each frame and
@@ -42,26 +43,29 @@ class ChoiceScene(WidgetScene):
         self.session = session
         self.row = ChoiceRow(Offer.of(session, ctx.screen_policy), choose)
         self._results = len(session.records)
+        self.focus = KeyFocus(ctx.ui, self.layer, self._items)
+        """Left, Right and Tab move between the choices; Enter or Space takes one."""
+        primary = self.row.offer.primary
+        self.focus.key = primary.value if primary is not None else None
+
+    def _items(self) -> list[tuple[str, object]]:
+        return [(c.value, b) for c, b in self.row.buttons.items()]
+
+    def focus_rect(self) -> Rect | None:
+        return self.focus.rect()
 
     @property
-    def choices(self) -> tuple[Choice, ...]:
-        return self.row.offer.choices
-
-    @property
-    def timeout(self) -> float | None:
-        """Seconds until the default choice is taken; None: the screen waits."""
-        return self.row.offer.timeout
-
-    @property
-    def buttons(self) -> dict[Choice, UIButton]:
-        return self.row.buttons
+    def busy(self) -> bool:
+        """A countdown runs."""
+        return self.timeout is not None
 
     def show_results(self) -> None:
         """Show the results as they are now (scenes that list them)."""
         self.rebuild()
 
     def handle_event(self, event: pygame.event.Event) -> None:
-        super().handle_event(event)
+        if self.layer.dispatch(event) or self.focus.handle_key(event):
+            return
         self.row.handle_event(event)
 
     def update(self, dt: float) -> None:
@@ -87,7 +91,7 @@ class PreMatchScene(ChoiceScene):
     def build(self, root: UIContainer, m: Metrics) -> None:
         w, h = m.size
         session = self.session
-        tables = not session.is_single and bool(session.records)
+        tables = not session.is_single  # results so far, or the matches to play
         inner = w - 2 * m.margin
         self.row.make(root, m, self.on)
         card_h = round(96 * m.scale)
@@ -111,6 +115,10 @@ class PreMatchScene(ChoiceScene):
 
     def _title(self) -> str:
         session = self.session
+        if session.tie_round is not None:
+            return "Tie-break for first place"
+        if session.naming:
+            return "Setting up the AI players"
         if session.waiting:
             return "Waiting for the last matches"
         if Choice.SWAP in self.choices:
@@ -145,13 +153,22 @@ class PreMatchScene(ChoiceScene):
         self.cards = []
         playing = self.session.background_pairings
         count = f"{len(playing)} match{'es' if len(playing) != 1 else ''}"
-        label(Rect(rect.x, rect.y, rect.w, m.row), f"{count} still playing off screen",
-              root, "#subtitle")
+        tie_round = self.session.tie_round
+        what = (f"{str(tie_round).capitalize()}: {count} playing" if tie_round is not None
+                else f"{count} still playing off screen")
+        if self.session.naming:
+            what = "Each AI player is set up once, in its own process, to learn its name"
+        label(Rect(rect.x, rect.y, rect.w, m.row), what, root, "#subtitle")
         names = " \u00b7 ".join(f"{white} vs {red}" for white, red in playing)
         label(Rect(rect.x, rect.y + m.row, rect.w, m.row), names, root, "#dim")
 
     def _tables(self, root: UIContainer, m: Metrics, area: Rect) -> None:
         session = self.session
+        if not session.records:
+            self._shown_tables = (root, m, area, [fixtures_table(
+                area, session.names, session.pairings, root, m, self.ctx.text,
+                f"The {session.total_matches} matches of the tournament")])
+            return
         left_w = (area.w - m.gap * 2) * 2 // 5
         text = self.ctx.text
         right = Rect(area.x + left_w + 2 * m.gap, area.y, area.w - left_w - 2 * m.gap, area.h)
@@ -159,7 +176,8 @@ class PreMatchScene(ChoiceScene):
             standings_table(Rect(area.x, area.y, left_w, area.h), session.standings(), root,
                             m, text),
             results_table(right, session.names, session.records_in_order(), root, m, text,
-                          f"Results ({len(session.records)} of {session.total_matches})")])
+                          f"Results ({len(session.records)} of {session.total_matches})",
+                          cells=session.config.rows * session.config.cols)])
 
     def show_results(self) -> None:
         """New tables in the place of the old ones: building the whole screen
@@ -197,6 +215,11 @@ class FinalScene(ChoiceScene):
         label(Rect(m.margin, m.margin, inner, m.title), "Tournament over", root, "#title")
         y = m.margin + m.title
         label(Rect(m.margin, y, inner, m.row), self._winner_line(), root, "#subtitle")
+        tb = self.session.tie_break
+        if tb is not None:
+            y += m.row
+            label(Rect(m.margin, y, inner, m.row),
+                  messages.tie_break_summary(tb, self.session.names), root, "#dim")
         self.row.make(root, m, self.on)
         bottom = self.row.place(m, w // 2, h - m.margin)
         area = Rect(m.margin, y + m.row + m.gap * 2, inner, 0)
@@ -207,7 +230,7 @@ class FinalScene(ChoiceScene):
                         self.ctx.text, "Final standings")
         right = Rect(area.x + left_w + 2 * m.gap, area.y, area.w - left_w - 2 * m.gap, area.h)
         results_table(right, session.names, session.records_in_order(), root, m,
-                      self.ctx.text)
+                      self.ctx.text, cells=session.config.rows * session.config.cols)
 
     def _winner_line(self) -> str:
         table = self.session.standings()

@@ -16,9 +16,11 @@ import pygame
 
 from csl_game.engine import narration as messages
 from csl_game.engine.match import (InvalidPlay, Match, MatchEvent, MatchOver, MatchResult,
-                                   MatchStarted, MovePerformed, NextTurn, ThinkingInfo)
+                                   MatchStarted, MovePerformed, MovesTakenBack, NextTurn,
+                                   Resigned, ThinkingInfo)
+from csl_game.engine.presets import opponent_label
 from csl_game.engine.session import Choice, Session, SessionState
-from csl_game.engine.standings import winner_text
+from csl_game.thinker.prototype import ThinkerPrototype
 from csl_game.gui.animation import VisualBoard
 from csl_game.gui.board_view import BoardView, Pointer
 from csl_game.gui.context import GuiContext
@@ -27,17 +29,23 @@ from csl_game.gui.layout import DROP_HEIGHT, BoardLayout, compute_layout
 from csl_game.gui.panels import LogView, PanelState, PlayerPanel
 from csl_game.gui.scene import Scene
 from csl_game.gui.scenes.choices import Offer
+from csl_game.gui.scenes.match_tools import MatchTools
 from csl_game.gui.scenes.result import ResultOverlay
-from csl_game.model.board import PColor, PShape, Winner
+from csl_game.gui.sound import Effect
+from csl_game.model.board import PColor, Pos, PShape, Winner
 
 __all__ = ["MatchScene"]
 
 HUMAN_HINT = ("To play, click a column's arrow, or pick a column with the arrow or "
-              "digit keys and press Enter; Tab switches the shape.")
+              "digit keys and press Enter; Tab switches the shape. F1: how to play.")
+DIGIT_PAIR_S = 1.0
+"""On boards of more than 10 columns, a second digit within this many seconds
+makes a two-digit column number (1 then 2: column 12)."""
 _DROP_KEYS = (pygame.K_RETURN, pygame.K_KP_ENTER, pygame.K_SPACE, pygame.K_DOWN)
 _SHAPE_KEYS = (pygame.K_TAB, pygame.K_s)
 _DIGITS = {getattr(pygame, f"K_{d}"): d for d in range(10)} | {
     getattr(pygame, f"K_KP{d}"): d for d in range(10)}
+_TOOL_KEYS = {pygame.K_h: "hint", pygame.K_u: "undo", pygame.K_r: "resign"}
 
 
 class MatchScene(Scene):
@@ -63,6 +71,11 @@ class MatchScene(Scene):
         self._banner: tuple[str, str] | None = None
         self._last_drawn: tuple[BoardLayout, list[tuple[pygame.Rect, object]]] | None = None
         self._dirty: list[pygame.Rect] | None = None
+        self.tools: MatchTools | None = None
+        self._clock = 0.0
+        self._first_digit: tuple[int, float] | None = None
+        self.score_note = ""
+        """The human's record against this AI, shown with the result."""
 
     # ------------------------------------------------------------- lifecycle
     def enter(self) -> None:
@@ -72,20 +85,82 @@ class MatchScene(Scene):
     def exit(self) -> None:
         if self.result is not None:
             self.result.close()
+        if self.tools is not None:
+            self.tools.close()
         self.session.close_match()
 
     def resize(self, size: tuple[int, int]) -> None:
         cfg = self.session.config
         self.layout = compute_layout(cfg.rows, cfg.cols, size)
         self.view.set_layout(self.layout)
+        if self.tools is not None:
+            self.tools.build(self.layout.toolbar, size)
         if self.result is not None and self.result.shown:
             self._show_result(self.result, size)
+
+    def restyle(self, size: tuple[int, int]) -> None:
+        self.view.forget()
+        for panel in self.panels:
+            panel.forget()
+        self.log_view.forget()
+        self._last_drawn = None
+        self.resize(size)
+
+    def set_widgets_shown(self, shown: bool) -> None:
+        if self.tools is not None:
+            self.tools.show(shown)
+        if self.result is not None and self.result.layer.root is not None:
+            (self.result.layer.root.show if shown else self.result.layer.root.hide)()
+
+    def _look(self) -> tuple[object, ...]:
+        """What the screen shows that can change without an event or an animation."""
+        controls, tools, result = self.controls, self.tools, self.result
+        return (self.ctx.log.version, self.visual.version, self.visual.epoch,
+                tools.hinted if tools else None, result.shown if result else None,
+                self.input_enabled, controls.column if controls else None,
+                tuple(controls.selected.values()) if controls else None, self._banner)
+
+    def take_changed(self) -> bool:
+        look = self._look()
+        changed, self._looked = look != getattr(self, "_looked", None), look
+        return changed
+
+    @property
+    def busy(self) -> bool:
+        """Animations, an AI thinking, a hint coming, a countdown: draw every frame."""
+        match, visual = self.match, self.visual
+        if not visual.idle or visual.pulsing or 0 < visual.win_progress < 1:
+            return True
+        if match is not None and not match.is_over and not match.awaiting_human:
+            return True
+        if self.tools is not None and self.tools.hint is not None:
+            return True
+        return self.result is not None and (not self.result.shown
+                                            or self.result.timeout is not None)
 
     def _start_match(self) -> None:
         self.match = self.session.match
         assert self.match is not None, "the session is playing a match"
         self.controls = HumanControls(self.match)
         self.match.subscribe(self._on_match_event)
+        self.tools = MatchTools(self.ctx, self.session, self.match, self._undone)
+        self.tools.build(self.layout.toolbar, self.ctx.size)
+
+    @property
+    def you(self) -> PColor | None:
+        """The colour of the one human player, when exactly one plays."""
+        match = self.match
+        humans = [c for c in PColor if match is not None and match.is_human(c)]
+        return humans[0] if len(humans) == 1 else None
+
+    def _undone(self, count: int) -> None:
+        match = self.match
+        assert match is not None
+        board = match.board
+        self.visual.reset({Pos(r, c): p for r in range(board.rows) for c in range(board.cols)
+                           if (p := board[r, c]) is not None})
+        if self.controls is not None:
+            self.controls.refresh()
 
     @property
     def input_enabled(self) -> bool:
@@ -107,12 +182,21 @@ class MatchScene(Scene):
             case NextTurn(color=color, name=name, is_human=human):
                 if not human:
                     self._say(messages.thinking(color, name))
+                self._title(color, name, human)
             case MovePerformed(color=color, name=name, move=move, elapsed=elapsed):
                 self._say(messages.placed(color, name, move.piece.shape, move.col, elapsed))
                 self.visual.push(move)
+                self.ctx.sound.play(Effect.DROP)
+                if self.tools is not None:
+                    self.tools.cancel_hint()
                 if self.controls is not None:
                     self.controls.refresh()
+            case MovesTakenBack():
+                pass  # the tools that took them back reset the board shown
+            case Resigned(color=color, name=name):
+                self._say(f"{messages.who(color, name)} resigned")
             case InvalidPlay(color=color, name=name, reason=reason, detail=detail):
+                self.ctx.sound.play(Effect.INVALID)
                 self._say(messages.forfeit(color, name, reason, detail))
                 rest = detail.splitlines()[1:]
                 if rest:  # a traceback: for the thinker's author, not the log
@@ -120,32 +204,69 @@ class MatchScene(Scene):
             case ThinkingInfo(color=color, name=name, text=text):
                 self._say(messages.thinking_info(color, name, text))
             case MatchOver(result=result):
-                self._say(messages.game_over(result))
                 if result.solution:
                     self.visual.show_win(result.solution)
                 self._banner = self._result_banner(result)
+                self._say(self._banner[1])
+                self._keep_score(result)
+                self._say(messages.game_over(result))
+                self.ctx.sound.play(Effect.DRAW if result.winner is Winner.DRAW else Effect.WIN)
+                self.ctx.nav.set_title(self._match_title(result.winner.name.capitalize()
+                                                         if result.winner.color is None
+                                                         else self._banner[0]))
 
     def _result_banner(self, result: MatchResult) -> tuple[str, str]:
-        """("Winner is Red (MinimaxD3)", how), or ("It's a draw", why); in a
-        tournament the how starts with which match it was."""
-        color = result.winner.color
-        if result.winner is Winner.DRAW or color is None:
-            how = "Nobody made a line"
-        elif result.forfeit is not None:
-            how = f"{self.session_name(color.other)} {result.forfeit}"
-        else:
-            how = f"{len(result.solution)} in a row"
+        """("You lose", why) or ("Red (MinimaxD3) wins", why): why in plain words
+        from the engine; in a tournament it starts with which match it was."""
+        assert self.match is not None
+        why = messages.explain_result(result, self.match.board, self.you)
         session = self.session
         if not session.is_single:
-            how = f"Match {session.current_index + 1} of {session.total_matches} \u00b7 {how}"
-        return winner_text(result), how
+            why = f"Match {session.current_index + 1} of {session.total_matches} \u00b7 {why}"
+        return messages.result_title(result, self.you), why
 
-    def session_name(self, color: PColor) -> str:
-        return self.match.name(color) if self.match is not None else str(color)
+    def _opponent(self) -> str | None:
+        """How scores name the AI a human plays, if one does."""
+        you, match = self.you, self.match
+        if you is None or match is None:
+            return None
+        players = self.session.players
+        index = [i for i, p in enumerate(players) if isinstance(p, ThinkerPrototype)]
+        if len(index) != 1:
+            return None
+        ai = players[index[0]]
+        assert isinstance(ai, ThinkerPrototype)
+        return opponent_label(ai.requested_name, ai.params)
+
+    def _keep_score(self, result: MatchResult) -> None:
+        opponent, you = self._opponent(), self.you
+        if opponent is None or you is None:
+            return
+        color = result.winner.color
+        score = self.ctx.user.record(opponent, None if color is None else color is you)
+        self.score_note = f"You against {opponent}: {score}"
+        self._say(self.score_note)
+
+    def _match_title(self, text: str) -> str:
+        session = self.session
+        if session.is_single:
+            return text
+        return f"Match {session.current_index + 1} of {session.total_matches} \u00b7 {text}"
+
+    def _title(self, color: PColor, name: str, human: bool) -> None:
+        if human and self.you is color:
+            text = "Your turn"
+        elif human:
+            text = f"{messages.who(color, name)} to play"
+        else:
+            text = f"{messages.who(color, name)} is thinking"
+        self.ctx.nav.set_title(self._match_title(text))
 
     # ------------------------------------------------------------- input
     def handle_event(self, event: pygame.event.Event) -> None:
         if self.result is not None and self.result.handle_event(event):
+            return
+        if self.tools is not None and self.tools.layer.dispatch(event):
             return
         if self.controls is None:
             return
@@ -159,7 +280,7 @@ class MatchScene(Scene):
             if target is not None and target == pressed:  # press and release on one target
                 self._activate(target)
         elif event.type == pygame.KEYDOWN:
-            self._on_key(event.key)
+            self._on_key(event.key, event.mod)
 
     def _target_at(self, pos: tuple[int, int]) -> tuple[str, int] | None:
         col = self.layout.column_at(pos)
@@ -174,9 +295,15 @@ class MatchScene(Scene):
         kind, value = target
         if kind == "column":
             self.controls.focus(value)
-            self.controls.drop(value)
+            self._drop(value)
         else:
             self.controls.select(PShape(value))
+
+    def _drop(self, col: int | None = None) -> None:
+        """Drop the selected shape; a refused drop on a human's turn sounds so."""
+        assert self.controls is not None
+        if not self.controls.drop(col) and self.controls.enabled:
+            self.ctx.sound.play(Effect.INVALID)
 
     def _on_motion(self, pos: tuple[int, int]) -> None:
         assert self.controls is not None
@@ -184,19 +311,39 @@ class MatchScene(Scene):
         self.controls.focus(target[1] if target and target[0] == "column" else None)
         self._hover_toggle = PShape(target[1]) if target and target[0] == "shape" else None
 
-    def _on_key(self, key: int) -> None:
+    def _on_key(self, key: int, mod: int = 0) -> None:
         controls = self.controls
         assert controls is not None
         if key == pygame.K_LEFT:
             controls.step(-1)
         elif key == pygame.K_RIGHT:
             controls.step(+1)
-        elif key in _DIGITS and _DIGITS[key] < self.session.config.cols:
-            controls.focus(_DIGITS[key])
+        elif key in _DIGITS:
+            self._digit(_DIGITS[key])
         elif key in _SHAPE_KEYS:
             controls.toggle_shape()
         elif key in _DROP_KEYS:
-            controls.drop()
+            self._drop()
+        elif self.tools is not None and key in _TOOL_KEYS:
+            self.tools.act(_TOOL_KEYS[key])
+        elif self.tools is not None and key == pygame.K_z and mod & pygame.KMOD_CTRL:
+            self.tools.act("undo")
+
+    def _digit(self, digit: int) -> None:
+        """A column by number: one digit, or two typed in a row on wide boards."""
+        assert self.controls is not None
+        cols = self.session.config.cols
+        first = self._first_digit
+        self._first_digit = None
+        if first is not None and self._clock - first[1] <= DIGIT_PAIR_S:
+            col = first[0] * 10 + digit
+            if col < cols:
+                self.controls.focus(col)
+                return
+        if digit < cols:
+            self.controls.focus(digit)
+        if 0 < digit and digit * 10 < cols:
+            self._first_digit = (digit, self._clock)
 
     # ------------------------------------------------------------- the result
     def show_result(self, offer: Offer, choose: Callable[[Choice], None]) -> None:
@@ -204,7 +351,7 @@ class MatchScene(Scene):
         every move is shown; `choose` takes the one the user picks."""
         if self.result is not None:
             self.result.close()
-        self.result = ResultOverlay(self.ctx.ui, offer, choose)
+        self.result = ResultOverlay(self.ctx.ui, offer, choose, self.score_note)
 
     def _show_result(self, result: ResultOverlay, size: tuple[int, int]) -> None:
         result.show(size, lambda room: self.view.banner_rect(self.visual, room))
@@ -217,9 +364,13 @@ class MatchScene(Scene):
     # ------------------------------------------------------------- advancing
     def update(self, dt: float) -> None:
         """Animate; show the result's choices once every move is shown."""
+        self._clock += dt
         self.visual.update(dt)
         if self.controls is not None:
             self.controls.enabled = self.input_enabled
+        if self.tools is not None:
+            self.tools.update(dt)
+            self.tools.refresh(self.input_enabled)
         result = self.result
         if result is None or not self.visual.idle:
             return
@@ -251,6 +402,8 @@ class MatchScene(Scene):
         box = self.result.box if self.result is not None else None
         if box is not None and self._dirty is not None:
             self._dirty.append(box)  # its widgets, drawn later, change on hover and count down
+        if self._dirty is not None:
+            self._dirty.append(lay.toolbar)  # buttons: hover and enabled states
 
     def _track_changes(self, regions: list[tuple[pygame.Rect, object]]) -> None:
         """Note which regions look different from the last frame."""
@@ -268,13 +421,18 @@ class MatchScene(Scene):
     def dirty_rects(self) -> list[pygame.Rect] | None:
         return self._dirty
 
+    def focus_rect(self) -> pygame.Rect | None:
+        return self.result.focus.rect() if self.result is not None and self.result.shown \
+            else None
+
     def _pointer(self) -> Pointer:
         controls = self.controls
         if controls is None or not controls.enabled:
             return Pointer(playable=(False,) * self.session.config.cols)
         ghost = controls.ghost()
+        hint = self.tools.hinted if self.tools is not None else None
         return Pointer(controls.column, ghost[0] if ghost else None,
-                       ghost[1] if ghost else None, controls.playable())
+                       ghost[1] if ghost else None, controls.playable(), hint)
 
     def _thinking_time(self, color: PColor) -> float:
         match = self.match

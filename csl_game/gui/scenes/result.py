@@ -13,26 +13,33 @@ from collections.abc import Callable
 import pygame
 import pygame_gui
 from pygame import Rect
-from pygame_gui.elements import UIButton
 
 from csl_game.engine.session import Choice
-from csl_game.gui.scenes.choices import ChoiceRow, Offer
-from csl_game.gui.widgets import Metrics, WidgetLayer
+from csl_game.gui.focus import KeyFocus
+from csl_game.gui.scenes.choices import ChoiceRow, Offer, ShowsChoices
+from csl_game.gui.widgets import Metrics, WidgetLayer, label
 
 __all__ = ["ResultOverlay"]
 
 
-class ResultOverlay:
+class ResultOverlay(ShowsChoices):
     """A row of choices placed inside the result banner, which grows to hold them."""
 
     def __init__(self, ui: pygame_gui.UIManager, offer: Offer,
-                 choose: Callable[[Choice], None]) -> None:
+                 choose: Callable[[Choice], None], note: str = "") -> None:
         self.layer = WidgetLayer(ui)
         self.row = ChoiceRow(offer, choose)
+        self.note = note
+        """A line above the choices (the human's record against this AI)."""
+        self.focus = KeyFocus(ui, self.layer, self._items)
+        """Left, Right and Tab move between the choices; Enter or Space takes one."""
         self.room = (0, 0)
         """Room (width, height) the banner leaves free below its text for the choices."""
         self.box: Rect | None = None
         """Where the banner is, while the overlay is shown."""
+
+    def _items(self) -> list[tuple[str, object]]:
+        return [(c.value, b) for c, b in self.row.buttons.items()]
 
     @property
     def shown(self) -> bool:
@@ -42,19 +49,6 @@ class ResultOverlay:
     def offer(self) -> Offer:
         return self.row.offer
 
-    @property
-    def choices(self) -> tuple[Choice, ...]:
-        return self.row.offer.choices
-
-    @property
-    def timeout(self) -> float | None:
-        """Seconds until the default choice is taken; None: the overlay waits."""
-        return self.row.offer.timeout
-
-    @property
-    def buttons(self) -> dict[Choice, UIButton]:
-        return self.row.buttons
-
     def show(self, size: tuple[int, int], place: Callable[[tuple[int, int]], Rect]) -> None:
         """Build the choices for a window of `size` (again after a resize).
 
@@ -62,10 +56,17 @@ class ResultOverlay:
         below its text; the choices go at its bottom.
         """
         m = Metrics(size)
-        width = self.row.make(self.layer.open(size), m, self.layer.on)
-        self.room = (width + 4 * m.gap, self.row.height(m) + m.gap)
+        root = self.layer.open(size)
+        width = self.row.make(root, m, self.layer.on)
+        note_h = m.row if self.note else 0
+        self.room = (width + 4 * m.gap, self.row.height(m) + m.gap + note_h)
         self.box = place(self.room)
-        self.row.place(m, self.box.centerx, self.box.bottom - m.gap)
+        top = self.row.place(m, self.box.centerx, self.box.bottom - m.gap)
+        if self.note:
+            label(pygame.Rect(self.box.x, top - m.row, self.box.w, m.row), self.note, root,
+                  "#dim")
+        if self.focus.key is None and self.offer.primary is not None:
+            self.focus.set(self.offer.primary.value)
 
     def close(self) -> None:
         """Remove the choices (the banner shrinks back to its text)."""
@@ -74,12 +75,10 @@ class ResultOverlay:
         self.box = None
 
     def handle_event(self, event: pygame.event.Event) -> bool:
-        """A click on a choice, or Enter; returns whether a widget took the event."""
+        """A click on a choice, or the focus keys; returns whether either took the event."""
         if not self.shown:
             return False
-        taken = self.layer.dispatch(event)
-        self.row.handle_event(event)
-        return taken
+        return self.layer.dispatch(event) or self.focus.handle_key(event)
 
     def update(self, dt: float) -> None:
         """Count down a timed offer while shown."""

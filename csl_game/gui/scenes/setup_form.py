@@ -16,17 +16,62 @@ from pygame_gui.core import ObjectID, UIContainer
 from pygame_gui.elements import (UIButton, UICheckBox, UIDropDownMenu, UIScrollingContainer,
                                  UITextBox, UITextEntryLine, UIVerticalScrollBar)
 
-from csl_game.engine.settings import AIEntry
-from csl_game.engine.setup_file import SETTING, Setting
-from csl_game.gui.widgets import Handler, Metrics, button, label
+import html
+import inspect
+import sys
 
-__all__ = ["SetupLayout", "setup_layout", "PlayerRows", "SettingsForm", "FORM", "field_label"]
+from csl_game.engine.presets import Level
+from csl_game.engine.settings import AIEntry
+from csl_game.errors import CslError
+from csl_game.thinker.discovery import registry
+from csl_game.engine.setup_file import SETTING, Setting
+from csl_game.gui.widgets import Handler, Metrics, button, label, set_text
+
+__all__ = ["SetupLayout", "setup_layout", "PlayerRows", "SettingsForm", "FORM", "field_label",
+           "thinker_help", "parameters_text", "MODES_HELP"]
 
 SCROLL_BAR = 20
 MODES_HELP = ("The active AI players decide what is played: none, two humans play each "
               "other; one, you play it; two, they play each other (you choose who starts); "
               "three or more, a tournament where every pair plays twice, once with each "
               "colour.")
+
+
+def _paragraphs(doc: str) -> list[str]:
+    return [" ".join(p.split()) for p in inspect.cleandoc(doc).split("\n\n") if p.strip()]
+
+
+def parameters_text(doc: str) -> str:
+    """The "Parameters" part of a docstring (with its list), on one line."""
+    paragraphs = _paragraphs(doc)
+    start = next((i for i, p in enumerate(paragraphs) if p.startswith("Parameters")), None)
+    if start is None:
+        return ""
+    parts = [paragraphs[start]]
+    parts += [p for p in paragraphs[start + 1:start + 2] if p.startswith("- ")]
+    text = " ".join(parts).replace("``", "").replace(" - ", " \u00b7 ")
+    return text.replace(": \u00b7 ", ": ").replace("; \u00b7 ", " \u00b7 ")
+
+
+def thinker_help(name: str, level: Level | None, paths: tuple[str, ...]) -> str:
+    """What the help box says of an AI: its level, what its thinker does
+    (the class docstring's first paragraph) and its parameters (from the class
+    or its module's docstring), as text-box HTML."""
+    lines = []
+    if level is not None:
+        lines.append(f"<b>{level.label}</b>: {html.escape(level.description)}")
+    try:
+        cls = registry(paths).resolve(name)
+    except CslError:
+        return "<br>".join(lines) or MODES_HELP
+    doc = inspect.getdoc(cls) or ""
+    first = _paragraphs(doc)[0] if doc.strip() else ""
+    module_doc = getattr(sys.modules.get(cls.__module__), "__doc__", None) or ""
+    params = parameters_text(doc) or parameters_text(module_doc) or "No parameters."
+    short = registry(paths).short_name(f"{cls.__module__}.{cls.__qualname__}")
+    lines.append(f"<b>{html.escape(short)}</b>: {html.escape(first)}")
+    lines.append(html.escape(params))
+    return "<br>".join(lines)
 
 
 @dataclass(frozen=True)
@@ -92,8 +137,13 @@ class PlayerRows:
 
     def __init__(self, root: UIContainer, m: Metrics, rect: Rect, thinkers: Sequence[str],
                  on: Callable[[Any, Handler], Any], edits: PlayerEdits,
-                 add: Callable[[], None]) -> None:
+                 add: Callable[[], None],
+                 shown_as: Callable[[AIEntry], str] = lambda ai: ai.thinker) -> None:
         self.root, self.m, self.on, self.edits, self.add = root, m, on, edits, add
+        self.shown_as = shown_as
+        """The drop-down's text for a player: its level's name, or its thinker."""
+        self.problems: dict[int, str] = {}
+        """A problem per player index, shown by its row's number."""
         self.thinkers = list(thinkers)
         pitch = m.row + m.gap // 2
         self.pitch = pitch
@@ -106,6 +156,7 @@ class PlayerRows:
         list_top = head_y + m.row - 4
         help_h = 4 * m.row
         self.help = Rect(rect.x, rect.bottom - help_h, rect.w, help_h)
+        self.help_box: UITextBox | None = None
         self.area = Rect(rect.x, list_top, rect.w, self.help.y - m.gap - list_top)
         # one slot stays free for the Add button
         self.visible = max(1, self.area.h // pitch - 1)
@@ -116,8 +167,8 @@ class PlayerRows:
         self.widgets: dict[int, RowWidgets] = {}
         """The rows shown, by player index."""
         self.add_button: UIButton | None = None
-        UITextBox(MODES_HELP, self.help, root.ui_manager, container=root,
-                  object_id=ObjectID("#help", "@text_box"))
+        self.help_box = UITextBox(MODES_HELP, self.help, root.ui_manager, container=root,
+                                  object_id=ObjectID("#help", "@text_box"))
 
     def _columns(self, x: int, w: int) -> list[tuple[int, int]]:
         s, g = self.m.scale, self.m.gap
@@ -153,18 +204,25 @@ class PlayerRows:
     def _row(self, rows: UIContainer, index: int, y: int) -> None:
         ai, h, edits = self.players[index], self.m.row, self.edits
         (nx, nw), (tx, tw), (px, pw), (ax, aw), (rx, rw) = self.cols
-        label(Rect(nx, y, nw, h), f"{index + 1}", rows, "#cell_num")
+        problem = self.problems.get(index)
+        number = label(Rect(nx, y, nw, h), f"{index + 1}" + (" !" if problem else ""), rows,
+                       "#field_bad" if problem else "#cell_num")
+        if problem:
+            number.set_tooltip(problem)
+        shown = self.shown_as(ai)
         options: list[str | tuple[str, str]] = [*self.thinkers]
-        if ai.thinker not in self.thinkers:
-            options.append(ai.thinker)
-        menu = UIDropDownMenu(options, ai.thinker, Rect(tx, y, tw, h), rows.ui_manager,
+        if shown not in self.thinkers:
+            options.append(shown)
+        menu = UIDropDownMenu(options, shown, Rect(tx, y, tw, h), rows.ui_manager,
                               container=rows,
                               object_id=ObjectID("#thinker", "@drop_down"))
         self.on(menu, lambda e: edits.thinker(index, e.text))
         entry = UITextEntryLine(Rect(px, y, pw, h), rows.ui_manager, container=rows,
                                 initial_text=ai.params, object_id=ObjectID("#params", "@entry"))
+        if problem:
+            entry.set_tooltip(problem)
         self.on(entry, lambda e: edits.params(index, e.text))
-        box = min(h - 6, 24)
+        box = min(h - 6, max(24, h * 3 // 4))
         check = UICheckBox(Rect(ax + (aw - box) // 2, y + (h - box) // 2, box, box), "",
                            rows.ui_manager, container=rows, initial_state=ai.active,
                            object_id=ObjectID("#active", "@check"))
@@ -187,6 +245,16 @@ class PlayerRows:
                                           container=self.root)
         self.scroll.set_scroll_from_start_percentage(self.first / count)
 
+    def focusables(self) -> list[tuple[str, Any]]:
+        """The rows' widgets in Tab order, then the Add button."""
+        out: list[tuple[str, Any]] = []
+        for index, row in sorted(self.widgets.items()):
+            out += [(f"p{index}.thinker", row.thinker), (f"p{index}.params", row.params),
+                    (f"p{index}.active", row.active), (f"p{index}.remove", row.remove)]
+        if self.add_button is not None:
+            out.append(("add", self.add_button))
+        return out
+
     def follow_scroll(self) -> None:
         """Show the rows the scroll bar points at (called every frame)."""
         if self.scroll is None or not self.scroll.has_moved_recently:
@@ -200,6 +268,7 @@ class PlayerRows:
 
 FORM: tuple[tuple[str, tuple[tuple[str, tuple[str, ...]], ...]], ...] = (
     ("Board", (("Rows", ("rows",)), ("Columns", ("cols",)),
+               ("Unknown track: the rest from rows and columns", ("unknown_track",)),
                ("Win sequence", ("win_sequence",)),
                ("Round pieces per player", ("round_pieces",)),
                ("Square pieces per player", ("square_pieces",)))),
@@ -211,7 +280,10 @@ FORM: tuple[tuple[str, tuple[tuple[str, tuple[str, ...]], ...]], ...] = (
                     ("Wait for Start before each match", ("wait_before_match",)),
                     ("Wait for OK after each match", ("wait_after_match",)),
                     ("Screen time when not waiting (s)", ("unblocked_screen_s",)),
-                    ("Matches played at once", ("workers",)))),
+                    ("Matches played at once", ("workers",)),
+                    ("Competition tie-breaks for first place", ("competition",)))),
+    ("Results", (("Results file (a line per match)", ("results_file",)),
+                 ("Resume from the results file", ("resume",)))),
 )
 """Sections of the settings form: rows of a label and one or more settings."""
 
@@ -244,14 +316,20 @@ class SettingsForm:
         self.controls: dict[str, UITextEntryLine | UICheckBox] = {}
         self._bad: set[int] = set()
         """ids of the labels shown as bad."""
+        self.titles: dict[int, str] = {}
+        """Each label's own text, by id."""
+        self._styles: dict[int, str] = {}
         y = 0
         for title, rows in FORM:
             label(Rect(0, y, width, head), title.upper(), scroller, "#section")
             y += head
             for text, keys in rows:
-                widget = label(Rect(0, y, width - entry_w - m.gap, m.row), text, scroller,
+                wide = SETTING[keys[0]].kind is str
+                control_w = width // 2 if wide else entry_w
+                widget = label(Rect(0, y, width - control_w - m.gap, m.row), text, scroller,
                                "#field")
-                small = entry_w if len(keys) == 1 else max(44, round(56 * m.scale))
+                self.titles[id(widget)] = text
+                small = control_w if len(keys) == 1 else max(44, round(56 * m.scale))
                 left = width - len(keys) * small - (len(keys) - 1) * m.gap
                 for i, key in enumerate(keys):
                     self.labels[key] = widget
@@ -267,7 +345,7 @@ class SettingsForm:
                  edited: Callable[[str, str | bool], None]) -> UITextEntryLine | UICheckBox:
         key = setting.key
         if isinstance(value, bool):
-            box = min(rect.h - 6, 24)
+            box = min(rect.h - 6, max(24, rect.h * 3 // 4))
             check = UICheckBox(Rect(rect.x, rect.y + (rect.h - box) // 2, box, box), "",
                                container.ui_manager, container=container, initial_state=value,
                                object_id=ObjectID(f"#{key}", "@check"))
@@ -276,15 +354,43 @@ class SettingsForm:
         entry = UITextEntryLine(rect, container.ui_manager, container=container,
                                 initial_text=value,
                                 object_id=ObjectID(f"#{key}", "@entry"))
-        entry.set_allowed_characters(list("0123456789.-"))
+        if setting.kind is not str:
+            entry.set_allowed_characters(list("0123456789.-"))
         on(entry, lambda e: edited(key, e.text))
         return entry
 
-    def mark(self, bad: set[str]) -> None:
-        """Show the labels of settings with a problem in the error colour."""
-        marked = {id(self.labels[key]) for key in bad if key in self.labels}
+    def show_derived(self, values: dict[str, str] | None) -> None:
+        """Show settings the form does not edit (derived from others) and lock them;
+        None unlocks every text entry."""
+        for key, control in self.controls.items():
+            if not isinstance(control, UITextEntryLine):
+                continue
+            if values is not None and key in values:
+                control.set_text(values[key])
+                control.disable()
+            elif not control.is_enabled:
+                control.enable()
+
+    def mark(self, problems: dict[str, str], notes: dict[str, str] | None = None) -> None:
+        """Show each setting's problem (or note, such as a warning) in its label,
+        in the error colour, the whole text as the label's tooltip."""
+        notes = notes or {}
+        texts: dict[int, str] = {}
+        for key, problem in {**notes, **problems}.items():
+            if key in self.labels:
+                texts[id(self.labels[key])] = f"{field_label(key)}: {problem}"
+        bad = {id(self.labels[k]) for k in problems if k in self.labels}
         for widget in {id(w): w for w in self.labels.values()}.values():
-            if (id(widget) in marked) != (id(widget) in self._bad):
-                wanted = "#field_bad" if id(widget) in marked else "#field"
+            text = texts.get(id(widget), self.titles[id(widget)])
+            wanted = ("#field_bad" if id(widget) in bad else
+                      "#warning_field" if id(widget) in texts else "#field")
+            if self._styles.get(id(widget)) != wanted:
                 widget.change_object_id(ObjectID(wanted, "@label"))
-        self._bad = marked
+                self._styles[id(widget)] = wanted
+            set_text(widget, text)
+            widget.set_tooltip(text if id(widget) in texts else None)
+        self._bad = bad
+
+    def focusables(self) -> list[tuple[str, Any]]:
+        """The settings' controls in Tab order."""
+        return [(f"s.{key}", control) for key, control in self.controls.items()]

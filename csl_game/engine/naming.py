@@ -1,0 +1,112 @@
+"""The players of a session set up once before it starts: their names, or their forfeits.
+
+Names are thinker code (``str(thinker)`` after ``setup()``), so they are
+asked in worker processes (`csl_game.engine.runners.probe`), one per
+distinct player, all at once and without blocking. Until every answer is
+in, the players go by their class-name rule's names. A player whose setup
+failed (it hung, exited, raised or ate its memory) keeps that name and
+forfeits each of its matches at once, with the reason its setup gave.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from csl_game.engine.match import Human, Player
+from csl_game.engine.runners.base import (SETUP_TIME_LIMIT, Forfeit, ForfeitRunner, InfoCallback,
+                                          RunnerFactory, ThinkerRunner)
+from csl_game.engine.runners.probe import ProbeGroup, SetupReport
+from csl_game.engine.standings import unique_names
+from csl_game.thinker.prototype import ThinkerPrototype
+
+__all__ = ["PlayerSetups", "failed_setups_factory"]
+
+
+class PlayerSetups:
+    """The display names of a session's players and the setups that failed.
+
+    `known` skips the probes: the reports of an earlier session of the same
+    players (one per player, None for humans).
+
+    Raises:
+        WorkerStartError: no worker process could be started for a probe.
+    """
+
+    def __init__(self, players: Sequence[Player], *, in_process: bool = False,
+                 setup_limit: float = SETUP_TIME_LIMIT,
+                 known: Sequence[SetupReport | None] | None = None) -> None:
+        self._players = list(players)
+        self._group: ProbeGroup | None = None
+        self.reports: list[SetupReport | None] | None = None if known is None else list(known)
+        if known is None:
+            protos = [p if isinstance(p, ThinkerPrototype) else None for p in players]
+            self._group = ProbeGroup(protos, in_process=in_process, setup_limit=setup_limit)
+            self.poll()
+
+    @property
+    def pending(self) -> bool:
+        """Whether some player's setup is still going on."""
+        return self.reports is None
+
+    def poll(self) -> bool:
+        """Take the answers that came in, without blocking; whether all are known."""
+        if self.reports is None and self._group is not None:
+            self.reports = self._group.poll()
+            if self.reports is not None:
+                self.close()
+        return self.reports is not None
+
+    def wait(self) -> None:
+        """Block until every player's setup is known."""
+        if self.reports is None and self._group is not None:
+            self.reports = self._group.wait()
+            self.close()
+
+    def names(self) -> tuple[str, ...]:
+        """Each player's display name, numbered where several share one."""
+        return unique_names([self._name(i) for i in range(len(self._players))])
+
+    def _name(self, index: int) -> str:
+        player = self._players[index]
+        if isinstance(player, Human):
+            return player.name
+        report = self.reports[index] if self.reports is not None else None
+        return report.name if report is not None else player.default_name
+
+    def forfeits(self) -> list[Forfeit | None]:
+        """Per player, the forfeit its failed setup costs each of its matches."""
+        reports = self.reports or [None] * len(self._players)
+        return [None if r is None else r.forfeit for r in reports]
+
+    def reverse(self) -> None:
+        """Follow the players' order when a two-player session swaps colours."""
+        self._players.reverse()
+        if self.reports is not None:
+            self.reports.reverse()
+        else:
+            assert self._group is not None
+            self._group.reverse()
+
+    def close(self) -> None:
+        """Stop the probes still running."""
+        if self._group is not None:
+            self._group.close()
+            self._group = None
+
+
+def failed_setups_factory(factory: RunnerFactory, players: Sequence[Player],
+                          names: Sequence[str], forfeits: Sequence[Forfeit | None]
+                          ) -> RunnerFactory:
+    """`factory`, except for players whose setup failed: they forfeit at once."""
+    if not any(forfeits):
+        return factory
+
+    def make(prototype: ThinkerPrototype, info: InfoCallback) -> ThinkerRunner:
+        index = next((i for i, p in enumerate(players) if p is prototype), None)
+        forfeit = None if index is None else forfeits[index]
+        if forfeit is None:
+            return factory(prototype, info)
+        assert index is not None
+        return ForfeitRunner(names[index], forfeit)
+
+    return make

@@ -1,0 +1,407 @@
+"""The parent's end of one worker process: starting it, its messages, its end.
+
+Workers come from the ``forkserver`` start method where there is one (a
+clean, single-threaded server: no pygame, no threads inherited; a worker
+starts in milliseconds) and from ``spawn`` elsewhere (Windows); never from a
+plain fork of the caller. A daemonic process (a Dask worker's) may start
+them too: they are looked after here, not by multiprocessing's daemon rule.
+
+A worker that cannot be started is the program's failure, not the
+thinker's: `WorkerStartError`. Closing a worker ends its whole process tree
+(`csl_game.engine.runners.tree`) and releases every file descriptor at once.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import multiprocessing
+import os
+import signal
+import sys
+import threading
+import time
+import weakref
+from collections.abc import Iterator
+from multiprocessing.connection import wait
+from multiprocessing.context import ForkServerContext, SpawnContext
+from multiprocessing.process import BaseProcess
+from typing import Any
+
+import psutil
+
+from csl_game.engine.runners.base import Forfeit, ForfeitReason, InfoCallback, WorkerStartError
+from csl_game.engine.runners.protocol import (Info, Message, Output, Ready, Reply, Reset,
+                                              SetupFailed, ToWorker, WorkerSpec, decode, encode)
+from csl_game.engine.runners.tree import kill_marked, kill_tree, memory_watch
+from csl_game.engine.runners.worker import EXIT_HARNESS, EXIT_MEMORY, worker_main
+from csl_game.thinker.discovery import builtin_modules
+
+__all__ = ["WorkerHandle", "SetupDone", "mp_context", "start_server_soon", "close_all"]
+
+_POLL_BUDGET = 0.002  # seconds of message handling per poll, so a GUI frame stays short
+
+_live: weakref.WeakSet[WorkerHandle] = weakref.WeakSet()
+_context: ForkServerContext | SpawnContext | None = None
+_start_lock = threading.Lock()
+_context_lock = threading.Lock()
+_SUBREAPER = sys.platform.startswith("linux")
+"""Whether workers adopt their orphaned descendants (see worker._keep_the_family)."""
+
+
+def mp_context() -> ForkServerContext | SpawnContext:
+    """The start method of workers: the fork server where there is one, else spawn."""
+    global _context
+    with _context_lock:
+        if _context is None:
+            if "forkserver" in multiprocessing.get_all_start_methods():
+                server = multiprocessing.get_context("forkserver")
+                # Preloaded once in the server, so each worker starts in milliseconds.
+                server.set_forkserver_preload(["__main__", "csl_game.engine.runners.worker",
+                                               *builtin_modules(),
+                                               "csl_game.engine.runners.warm"])
+                _ensure_server_quietly()
+                _context = server
+            else:
+                _context = multiprocessing.get_context("spawn")
+        return _context
+
+
+def _ensure_server_quietly() -> None:
+    """Start the fork server (and multiprocessing's resource tracker) with its
+    standard error on the null device: what it would print are its own
+    tracebacks (e.g. a handshake cut short when file descriptors run out),
+    never a thinker's, whose output goes through its worker's pipe."""
+    from multiprocessing import forkserver
+
+    with contextlib.suppress(OSError):
+        sys.stderr.flush()
+    try:
+        saved, null = os.dup(2), os.open(os.devnull, os.O_WRONLY)
+    except OSError:
+        return  # no file descriptors: the first worker's start will say so
+    try:
+        os.dup2(null, 2)
+        forkserver.ensure_running()
+    except OSError:
+        pass  # the first worker's start will say so
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(null)
+
+
+def start_server_soon() -> None:
+    """Start the fork server on a background thread now, so the first worker
+    of the first match does not wait ~0.1 s for it (a stalled frame in a window)."""
+    threading.Thread(target=mp_context, name="csl-forkserver-start", daemon=True).start()
+
+
+@contextlib.contextmanager
+def _children_allowed() -> Iterator[None]:
+    """Let a daemonic process (a Dask worker's) start a worker.
+
+    multiprocessing refuses children to daemonic processes because it would
+    not end them; these are ended here (a closed handle, the exit hook, the
+    worker's own death with its parent), so the refusal does not apply.
+    """
+    current = multiprocessing.current_process()
+    with _start_lock:
+        if not current.daemon:
+            yield
+            return
+        current.daemon = False
+        try:
+            yield
+        finally:
+            current.daemon = True
+
+
+def close_all() -> None:
+    """Close every worker of this process, and kill what their thinkers left."""
+    for worker in list(_live):
+        worker.close()
+    with contextlib.suppress(psutil.Error, OSError):
+        kill_marked()
+
+
+# Registered after multiprocessing's own exit hook, so it runs first: killed
+# workers are never waited on, even if a thinker blocks SIGTERM.
+atexit.register(close_all)
+
+
+def death_text(exitcode: int | None) -> str:
+    """How a worker's process ended, in words."""
+    if exitcode is None:
+        return "its process stopped answering"
+    if exitcode < 0:
+        try:
+            return f"its process was killed by signal {signal.Signals(-exitcode).name}"
+        except ValueError:
+            return f"its process was killed by signal {-exitcode}"
+    return f"its process exited with code {exitcode}"
+
+
+_HEADROOM = 8  # file descriptors a start needs beyond its pipes (fork server handshake)
+
+
+def _fd_headroom() -> None:
+    """Fail before the fork server is asked, when file descriptors run out:
+    a handshake cut short makes the server print a traceback of its own."""
+    held = []
+    try:
+        for _ in range(_HEADROOM):
+            held.append(os.open(os.devnull, os.O_RDONLY))
+    finally:
+        for fd in held:
+            os.close(fd)
+
+
+SetupDone = str | Forfeit
+"""How setting a thinker up ended: its display name, or the forfeit it costs."""
+
+
+class WorkerHandle:
+    """The parent's end of one worker process: pipes, state, messages, process tree."""
+
+    def __init__(self, spec: WorkerSpec, info: InfoCallback | None,
+                 startup_timeout: float) -> None:
+        """Start the worker.
+
+        Raises:
+            WorkerStartError: no process could be started (no file
+                descriptors, memory or processes left).
+        """
+        self.spec = spec
+        self._info = info
+        self.started_at = time.perf_counter()
+        self.startup_timeout = startup_timeout
+        self.ready = False
+        self.name: str | None = None
+        """The thinker's display name as the worker reported it when ready."""
+        self.setup_error: SetupFailed | None = None
+        self.memory_used: int | None = None
+        """Bytes the tree used when the memory watch killed it."""
+        self.threads = 0
+        """The worker's own thread count, before its thinker was made."""
+        self.results: dict[int, Reply] = {}
+        self._eof = False
+        self.closed = False
+        self._proc: psutil.Process | None = None
+        self._exitcode: int | None = None
+        try:
+            self._process = self._start()
+            self._pid = self._process.pid
+        except (OSError, MemoryError) as e:
+            raise WorkerStartError(f"could not start a worker process for {spec.fqn}: "
+                                   f"{type(e).__name__}: {e}") from e
+        _live.add(self)
+
+    def _start(self) -> BaseProcess:
+        _fd_headroom()
+        ctx = mp_context()
+        inbox_r, self._to_worker = ctx.Pipe(duplex=False)
+        try:
+            self._from_worker, outbox_w = ctx.Pipe(duplex=False)
+        except BaseException:
+            inbox_r.close()
+            self._to_worker.close()
+            raise
+        process = ctx.Process(target=worker_main, args=(inbox_r, outbox_w, self.spec),
+                              name=f"csl-thinker {self.spec.fqn}", daemon=True)
+        try:
+            with _children_allowed():
+                process.start()
+        except BaseException:
+            self._to_worker.close()
+            self._from_worker.close()
+            raise
+        finally:
+            inbox_r.close()  # the worker holds its own copies; EOF must mean it is gone
+            outbox_w.close()
+        self._watch(process)
+        return process
+
+    def _watch(self, process: BaseProcess) -> None:
+        if process.pid is None:
+            return
+        with contextlib.suppress(psutil.Error, OSError):
+            self._proc = psutil.Process(process.pid)
+            if self.spec.memory_limit_mb > 0:
+                memory_watch.watch(self._proc, self.spec.memory_limit_mb, self._over_memory)
+
+    def _over_memory(self, used: int) -> None:
+        self.memory_used = used  # before the kill, so its death is read as this
+
+    @property
+    def pid(self) -> int | None:
+        return self._pid
+
+    @property
+    def exitcode(self) -> int | None:
+        return self._exitcode if self.closed else self._process.exitcode
+
+    def send(self, message: ToWorker) -> None:
+        if self.closed:
+            return
+        with contextlib.suppress(OSError):  # if it died, its job learns so from the exit code
+            self._to_worker.send(encode(message))
+
+    def pump(self, budget: float = _POLL_BUDGET) -> None:
+        """Handle the messages that arrived, for at most about `budget` seconds."""
+        if self._eof or self.closed:
+            return
+        until = time.perf_counter() + budget
+        conn = self._from_worker
+        try:
+            while conn.poll(0):
+                self._handle(decode(conn.recv()))
+                if time.perf_counter() > until:
+                    return
+        except (EOFError, OSError):
+            self._eof = True
+        except ValueError:  # only thinker code writing to our pipe sends such things
+            self.kill()
+
+    def _handle(self, message: Message) -> None:
+        if isinstance(message, Reply):
+            if self.ready:  # replies from before a reset belong to the last match
+                self.results[message.job_id] = message
+        elif isinstance(message, (Info, Output)):
+            if self._info is not None:
+                for line in message.text.split("\n"):
+                    self._info(line)
+        elif isinstance(message, Ready):
+            self.ready = True
+            self.name = message.name
+            self.threads = message.threads
+        elif isinstance(message, SetupFailed):
+            self.setup_error = message
+
+    def reset(self, spec: WorkerSpec, info: InfoCallback | None) -> None:
+        """Ask the worker for a fresh thinker, for a new match."""
+        self.spec, self._info = spec, info
+        self.ready = False
+        self.name = None
+        self.results.clear()
+        self.started_at = time.perf_counter()
+        self.send(Reset(spec))
+
+    @property
+    def healthy(self) -> bool:
+        """Alive, set up, and not known to have failed."""
+        return (not self.closed and self._process.exitcode is None and not self._eof
+                and self.ready and self.setup_error is None and self.memory_used is None)
+
+    def lingering_threads(self) -> int:
+        """Threads beyond the worker's own that its thinker left running (0 if unknown)."""
+        if self._proc is None or not self.ready:
+            return 0
+        try:
+            return max(0, self._proc.num_threads() - self.threads)
+        except (psutil.Error, OSError):
+            return 0
+
+    def is_dead(self) -> bool:
+        """Whether the process is gone and everything it sent was read."""
+        if self.closed:
+            return True
+        if self._process.exitcode is None:
+            return False
+        return self._eof or not self._from_worker.poll(0)
+
+    def setup_done(self, now: float) -> SetupDone | None:
+        """The thinker's name once it is set up, or the forfeit its setup costs;
+        None while it is being set up (killing it past the startup timeout).
+
+        Raises:
+            WorkerStartError: the worker died before it could load any thinker.
+        """
+        self.pump()
+        if self.ready:
+            return self.name or ""
+        if self.setup_error is not None:
+            return Forfeit(ForfeitReason.EXCEPTION, self.setup_error.text)
+        if self.is_dead():
+            return self.death(setting_up=True)
+        if now - self.started_at < self.startup_timeout:
+            return None
+        self.kill()
+        return Forfeit(ForfeitReason.TIMEOUT,
+                       f"setting up the thinker (loading it, its setup() and its name) took "
+                       f"more than {self.startup_timeout:g} s; its process was killed")
+
+    def death(self, setting_up: bool = False) -> Forfeit:
+        """The forfeit the worker's death costs its thinker.
+
+        Raises:
+            WorkerStartError: it died before it could load any thinker.
+        """
+        code = self.exitcode
+        when = " while setting up the thinker" if setting_up else ""
+        if code == EXIT_HARNESS:
+            raise WorkerStartError(f"a worker process for {self.spec.fqn} could not make "
+                                   "its own pipes and threads")
+        limit = f"memory limit {self.spec.memory_limit_mb} MB"
+        if self.memory_used is not None:
+            return Forfeit(ForfeitReason.MEMORY, f"its processes used {self.memory_used >> 20} "
+                                                 f"MB{when} ({limit}): they were killed")
+        if code == EXIT_MEMORY:
+            return Forfeit(ForfeitReason.MEMORY, f"its process ran out of memory{when} ({limit})")
+        text = ("its process was stopped: the runner was closed" if self.closed
+                else death_text(code))
+        return Forfeit(ForfeitReason.WORKER_DIED, text + when)
+
+    def wait_for_news(self, timeout: float) -> None:
+        """Block until a message or the process's end, at most `timeout` seconds."""
+        if self.closed:
+            time.sleep(max(0.0, timeout))
+            return
+        handles: list[Any] = [self._process.sentinel]
+        if not self._eof:
+            handles.append(self._from_worker)
+        wait(handles, max(0.0, timeout))
+
+    def kill(self) -> None:
+        """Stop the process and everything it started, now, and reap it."""
+        if self._proc is not None:
+            memory_watch.forget(self._proc)
+        if self.closed or self._process.exitcode is not None:
+            return
+        if self._proc is not None:
+            kill_tree(self._proc)
+        else:
+            self._process.kill()
+        self._process.join(2.0)
+
+    def close(self) -> None:
+        """Kill the process tree, reap it, close the pipes and the process's own
+        handles (no file descriptor waits for the garbage collector); safe to call twice.
+
+        Processes its thinker started that left the tree are found by their
+        mark: on Linux only if the worker died by itself (as a subreaper it
+        keeps the rest in its tree); elsewhere always.
+        """
+        if self.closed:
+            return
+        died_alone = self._process.exitcode is not None
+        self.kill()
+        self.closed = True
+        _live.discard(self)
+        self._process.join(2.0)
+        self._exitcode = self._process.exitcode
+        if (died_alone or not _SUBREAPER) and self.pid is not None:
+            with contextlib.suppress(psutil.Error, OSError):
+                kill_marked(self.spec.owner, self.pid)
+        with contextlib.suppress(ValueError):  # still running: its handles go with the object
+            self._process.close()
+        self._to_worker.close()
+        self._from_worker.close()
+
+
+def _after_fork_in_child() -> None:
+    _live.clear()  # a forked copy of this process owns none of its parent's workers
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)

@@ -1,0 +1,184 @@
+"""A worker's process tree: what it uses, and ending it whole, on every OS.
+
+A thinker may start processes of its own (subprocess, multiprocessing, a
+double fork with ``setsid``). They belong to its worker: they count against
+its memory cap and die with it. psutil sees processes the same way on Linux,
+macOS and Windows, so the parent needs no POSIX-only call:
+
+- the tree is the worker and its descendants, walked from the worker; a
+  worker marks its environment (`MARKER`) with its parent's pid and its own,
+  which every process it starts inherits, so processes that left the tree (re-parented
+  after a double fork) are still found by `marked()`;
+- `kill_tree()` stops the whole tree first, so nothing in it can start
+  another process meanwhile, then kills it;
+- `MemoryWatch` sums each watched tree's resident memory a few times a
+  second and ends a tree over its cap. It is the memory cap where the
+  address-space limit (RLIMIT_AS) does not exist (Windows) or cannot be set
+  (macOS), and the only one that counts a thinker's child processes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+import time
+from collections.abc import Callable, Iterable
+
+import psutil
+
+__all__ = ["MARKER", "mark_environment", "tree", "kill_tree", "marked", "kill_marked",
+           "MemoryWatch", "memory_watch"]
+
+MARKER = "CSL_GAME_WORKER"
+"""Environment variable a worker sets to its parent's pid, inherited by what it starts."""
+_GONE = (psutil.NoSuchProcess, psutil.AccessDenied, OSError)
+"""A process gone meanwhile, another user's, or /proc unreadable (no file descriptors left)."""
+_TICK = 0.1  # seconds between two looks at the workers' own memory
+_TREE_EVERY = 5  # ticks between two walks of the workers' descendants
+
+
+def mark_environment(owner: int) -> None:
+    """Mark this worker, and every process it starts from now on, as `owner`'s."""
+    os.environ[MARKER] = f"{owner}:{os.getpid()}"
+
+
+def tree(root: psutil.Process) -> list[psutil.Process]:
+    """`root` and its living descendants (an empty list once `root` is gone)."""
+    try:
+        return [root, *root.children(recursive=True)]
+    except _GONE:
+        return []
+
+
+def _each(procs: Iterable[psutil.Process], action: Callable[[psutil.Process], object]) -> None:
+    for proc in procs:
+        with contextlib.suppress(*_GONE):
+            action(proc)
+
+
+def kill_tree(root: psutil.Process | None, extra: Iterable[psutil.Process] = (),
+              timeout: float = 1.0) -> None:
+    """Kill `root`, its descendants and `extra`, and wait up to `timeout` s for them.
+
+    The tree is suspended and walked again until it stops growing, so that a
+    process forking in a loop cannot outrun the kill.
+    """
+    found: dict[int, psutil.Process] = {p.pid: p for p in extra}
+    if root is not None:
+        for _ in range(20):
+            more = [p for p in tree(root) if p.pid not in found]
+            if not more:
+                break
+            _each(more, psutil.Process.suspend)
+            found.update((p.pid, p) for p in more)
+    procs = list(found.values())
+    _each(procs, psutil.Process.kill)
+    # Waiting on a child of this process would reap it under multiprocessing's
+    # feet (which would then never learn its exit code): it reaps its own.
+    others = [p for p in procs if not _is_child(p)]
+    with contextlib.suppress(*_GONE):
+        psutil.wait_procs(others, timeout=timeout)
+
+
+def _is_child(proc: psutil.Process) -> bool:
+    try:
+        return proc.ppid() == os.getpid()
+    except _GONE:
+        return False
+
+
+def marked(owner: int, worker: int | None = None) -> list[psutil.Process]:
+    """Living processes marked as started by `owner`'s workers (by its worker
+    `worker` only, if given)."""
+    found = []
+    for proc in psutil.process_iter():
+        if proc.pid == os.getpid():
+            continue
+        try:
+            mark = proc.environ().get(MARKER, "")
+            if _is_ours(mark, owner, worker) and proc.status() != psutil.STATUS_ZOMBIE:
+                found.append(proc)
+        except _GONE:
+            continue  # another user's, or gone meanwhile
+    return found
+
+
+def _is_ours(mark: str, owner: int, worker: int | None) -> bool:
+    mark_owner, _, mark_worker = mark.partition(":")
+    return mark_owner == str(owner) and worker in (None, int(mark_worker or -1))
+
+
+def kill_marked(owner: int = 0, worker: int | None = None) -> int:
+    """Kill every process marked as `owner`'s (default: this process's), or
+    as its worker `worker`'s; returns how many there were."""
+    procs = marked(owner or os.getpid(), worker)
+    if procs:
+        kill_tree(None, procs)
+    return len(procs)
+
+
+class _Watched:
+    def __init__(self, root: psutil.Process, limit: int,
+                 over: Callable[[int], None]) -> None:
+        self.root = root
+        self.limit = limit
+        self.over = over
+        self.children: list[psutil.Process] = []
+
+
+class MemoryWatch:
+    """Ends each watched process tree whose resident memory exceeds its cap.
+
+    One thread watches every tree; it runs while there is something to watch.
+    """
+
+    def __init__(self, tick: float = _TICK) -> None:
+        self._tick = tick
+        self._watched: dict[int, _Watched] = {}
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+
+    def watch(self, root: psutil.Process, limit_mb: int, over: Callable[[int], None]) -> None:
+        """Watch `root`'s tree; over `limit_mb`, call `over(bytes used)`, then kill the tree."""
+        with self._lock:
+            self._watched[root.pid] = _Watched(root, limit_mb << 20, over)
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._run, name="csl-memory-watch",
+                                                daemon=True)
+                self._thread.start()
+
+    def forget(self, root: psutil.Process) -> None:
+        """Stop watching `root`'s tree."""
+        with self._lock:
+            self._watched.pop(root.pid, None)
+
+    def _run(self) -> None:
+        tick = 0
+        while True:
+            with self._lock:
+                watched = list(self._watched.values())
+                if not watched:
+                    self._thread = None
+                    return
+            walk = tick % _TREE_EVERY == 0
+            for entry in watched:
+                self._check(entry, walk)
+            tick += 1
+            time.sleep(self._tick)
+
+    def _check(self, entry: _Watched, walk: bool) -> None:
+        if walk:
+            entry.children = tree(entry.root)[1:]
+        used = 0
+        for proc in (entry.root, *entry.children):
+            with contextlib.suppress(*_GONE):
+                used += proc.memory_info().rss
+        if used > entry.limit:
+            self.forget(entry.root)
+            entry.over(used)
+            kill_tree(entry.root)
+
+
+memory_watch = MemoryWatch()
+"""The watch of this process's workers."""

@@ -1,0 +1,147 @@
+"""What the game remembers for its player: preferences, the last setup, scores.
+
+Everything lives in the user's config folder as platformdirs names it
+(``~/.config/csl-game`` on Linux, ``%LOCALAPPDATA%\\csl-game`` on Windows,
+``~/Library/Application Support/csl-game`` on macOS), never in the working
+directory. ``CSL_GAME_HOME`` names another folder (tests point it at a
+temporary one). Reading never fails: a missing or damaged file reads as the
+defaults, and a folder that cannot be written only loses what was to be
+remembered.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from csl_game.engine.settings import PlayOptions
+from csl_game.engine.setup_file import ConfigFileError, load_config, save_config
+
+__all__ = ["HOME_VARIABLE", "user_dir", "Preferences", "Score", "UserData"]
+
+HOME_VARIABLE = "CSL_GAME_HOME"
+PREFERENCES = "preferences.json"
+SCORES = "scores.json"
+LAST_SETUP = "last-setup.toml"
+
+
+def user_dir() -> Path:
+    """The folder the game remembers things in (not created here)."""
+    home = os.environ.get(HOME_VARIABLE)
+    if home:
+        return Path(home)
+    import platformdirs
+
+    return Path(platformdirs.user_config_dir("csl-game", appauthor=False))
+
+
+@dataclass(frozen=True)
+class Preferences:
+    """The player's choices that outlive a session."""
+
+    muted: bool = False
+    theme: str = "default"
+
+
+@dataclass(frozen=True)
+class Score:
+    """A human's record against one opponent (a level or a thinker and parameters)."""
+
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+
+    def __str__(self) -> str:
+        return f"{self.wins} won \u00b7 {self.draws} drawn \u00b7 {self.losses} lost"
+
+
+@dataclass
+class UserData:
+    """The remembered things of one folder (default: `user_dir()`)."""
+
+    folder: Path = field(default_factory=user_dir)
+
+    # ------------------------------------------------------------- files
+    def _read_json(self, name: str) -> dict[str, Any]:
+        try:
+            data = json.loads((self.folder / name).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        return data if isinstance(data, dict) else {}
+
+    def _write(self, name: str, text: str) -> bool:
+        """Write a file atomically; False when the folder cannot be written."""
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            part = self.folder / (name + ".part")
+            part.write_text(text, encoding="utf-8")
+            part.replace(self.folder / name)
+        except OSError:
+            return False
+        return True
+
+    # ------------------------------------------------------------- preferences
+    def preferences(self) -> Preferences:
+        """The saved preferences; defaults for anything missing or of the wrong kind."""
+        data = self._read_json(PREFERENCES)
+        default = Preferences()
+        muted = data.get("muted", default.muted)
+        theme = data.get("theme", default.theme)
+        return Preferences(muted if isinstance(muted, bool) else default.muted,
+                           theme if isinstance(theme, str) else default.theme)
+
+    def save_preferences(self, prefs: Preferences) -> bool:
+        return self._write(PREFERENCES, json.dumps(asdict(prefs), indent=2) + "\n")
+
+    def update_preferences(self, **changes: Any) -> Preferences:
+        """Save the preferences with `changes`; returns them."""
+        prefs = replace(self.preferences(), **changes)
+        self.save_preferences(prefs)
+        return prefs
+
+    # ------------------------------------------------------------- the last setup
+    def last_setup(self, base: PlayOptions) -> PlayOptions | None:
+        """The setup last started, over `base`; None if there is none or it is no longer valid."""
+        path = self.folder / LAST_SETUP
+        if not path.is_file():
+            return None
+        try:
+            return load_config(path, base)
+        except ConfigFileError:
+            return None
+
+    def save_last_setup(self, options: PlayOptions) -> bool:
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            save_config(self.folder / LAST_SETUP, options)
+        except (OSError, ConfigFileError):
+            return False
+        return True
+
+    # ------------------------------------------------------------- scores
+    def scores(self) -> dict[str, Score]:
+        """Every opponent's score, by opponent."""
+        out = {}
+        for opponent, value in self._read_json(SCORES).items():
+            if isinstance(value, dict):
+                counts = [value.get(k, 0) for k in ("wins", "draws", "losses")]
+                if all(isinstance(c, int) and c >= 0 for c in counts):
+                    out[opponent] = Score(*counts)
+        return out
+
+    def score(self, opponent: str) -> Score:
+        return self.scores().get(opponent, Score())
+
+    def record(self, opponent: str, won: bool | None) -> Score:
+        """Count a human's win (True), loss (False) or draw (None) against `opponent`."""
+        scores = self.scores()
+        old = scores.get(opponent, Score())
+        new = Score(old.wins + (won is True), old.draws + (won is None),
+                    old.losses + (won is False))
+        scores[opponent] = new
+        self._write(SCORES, json.dumps({k: asdict(v) for k, v in sorted(scores.items())},
+                                       indent=2) + "\n")
+        return new

@@ -1,0 +1,135 @@
+"""Keyboard focus over a screen's widgets: Tab order, arrows, Enter and Space.
+
+`KeyFocus` walks an ordered list of (key, widget) pairs that the screen
+gives afresh each time (widgets are rebuilt on resize and edits, so focus is
+kept by key, not by widget). Enter or Space activates the focused widget as a
+click would: a button is pressed, a check box flips, a drop-down takes its
+next option with the arrows; a text entry gets pygame_gui's own focus so
+typing goes into it. The window draws a ring around the focused widget.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import pygame
+import pygame_gui
+from pygame_gui.elements import UIButton, UICheckBox, UIDropDownMenu, UITextEntryLine
+
+from csl_game.gui.widgets import WidgetLayer
+
+__all__ = ["KeyFocus", "ACTIVATE_KEYS", "draw_focus_ring"]
+
+ACTIVATE_KEYS = (pygame.K_RETURN, pygame.K_KP_ENTER, pygame.K_SPACE)
+Items = Callable[[], Sequence[tuple[str, Any]]]
+
+
+class KeyFocus:
+    """Which widget of a screen has the keyboard, and what keys do to it."""
+
+    def __init__(self, ui: pygame_gui.UIManager, layer: WidgetLayer, items: Items,
+                 arrows: str = "horizontal") -> None:
+        self.ui, self.layer, self.items = ui, layer, items
+        self.arrows = arrows
+        """Which arrow keys move the focus: 'horizontal', 'vertical' or 'none'."""
+        self.key: str | None = None
+
+    # ------------------------------------------------------------- reading
+    def widget(self) -> Any | None:
+        """The focused widget, if any is focused and still shown."""
+        return dict(self.items()).get(self.key) if self.key is not None else None
+
+    def rect(self) -> pygame.Rect | None:
+        """Where to draw the focus ring."""
+        widget = self.widget()
+        if widget is None or not widget.visible:
+            return None
+        rect: pygame.Rect = widget.rect
+        return rect
+
+    # ------------------------------------------------------------- moving
+    def set(self, key: str | None) -> None:
+        """Focus the widget of `key` (None: nothing)."""
+        self.key = key
+        widget = self.widget()
+        if isinstance(widget, UITextEntryLine):
+            self.ui.set_focus_set(widget)
+            widget.edit_position = len(widget.get_text())  # type on after the text
+        elif self.ui.get_focus_set() and any(isinstance(w, UITextEntryLine)
+                                             for w in self.ui.get_focus_set() or ()):
+            self.ui.set_focus_set(None)
+
+    def move(self, step: int) -> None:
+        """Focus the next (`step` 1) or previous (-1) enabled widget, wrapping round."""
+        keys = [k for k, w in self.items() if w.is_enabled and w.visible]
+        if not keys:
+            return
+        at = keys.index(self.key) if self.key in keys else (-1 if step > 0 else 0)
+        self.set(keys[(at + step) % len(keys)])
+
+    def follow_mouse(self) -> None:
+        """After a click: focus the text entry pygame_gui focused, if any."""
+        focused = self.ui.get_focus_set() or set()
+        for key, widget in self.items():
+            if isinstance(widget, UITextEntryLine) and widget in focused:
+                self.key = key
+
+    # ------------------------------------------------------------- keys
+    def handle_key(self, event: pygame.event.Event) -> bool:
+        """Tab, the arrows, Enter and Space; returns whether the key was used."""
+        if event.type != pygame.KEYDOWN:
+            return False
+        widget = self.widget()
+        if event.key == pygame.K_TAB:
+            self.move(-1 if event.mod & pygame.KMOD_SHIFT else 1)
+            return True
+        if isinstance(widget, UIDropDownMenu) and event.key in (pygame.K_UP, pygame.K_DOWN):
+            self._step_menu(widget, -1 if event.key == pygame.K_UP else 1)
+            return True
+        if self._arrow(event.key, widget):
+            return True
+        if event.key in ACTIVATE_KEYS and widget is not None and widget.is_enabled:
+            return self._activate(widget, event.key)
+        return False
+
+    def _arrow(self, key: int, widget: Any) -> bool:
+        if isinstance(widget, UITextEntryLine) and key in (pygame.K_LEFT, pygame.K_RIGHT):
+            return False  # the caret's keys
+        back, forth = {"horizontal": (pygame.K_LEFT, pygame.K_RIGHT),
+                       "vertical": (pygame.K_UP, pygame.K_DOWN)}.get(self.arrows, (-1, -1))
+        if key in (back, forth):
+            self.move(-1 if key == back else 1)
+            return True
+        return False
+
+    def _activate(self, widget: Any, key: int) -> bool:
+        if isinstance(widget, UIButton):
+            return self._send(pygame_gui.UI_BUTTON_PRESSED, widget)
+        if isinstance(widget, UICheckBox):
+            widget.set_state(not widget.is_checked)
+            return self._send(pygame_gui.UI_CHECK_BOX_CHECKED if widget.is_checked
+                              else pygame_gui.UI_CHECK_BOX_UNCHECKED, widget)
+        if isinstance(widget, UIDropDownMenu) and key == pygame.K_SPACE:
+            self._step_menu(widget, 1)
+            return True
+        return False  # Enter in a text entry or on a drop-down: the screen decides
+
+    def _send(self, kind: int, widget: Any, **attrs: Any) -> bool:
+        return self.layer.dispatch(pygame.event.Event(kind, ui_element=widget, **attrs))
+
+    def _step_menu(self, menu: UIDropDownMenu, step: int) -> None:
+        options = [o[0] if isinstance(o, tuple) else o for o in menu.options_list]
+        current = menu.selected_option
+        name = current[0] if isinstance(current, tuple) else current
+        at = options.index(name) if name in options else 0
+        self._send(pygame_gui.UI_DROP_DOWN_MENU_CHANGED, menu,
+                   text=options[(at + step) % len(options)])
+
+
+def draw_focus_ring(surface: pygame.Surface, rect: pygame.Rect | None,
+                    color: pygame.Color, width: int) -> None:
+    """A rounded ring just outside `rect`."""
+    if rect is not None:
+        pygame.draw.rect(surface, color, rect.inflate(2 * width + 2, 2 * width + 2), width,
+                         border_radius=2 * width + 4)

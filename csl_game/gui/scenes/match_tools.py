@@ -1,0 +1,153 @@
+"""What a human can do in a match besides moving: hint, undo, resign, the menu.
+
+`MatchTools` shows them as a row of buttons above the log (each also has a
+key, which the match scene passes on) and carries them out through the
+engine: `Match.undo()`, `Match.resign()` and a `Hint` thought out by the
+strongest built-in thinker in a worker process, never on this thread.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pygame
+from pygame import Rect
+from pygame_gui.elements import UIButton
+
+from csl_game.engine import narration as messages
+from csl_game.engine.hint import Hint
+from csl_game.engine.match import Match, Refused
+from csl_game.engine.session import Session
+from csl_game.gui.context import GuiContext
+from csl_game.gui.sound import Effect
+from csl_game.gui.widgets import Metrics, WidgetLayer, button
+from csl_game.model.board import PColor, Piece
+
+__all__ = ["MatchTools", "RESIGN_CONFIRM_S"]
+
+RESIGN_CONFIRM_S = 4.0
+"""Resign asks to be pressed again within this many seconds."""
+_TOOLS = (("hint", "Hint", "H"), ("undo", "Undo", "U or Ctrl+Z"), ("resign", "Resign", "R"),
+          ("menu", "Menu", "Esc"))
+
+
+class MatchTools:
+    """The hint, undo, resign and menu buttons of a match, and what they do."""
+
+    def __init__(self, ctx: GuiContext, session: Session, match: Match,
+                 on_undo: Callable[[int], None]) -> None:
+        self.ctx, self.session, self.match = ctx, session, match
+        self.on_undo = on_undo
+        self.layer = WidgetLayer(ctx.ui)
+        self.buttons: dict[str, UIButton] = {}
+        self.hint: Hint | None = None
+        self.hinted: tuple[int, int, Piece] | None = None
+        """The hint shown: (column, landing row, piece)."""
+        self._resign_armed = -RESIGN_CONFIRM_S - 1
+        self._clock = 0.0
+        self._states: dict[str, bool] = {}
+
+    @property
+    def has_human(self) -> bool:
+        return any(self.match.is_human(c) for c in PColor)
+
+    # ------------------------------------------------------------- widgets
+    def build(self, rect: Rect, size: tuple[int, int]) -> None:
+        """The buttons in `rect`, a row of equal widths."""
+        root = self.layer.open(size)
+        m = Metrics(size)
+        tools = _TOOLS if self.has_human else _TOOLS[-1:]
+        gap = max(4, m.gap // 2)
+        width = (rect.w - gap * (len(_TOOLS) - 1)) // len(_TOOLS)
+        self.buttons = {}
+        self._states = {}
+        x = rect.right - len(tools) * width - (len(tools) - 1) * gap
+        for name, text, keys in tools:
+            widget = button(Rect(x, rect.y, width, rect.h), text, root, "#tool")
+            if widget.font is not None and widget.font.size(f"{text} ({keys})")[0] < width - 8:
+                widget.set_text(f"{text} ({keys})")
+            widget.set_tooltip(f"{text}: {keys}")
+            self.buttons[name] = self.layer.on(widget, self._handler(name))
+            x += width + gap
+
+    def _handler(self, name: str) -> Callable[[pygame.event.Event], None]:
+        return lambda _event: self.act(name)
+
+    def show(self, shown: bool) -> None:
+        if self.layer.root is not None:
+            (self.layer.root.show if shown else self.layer.root.hide)()
+
+    def close(self) -> None:
+        self.cancel_hint()
+        self.layer.close()
+
+    def refresh(self, human_to_play: bool) -> None:
+        """Enable what can be done now (only what changed is touched)."""
+        over = self.match.is_over
+        wanted = {"hint": human_to_play and self.hint is None,
+                  "undo": self.match.undo_problem() is None,
+                  "resign": not over and self.has_human, "menu": True}
+        for name, widget in self.buttons.items():
+            if self._states.get(name) != wanted[name]:
+                (widget.enable if wanted[name] else widget.disable)()
+                self._states[name] = wanted[name]
+
+    # ------------------------------------------------------------- acting
+    def act(self, name: str) -> None:
+        """Do what the tool `name` does (a click or its key)."""
+        {"hint": self.ask_hint, "undo": self.undo, "resign": self.resign,
+         "menu": self.ctx.nav.open_menu}[name]()
+
+    def ask_hint(self) -> None:
+        match = self.match
+        if not match.awaiting_human or self.hint is not None:
+            return
+        self.hinted = None
+        self.ctx.log.add("Asking the strongest AI for a hint...")
+        self.hint = Hint(match.board, self.session.config, self.session.runner_factory)
+
+    def undo(self) -> None:
+        self.cancel_hint()
+        try:
+            count = self.match.undo()
+        except Refused as e:
+            self.ctx.log.add(str(e).capitalize())
+            self.ctx.sound.play(Effect.INVALID)
+            return
+        self.ctx.log.add(messages.undo_text(count))
+        self.on_undo(count)
+
+    def resign(self) -> None:
+        if self.match.is_over or not self.has_human:
+            return
+        if self._clock - self._resign_armed > RESIGN_CONFIRM_S:
+            self._resign_armed = self._clock
+            self.ctx.log.add("Press R (or Resign) again to resign")
+            return
+        self.cancel_hint()
+        color = self.match.board.turn if self.match.is_human(self.match.board.turn) else \
+            self.match.board.turn.other
+        self.match.resign(color)
+
+    def cancel_hint(self) -> None:
+        if self.hint is not None:
+            self.hint.close()
+            self.hint = None
+        self.hinted = None
+
+    def update(self, dt: float) -> bool:
+        """Follow the hint being thought out; returns whether one is."""
+        self._clock += dt
+        hint = self.hint
+        if hint is None or not hint.poll():
+            return hint is not None
+        self.hint = None
+        move = hint.move
+        if move is None or hint.board.move_count != self.match.board.move_count:
+            self.ctx.log.add(hint.problem or "The hint came too late")
+            return False
+        board = self.match.board
+        self.hinted = (move.column, board.column_height(move.column),
+                       Piece(board.turn, move.shape))
+        self.ctx.log.add(messages.hint_text(move.shape, move.column))
+        return False

@@ -1,0 +1,343 @@
+"""The replay scene: a recorded match, stepped through on the board.
+
+The board, the player panels and the log are the match scene's (the same
+board view, animations and layout), for the window less a control bar at
+the bottom. The user steps forward (the piece falls) and back, jumps to the
+start or the end, or plays the moves one after another, with the buttons of
+the bar, the keyboard (arrows, Home, End, Space) or the mouse wheel. The
+panels show whose turn it is and how long the move shown took; the log lists
+the moves so far, the one shown last.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from collections.abc import Callable
+
+import pygame
+from pygame import Rect
+from pygame_gui.elements import UIButton, UILabel
+
+from csl_game.engine import narration as messages
+from csl_game.engine.replay import Replay
+from csl_game.engine.standings import winner_text
+from csl_game.gui.animation import VisualBoard
+from csl_game.gui.board_view import BoardView, Pointer
+from csl_game.gui.context import GuiContext
+from csl_game.gui.layout import DROP_HEIGHT, BoardLayout, compute_layout
+from csl_game.gui.panels import LogView, MessageLog, PanelState, PlayerPanel
+from csl_game.gui.scene import Scene
+from csl_game.gui.style import backdrop
+from csl_game.gui.widgets import Handler, Metrics, WidgetLayer, button, label, set_text
+from csl_game.model.board import Board, Pos, PColor, PShape, Winner
+
+__all__ = ["ReplayScene", "PLAY_INTERVAL_S", "KEYS_HINT", "duration"]
+
+PLAY_INTERVAL_S = 0.6
+"""While playing, the pause between one piece landing and the next move."""
+END_PAUSE_S = 1.5
+"""With quit_at_end, how long the end stays on screen."""
+KEYS_HINT = "Keys: Left/Right step, Home/End, Space plays"
+
+_BACK_KEYS = (pygame.K_LEFT, pygame.K_BACKSPACE, pygame.K_b)
+_FORWARD_KEYS = (pygame.K_RIGHT, pygame.K_RETURN, pygame.K_KP_ENTER, pygame.K_n)
+_QUIT_KEYS = (pygame.K_q,)  # Esc opens the window's menu, as on every screen
+
+
+class ReplayScene(Scene):
+    """Shows a recorded match one position at a time; the user moves through it."""
+
+    def __init__(self, ctx: GuiContext, replay: Replay, play: bool = False,
+                 quit_at_end: bool = False) -> None:
+        """`play` starts playing the moves at once; `quit_at_end` closes the
+        window once the last one has been shown for a moment."""
+        self.ctx = ctx
+        self.replay = replay
+        self.boards: list[Board] = replay.boards()
+        self.step = 0
+        """Moves shown: 0 is the empty board, len(replay.moves) the end."""
+        self.playing = play
+        self.quit_at_end = quit_at_end
+        self.view = BoardView(ctx.art, ctx.text)
+        self.panels = (PlayerPanel(ctx.art, ctx.text), PlayerPanel(ctx.art, ctx.text))
+        self.log = MessageLog(io.StringIO())
+        """The moves so far (shown in the log area; not printed)."""
+        self.log_view = LogView(ctx.text)
+        self.layer = WidgetLayer(ctx.ui)
+        self.buttons: dict[str, UIButton] = {}
+        self.caption: UILabel | None = None
+        self.visual = self._visual_at(0)
+        self.layout, self.bar = self._layouts(ctx.size)
+        self._wait = 0.0
+        self._bar_back: pygame.Surface | None = None
+        self._drawn: object = None
+        self._dirty: list[Rect] | None = None
+
+    @property
+    def last(self) -> int:
+        """The last step: every move played."""
+        return len(self.replay.moves)
+
+    # ------------------------------------------------------------- lifecycle
+    def enter(self) -> None:
+        self.resize(self.ctx.size)
+        self._show_log()
+
+    def exit(self) -> None:
+        self.layer.close()
+
+    def resize(self, size: tuple[int, int]) -> None:
+        self.layout, self.bar = self._layouts(size)
+        self.view.set_layout(self.layout)
+        self._build_bar(size)
+        self._bar_back = None
+        self._drawn = None
+
+    def _layouts(self, size: tuple[int, int]) -> tuple[BoardLayout, Rect]:
+        """The match scene's layout above a control bar that spans the bottom."""
+        m = Metrics(size)
+        bar_h = m.row + 6 + 2 * m.gap
+        rows, cols = self.replay.settings[:2]
+        layout = compute_layout(rows, cols, (size[0], max(1, size[1] - bar_h)))
+        return layout, Rect(0, size[1] - bar_h, size[0], bar_h)
+
+    def _build_bar(self, size: tuple[int, int]) -> None:
+        m = Metrics(size)
+        root = self.layer.open(size)
+        texts = {"start": "\u00ab Start", "back": "\u2039 Back", "play": "Play",
+                 "forward": "Next \u203a", "end": "End \u00bb"}
+        actions = {"start": self.to_start, "back": self.back, "play": self.toggle_play,
+                   "forward": self.forward, "end": self.to_end}
+        x, y = m.margin, self.bar.y + m.gap
+        for name, text in texts.items():
+            widget = button(Rect(x, y, m.button_w, m.row + 6), text, root)
+            self.buttons[name] = self.layer.on(widget, _handler(actions[name]))
+            x += m.button_w + m.gap
+        width = max(m.button_w, size[0] - x - m.margin)
+        self.caption = label(Rect(x, y, width, m.row + 6), "", root, "#text")
+        self._refresh_bar()
+
+    # ------------------------------------------------------------- moving
+    def go(self, step: int) -> None:
+        """Show the position after `step` moves: one step forward animates
+        the move, anything else shows the position at once."""
+        step = max(0, min(step, self.last))
+        if step == self.step:
+            return
+        if step == self.step + 1:
+            self.visual.push(self.replay.moves[self.step].move)
+        else:
+            self.visual = self._visual_at(step)
+        self.step = step
+        if step == self.last and self.replay.result.solution:
+            self.visual.show_win(self.replay.result.solution)
+        self._wait = 0.0
+        self._show_log()
+        self._refresh_bar()
+
+    def _visual_at(self, step: int) -> VisualBoard:
+        """A visual board showing the position after `step` moves, nothing moving."""
+        rows, cols = self.replay.settings[:2]
+        visual = VisualBoard(rows, cols, self.ctx.options.last_move_animation_s, DROP_HEIGHT)
+        for played in self.replay.moves[:step]:
+            move = played.move
+            visual.landed[Pos(move.row, move.col)] = move.piece
+            visual.column_versions[move.col] += 1
+            visual.last = move
+        visual.version = step + 1
+        visual.pulse_elapsed = math.inf
+        return visual
+
+    def forward(self) -> None:
+        self.go(self.step + 1)
+
+    def back(self) -> None:
+        self.playing = False
+        self.go(self.step - 1)
+
+    def to_start(self) -> None:
+        self.playing = False
+        self.go(0)
+
+    def to_end(self) -> None:
+        self.playing = False
+        self.go(self.last)
+
+    def toggle_play(self) -> None:
+        """Play the moves one after another from here (from the start at the end), or pause."""
+        self.playing = not self.playing
+        self._wait = PLAY_INTERVAL_S if self.playing else 0.0
+        if self.playing and self.step == self.last:
+            self.go(0)  # which shows the empty board for a moment first
+        self._refresh_bar()
+
+    # ------------------------------------------------------------- input
+    def handle_event(self, event: pygame.event.Event) -> None:
+        if self.layer.dispatch(event):
+            return
+        if event.type == pygame.KEYDOWN:
+            self._on_key(event.key)
+        elif event.type == pygame.MOUSEWHEEL and event.y:
+            if event.y > 0:
+                self.back()
+            else:
+                self.forward()
+
+    def _on_key(self, key: int) -> None:
+        if key in _FORWARD_KEYS:
+            self.forward()
+        elif key in _BACK_KEYS:
+            self.back()
+        elif key in (pygame.K_HOME, pygame.K_UP):
+            self.to_start()
+        elif key in (pygame.K_END, pygame.K_DOWN):
+            self.to_end()
+        elif key in (pygame.K_SPACE, pygame.K_p):
+            self.toggle_play()
+        elif key in _QUIT_KEYS:
+            self.ctx.nav.quit()
+
+    # ------------------------------------------------------------- advancing
+    def update(self, dt: float) -> None:
+        """Animate; while playing, the next move once the last has landed."""
+        self.visual.update(dt)
+        if not self.visual.idle:
+            return
+        self._wait += dt
+        if self.playing and self.step < self.last and self._wait >= PLAY_INTERVAL_S:
+            self.forward()
+        elif self.playing and self.step == self.last:
+            self.playing = False
+            self._refresh_bar()
+        elif self.quit_at_end and self.step == self.last and self._wait >= END_PAUSE_S:
+            self.ctx.nav.quit()
+
+    # ------------------------------------------------------------- texts
+    def _show_log(self) -> None:
+        replay = self.replay
+        lines = [replay.title]
+        for i in range(self.step):
+            played = replay.moves[i]
+            color = played.move.piece.color
+            lines.append(f"{i + 1}. {color}: {replay.token(i)} in {duration(played.elapsed)}")
+        if self.step == self.last:
+            lines.append(self._ending())
+        self.log.lines = lines
+        self.log.version += 1
+
+    def _ending(self) -> str:
+        result = self.replay.result
+        loser = result.winner.color.other if result.winner.color is not None else None
+        if result.forfeit is not None and loser is not None:
+            return (messages.forfeit(loser, self.replay.names[loser], result.forfeit,
+                                     result.detail) + ". " + messages.game_over(result))
+        return messages.game_over(result)
+
+    def caption_text(self) -> str:
+        """'Move 5 of 23: White 3r in 12.5 ms', or the start."""
+        if self.step == 0:
+            return f"Start: {self.last} moves to replay"
+        played = self.replay.moves[self.step - 1]
+        return (f"Move {self.step} of {self.last}: {played.move.piece.color} "
+                f"{self.replay.token(self.step - 1)} in {duration(played.elapsed)}")
+
+    def _refresh_bar(self) -> None:
+        caption = self.caption
+        if caption is not None:
+            text, font = self.caption_text(), caption.font
+            room = caption.relative_rect.w - 2 * int(caption.text_horiz_alignment_padding) - 8
+            hint = f"{text}  \u00b7  {KEYS_HINT}"
+            set_text(caption, hint if font is not None and font.size(hint)[0] <= room else text)
+        play = self.buttons.get("play")
+        if play is not None:
+            play.set_text("Pause" if self.playing else "Play")
+        for name, enabled in (("start", self.step > 0), ("back", self.step > 0),
+                              ("forward", self.step < self.last),
+                              ("end", self.step < self.last)):
+            widget = self.buttons.get(name)
+            if widget is not None and widget.is_enabled != enabled:
+                widget.enable() if enabled else widget.disable()
+
+    def _banner(self) -> tuple[str, str] | None:
+        """The result over the final position, once it is shown."""
+        if self.step != self.last or not self.visual.idle:
+            return None
+        result = self.replay.result
+        color = result.winner.color
+        if result.winner is Winner.DRAW or color is None:
+            how = "Nobody made a line"
+        elif result.forfeit is not None:
+            how = f"{self.replay.names[color.other]} {result.forfeit}"
+        else:
+            how = f"{len(result.solution)} in a row"
+        return winner_text(result), how
+
+    # ------------------------------------------------------------- drawing
+    def _panel_state(self, color: PColor) -> PanelState:
+        board, step = self.boards[self.step], self.step
+        over = step == self.last and self.visual.idle
+        mover = self.replay.moves[step - 1] if step else None
+        if over:
+            status = self._result_status(color)
+        elif mover is not None and mover.move.piece.color is color:
+            status = f"Played {self.replay.token(step - 1)} in {duration(mover.elapsed)}"
+        else:
+            status = "To play" if board.turn is color and step < self.last else ""
+        return PanelState(
+            color=color, name=self.replay.names[color], is_human=self.replay.humans[color],
+            counts=(board.piece_count(color, PShape.ROUND),
+                    board.piece_count(color, PShape.SQUARE)),
+            to_play=board.turn is color and step < self.last, status=status,
+            emphasis=status == "Winner!")
+
+    def _result_status(self, color: PColor) -> str:
+        winner = self.replay.result.winner
+        if winner is Winner.DRAW:
+            return "Draw"
+        if winner.color is color:
+            return "Winner!"
+        return "Forfeited" if self.replay.result.forfeit is not None else "Lost"
+
+    def _pointer(self) -> Pointer:
+        """The arrow of the last move's column lit; no column is playable."""
+        last = self.visual.last
+        cols = self.replay.settings[1]
+        if last is None or self.step == 0:
+            return Pointer(playable=(False,) * cols)
+        return Pointer(column=last.col, playable=tuple(c == last.col for c in range(cols)))
+
+    def draw(self, surface: pygame.Surface) -> None:
+        lay = self.layout
+        pointer, banner = self._pointer(), self._banner()
+        states = [self._panel_state(color) for color in PColor]
+        key = (lay, BoardView.signature(self.visual, pointer, banner), states,
+               self.log.version)
+        self.view.draw(surface, self.visual, pointer)
+        for color in PColor:
+            self.panels[color].draw(surface, lay.panels[color], states[color], lay.scale)
+        self.log_view.draw(surface, lay.log, self.log, lay.scale)
+        if banner is not None:
+            self.view.draw_banner(surface, self.visual, *banner)
+        self._draw_bar(surface)
+        # The bar's widgets are drawn after the scene and change on hover.
+        self._dirty = [self.bar] if key == self._drawn else None
+        self._drawn = key
+
+    def _draw_bar(self, surface: pygame.Surface) -> None:
+        if self._bar_back is None or self._bar_back.get_size() != self.bar.size:
+            full = backdrop(surface.get_size())
+            self._bar_back = full.subsurface(self.bar).copy()
+        surface.blit(self._bar_back, self.bar)
+
+    def dirty_rects(self) -> list[Rect] | None:
+        return self._dirty
+
+
+def duration(seconds: float) -> str:
+    """A thinking time as people read it: '12.5 ms' under a second, else '1.234 s'."""
+    return f"{seconds * 1000:.1f} ms" if seconds < 1 else f"{seconds:.3f} s"
+
+
+def _handler(action: Callable[[], None]) -> Handler:
+    return lambda _event: action()

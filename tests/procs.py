@@ -1,0 +1,83 @@
+"""Looking at processes from tests, the same way on every OS (psutil)."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterable
+
+import psutil
+
+from csl_game.engine.runners.tree import MARKER
+
+HELPERS = ("multiprocessing.forkserver", "multiprocessing.resource_tracker")
+"""multiprocessing's own helper processes, which live as long as the program."""
+
+
+def _cmdline(proc: psutil.Process) -> str:
+    try:
+        return " ".join(proc.cmdline())
+    except (psutil.Error, OSError):
+        return ""
+
+
+def alive(pid: int) -> bool:
+    """Whether `pid` exists and is not a zombie."""
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.Error:
+        return False
+
+
+def descendants(root: int, helpers: bool = False) -> set[int]:
+    """Living processes below `root`; multiprocessing's helpers (its own children
+    running the fork server or the resource tracker) only when `helpers`.
+    Workers forked by the fork server share its command line, so only the
+    helpers themselves are told apart, by being `root`'s children."""
+    try:
+        procs = psutil.Process(root).children(recursive=True)
+    except psutil.Error:
+        return set()
+    found = set()
+    for proc in procs:
+        try:
+            helper = proc.ppid() == root and any(h in _cmdline(proc) for h in HELPERS)
+        except psutil.Error:
+            continue
+        if alive(proc.pid) and (helpers or not helper):
+            found.add(proc.pid)
+    return found
+
+
+def marked(owner: int | None = None) -> set[int]:
+    """Living processes marked as started by `owner`'s workers (any owner if None).
+
+    The processes a thinker starts carry the mark from their start; a worker
+    itself may not show it (some OSes show a process's first environment).
+    """
+    found = set()
+    for proc in psutil.process_iter():
+        try:
+            mark = proc.environ().get(MARKER)
+        except (psutil.Error, OSError):
+            continue
+        if mark and (owner is None or mark.split(":")[0] == str(owner)) and alive(proc.pid):
+            found.add(proc.pid)
+    return found
+
+
+def gone_within(pids: Iterable[int], seconds: float) -> bool:
+    """Whether every process of `pids` is gone within `seconds`."""
+    pids = list(pids)
+    end = time.monotonic() + seconds
+    while any(alive(p) for p in pids):
+        if time.monotonic() > end:
+            return False
+        time.sleep(0.02)
+    return True
+
+
+def open_fds() -> int:
+    """File descriptors (handles on Windows) this process holds."""
+    proc = psutil.Process(os.getpid())
+    return proc.num_handles() if hasattr(proc, "num_handles") else proc.num_fds()

@@ -1,0 +1,126 @@
+"""Thinkers set up in worker processes only: names, parameter checks, failed setups."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from csl_game import MatchConfig, ThinkerPrototype
+from csl_game.engine.runners.base import ForfeitReason
+from csl_game.engine.runners.probe import SetupProbe, probe_all
+from csl_game.engine.session import Session
+from csl_game.engine.settings import AIEntry, PlayOptions
+from csl_game.engine.setup_file import SetupChecker
+from procs import descendants
+import os
+
+MISBEHAVING = (str(Path(__file__).parent / "misbehaving"),)
+MC = MatchConfig(time_limit_ms=500)
+LIMIT = 4.0  # seconds of setup allowed in these tests (a loaded machine needs some)
+R = ForfeitReason
+
+FAILED_SETUPS = [  # thinker, params, reason, words in the detail
+    ("setuphang", "", R.TIMEOUT, "took more than 4 s"),
+    ("setupexit", "", R.EXCEPTION, "SystemExit: 9"),
+    ("setupexit", "hard", R.WORKER_DIED, "exited with code 0 while setting up"),
+    ("setupbase", "", R.EXCEPTION, "KeyboardInterrupt"),
+    ("setuphog", "", R.MEMORY, "memory limit 300 MB"),
+    ("strhang", "", R.TIMEOUT, "its name"),
+]
+
+
+def proto(name: str, params: str = "") -> ThinkerPrototype:
+    return ThinkerPrototype(name, params, MC, MISBEHAVING)
+
+
+@pytest.mark.parametrize("name, params, reason, words", FAILED_SETUPS,
+                         ids=[f"{c[0]}-{c[1]}" if c[1] else c[0] for c in FAILED_SETUPS])
+def test_a_failed_setup_is_a_forfeit_with_its_reason(name: str, params: str,
+                                                     reason: ForfeitReason, words: str) -> None:
+    started = time.perf_counter()
+    probe = SetupProbe(proto(name, params), setup_limit=LIMIT, memory_limit_mb=300)
+    report = probe.wait(30)
+    assert report is not None and report.forfeit is not None, report
+    assert (report.forfeit.reason, report.refused) == (reason, False)
+    assert words in report.forfeit.detail
+    assert report.name == proto(name, params).default_name
+    assert time.perf_counter() - started < LIMIT + 3
+
+
+def test_this_process_runs_no_thinker_code(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A session, its names and its parameter checks never set a thinker up here."""
+    from csl_game import AbstractThinker
+
+    def refuse(*_: object) -> None:
+        raise AssertionError("thinker code ran in the main process")
+
+    for name in ("setup", "__str__"):
+        monkeypatch.setattr(AbstractThinker, name, refuse)
+    monkeypatch.setattr(ThinkerPrototype, "create", refuse)
+    players = [proto("sequential"), ThinkerPrototype("minimax", "2", MC)]
+    session = Session(players, MC, runner_factory=_process_factory())
+    session.run()
+    assert session.names == ("Sequential", "MinimaxD2") and len(session.records) == 1
+    options = PlayOptions(ais=(AIEntry("minimax", "2"),), match=MC)
+    checker = SetupChecker()
+    check = checker.check(options, {}, options.ais)
+    while check.pending:
+        time.sleep(0.01)
+        checker.poll()
+        check = checker.check(options, {}, options.ais)
+    assert check.options is not None and check.problems == {}
+
+
+def _process_factory():  # type: ignore[no-untyped-def]
+    from csl_game.engine.runners.process import ProcessRunner
+
+    return ProcessRunner
+
+
+def test_a_session_with_failed_setups_names_everyone_and_plays_on() -> None:
+    players = [proto("sequential"), proto("setuphang"), proto("setupexit"), proto("strhang")]
+    started = time.perf_counter()
+    session = Session(players, MC, runner_factory=_process_factory(), setup_limit=LIMIT,
+                      workers=2, foreground=False, tournament=True)
+    assert session.naming  # answers come from workers
+    table = session.run()
+    assert time.perf_counter() - started < LIMIT + 10
+    assert session.names == ("Sequential", "SetupHang", "SetupExit", "StrHang")
+    assert table[0].name == "Sequential" and table[0].wins == 6
+    reasons = {r.result.forfeit for r in session.records if "Sequential" in
+               (r.result.white, r.result.red)}
+    assert reasons == {R.TIMEOUT, R.EXCEPTION}
+
+
+def test_the_setup_screen_check_never_blocks_and_finds_refusals() -> None:
+    checker = SetupChecker()
+    base = PlayOptions(match=MC, thinker_paths=MISBEHAVING)
+    ais = (AIEntry("setuphang"), AIEntry("negamax", "depth=x"))
+    worst, check = 0.0, checker.check(base, {}, ais)
+    deadline = time.monotonic() + 20
+    while check.pending and time.monotonic() < deadline:
+        started = time.perf_counter()
+        checker.poll()
+        check = checker.check(base, {}, ais)
+        worst = max(worst, time.perf_counter() - started)
+        time.sleep(0.01)
+    checker.close()
+    assert worst < 0.05, "a frame's check took too long"
+    assert check.problems == {"players[2].params": "negamax does not accept 'depth=x': "
+                              "parameter depth must be a whole number, got 'x'"}
+
+
+def test_equal_players_share_one_probe_and_probes_leave_nothing() -> None:
+    before = descendants(os.getpid())
+    reports = probe_all([ThinkerPrototype("minimax", "2", MC)] * 3 + [proto("sequential")])
+    assert [r.name for r in reports] == ["MinimaxD2"] * 3 + ["Sequential"]
+    assert descendants(os.getpid()) <= before
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="names only")
+def test_in_process_mode_sets_up_here() -> None:
+    report = SetupProbe(ThinkerPrototype("minimax", "4", MC), in_process=True).poll()
+    assert report is not None and report.name == "MinimaxD4"
