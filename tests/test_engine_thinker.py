@@ -17,6 +17,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import procs
 import psutil
 import pytest
 
@@ -66,8 +67,7 @@ def engine_pids() -> set[int]:
 
 @pytest.fixture(autouse=True)
 def no_engine_left() -> Iterator[None]:
-    """Each test's engines are gone soon after it ends (in-process, once their
-    thinkers are dropped: a thread runner keeps its thinker while it lives)."""
+    """Each test's engines are gone soon after it ends."""
     before = engine_pids()
     yield
     gc.collect()
@@ -187,8 +187,8 @@ CASES = [  # mode, config, reason, text in the detail
     ("hang", FAST, R.IGNORED_CANCELLATION, "was killed"),
     ("slow", FAST, R.TIMEOUT, f"time limit {LIMIT_MS} ms"),
     ("late", FAST, R.TIMEOUT, f"time limit {LIMIT_MS} ms"),
-    ("crash", FAST, R.EXCEPTION, "exited with code 3"),
-    ("segfault", FAST, R.EXCEPTION, "SIGSEGV"),
+    ("crash", FAST, R.WORKER_DIED, "exited with code 3"),
+    ("segfault", FAST, R.WORKER_DIED, "SIGSEGV"),
     ("garbage", FAST, R.EXCEPTION, "sent 'hello there', which is not a line of the engine"),
     ("debug", FAST, R.EXCEPTION, "debugging output goes to standard error"),
     ("badmove", FAST, R.EXCEPTION, "answered 'move 3x': '3x' is not a move"),
@@ -219,13 +219,27 @@ def test_each_misbehaviour_forfeits_its_match(mode: str, mc: MatchConfig,
     assert len(invalid) == 1 and invalid[0].color is PColor.WHITE
 
 
-@pytest.mark.parametrize("mode, reason", [("hang", R.TIMEOUT), ("crash", R.EXCEPTION),
+@pytest.mark.parametrize("mode, reason", [("hang", R.TIMEOUT), ("crash", R.WORKER_DIED),
                                           ("garbage", R.EXCEPTION)])
 def test_misbehaviour_in_process_forfeits_too(mode: str, reason: ForfeitReason) -> None:
     engine = ThinkerPrototype(mode, "", FAST, (bad(mode),))
     match, _ = play(ThinkerPrototype("sequential", "", FAST), engine, FAST, in_process=True)
     assert match.result is not None
     assert (match.result.forfeit, match.result.winner) == (reason, PColor.WHITE.winner)
+
+
+def test_closing_a_thread_runner_ends_its_engine_at_once() -> None:
+    before = engine_pids()
+    runner = ThreadRunner(ThinkerPrototype("pyrandom", "", FAST, (PYRANDOM,)), lambda _: None)
+    job = runner.start(FAST.new_board())
+    deadline = time.monotonic() + PROMPT
+    while job.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    started = engine_pids() - before
+    assert len(started) == 1, "the engine runs while its runner lives"
+    runner.close()
+    assert not any(procs.alive(pid) for pid in started), "gone before the runner is dropped"
+    runner.close()  # twice is harmless
 
 
 def test_a_hung_engine_in_process_is_killed_after_the_stop_grace() -> None:

@@ -19,6 +19,7 @@ from typing import NamedTuple, cast
 
 from csl_game.model.board import Board, PShape
 from csl_game.thinker.api import AbstractThinker, CancellationToken, FutureMove
+from csl_game.thinker.engine_thinker import EngineDied
 
 __all__ = ["Opaque", "Plain", "MoveAnswer", "OtherAnswer", "Answer", "describe",
            "value_text", "plain_text", "ask", "exception_detail"]
@@ -190,6 +191,12 @@ def ask(thinker: AbstractThinker, board: Board, token: CancellationToken,
         tb = e.__traceback__
         trimmed = BaseException.with_traceback(e, tb.tb_next if tb is not None else None)
         return trimmed, time.perf_counter() - start
+
+
+def crashed(exc: BaseException) -> bool:
+    """Whether think() failed because the thinker's own process ended (an
+    external engine that died): a crash, not an exception of its code."""
+    return isinstance(exc, EngineDied)
 
 
 def exception_detail(exc: BaseException) -> str:

@@ -122,8 +122,10 @@ class _ProcessJob(ThinkJob):
         if isinstance(reply, Answered):
             return ThinkOutcome(reply.answer, elapsed)
         assert isinstance(reply, (Raised, OutOfMemory))
-        memory = isinstance(reply, OutOfMemory)
-        reason = ForfeitReason.MEMORY if memory else ForfeitReason.EXCEPTION
+        if isinstance(reply, OutOfMemory):
+            reason = ForfeitReason.MEMORY
+        else:
+            reason = ForfeitReason.WORKER_DIED if reply.crashed else ForfeitReason.EXCEPTION
         return ThinkOutcome(Forfeit(reason, reply.detail), elapsed)
 
     def _timeout(self, elapsed: float, extra: str = "") -> ThinkOutcome:

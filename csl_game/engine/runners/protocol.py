@@ -148,6 +148,8 @@ class Raised(Reply):
     """think() raised; the exception and its traceback as text."""
 
     detail: str
+    crashed: bool = False
+    """Whether the thinker's own process died under it (see `answer.crashed`)."""
 
 
 @dataclass(frozen=True)

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 
 from csl_game.errors import ThinkerError
-from csl_game.engine.runners.answer import ask, exception_detail
+from csl_game.engine.runners.answer import ask, crashed, exception_detail
 from csl_game.engine.runners.base import (Forfeit, ForfeitReason, InfoCallback, ReadyJob,
                                           ThinkerRunner, ThinkJob, ThinkOutcome)
 from csl_game.model.board import Board
@@ -30,8 +31,8 @@ class _ThreadJob(ThinkJob):
     def _run(self, thinker: AbstractThinker, board: Board) -> None:
         answer, elapsed = ask(thinker, board, self._token)
         if isinstance(answer, BaseException):  # every failure of user code is a forfeit
-            self._outcome = ThinkOutcome(
-                Forfeit(ForfeitReason.EXCEPTION, exception_detail(answer)), elapsed)
+            reason = ForfeitReason.WORKER_DIED if crashed(answer) else ForfeitReason.EXCEPTION
+            self._outcome = ThinkOutcome(Forfeit(reason, exception_detail(answer)), elapsed)
         else:
             self._outcome = ThinkOutcome(answer, elapsed)
         self._done.set()
@@ -95,3 +96,10 @@ class ThreadRunner(ThinkerRunner):
     def close(self) -> None:
         if self._job is not None:
             self._job.cancel()
+        # A thinker with resources of its own (an external engine's process)
+        # frees them now rather than when it is collected.
+        # Its failure there is not the match's: the match has its result.
+        close = getattr(self._thinker, "close", None)
+        if callable(close):
+            with contextlib.suppress(Exception):
+                close()

@@ -22,7 +22,7 @@ from typing import Any, NoReturn, cast
 
 import psutil
 
-from csl_game.engine.runners.answer import ask, exception_detail, plain_text
+from csl_game.engine.runners.answer import ask, crashed, exception_detail, plain_text
 from csl_game.engine.runners.output import OutputForwarder
 from csl_game.engine.runners.protocol import (Answered, Cancel, FromWorker, Info, OutOfMemory,
                                               Quit, Raised, Ready, Reset, SetupFailed,
@@ -219,7 +219,8 @@ def _think_once(thinker: AbstractThinker, request: Think, token: CancellationTok
                                       f"{exception_detail(answer)}\n{_limit_text()}"))
         _out_of_memory()
     if isinstance(answer, BaseException):
-        output.send_after(Raised(request.job_id, elapsed, exception_detail(answer)))
+        output.send_after(Raised(request.job_id, elapsed, exception_detail(answer),
+                                crashed(answer)))
     else:
         output.send_after(Answered(request.job_id, elapsed, answer))
 
