@@ -7,7 +7,9 @@ the machine's drift hits both alike; the ratio of the medians is reported.
 Rates are per second of the process's CPU time (``time.process_time``), which
 other work on the machine disturbs far less than wall-clock time.
 Only the public API is used (``from csl_game import ...``), so any revision
-can be compared with any other.
+can be compared with any other. A checkout with a venv of its own (``DIR/.venv``)
+runs under that venv's interpreter: an editable install maps the built-in
+thinkers to its own tree whatever PYTHONPATH says.
 
     git worktree add --detach ../base 9a3a9ad
     python benchmarks/compare_revisions.py --base ../base            # this checkout vs ../base
@@ -96,8 +98,13 @@ POSITIONS = [
 
 
 def run(tree: Path, code: str, args: Sequence[str]) -> dict[str, object]:
+    # An editable install maps csl_game.thinkers to its own tree's thinkers/
+    # folder whatever PYTHONPATH says, so a checkout with a venv of its own
+    # must run under that venv's interpreter.
+    own = tree / ".venv" / "bin" / "python"
+    python = str(own) if own.exists() else sys.executable
     env = dict(os.environ, PYTHONPATH=str(tree))
-    out = subprocess.run([sys.executable, "-c", code, *args], env=env, cwd=tree,
+    out = subprocess.run([python, "-c", code, *args], env=env, cwd=tree,
                          capture_output=True, text=True, check=False)
     if out.returncode:
         raise SystemExit(f"{tree}: {out.stderr.strip().splitlines()[-1]}")

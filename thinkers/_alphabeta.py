@@ -25,6 +25,9 @@ INF = WIN + 1
 EXACT, LOWER, UPPER = 0, 1, 2
 _SCORE_OFFSET = 1 << 21
 _MAX_DEPTH = 255
+_LATE = 3
+"""Index from which the moves of a quiet node are searched reduced first."""
+_NEVER = 1 << 30
 
 
 class SearchStopped(Exception):
@@ -42,6 +45,9 @@ class Weights:
     piece_aware = True
     """Whether shape threats count double when the opponent has no piece left
     to block them, and half when their owner has none left to play them."""
+    shortage = 64
+    """Penalty for each opponent shape-threat cell beyond the pieces of its
+    own shape a player has left: only those can fill such a cell safely."""
 
 
 def _cell_values(tables: Tables, w: type[Weights]) -> tuple[tuple[int, ...], ...]:
@@ -67,8 +73,16 @@ class Searcher:
         self.geo: Geometry = tables.geo
         geo = self.geo
         self.w = weights
-        self.tt: dict[int, int] = {}
+        # The table is two preallocated lists indexed by the hash's low bits:
+        # a dict would pause the search for tens of milliseconds each time
+        # it grows or is cleared, with no clock reading in between.
+        slots = 1 << (max(tt_size, 1).bit_length() - 1)
         self.tt_size = tt_size
+        self.tt_mask = slots - 1
+        self.tt_keys = [-1] * slots
+        """The hash of the position stored in each slot (-1: none)."""
+        self.tt_entries = [0] * slots
+        """Score, depth, bound and best move of that position, packed."""
         self.move_bits = (2 * geo.cols + 1).bit_length()
         self.move_mask = (1 << self.move_bits) - 1
         self.cell_values = _cell_values(tables, weights)
@@ -78,6 +92,8 @@ class Searcher:
                       for m in range(2 * geo.cols)] for c in range(2)]
         self.history = [b.copy() for b in self.bias]
         self.killers = [[-1, -1] for _ in range(geo.max_moves + 2)]
+        self.column_masks = [((1 << geo.rows) - 1) << (col * geo.height)
+                             for col in range(geo.cols)]
         self.pos = FastBoard(geo)
         self.hash = 0
         """The Zobrist hash of `pos`, kept up to date move by move."""
@@ -85,6 +101,15 @@ class Searcher:
         self.nodes = 0
         self.deadline = float("inf")
         self.stop: Callable[[], bool] = lambda: False
+        self.check_mask = 63
+        """The clock is read every check_mask + 1 nodes (a power of two)."""
+        self.last_check = 0.0
+        self.max_gap = 0.0
+        """The longest wait between two clock readings of this search: the
+        node spacing, or a time the process was not running."""
+        self.root_best: int | None = None
+        """The move of the current root iteration proven at least as good as
+        the previous iteration's best, as soon as it is known."""
         if geo.rows % 2 == 0:
             self.good = (tables.even_rows, tables.odd_rows)
         else:
@@ -99,6 +124,8 @@ class Searcher:
         self.nodes = 0
         self.deadline = deadline
         self.stop = stop
+        self.last_check = time.perf_counter()
+        self.max_gap = 0.0
         for table, bias in zip(self.history, self.bias):
             for i, v in enumerate(table):
                 table[i] = bias[i] + ((v - bias[i]) >> 2)
@@ -147,6 +174,7 @@ class Searcher:
         """
         alpha, beta = -INF, INF
         best, best_move = -INF, moves[0]
+        self.root_best = None
         pos = self.pos
         thr = self.tables.threats
         w, r = pos.colors
@@ -158,10 +186,12 @@ class Searcher:
             else:
                 score = -self._search(depth - 1, -alpha - 1, -alpha, 1, raw, m)
                 if score > alpha:
+                    self.root_best = m  # it beat the first move: keep it if time runs out
                     score = -self._search(depth - 1, -beta, -alpha, 1, raw, m)
             self._undo(m, undo)
             if score > best:
                 best, best_move = score, m
+                self.root_best = m
                 alpha = max(alpha, score)
         moves.remove(best_move)
         moves.insert(0, best_move)
@@ -238,13 +268,12 @@ class Searcher:
             score += ply
         elif score < -MATE_BOUND:
             score -= ply
-        tt = self.tt
-        if len(tt) >= self.tt_size:
-            if not self.tt_size:
-                return
-            tt.clear()
-        tt[key] = ((((score + _SCORE_OFFSET) << 8 | min(depth, _MAX_DEPTH)) << 2 | flag)
-                   << self.move_bits) | (move + 1)
+        if not self.tt_size:
+            return
+        slot = key & self.tt_mask
+        self.tt_keys[slot] = key
+        self.tt_entries[slot] = ((((score + _SCORE_OFFSET) << 8 | min(depth, _MAX_DEPTH))
+                                  << 2 | flag) << self.move_bits) | (move + 1)
 
     def _search(self, depth: int, alpha: int, beta: int, ply: int,
                 raw: tuple[int, int, int, int], last: int) -> int:
@@ -254,17 +283,18 @@ class Searcher:
         yet masked by the empty cells); `last` is the move that led here.
         """
         self.nodes += 1
-        if not self.nodes & 63 and (time.perf_counter() >= self.deadline or self.stop()):
-            raise SearchStopped
+        if not self.nodes & self.check_mask:
+            self._check_clock()
         pos = self.pos
         geo = self.geo
         remaining = geo.max_moves - pos.ply
         if remaining <= 0:
             return 0
         key = self.hash
-        entry = self.tt.get(key)
+        slot = key & self.tt_mask
         tt_move = -1
-        if entry is not None:
+        if self.tt_keys[slot] == key:
+            entry = self.tt_entries[slot]
             hit = self._probe(entry, depth, alpha, beta, ply)
             if hit is not None:
                 return hit
@@ -290,8 +320,14 @@ class Searcher:
         if not moves:
             return best_loss
         self._order(moves, c, ply, tt_move)
+        if shape_t[o] and pos.counts[3 * c] < (remaining + 1) >> 1:
+            self._defer_poisoned(moves, shape_t[o])
         child_depth = depth if forced and len(moves) <= 2 else depth - 1
-        best, best_move = self._search_moves(moves, child_depth, alpha, beta, ply, raw)
+        # Late moves of a quiet node are searched a ply shallower first, but
+        # not where a mate is being proven: its length must come out exact.
+        late = (_LATE if child_depth >= 2 and not forced and -MATE_BOUND < alpha
+                and beta < MATE_BOUND else _NEVER)
+        best, best_move = self._search_moves(moves, child_depth, alpha, beta, ply, raw, late)
         best = max(best, best_loss)
         if best >= beta:
             self._reward(best_move, c, ply, depth)
@@ -299,6 +335,16 @@ class Searcher:
             flag = UPPER if best <= alpha else LOWER if best >= beta else EXACT
             self._store(key, depth, flag, best, best_move, ply)
         return best
+
+    def _check_clock(self) -> None:
+        """Raise SearchStopped at the deadline; note the longest gap between readings."""
+        now = time.perf_counter()
+        gap = now - self.last_check
+        self.last_check = now
+        if gap > self.max_gap:
+            self.max_gap = gap
+        if now >= self.deadline or self.stop():
+            raise SearchStopped
 
     def _threats_after(self, raw: tuple[int, int, int, int],
                        last: int) -> tuple[int, int, int, int]:
@@ -319,8 +365,13 @@ class Searcher:
         return r0, r1, r2, r3
 
     def _search_moves(self, moves: list[int], depth: int, alpha: int, beta: int,
-                      ply: int, raw: tuple[int, int, int, int]) -> tuple[int, int]:
-        """Principal-variation search of the children; (best score, its move)."""
+                      ply: int, raw: tuple[int, int, int, int],
+                      late: int = _NEVER) -> tuple[int, int]:
+        """Principal-variation search of the children; (best score, its move).
+
+        Moves from index `late` on are first searched one ply shallower, and
+        again at full depth only if they beat alpha there.
+        """
         pos = self.pos
         c = pos.turn
         o = 1 - c
@@ -354,9 +405,13 @@ class Searcher:
             if i == 0:
                 score = -search(depth, -beta, -alpha, ply + 1, raw, m)
             else:
-                score = -search(depth, -alpha - 1, -alpha, ply + 1, raw, m)
-                if alpha < score < beta:
-                    score = -search(depth, -beta, -alpha, ply + 1, raw, m)
+                score = alpha + 1
+                if i >= late:
+                    score = -search(depth - 1, -alpha - 1, -alpha, ply + 1, raw, m)
+                if score > alpha:
+                    score = -search(depth, -alpha - 1, -alpha, ply + 1, raw, m)
+                    if alpha < score < beta:
+                        score = -search(depth, -beta, -alpha, ply + 1, raw, m)
             colors[c] ^= bit  # FastBoard.undo
             shapes[shape] ^= bit
             heights[col] = h
@@ -386,6 +441,13 @@ class Searcher:
                 moves.remove(k)
                 moves.insert(0, k)
 
+    def _defer_poisoned(self, moves: list[int], poison: int) -> None:
+        """Order last the moves into columns that hold a cell completing the
+        opponent's shape run: a player who will run out of its own shape can
+        fill such a cell only with the other shape, which loses."""
+        masks = self.column_masks
+        moves.sort(key=lambda m: bool(masks[m >> 1] & poison))
+
     def _reward(self, m: int, c: int, ply: int, depth: int) -> None:
         killers = self.killers[ply]
         if killers[0] != m:
@@ -412,6 +474,8 @@ class Searcher:
             if not red_square:
                 shape_r >>= 1
                 shape_w <<= 1
+            shape_w -= w.shortage * max(0, popcount(s1) - white_round)
+            shape_r -= w.shortage * max(0, popcount(s0) - red_square)
         v = self.ps + shape_w - shape_r
         v += w.colour_threat * (popcount(c0 & ~s0) - popcount(c1 & ~s1))
         good_w, good_r = self.good

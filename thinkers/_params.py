@@ -8,7 +8,8 @@ from abc import abstractmethod
 
 from csl_game import AbstractThinker, Board, CancellationToken, FutureMove, PShape
 
-__all__ = ["parse_params", "thinker_name", "time_budget", "Value", "SearchThinker"]
+__all__ = ["parse_params", "thinker_name", "time_budget", "Value", "SearchThinker",
+           "TimeKeeper"]
 
 
 Value = int | float | str
@@ -68,6 +69,56 @@ def time_budget(limit_ms: int, margin_ms: int) -> float:
     limit = limit_ms / 1000
     margin = margin_ms / 1000 if margin_ms >= 0 else max(0.03, 0.3 * limit)
     return max(limit - margin, 0.2 * limit)
+
+
+class TimeKeeper:
+    """The search time of each move of a match, with a margin that adapts to the machine.
+
+    The margin kept free before the limit covers what the thinker cannot
+    time itself: the request and the answer crossing to and from its worker
+    process, and the waits of a busy machine's scheduler. It is a fixed part
+    (`BASE_MS` plus `SHARE` of the limit) and a measured one: twice the
+    longest pause between two clock readings of the recent searches (a time
+    the process was not running, or the spacing of the readings) plus the
+    recent overrun past the deadline. Both measures decay move by move, so
+    the margin grows within a move of the machine getting busy and shrinks
+    slowly once it is quiet again; a new match starts from the stall the
+    process saw last.
+    """
+
+    BASE_MS = 20
+    SHARE = 0.08
+    DECAY = 0.95
+
+    _last_stall = 0.0
+    """The stall estimate of the process's last move: a new match's first
+    move starts from it, since the machine's load outlives a match."""
+
+    def __init__(self, limit_ms: int, margin_ms: int = -1) -> None:
+        """`margin_ms` >= 0 fixes the margin instead."""
+        self.limit = limit_ms / 1000
+        self.fixed = margin_ms / 1000 if margin_ms >= 0 else None
+        self.stall = TimeKeeper._last_stall
+        """Recent longest pause between two clock readings, in seconds."""
+        self.overrun = 0.0
+        """Recent time from the deadline to the answer, in seconds."""
+
+    @property
+    def margin(self) -> float:
+        """Seconds kept free before the limit on the next move."""
+        if self.fixed is not None:
+            return self.fixed
+        return self.BASE_MS / 1000 + self.SHARE * self.limit + 2 * self.stall + self.overrun
+
+    def budget(self) -> float:
+        """Seconds the next move may search; at least a third of the limit."""
+        return max(self.limit - self.margin, self.limit / 3)
+
+    def record(self, longest_gap: float, overrun: float) -> None:
+        """Learn from a finished move: its longest pause between clock
+        readings and how far past its deadline it answered (0 if not)."""
+        self.stall = TimeKeeper._last_stall = max(longest_gap, self.stall * self.DECAY)
+        self.overrun = max(overrun, self.overrun * self.DECAY)
 
 
 class SearchThinker(AbstractThinker):

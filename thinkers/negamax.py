@@ -4,9 +4,10 @@ Parameters (``key=value``, separated by spaces or commas; a bare number is
 the depth):
 
 - ``depth=N``  deepest iteration (default: as deep as time allows);
-- ``tt=N``     transposition-table entries kept (default 1,000,000; 0 = none);
-- ``margin=MS`` time kept free before the limit (default: 30 % of the
-  limit, at least 30 ms), for the process transport and the clock's jitter.
+- ``tt=N``     transposition-table entries kept (default 1,048,576; rounded
+  down to a power of two; 0 = none);
+- ``margin=MS`` time kept free before the limit (default: adapts to the
+  machine, see `TimeKeeper`), for the process transport and the scheduler.
 
 Named ``Negamax`` plus the parameters that were set, e.g. ``NegamaxD6``.
 """
@@ -17,12 +18,14 @@ import time
 
 from csl_game import Board, CancellationToken
 
-from ._alphabeta import MATE_BOUND, Searcher, SearchStopped, Weights
-from ._params import SearchThinker, Value, parse_params, thinker_name, time_budget
+from ._alphabeta import MATE_BOUND, WIN, Searcher, SearchStopped, Weights
+from ._params import SearchThinker, TimeKeeper, Value, parse_params, thinker_name
 from ._tactics import tables_for
 
-_DEFAULTS: dict[str, Value] = {"depth": 0, "tt": 1_000_000, "margin": -1}
+_DEFAULTS: dict[str, Value] = {"depth": 0, "tt": 1 << 20, "margin": -1}
 _LABELS = {"depth": "D", "tt": "TT", "margin": "M"}
+_CHECK_SPACING = 0.0003
+"""Seconds of search between two readings of the clock, about."""
 
 
 class NegamaxThinker(SearchThinker):
@@ -36,7 +39,7 @@ class NegamaxThinker(SearchThinker):
         self._name = thinker_name(super().__str__(), values, given, _LABELS)
         self.max_depth = int(values["depth"]) or 255
         self.tt_size = int(values["tt"])
-        self.margin_ms = int(values["margin"])
+        self.clock = TimeKeeper(self.time_limit_ms, int(values["margin"]))
         self._searcher: Searcher | None = None
 
     def _choose(self, board: Board, ct: CancellationToken, start: float) -> int:
@@ -45,8 +48,8 @@ class NegamaxThinker(SearchThinker):
         if self._searcher is None or self._searcher.tables is not tables:
             self._searcher = Searcher(tables, self.tt_size, self.weights)
         searcher = self._searcher
-        budget = time_budget(self.time_limit_ms, self.margin_ms)
-        searcher.start(pos, start + budget, lambda: ct.is_cancellation_requested)
+        deadline = start + self.clock.budget()
+        searcher.start(pos, deadline, lambda: ct.is_cancellation_requested)
         win, moves, losses = searcher.root_moves()
         if win is not None:
             self.on_thinking_info("win in one")
@@ -55,27 +58,39 @@ class NegamaxThinker(SearchThinker):
             only = moves[0] if moves else losses[0][1]
             self.on_thinking_info("forced move")
             return only
-        return self._deepen(searcher, moves, start, budget)
+        move = self._deepen(searcher, moves, start)
+        self.clock.record(max(searcher.max_gap, time.perf_counter() - searcher.last_check),
+                          max(0.0, time.perf_counter() - deadline))
+        return move
 
-    def _deepen(self, searcher: Searcher, moves: list[int], start: float,
-                budget: float) -> int:
-        """Iterative deepening; the best move of the deepest finished iteration."""
+    def _deepen(self, searcher: Searcher, moves: list[int], start: float) -> int:
+        """Iterative deepening until the deadline or a settled result; the
+        best move of the deepest iteration, finished or not."""
         best_move, score, done = moves[0], 0, 0
-        for depth in range(1, self.max_depth + 1):
+        remaining = searcher.geo.max_moves - searcher.pos.ply
+        for depth in range(1, min(self.max_depth, remaining) + 1):
             searcher.ext_limit = depth + 8
             try:
                 score, best_move = searcher.search_root(depth, moves)
             except SearchStopped:
+                # A move that beat the previous best at this depth is better.
+                best_move = searcher.root_best if searcher.root_best is not None else best_move
                 break
             done = depth
+            if _settled(score, done):
+                break
             elapsed = time.perf_counter() - start
-            if abs(score) > MATE_BOUND or elapsed * 3 > budget:
-                break
-            if done >= searcher.geo.max_moves - searcher.pos.ply:
-                break
+            spacing = searcher.nodes * _CHECK_SPACING / max(elapsed, 1e-6)
+            searcher.check_mask = (1 << min(max(int(spacing).bit_length() - 1, 3), 7)) - 1
         elapsed = max(time.perf_counter() - start, 1e-6)
         self.on_thinking_info(f"depth={done} nodes={searcher.nodes} "
                               f"nps={searcher.nodes / elapsed:.0f} score={score} "
-                              f"time={elapsed * 1000:.0f}ms")
+                              f"time={elapsed * 1000:.0f}ms "
+                              f"margin={self.clock.margin * 1000:.0f}ms")
         return best_move
 
+
+def _settled(score: int, depth: int) -> bool:
+    """Whether a deeper search cannot change a mate score: a win or loss
+    within the plies searched to `depth` (every shorter one is found there)."""
+    return abs(score) > MATE_BOUND and WIN - abs(score) <= depth + 1

@@ -1,0 +1,44 @@
+"""benchmarks/under_load.py: burners run beside the command and end with it."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import psutil
+
+SCRIPT = Path(__file__).resolve().parent.parent / "benchmarks" / "under_load.py"
+
+# The command counts its parent's children that are burners, and exits with that number.
+COUNT_BURNERS = ("import os, sys, psutil; kids = psutil.Process(os.getppid()).children(); "
+                 "sys.exit(sum(k.cmdline()[-1:] == ['while True: pass'] for k in kids))")
+
+
+def _load() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("under_load", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _burners() -> list[psutil.Process]:
+    return [k for k in psutil.Process(os.getpid()).children()
+            if k.cmdline()[-1:] == ["while True: pass"]]
+
+
+def test_the_command_runs_beside_the_burners_which_end_with_it() -> None:
+    under_load = _load()
+    code = under_load.run_loaded([sys.executable, "-c", COUNT_BURNERS], 2, warmup=0.0)
+    assert code == 2
+    assert _burners() == []
+
+
+def test_the_command_line_passes_the_exit_code_on() -> None:
+    under_load = _load()
+    assert under_load.main(["--burners", "1", "--", sys.executable, "-c",
+                            "raise SystemExit(7)"]) == 7
+    assert _burners() == []
