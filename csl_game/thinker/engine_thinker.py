@@ -168,6 +168,12 @@ def _stop(popen: subprocess.Popen[bytes]) -> None:
 def _exit_text(code: int | None) -> str:
     if code is None:
         return "it closed its output but its process is still running"
+    return exit_text(code)
+
+
+def exit_text(code: int) -> str:
+    """How an ended process ended, in words: its exit code, or the signal that
+    killed it (a negative code, as subprocess and multiprocessing give it)."""
     if code < 0:
         try:
             return f"its process was killed by signal {signal.Signals(-code).name}"

@@ -17,7 +17,6 @@ import atexit
 import contextlib
 import multiprocessing
 import os
-import signal
 import sys
 import threading
 import time
@@ -36,6 +35,7 @@ from csl_game.engine.runners.protocol import (Info, Message, Output, Ready, Repl
 from csl_game.engine.runners.tree import kill_marked, kill_tree, memory_watch
 from csl_game.engine.runners.worker import EXIT_HARNESS, EXIT_MEMORY, worker_main
 from csl_game.thinker.discovery import builtin_modules
+from csl_game.thinker.engine_thinker import exit_text
 
 __all__ = ["WorkerHandle", "SetupDone", "mp_context", "start_server_soon", "close_all"]
 
@@ -134,12 +134,7 @@ def death_text(exitcode: int | None) -> str:
     """How a worker's process ended, in words."""
     if exitcode is None:
         return "its process stopped answering"
-    if exitcode < 0:
-        try:
-            return f"its process was killed by signal {signal.Signals(-exitcode).name}"
-        except ValueError:
-            return f"its process was killed by signal {-exitcode}"
-    return f"its process exited with code {exitcode}"
+    return exit_text(exitcode)
 
 
 _HEADROOM = 8  # file descriptors a start needs beyond its pipes (fork server handshake)
