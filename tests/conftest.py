@@ -39,3 +39,12 @@ def user_home(tmp_path_factory: pytest.TempPathFactory,
     home = tmp_path_factory.mktemp("user-home")
     monkeypatch.setenv(HOME_VARIABLE, str(home))
     yield home
+
+
+@pytest.fixture
+def apps() -> Iterator[object]:
+    """Windows for a GUI test (gui_events.Apps), all closed when it ends."""
+    from gui_events import opened  # pygame only for the tests that use it
+
+    with opened() as opened_apps:
+        yield opened_apps

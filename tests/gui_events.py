@@ -6,14 +6,19 @@ posted during one frame and handled in the next, so clicks step two frames.
 
 from __future__ import annotations
 
+import io
 import os
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 
 import pygame  # noqa: E402
 from pygame_gui.elements import UIDropDownMenu, UITextEntryLine  # noqa: E402
 
+from csl_game.engine.settings import PlayOptions  # noqa: E402
 from csl_game.gui.app import App  # noqa: E402
 
 DT = 1 / 30
@@ -83,3 +88,29 @@ def run_until(app: App, done: object, frames: int = 6000,
         if not app.step(DT):
             break
     assert done(), "the condition was not met in time"  # type: ignore[operator]
+
+
+class Apps:
+    """The windows a test opens; `opened()` closes them all when it ends."""
+
+    def __init__(self) -> None:
+        self._apps: list[App] = []
+
+    def open(self, options: PlayOptions, **kw: Any) -> App:
+        """A window for `options` (its log to a string), stepped once."""
+        kw.setdefault("out", io.StringIO())
+        app = App(options, **kw)
+        self._apps.append(app)
+        app.step(DT)
+        return app
+
+
+@contextmanager
+def opened() -> Iterator[Apps]:
+    """Apps for one test, closed at its end however it ends."""
+    apps = Apps()
+    try:
+        yield apps
+    finally:
+        for app in apps._apps:
+            app.close()

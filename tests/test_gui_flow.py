@@ -4,15 +4,14 @@ scene; no GUI module reaches the application or forms an import cycle."""
 
 from __future__ import annotations
 
-import io
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pygame
 import pytest
 
-from gui_events import DT, key, run_until
+from gui_events import Apps, DT, key, run_until
 from test_gui_app import ShownChecker
 from test_gui_session import board_scene, drop, press, result_overlay, shown_result
 from test_layers import MODULES, imports_of
@@ -32,23 +31,15 @@ MakeApp = Callable[..., App]
 
 
 @pytest.fixture
-def make_app() -> Iterator[MakeApp]:
-    apps: list[App] = []
-
+def make_app(apps: Apps) -> MakeApp:
     def make(*ais: AIEntry, board: dict[str, int] = SMALL, size: tuple[int, int] = (1024, 700),
              **options: object) -> App:
         config = MatchConfig(**board, time_limit_ms=2000, min_move_time_ms=0)
-        opts = PlayOptions(ais=ais, match=config, window_size=size, in_process=True,
-                           thinker_paths=(FAKES,), last_move_animation_s=0.0,
-                           **options)  # type: ignore[arg-type]
-        app = App(opts, out=io.StringIO())
-        apps.append(app)
-        app.step(DT)
-        return app
+        return apps.open(PlayOptions(ais=ais, match=config, window_size=size, in_process=True,
+                                     thinker_paths=(FAKES,), last_move_animation_s=0.0,
+                                     **options))  # type: ignore[arg-type]
 
-    yield make
-    for app in apps:
-        app.close()
+    return make
 
 
 def humans_play_to_a_win(app: App, white: tuple[int, ...], red: tuple[int, ...]) -> MatchScene:

@@ -4,14 +4,13 @@ hint, levels, resizing at any moment, idle frames, sound, themes, remembered thi
 
 from __future__ import annotations
 
-import io
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pygame
 import pytest
 
-from gui_events import DT, click, key, run_until
+from gui_events import Apps, click, DT, key, run_until
 from test_gui_session import board_scene, result_overlay
 
 from csl_game.engine.presets import level
@@ -28,7 +27,7 @@ from csl_game.gui.scenes.menu import HelpOverlay, MenuOverlay
 from csl_game.gui.scenes.setup import SetupScene
 from csl_game.gui.sound import Effect
 from csl_game.gui.style import palette, theme_name
-from csl_game.model.board import PColor, Pos
+from csl_game.model.board import PColor
 from csl_game.thinker.api import MatchConfig
 
 FAKES = str(Path(__file__).parent / "fakes" / "fake_thinkers.py")
@@ -37,23 +36,15 @@ MakeApp = Callable[..., App]
 
 
 @pytest.fixture
-def make_app() -> Iterator[MakeApp]:
-    apps: list[App] = []
-
+def make_app(apps: Apps) -> MakeApp:
     def make(*ais: AIEntry, board: dict[str, int] = SMALL,
              size: tuple[int, int] | None = (1024, 700), **options: object) -> App:
         config = MatchConfig(**board, time_limit_ms=2000, min_move_time_ms=0)
         options.setdefault("last_move_animation_s", 0.0)
-        opts = PlayOptions(ais=ais, match=config, window_size=size, in_process=True,
-                           thinker_paths=(FAKES,), **options)  # type: ignore[arg-type]
-        app = App(opts, out=io.StringIO())
-        apps.append(app)
-        app.step(DT)
-        return app
+        return apps.open(PlayOptions(ais=ais, match=config, window_size=size, in_process=True,
+                                     thinker_paths=(FAKES,), **options))  # type: ignore[arg-type]
 
-    yield make
-    for app in apps:
-        app.close()
+    return make
 
 
 def enter(app: App, frames: int = 2) -> None:

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import io
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -21,7 +20,7 @@ from csl_game.gui.scenes.replay import (END_PAUSE_S, KEYS_HINT, PLAY_INTERVAL_S,
                                         ReplayScene, duration)
 from csl_game.model.board import Pos, PColor  # noqa: E402
 from csl_game.model.notation import parse_moves  # noqa: E402
-from gui_events import DT, click, key, post  # noqa: E402
+from gui_events import Apps, click, DT, key, post  # noqa: E402
 
 # White rounds along the bottom row, Red squares in column 6: White wins on move 7.
 WIN = "0r 6s 1r 6s 2r 6s 3r"
@@ -52,19 +51,12 @@ MakeApp = Callable[..., App]
 
 
 @pytest.fixture
-def make_app() -> Iterator[MakeApp]:
-    apps: list[App] = []
-
+def make_app(apps: Apps) -> MakeApp:
     def make(replay: Replay = WON, size: tuple[int, int] = (1024, 768), **kw: Any) -> App:
-        app = App(PlayOptions(window_size=size), ThreadRunner, out=io.StringIO(),
-                  start=lambda ctx: ReplayScene(ctx, replay, **kw))
-        apps.append(app)
-        app.step(DT)
-        return app
+        return apps.open(PlayOptions(window_size=size), runner_factory=ThreadRunner,
+                         start=lambda ctx: ReplayScene(ctx, replay, **kw))
 
-    yield make
-    for app in apps:
-        app.close()
+    return make
 
 
 def scene_of(app: App) -> ReplayScene:

@@ -3,14 +3,13 @@ match, the result, and what comes after; a tournament with --auto."""
 
 from __future__ import annotations
 
-import io
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pygame
 import pytest
 
-from gui_events import DT, click, click_at, run_until
+from gui_events import Apps, click, click_at, DT, run_until
 
 from csl_game.model.board import PColor, Piece, PShape, Winner
 from csl_game.cli import main
@@ -31,22 +30,15 @@ MakeApp = Callable[..., App]
 
 
 @pytest.fixture
-def make_app() -> Iterator[MakeApp]:
-    apps: list[App] = []
-
+def make_app(apps: Apps) -> MakeApp:
     def make(*ais: AIEntry, show_setup: bool = False, **options: object) -> App:
         config = MatchConfig(**BOARD, time_limit_ms=2000, min_move_time_ms=0)
-        opts = PlayOptions(ais=ais, match=config, window_size=(1024, 700), in_process=True,
-                           thinker_paths=(FAKES,), last_move_animation_s=0.0,
-                           show_setup=show_setup, **options)  # type: ignore[arg-type]
-        app = App(opts, out=io.StringIO())
-        apps.append(app)
-        app.step(DT)
-        return app
+        return apps.open(PlayOptions(ais=ais, match=config, window_size=(1024, 700),
+                                     in_process=True, thinker_paths=(FAKES,),
+                                     last_move_animation_s=0.0, show_setup=show_setup,
+                                     **options))  # type: ignore[arg-type]
 
-    yield make
-    for app in apps:
-        app.close()
+    return make
 
 
 def current(app: App, kind: type) -> object:

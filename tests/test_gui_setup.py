@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import io
 import tomllib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from pygame_gui.elements import UIScrollingContainer
 
-from gui_events import DT, choose_option, click, type_into
+from gui_events import Apps, choose_option, click, type_into
 
 from csl_game.engine.settings import AIEntry, PlayOptions
 from csl_game.engine.setup_file import load_config
@@ -25,23 +24,15 @@ MakeSetup = Callable[..., App]
 
 
 @pytest.fixture
-def make_setup() -> Iterator[MakeSetup]:
-    apps: list[App] = []
-
+def make_setup(apps: Apps) -> MakeSetup:
     def make(*ais: AIEntry, size: tuple[int, int] = (1280, 800)) -> App:
         config = MatchConfig(rows=5, cols=5, win_sequence=4, round_pieces=7, square_pieces=7,
                              time_limit_ms=2000, min_move_time_ms=0)
-        options = PlayOptions(ais=ais, match=config, window_size=size, in_process=True,
-                              thinker_paths=(FAKES,), last_move_animation_s=0.0,
-                              show_setup=True)
-        app = App(options, out=io.StringIO())
-        apps.append(app)
-        app.step(DT)
-        return app
+        return apps.open(PlayOptions(ais=ais, match=config, window_size=size, in_process=True,
+                                     thinker_paths=(FAKES,), last_move_animation_s=0.0,
+                                     show_setup=True))
 
-    yield make
-    for app in apps:
-        app.close()
+    return make
 
 
 def setup(app: App) -> SetupScene:
