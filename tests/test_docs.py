@@ -31,7 +31,6 @@ import sys
 import textwrap
 import tomllib
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -42,68 +41,16 @@ from csl_game import (AbstractThinker, Board, CancellationToken, FutureMove, Mat
 from csl_game.engine.settings import read_session_file
 from csl_game.thinker.discovery import ENTRY_POINT_GROUP, registry
 from csl_game.engine.runners.base import ForfeitReason
+from doc_blocks import Block, parse_blocks
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "thinkers.md"
 
-FENCE = re.compile(r"^(?P<indent>[ \t]*)```(?P<lang>[\w-]*)[ \t]*$")
-MARKER = re.compile(r"^\s*<!--\s*(?P<text>.*?)\s*-->\s*$")
 KINDS = ("file", "step", "run", "snippet")
 
 
-@dataclass(frozen=True)
-class Block:
-    """A fenced code block of the guide."""
-
-    lang: str
-    marker: str
-    """The HTML comment right before the fence, or ''."""
-    raw: str
-    """The block's text with the fence's own indentation removed."""
-    line: int
-
-    @property
-    def code(self) -> str:
-        return textwrap.dedent(self.raw)
-
-    @property
-    def kind(self) -> str:
-        return self.marker.partition(":")[0].strip()
-
-    @property
-    def target(self) -> str:
-        return self.marker.partition(":")[2].strip()
-
-    def __str__(self) -> str:
-        return f"docs/thinkers.md:{self.line}"
-
-
-def parse_blocks(text: str) -> list[Block]:
-    lines = text.splitlines()
-    blocks, i = [], 0
-    while i < len(lines):
-        fence = FENCE.match(lines[i])
-        if not fence:
-            i += 1
-            continue
-        indent, start = fence["indent"], i + 1
-        j = i - 1
-        while j >= 0 and not lines[j].strip():
-            j -= 1
-        marker = MARKER.match(lines[j]) if j >= 0 else None
-        body: list[str] = []
-        i += 1
-        while lines[i].strip() != "```":
-            body.append(lines[i].removeprefix(indent))
-            i += 1
-        blocks.append(Block(fence["lang"], marker["text"] if marker else "",
-                            "\n".join(body) + "\n", start))
-        i += 1
-    return blocks
-
-
 TEXT = DOC.read_text(encoding="utf-8")
-BLOCKS = parse_blocks(TEXT)
+BLOCKS = parse_blocks("docs/thinkers.md")
 PYTHON = [b for b in BLOCKS if b.lang in ("python", "py", "python3")]
 FILES = {b.target: b for b in PYTHON if b.kind == "file"}
 THINKER_FILES = sorted(n for n in FILES if not n.startswith("test_"))

@@ -31,7 +31,6 @@ import subprocess
 import sys
 import textwrap
 import tomllib
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -40,53 +39,12 @@ from csl_game import CancellationToken, MatchConfig, PShape, ThinkerPrototype
 from csl_game.engine.settings import read_session_engines, read_session_file
 from csl_game.engine.setup_file import load_config
 from csl_game.thinker.engine_thinker import EngineSpec
+from doc_blocks import ROOT, Block, parse_blocks
 
-ROOT = Path(__file__).resolve().parent.parent
 DOCS = ("docs/engines.md", "docs/rl.md")
-FENCE = re.compile(r"^```(?P<lang>[\w-]*)\s*$")
-MARKER = re.compile(r"^\s*<!--\s*(?P<text>.*?)\s*-->\s*$")
 KINDS = ("file", "run", "output", "transcript", "session-file", "setup-file", "install",
          "snippet")
 REPLAY = Path(__file__).resolve().parent / "engines" / "replay_engine.py"
-
-
-@dataclass(frozen=True)
-class Block:
-    doc: str
-    lang: str
-    marker: str
-    code: str
-    line: int
-
-    @property
-    def kind(self) -> str:
-        return self.marker.partition(":")[0].strip()
-
-    @property
-    def target(self) -> str:
-        return self.marker.partition(":")[2].strip()
-
-    def __str__(self) -> str:
-        return f"{self.doc}:{self.line}"
-
-
-def parse_blocks(doc: str) -> list[Block]:
-    lines = (ROOT / doc).read_text(encoding="utf-8").splitlines()
-    blocks, i = [], 0
-    while i < len(lines):
-        fence = FENCE.match(lines[i])
-        if not fence:
-            i += 1
-            continue
-        j = i - 1
-        while j >= 0 and not lines[j].strip():
-            j -= 1
-        marker = MARKER.match(lines[j]) if j >= 0 else None
-        end = lines.index("```", i + 1)
-        blocks.append(Block(doc, fence["lang"], marker["text"] if marker else "",
-                            "\n".join(lines[i + 1:end]) + "\n", i + 1))
-        i = end + 1
-    return blocks
 
 
 BLOCKS = [b for doc in DOCS for b in parse_blocks(doc)]
