@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import os
+import subprocess
 import time
 from collections.abc import Iterable
+from pathlib import Path
 
 import psutil
 
@@ -81,3 +83,18 @@ def open_fds() -> int:
     """File descriptors (handles on Windows) this process holds."""
     proc = psutil.Process(os.getpid())
     return proc.num_handles() if hasattr(proc, "num_handles") else proc.num_fds()
+
+
+def kill_after_lines(command: list[str], results: Path, lines: int, seconds: float,
+                     env: dict[str, str] | None = None) -> None:
+    """Run `command` until its results file has `lines` lines (or `seconds`
+    pass), then kill it (SIGKILL, or TerminateProcess on Windows): no chance
+    to clean up."""
+    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            env=env)
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline and (not results.exists()
+                                           or results.read_text().count("\n") < lines):
+        time.sleep(0.02)
+    proc.kill()
+    proc.wait()

@@ -8,7 +8,6 @@ import io
 import os
 import subprocess
 import sys
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -17,6 +16,7 @@ import pytest
 from pygame_gui.elements import UICheckBox, UILabel, UITextEntryLine
 
 from gui_events import DT, click, run_until
+from procs import kill_after_lines
 
 from csl_game.engine.results import read_results
 from csl_game.engine.session import SessionState
@@ -147,14 +147,7 @@ def test_play_resumes_after_kill_9(tmp_path: Path) -> None:
                           env=env)
     assert full.returncode == 0, full.stderr
     results = tmp_path / "r.jsonl"
-    proc = subprocess.Popen(_play_command(config, "--results", str(results)),
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and (not results.exists()
-                                           or results.read_text().count("\n") < 3):
-        time.sleep(0.02)
-    proc.kill()  # SIGKILL, or TerminateProcess on Windows: no chance to clean up
-    proc.wait()
+    kill_after_lines(_play_command(config, "--results", str(results)), results, 3, 120, env)
     done = len(read_results(results))
     assert 3 <= done < 12
     resumed = subprocess.run(_play_command(config, "--resume", str(results)),

@@ -7,7 +7,6 @@ import io
 import json
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -21,6 +20,7 @@ from csl_game.engine.report import load_report
 from csl_game.engine.session import MatchRecord, Points, Session, standings
 from csl_game.engine.tiebreak import apply_tie_break, break_first_place_tie
 from csl_game.thinker.prototype import ThinkerPrototype
+from procs import kill_after_lines
 
 FAKES = str(Path(__file__).parent / "fakes")
 LEAGUE = "random 1\nsequential\nminimax 1\nrandom 2\nsteady 5\n"
@@ -67,14 +67,7 @@ def test_resume_after_kill_gives_the_same_standings(tmp_path: Path) -> None:
     full = subprocess.run(base, capture_output=True, text=True, timeout=120)
     assert full.returncode == 0, full.stderr
     results = tmp_path / "r.jsonl"
-    proc = subprocess.Popen(base + ["--results", str(results)], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and (not results.exists()
-                                           or results.read_text().count("\n") < 4):
-        time.sleep(0.02)
-    proc.kill()  # SIGKILL, or TerminateProcess on Windows: no chance to clean up
-    proc.wait()
+    kill_after_lines(base + ["--results", str(results)], results, 4, 60)
     done = len(read_results(results))
     assert 4 <= done < 20
     resumed = subprocess.run(base + ["--resume", str(results)], capture_output=True,
