@@ -15,7 +15,8 @@ from dataclasses import dataclass
 
 from csl_game.errors import ConfigError
 
-__all__ = ["Level", "LEVELS", "level", "level_of", "opponent_label", "STRONGEST_THINKER"]
+__all__ = ["Level", "LEVELS", "NEW_OPPONENT", "level", "level_of", "opponent_label",
+           "STRONGEST_THINKER"]
 
 STRONGEST_THINKER = "negamax"
 """The strongest built-in thinker: Hard plays it, and hints ask it."""
@@ -44,6 +45,11 @@ LEVELS: tuple[Level, ...] = (
     Level("hard", STRONGEST_THINKER, "",
           "The strongest built-in AI, searching as deep as the time limit allows."),
 )
+
+
+NEW_OPPONENT = "medium"
+"""The level a newly added AI player starts at: a game worth playing at once,
+and a fair yardstick in a tournament being put together."""
 
 
 def level(name: str) -> Level:

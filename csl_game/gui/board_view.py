@@ -87,6 +87,8 @@ class BoardView:
         self._arrows: dict[str, pygame.Surface] = {}
         self._rings: dict[tuple[PShape, int], pygame.Surface] = {}
         self._banner: tuple[tuple[object, ...], pygame.Surface] | None = None
+        self._wrapped: dict[tuple[str, int], list[str]] = {}
+        """Subtitles broken into lines, by (text, box width), for this layout."""
         self._strips: list[pygame.Rect] = []
 
     # ------------------------------------------------------------- caches
@@ -104,6 +106,7 @@ class BoardView:
         self._layer = None
         self._layer_for = (0, -1, -1)  # the pieces are drawn again at the new size
         self._strips = _column_strips(layout)
+        self._wrapped.clear()
         arrow = layout.arrows[0]
         pal = palette()
         self._arrows = {name: _arrow_image(arrow, pal[name])
@@ -401,15 +404,18 @@ class BoardView:
         (broken between words; the second shortened if it must be)."""
         if not subtitle:
             return []
-        font = self.text.fonts.get(TextRole.BODY.size(scale))
-        width = box_w - round(24 * scale)
-        if font.size(subtitle)[0] <= width:
-            return [subtitle]
-        words = subtitle.split(" ")
-        cut = 1
-        while cut < len(words) and font.size(" ".join(words[:cut + 1]))[0] <= width:
-            cut += 1
-        return [" ".join(words[:cut]), " ".join(words[cut:])] if cut < len(words) else [subtitle]
+        lines = self._wrapped.get((subtitle, box_w))
+        if lines is None:  # measured once: the banner is placed every frame it shows
+            font = self.text.fonts.get(TextRole.BODY.size(scale))
+            width = box_w - round(24 * scale)
+            words = subtitle.split(" ")
+            cut = 1
+            while cut < len(words) and font.size(" ".join(words[:cut + 1]))[0] <= width:
+                cut += 1
+            lines = [" ".join(words[:cut]), " ".join(words[cut:])] if cut < len(words) \
+                else [subtitle]
+            self._wrapped[(subtitle, box_w)] = lines
+        return lines
 
 
 def _thick_line(surface: pygame.Surface, color: pygame.Color, a: tuple[int, int],

@@ -21,7 +21,7 @@ from pygame import Rect
 from pygame_gui.core import ObjectID, UIContainer
 from pygame_gui.elements import UIButton, UILabel, UITextBox, UITextEntryLine
 
-from csl_game.engine.presets import LEVELS, Level, level, level_of
+from csl_game.engine.presets import LEVELS, NEW_OPPONENT, Level, level, level_of
 from csl_game.engine.screens import mode_text
 from csl_game.engine.settings import AIEntry, PlayOptions
 from csl_game.engine.setup_file import (DERIVED_BY_UNKNOWN_TRACK, SETTING, ConfigFileError,
@@ -320,11 +320,9 @@ class SetupScene(WidgetScene):
         self._edited()
 
     def _add(self) -> None:
-        # A new opponent plays at the middle level: a game worth playing at
-        # once, and a fair yardstick in a tournament being put together.
-        medium = level("medium")
-        if medium.thinker in self.thinkers:
-            self.players.append(AIEntry(medium.thinker, medium.params))
+        start = level(NEW_OPPONENT)
+        if start.thinker in self.thinkers:
+            self.players.append(AIEntry(start.thinker, start.params))
         else:
             self.players.append(AIEntry(next(iter(self.thinkers))))
         assert self.rows is not None
