@@ -408,12 +408,21 @@ class BoardView:
         if lines is None:  # measured once: the banner is placed every frame it shows
             font = self.text.fonts.get(TextRole.BODY.size(scale))
             width = box_w - round(24 * scale)
-            words = subtitle.split(" ")
-            cut = 1
-            while cut < len(words) and font.size(" ".join(words[:cut + 1]))[0] <= width:
-                cut += 1
-            lines = [" ".join(words[:cut]), " ".join(words[cut:])] if cut < len(words) \
-                else [subtitle]
+            lines = [subtitle]
+            if font.size(subtitle)[0] > width:
+                # the break that evens the two lines out (the second shortened
+                # when it must be), not one word left alone on the second
+                words = subtitle.split(" ")
+                splits = [[" ".join(words[:cut]), " ".join(words[cut:])]
+                          for cut in range(1, len(words))]
+                fitting = [pair for pair in splits if font.size(pair[0])[0] <= width] \
+                    or splits[:1]
+
+                def wider(pair: list[str]) -> int:
+                    return max(font.size(line)[0] for line in pair)
+
+                if fitting:
+                    lines = min(fitting, key=wider)
             self._wrapped[(subtitle, box_w)] = lines
         return lines
 
