@@ -5,6 +5,7 @@ the honest thinker first, every forfeit reason shown, the main process under
 
 from __future__ import annotations
 
+import json
 import socket
 import subprocess
 import sys
@@ -20,7 +21,10 @@ from procs import HELPERS, marked
 MISBEHAVING = str(Path(__file__).parent / "misbehaving")
 PLAYERS = ["minimax 2", "setuphang", "setupexit", "setupexit hard", "setupbase", "setuphog",
            "strhang", "forker", "forker setsid", "linger"]
-SHOWN = ["(timeout)", "(exception)", "(worker died)", "(memory)"]
+SHOWN = ["(setup)"]  # every failed setup is one reason: the thinker never got to play
+# ... and what went wrong is in each match's detail in the results file
+DETAILS = ["SystemExit: 9", "exited with code 0 while setting up", "KeyboardInterrupt",
+           "ran out of memory while setting up", "took more than 6 s"]
 ARGS = ["-r", "4", "-c", "4", "-w", "3", "-o", "4", "-s", "4", "-t", "1000",
         "--setup-time-limit", "6000", "--workers", "2", "--thinkers", MISBEHAVING]
 
@@ -54,13 +58,17 @@ def _run(tmp_path: Path, extra: list[str]) -> tuple[subprocess.CompletedProcess[
     return subprocess.CompletedProcess(proc.args, proc.returncode, out, err), peak, seen, proc.pid
 
 
-def _check_output(done: subprocess.CompletedProcess[str]) -> None:
+def _check_output(done: subprocess.CompletedProcess[str], results: Path) -> None:
     assert done.returncode == 0, done.stderr
     table = done.stdout.split("Final standings:")[1].strip().splitlines()
     first, second = table[1].split(), table[2].split()
     assert first[:2] == ["1.", "MinimaxD2"] and second[0] != "1.", table
     for words in SHOWN:
         assert words in done.stdout, f"{words} is shown"
+    details = "\n".join(json.loads(line).get("detail", "") for line in
+                        results.read_text(encoding="utf-8").splitlines() if line.strip())
+    for words in DETAILS:
+        assert words in details, f"{words} is recorded"
 
 
 def _gone(procs: set[psutil.Process]) -> list[psutil.Process]:
@@ -77,7 +85,7 @@ def _gone(procs: set[psutil.Process]) -> list[psutil.Process]:
 
 def test_the_closing_session_locally(tmp_path: Path) -> None:
     done, peak, seen, pid = _run(tmp_path, [])
-    _check_output(done)
+    _check_output(done, tmp_path / "r.jsonl")
     assert peak < 300, f"main process peaked at {peak:.0f} MB"
     time.sleep(1)
     assert not _gone(seen), "a process of the session outlived it"
@@ -127,7 +135,7 @@ def test_the_closing_session_on_dask(tmp_path: Path,
     address, nanny = cluster
     infrastructure = _family(nanny)
     done, peak, seen, _ = _run(tmp_path, ["--dask", address])
-    _check_output(done)
+    _check_output(done, tmp_path / "r.jsonl")
     assert peak < 300, f"main process peaked at {peak:.0f} MB"
     time.sleep(1)
     assert not _gone(seen)

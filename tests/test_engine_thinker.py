@@ -199,9 +199,9 @@ CASES = [  # mode, config, reason, text in the detail
     ("column", FAST, R.INVALID_COLUMN, "round at column 99"),
     ("full", FULL, R.FULL_COLUMN, "column 0"),
     ("round", FEW_ROUND, R.NO_PIECES, "round"),
-    ("refuse", FAST, R.EXCEPTION, "cannot use parameters xyz"),
-    ("version", FAST, R.EXCEPTION, "speaks protocol version 2"),
-    ("quit-early", FAST, R.EXCEPTION, "stopped answering: its process exited with code 0"),
+    ("refuse", FAST, R.SETUP, "cannot use parameters xyz"),
+    ("version", FAST, R.SETUP, "speaks protocol version 2"),
+    ("quit-early", FAST, R.SETUP, "stopped answering: its process exited with code 0"),
 ]
 
 

@@ -55,7 +55,7 @@ CASES = [  # thinker, params, config, reason, text in the detail
     ("invalid", "tuple", FAST, R.EXCEPTION, "not a FutureMove"),
     ("invalid", "strcol", FAST, R.INVALID_COLUMN, "whole numbers"),
     ("chatty", "forever", FAST, R.IGNORED_CANCELLATION, "was killed"),
-    ("badsetup", "xyz", FAST, R.EXCEPTION, "cannot parse 'xyz'"),
+    ("badsetup", "xyz", FAST, R.SETUP, "cannot parse 'xyz'"),
 ]
 
 
@@ -210,7 +210,7 @@ def test_setup_failure_forfeits_every_move() -> None:
     finally:
         runner.close()
     for outcome in outcomes:
-        assert outcome is not None and outcome.forfeit is ForfeitReason.EXCEPTION
+        assert outcome is not None and outcome.forfeit is ForfeitReason.SETUP
         assert "could not be set up" in outcome.detail and "cannot parse" in outcome.detail
     assert runner.name == "BadSetup"
 
@@ -222,7 +222,7 @@ def test_setup_that_hangs_is_given_up() -> None:
         outcome = runner.start(FAST.new_board()).wait(5)
     finally:
         runner.close()
-    assert outcome is not None and outcome.forfeit is ForfeitReason.TIMEOUT
+    assert outcome is not None and outcome.forfeit is ForfeitReason.SETUP
     assert "setting up" in outcome.detail
     assert time.perf_counter() - start < 1.5
 

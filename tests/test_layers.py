@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PKG = ROOT / "csl_game"
+PKG = ROOT / "src" / "csl_game"
 BUILTINS = ROOT / "thinkers"  # installed as csl_game.thinkers
 
 # Longest prefix wins. Lower numbers are lower layers.

@@ -37,7 +37,7 @@ def run(white, red, mc: MatchConfig = FAST) -> tuple[Match, list]:
     ("offboard", "neg", ForfeitReason.INVALID_COLUMN),
     ("wrongtype", "", ForfeitReason.EXCEPTION),
     ("oddshape", "", ForfeitReason.NO_PIECES),
-    ("badsetup", "x", ForfeitReason.EXCEPTION),
+    ("badsetup", "x", ForfeitReason.SETUP),
 ])
 @pytest.mark.parametrize("bad_color", list(PColor))
 def test_each_forfeit_loses_the_match(name: str, params: str, reason: ForfeitReason,

@@ -71,7 +71,7 @@ CASES = [
          "it played round at column 1: Red has no pieces of that shape left", NO_ROUND,
          (0, PShape.SQUARE)),
     Case("raise", R.EXCEPTION, "ValueError: malformed on purpose\nTraceback ..."),
-    Case("unknown", R.EXCEPTION, "thinker malformed_thinkers.MalformedThinker could not be set "
+    Case("unknown", R.SETUP, "thinker malformed_thinkers.MalformedThinker could not be set "
          "up with parameters 'unknown': ValueError: no malformed answer named 'unknown'"),
 ]
 

@@ -23,12 +23,12 @@ LIMIT = 4.0  # seconds of setup allowed in these tests (a loaded machine needs s
 R = ForfeitReason
 
 FAILED_SETUPS = [  # thinker, params, reason, words in the detail
-    ("setuphang", "", R.TIMEOUT, "took more than 4 s"),
-    ("setupexit", "", R.EXCEPTION, "SystemExit: 9"),
-    ("setupexit", "hard", R.WORKER_DIED, "exited with code 0 while setting up"),
-    ("setupbase", "", R.EXCEPTION, "KeyboardInterrupt"),
-    ("setuphog", "", R.MEMORY, "memory limit 300 MB"),
-    ("strhang", "", R.TIMEOUT, "its name"),
+    ("setuphang", "", R.SETUP, "took more than 4 s"),
+    ("setupexit", "", R.SETUP, "SystemExit: 9"),
+    ("setupexit", "hard", R.SETUP, "exited with code 0 while setting up"),
+    ("setupbase", "", R.SETUP, "KeyboardInterrupt"),
+    ("setuphog", "", R.SETUP, "memory limit 300 MB"),
+    ("strhang", "", R.SETUP, "its name"),
 ]
 
 
@@ -92,7 +92,7 @@ def test_a_session_with_failed_setups_names_everyone_and_plays_on() -> None:
     assert table[0].name == "Sequential" and table[0].wins == 6
     reasons = {r.result.forfeit for r in session.records if "Sequential" in
                (r.result.white, r.result.red)}
-    assert reasons == {R.TIMEOUT, R.EXCEPTION}
+    assert reasons == {R.SETUP}
 
 
 def test_the_setup_screen_check_never_blocks_and_finds_refusals() -> None:

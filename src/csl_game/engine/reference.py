@@ -60,7 +60,7 @@ def _reason(result: MatchResult) -> str:
     first = result.detail.splitlines()[0] if result.detail else ""
     if result.forfeit in _REASONS:
         return _REASONS[result.forfeit]
-    if result.forfeit is ForfeitReason.EXCEPTION:
+    if result.forfeit in (ForfeitReason.EXCEPTION, ForfeitReason.SETUP):
         return f"Thinker exception: '{first}'"
     column = re.search(r"at column (\d+)", first)
     if result.forfeit is ForfeitReason.FULL_COLUMN and column:

@@ -82,13 +82,40 @@ def _ensure_server_quietly() -> None:
         return  # no file descriptors: the first worker's start will say so
     try:
         os.dup2(null, 2)
-        forkserver.ensure_running()
+        with _safe_path():
+            forkserver.ensure_running()
     except OSError:
         pass  # the first worker's start will say so
     finally:
         os.dup2(saved, 2)
         os.close(saved)
         os.close(null)
+
+
+SAFE_PATH_ADDED = "CSL_GAME_SAFE_PATH_ADDED"
+"""Set in the fork server's environment when `_safe_path` added PYTHONSAFEPATH,
+so that each worker takes it out again before a thinker runs."""
+
+
+@contextlib.contextmanager
+def _safe_path() -> Iterator[None]:
+    """Start the fork server without the current folder on its import path.
+
+    The server is started as ``python -c ...``, which puts the current folder
+    first on ``sys.path`` (and Python 3.11 and 3.12 ignore the parent's path
+    that multiprocessing hands it): a folder named ``csl_game`` there, such as
+    a checkout's, would be imported in the workers in place of the package
+    the program runs. PYTHONSAFEPATH (``-P``, Python 3.11+) leaves it out.
+    """
+    if os.environ.get("PYTHONSAFEPATH"):
+        yield
+        return
+    os.environ["PYTHONSAFEPATH"] = os.environ[SAFE_PATH_ADDED] = "1"
+    try:
+        yield
+    finally:
+        os.environ.pop("PYTHONSAFEPATH", None)
+        os.environ.pop(SAFE_PATH_ADDED, None)
 
 
 def start_server_soon() -> None:
@@ -306,8 +333,9 @@ class WorkerHandle:
         return self._eof or not self._from_worker.poll(0)
 
     def setup_done(self, now: float) -> SetupDone | None:
-        """The thinker's name once it is set up, or the forfeit its setup costs;
-        None while it is being set up (killing it past the startup timeout).
+        """The thinker's name once it is set up, or the forfeit its setup costs
+        (always `ForfeitReason.SETUP`: what went wrong is in the detail); None
+        while it is being set up (killing it past the startup timeout).
 
         Raises:
             WorkerStartError: the worker died before it could load any thinker.
@@ -316,18 +344,19 @@ class WorkerHandle:
         if self.ready:
             return self.name or ""
         if self.setup_error is not None:
-            return Forfeit(ForfeitReason.EXCEPTION, self.setup_error.text)
+            return Forfeit(ForfeitReason.SETUP, self.setup_error.text)
         if self.is_dead():
             return self.death(setting_up=True)
         if now - self.started_at < self.startup_timeout:
             return None
         self.kill()
-        return Forfeit(ForfeitReason.TIMEOUT,
+        return Forfeit(ForfeitReason.SETUP,
                        f"setting up the thinker (loading it, its setup() and its name) took "
                        f"more than {self.startup_timeout:g} s; its process was killed")
 
     def death(self, setting_up: bool = False) -> Forfeit:
-        """The forfeit the worker's death costs its thinker.
+        """The forfeit the worker's death costs its thinker (`ForfeitReason.SETUP`
+        when it died setting the thinker up).
 
         Raises:
             WorkerStartError: it died before it could load any thinker.
@@ -338,14 +367,16 @@ class WorkerHandle:
             raise WorkerStartError(f"a worker process for {self.spec.fqn} could not make "
                                    "its own pipes and threads")
         limit = f"memory limit {self.spec.memory_limit_mb} MB"
+        setup = ForfeitReason.SETUP if setting_up else None
         if self.memory_used is not None:
-            return Forfeit(ForfeitReason.MEMORY, f"its processes used {self.memory_used >> 20} "
-                                                 f"MB{when} ({limit}): they were killed")
+            return Forfeit(setup or ForfeitReason.MEMORY, f"its processes used "
+                           f"{self.memory_used >> 20} MB{when} ({limit}): they were killed")
         if code == EXIT_MEMORY:
-            return Forfeit(ForfeitReason.MEMORY, f"its process ran out of memory{when} ({limit})")
+            return Forfeit(setup or ForfeitReason.MEMORY,
+                           f"its process ran out of memory{when} ({limit})")
         text = ("its process was stopped: the runner was closed" if self.closed
                 else death_text(code))
-        return Forfeit(ForfeitReason.WORKER_DIED, text + when)
+        return Forfeit(setup or ForfeitReason.WORKER_DIED, text + when)
 
     def wait_for_news(self, timeout: float) -> None:
         """Block until a message or the process's end, at most `timeout` seconds."""

@@ -17,7 +17,7 @@ from csl_game.engine.tiebreak import TieBreak, TieRound
 __all__ = ["who", "match_started", "pre_match", "background_result", "thinking", "placed",
            "forfeit", "thinking_info", "game_over", "standing_line", "session_over",
            "first_line", "tie_break_round", "tie_break_summary", "result_title",
-           "explain_result", "how_it_ended", "FORFEIT_WORDS", "hint_text", "undo_text"]
+           "explain_result", "how_it_ended", "counts_for_scores", "FORFEIT_WORDS", "hint_text", "undo_text"]
 
 
 def who(color: PColor, name: str) -> str:
@@ -114,6 +114,7 @@ FORFEIT_WORDS: dict[ForfeitReason, tuple[str, str]] = {
     ForfeitReason.INVALID_COLUMN: ("invalid move", "tried a column that does not exist"),
     ForfeitReason.FULL_COLUMN: ("invalid move", "tried to play in a full column"),
     ForfeitReason.NO_PIECES: ("invalid move", "tried a shape it has no pieces left of"),
+    ForfeitReason.SETUP: ("setup failed", "could not be set up"),
 }
 """Per forfeit: (a word or two for a results table, what the player did, in plain words)."""
 
@@ -188,9 +189,19 @@ def explain_result(result: MatchResult, board: Board, you: PColor | None = None)
     subject = _name(result, loser_color, you)
     if result.resigned:
         return f"{subject} resigned"
+    if result.forfeit is ForfeitReason.SETUP:
+        first = result.detail.splitlines()[0] if result.detail else ""
+        cause = first.split(" could not be set up: ", 1)[-1]
+        return f"{subject} could not be set up" + (f": {cause}" if cause else "")
     if result.forfeit is not None:
         return f"{subject} {FORFEIT_WORDS[result.forfeit][1]}, and so lost"
     return _why_line(result, board, you)
+
+
+def counts_for_scores(result: MatchResult) -> bool:
+    """Whether a match belongs in a player's record against an AI: not when
+    a side could not even be set up (no game was played)."""
+    return result.forfeit is not ForfeitReason.SETUP
 
 
 def how_it_ended(result: MatchResult, cells: int | None = None) -> str:
@@ -210,10 +221,14 @@ def how_it_ended(result: MatchResult, cells: int | None = None) -> str:
 
 
 def result_title(result: MatchResult, you: PColor | None = None) -> str:
-    """'You win!', 'You lose', 'Red (MinimaxD3) wins' or "It's a draw"."""
+    """'You win!', 'You lose', 'Red (MinimaxD3) wins', "It's a draw", or
+    'The AI failed to start' when the other side could not even be set up
+    (no game was played, so no win is claimed for the human)."""
     color = result.winner.color
     if result.winner is Winner.DRAW or color is None:
         return "It's a draw"
+    if result.forfeit is ForfeitReason.SETUP and you is not None and color is you:
+        return "The AI failed to start"
     if you is not None:
         return "You win!" if color is you else "You lose"
     return f"{who(color, result.winner_name or '')} wins"

@@ -49,13 +49,13 @@ def _in_process(prototype: ThinkerPrototype) -> SetupReport:
     try:
         thinker = prototype.create()
     except ThinkerError as e:
-        return SetupReport(prototype.default_name, Forfeit(ForfeitReason.EXCEPTION, str(e)),
+        return SetupReport(prototype.default_name, Forfeit(ForfeitReason.SETUP, str(e)),
                            refused=True)
     except KeyboardInterrupt:
         raise
     except BaseException as e:  # user code: SystemExit and friends are forfeits too
         return SetupReport(prototype.default_name, Forfeit(
-            ForfeitReason.EXCEPTION, f"thinker {prototype.fqn} could not be set up: "
+            ForfeitReason.SETUP, f"thinker {prototype.fqn} could not be set up: "
                                      f"{type(e).__name__}: {e}"))
     try:
         return SetupReport(plain_text(str(thinker)))

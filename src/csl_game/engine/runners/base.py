@@ -48,6 +48,9 @@ class ForfeitReason(Enum):
     IGNORED_CANCELLATION = "ignored the request to stop thinking"
     WORKER_DIED = "crashed its process"
     MEMORY = "exceeded the memory limit"
+    SETUP = "could not be set up"
+    """The thinker could not even be made ready to play (its module did not
+    import, its constructor or setup() failed, its engine did not start)."""
 
     def __str__(self) -> str:
         return self.value

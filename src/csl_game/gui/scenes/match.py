@@ -210,7 +210,11 @@ class MatchScene(Scene):
                 self._say(self._banner[1])
                 self._keep_score(result)
                 self._say(messages.game_over(result))
-                self.ctx.sound.play(Effect.DRAW if result.winner is Winner.DRAW else Effect.WIN)
+                if not messages.counts_for_scores(result):
+                    self.ctx.sound.play(Effect.INVALID)  # no game was played: no fanfare
+                else:
+                    self.ctx.sound.play(Effect.DRAW if result.winner is Winner.DRAW
+                                        else Effect.WIN)
                 self.ctx.nav.set_title(self._match_title(result.winner.name.capitalize()
                                                          if result.winner.color is None
                                                          else self._banner[0]))
@@ -241,6 +245,10 @@ class MatchScene(Scene):
     def _keep_score(self, result: MatchResult) -> None:
         opponent, you = self._opponent(), self.you
         if opponent is None or you is None:
+            return
+        if not messages.counts_for_scores(result):
+            self.score_note = f"Not counted in your record against {opponent}"
+            self._say(self.score_note)
             return
         color = result.winner.color
         score = self.ctx.user.record(opponent, None if color is None else color is you)

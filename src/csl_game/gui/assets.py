@@ -19,7 +19,7 @@ THEMES = ("default", "high-contrast")
 """The themes: theme.json, and each other one as theme-NAME.json, which
 overrides the colours it names."""
 
-_CHECKOUT = Path(__file__).resolve().parents[2] / "assets"
+_CHECKOUT = Path(__file__).resolve().parents[3] / "assets"  # src/csl_game/gui/
 _MARKER = "theme.json"
 
 

@@ -89,7 +89,7 @@ class ThreadRunner(ThinkerRunner):
 
     def start(self, board: Board) -> ThinkJob:
         if self._thinker is None:
-            return ReadyJob(ThinkOutcome(Forfeit(ForfeitReason.EXCEPTION, self._setup_error), 0.0))
+            return ReadyJob(ThinkOutcome(Forfeit(ForfeitReason.SETUP, self._setup_error), 0.0))
         self._job = _ThreadJob(self._thinker, board.copy(), self._limit)
         return self._job
 

@@ -109,7 +109,7 @@ class _ProcessJob(ThinkJob):
         if result is not None:
             return self._from_result(result)
         if worker.setup_error is not None:
-            return ThinkOutcome(Forfeit(ForfeitReason.EXCEPTION, worker.setup_error.text), 0.0)
+            return ThinkOutcome(Forfeit(ForfeitReason.SETUP, worker.setup_error.text), 0.0)
         if worker.is_dead():
             return self._died()
         return None

@@ -1,0 +1,63 @@
+"""A game against an AI that could not even be set up: the window says the AI
+failed (never "You win!"), the player's scores are left as they were, and a
+tournament of AIs still counts the forfeit as the competition rules do."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pygame
+
+from gui_events import Apps, key, run_until
+from test_gui_session import board_scene, drop, result_overlay
+
+from csl_game.engine.runners.base import ForfeitReason
+from csl_game.engine.settings import AIEntry, PlayOptions
+from csl_game.engine.userdata import UserData
+from csl_game.thinker.api import MatchConfig
+
+# Imports in the main process (where csl-game finds its thinkers) but not in a
+# worker process: the failure a user met when workers imported another copy
+# of the package than the one the program ran.
+BROKEN_IN_WORKERS = '''\
+import multiprocessing
+
+from csl_game import AbstractThinker, Board, CancellationToken, FutureMove
+
+if multiprocessing.parent_process() is not None:
+    raise ModuleNotFoundError("No module named 'csl_game.thinkers'")
+
+
+class BrokenInWorkersThinker(AbstractThinker):
+    def think(self, board: Board, ct: CancellationToken) -> FutureMove:
+        return FutureMove(0, board.turn.shape)
+'''
+SMALL = MatchConfig(rows=4, cols=4, win_sequence=3, round_pieces=4, square_pieces=4,
+                    time_limit_ms=2000, min_move_time_ms=0)
+
+
+def test_an_ai_that_cannot_be_set_up_is_no_win_and_no_score(
+        apps: Apps, tmp_path: Path, user_home: Path) -> None:
+    thinker = tmp_path / "broken_in_workers.py"
+    thinker.write_text(BROKEN_IN_WORKERS, encoding="utf-8")
+    user = UserData(user_home)
+    user.record("brokeninworkers", True)  # the name the window keeps scores by
+    before = (user_home / "scores.json").read_bytes()
+    app = apps.open(PlayOptions(ais=(AIEntry("brokeninworkers"),), match=SMALL,
+                                window_size=(1024, 700), thinker_paths=(str(thinker),),
+                                last_move_animation_s=0.0))
+    key(app, pygame.K_RETURN, frames=2)  # Start: the human plays White
+    scene = board_scene(app)
+    drop(app, 0)
+    run_until(app, lambda: result_overlay(app) is not None, seconds=30)
+    assert scene.match is not None and scene.match.result is not None
+    assert scene.match.result.forfeit is ForfeitReason.SETUP
+    title, why = scene._banner
+    assert title == "The AI failed to start" and "You win" not in title
+    assert why.startswith("Red (BrokenInWorkers) could not be set up: "), why
+    assert "ModuleNotFoundError: No module named 'csl_game.thinkers'" in why
+    assert "won" not in why and "lost" not in why
+    assert pygame.display.get_caption()[0].endswith("The AI failed to start")
+    assert (user_home / "scores.json").read_bytes() == before
+    assert user.score("brokeninworkers").wins == 1
+    assert scene.score_note == "Not counted in your record against brokeninworkers"
