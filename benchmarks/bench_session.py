@@ -17,7 +17,7 @@ import statistics
 import time
 
 from csl_game.engine.session import Session
-from csl_game.engine.settings import AIEntry
+from csl_game.services.settings import AIEntry
 from csl_game.thinker.api import MatchConfig
 from csl_game.thinker.prototype import ThinkerPrototype
 

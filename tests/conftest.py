@@ -14,7 +14,7 @@ _SIM = Path(__file__).parent / "platform_sim"
 sys.path.insert(0, str(_SIM))
 import csl_platform_sim  # noqa: E402
 
-from csl_game.engine.userdata import HOME_VARIABLE  # noqa: E402
+from csl_game.services.userdata import HOME_VARIABLE  # noqa: E402
 
 if csl_platform_sim.mode:
     csl_platform_sim.apply()

@@ -8,7 +8,7 @@ import pytest
 
 import csl_game.gui
 from csl_game.cli import main
-from csl_game.engine.settings import AIEntry, PlayOptions
+from csl_game.services.settings import AIEntry, PlayOptions
 
 FAKES = str(Path(__file__).parent / "fakes")
 

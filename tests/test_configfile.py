@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from csl_game.engine.settings import AIEntry, PlayOptions
-from csl_game.engine.setup_file import (SETTING, SETTINGS, ConfigFileError, SettingError,
+from csl_game.services.settings import AIEntry, PlayOptions
+from csl_game.services.setup_file import (SETTING, SETTINGS, ConfigFileError, SettingError,
                                  apply_settings, check_setup, dump_config, load_config,
                                  save_config, setting_values)
 from csl_game.engine.session import Points

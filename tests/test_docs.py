@@ -38,7 +38,7 @@ import pytest
 import csl_game
 from csl_game import (AbstractThinker, Board, CancellationToken, FutureMove, MatchConfig,
                       PColor, PShape, ThinkerError, ThinkerPrototype, Winner)
-from csl_game.engine.settings import read_session_file
+from csl_game.services.settings import read_session_file
 from csl_game.thinker.discovery import ENTRY_POINT_GROUP, registry
 from csl_game.engine.runners.base import ForfeitReason
 from doc_blocks import Block, parse_blocks

@@ -19,7 +19,7 @@ os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 import pygame  # noqa: E402
 
 from csl_game.model.board import PColor, Piece, PShape  # noqa: E402
-from csl_game.engine.settings import AIEntry, PlayOptions  # noqa: E402
+from csl_game.services.settings import AIEntry, PlayOptions  # noqa: E402
 from procs import alive  # noqa: E402
 
 from csl_game.gui.app import App  # noqa: E402

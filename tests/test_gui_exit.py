@@ -16,7 +16,7 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 import pytest
 import pygame  # noqa: E402
 
-from csl_game.engine.settings import AIEntry, PlayOptions  # noqa: E402
+from csl_game.services.settings import AIEntry, PlayOptions  # noqa: E402
 from csl_game.gui.app import App  # noqa: E402
 from csl_game.thinker.api import MatchConfig  # noqa: E402
 

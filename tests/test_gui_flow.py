@@ -17,7 +17,7 @@ from test_gui_session import board_scene, drop, press, result_overlay, shown_res
 from test_layers import MODULES, imports_of
 
 from csl_game.engine.session import Choice, SessionState
-from csl_game.engine.settings import AIEntry, PlayOptions
+from csl_game.services.settings import AIEntry, PlayOptions
 from csl_game.gui.app import App
 from csl_game.gui.scenes.info import FinalScene, PreMatchScene
 from csl_game.gui.scenes.match import MatchScene

@@ -21,7 +21,7 @@ from test_session_parallel import HeldScheduler
 from csl_game.engine import session as session_module
 from csl_game.model.board import Winner
 from csl_game.cli import main
-from csl_game.engine.settings import AIEntry, PlayOptions
+from csl_game.services.settings import AIEntry, PlayOptions
 from csl_game.gui.app import App
 from csl_game.gui.scenes.info import FinalScene, PreMatchScene
 from csl_game.engine.session import Choice, Session

@@ -13,10 +13,10 @@ import pytest
 from gui_events import Apps, click, DT, key, run_until
 from test_gui_session import board_scene, result_overlay
 
-from csl_game.engine.presets import level
+from csl_game.services.presets import level
 from csl_game.engine.session import Choice
-from csl_game.engine.settings import AIEntry, PlayOptions
-from csl_game.engine.userdata import UserData
+from csl_game.services.settings import AIEntry, PlayOptions
+from csl_game.services.userdata import UserData
 from csl_game.gui.animation import VisualBoard
 from csl_game.gui.app import App
 from csl_game.gui.board_view import BoardView, Pointer

@@ -12,9 +12,9 @@ os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 
 import pygame  # noqa: E402
 
-from csl_game.engine.replay import Replay  # noqa: E402
+from csl_game.services.replay import Replay  # noqa: E402
 from csl_game.engine.runners.thread import ThreadRunner  # noqa: E402
-from csl_game.engine.settings import PlayOptions  # noqa: E402
+from csl_game.services.settings import PlayOptions  # noqa: E402
 from csl_game.gui.app import App  # noqa: E402
 from csl_game.gui.scenes.replay import (END_PAUSE_S, KEYS_HINT, PLAY_INTERVAL_S,  # noqa: E402
                                         ReplayScene, duration)

@@ -20,7 +20,7 @@ from procs import kill_after_lines
 
 from csl_game.engine.results import read_results
 from csl_game.engine.session import SessionState
-from csl_game.engine.settings import AIEntry, PlayOptions
+from csl_game.services.settings import AIEntry, PlayOptions
 from csl_game.gui.app import App
 from csl_game.gui.scenes.info import FinalScene
 from csl_game.gui.scenes.setup import SetupScene

@@ -11,7 +11,7 @@ import pygame  # noqa: E402
 import pytest  # noqa: E402
 
 from csl_game.model.board import Pos, Winner  # noqa: E402
-from csl_game.engine.settings import PlayOptions  # noqa: E402
+from csl_game.services.settings import PlayOptions  # noqa: E402
 from csl_game.gui.animation import VisualBoard  # noqa: E402
 from csl_game.gui.app import App  # noqa: E402
 from csl_game.gui.board_view import BoardView  # noqa: E402

@@ -13,7 +13,7 @@ from gui_events import Apps, click, click_at, DT, run_until
 
 from csl_game.model.board import PColor, Piece, PShape, Winner
 from csl_game.cli import main
-from csl_game.engine.settings import AIEntry, PlayOptions
+from csl_game.services.settings import AIEntry, PlayOptions
 from csl_game.gui.app import App
 from csl_game.gui.scenes.info import FinalScene, PreMatchScene
 from csl_game.gui.scenes.match import MatchScene

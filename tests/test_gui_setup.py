@@ -11,8 +11,8 @@ from pygame_gui.elements import UIScrollingContainer
 
 from gui_events import Apps, choose_option, click, type_into
 
-from csl_game.engine.settings import AIEntry, PlayOptions
-from csl_game.engine.setup_file import load_config
+from csl_game.services.settings import AIEntry, PlayOptions
+from csl_game.services.setup_file import load_config
 from csl_game.gui.app import App
 from csl_game.gui.scenes.info import PreMatchScene
 from csl_game.gui.scenes.setup import SetupScene

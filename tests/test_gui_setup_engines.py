@@ -9,7 +9,7 @@ from pathlib import Path
 
 from gui_events import DT, click, type_into
 
-from csl_game.engine.settings import PlayOptions
+from csl_game.services.settings import PlayOptions
 from csl_game.gui.app import App
 from csl_game.gui.scenes.setup import SetupScene
 

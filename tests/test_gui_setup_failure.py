@@ -12,8 +12,8 @@ from gui_events import Apps, key, run_until
 from test_gui_session import board_scene, drop, result_overlay
 
 from csl_game.engine.runners.base import ForfeitReason
-from csl_game.engine.settings import AIEntry, PlayOptions
-from csl_game.engine.userdata import UserData
+from csl_game.services.settings import AIEntry, PlayOptions
+from csl_game.services.userdata import UserData
 from csl_game.thinker.api import MatchConfig
 
 # Imports in the main process (where csl-game finds its thinkers) but not in a

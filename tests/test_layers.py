@@ -27,14 +27,15 @@ LAYERS = {
     "csl_game.thinkers": 1,
     "csl_game.engine.runners": 2,
     "csl_game.engine": 3,
-    "csl_game.console": 4,
-    "csl_game.gui": 4,
-    "csl_game.rl": 4,  # the game for learning agents: a frontend, as the console is
-    "csl_game.cli": 5,
-    "csl_game.__main__": 5,
+    "csl_game.services": 4,
+    "csl_game.console": 5,
+    "csl_game.gui": 5,
+    "csl_game.rl": 5,  # the game for learning agents: a frontend, as the console is
+    "csl_game.cli": 6,
+    "csl_game.__main__": 6,
 }
 LAYER_NAMES = {0: "model", 1: "thinker API", 2: "engine runners", 3: "engine",
-               4: "frontends", 5: "command line"}
+               4: "services", 5: "frontends", 6: "command line"}
 
 
 def _modules() -> dict[str, Path]:

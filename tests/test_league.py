@@ -6,7 +6,7 @@ import pytest
 
 from csl_game import MatchConfig, PShape, ThinkerPrototype, Winner
 from csl_game.console.league_cmd import main, matrix_rows, render, standings_rows
-from csl_game.engine.league import Entry, League, make_openings, parse_info, tally
+from csl_game.services.league import Entry, League, make_openings, parse_info, tally
 
 SMALL = MatchConfig(rows=4, cols=5, win_sequence=3, round_pieces=5, square_pieces=5,
                     time_limit_ms=200)

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from csl_game.cli import main
-from csl_game.engine.reference import transcript_name, write_reference
+from csl_game.services.reference import transcript_name, write_reference
 from csl_game.errors import ConfigError
 from csl_game.model.notation import parse_moves
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from csl_game import ConfigError, MatchConfig, PColor, ThinkerPrototype
-from csl_game.engine.settings import AIEntry, PlayOptions
+from csl_game.services.settings import AIEntry, PlayOptions
 from csl_game.engine.match import Human
 from csl_game.engine.session import (Choice, Mode, Screen, ScreenPolicy, Session, SessionState,
                               mode_text)

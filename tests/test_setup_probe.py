@@ -12,8 +12,8 @@ from csl_game import MatchConfig, ThinkerPrototype
 from csl_game.engine.runners.base import ForfeitReason
 from csl_game.engine.runners.probe import SetupProbe, probe_all
 from csl_game.engine.session import Session
-from csl_game.engine.settings import AIEntry, PlayOptions
-from csl_game.engine.setup_file import SetupChecker
+from csl_game.services.settings import AIEntry, PlayOptions
+from csl_game.services.setup_file import SetupChecker
 from procs import descendants
 import os
 

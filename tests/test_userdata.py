@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from csl_game.engine.settings import AIEntry, PlayOptions
-from csl_game.engine.userdata import Preferences, Score, UserData, user_dir
+from csl_game.services.settings import AIEntry, PlayOptions
+from csl_game.services.userdata import Preferences, Score, UserData, user_dir
 
 
 def test_tests_never_use_the_real_folder(user_home: Path) -> None:

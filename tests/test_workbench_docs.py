@@ -36,8 +36,8 @@ from pathlib import Path
 import pytest
 
 from csl_game import CancellationToken, MatchConfig, PShape, ThinkerPrototype
-from csl_game.engine.settings import read_session_engines, read_session_file
-from csl_game.engine.setup_file import load_config
+from csl_game.services.settings import read_session_engines, read_session_file
+from csl_game.services.setup_file import load_config
 from csl_game.thinker.engine_thinker import EngineSpec
 from doc_blocks import ROOT, Block, parse_blocks
 

@@ -7,7 +7,7 @@ from functools import partial
 from pathlib import Path
 
 from csl_game import MatchConfig, ThinkerPrototype
-from csl_game.engine.settings import AIEntry
+from csl_game.services.settings import AIEntry
 from csl_game.engine.match import Match
 from csl_game.engine.runners.process import ProcessRunner, WorkerPool
 from csl_game.engine.runners.base import ForfeitReason

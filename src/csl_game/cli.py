@@ -21,21 +21,21 @@ from types import FrameType
 from typing import NoReturn, TextIO
 
 from csl_game import __version__
-from csl_game.engine import narration
-from csl_game.engine import settings as cfg
+from csl_game.services import narration
+from csl_game.services import settings as cfg
 from csl_game.console import ConsoleListener, ask_human_move
 from csl_game.thinker.discovery import registry
 from csl_game.errors import ConfigError, CslError
 from csl_game.engine.match import Human, Match, MatchResult, Player
-from csl_game.engine.presets import LEVELS
+from csl_game.services.presets import LEVELS
 from csl_game.engine.results import result_to_json
 from csl_game.engine.runners.base import SETUP_TIME_LIMIT, WorkerStartError
 from csl_game.engine.scheduler import runner_factory
 from csl_game.console.session_cmd import (check_thinkers, results_paths, run_session,
                                           setup_limit_of)
-from csl_game.engine.report import FORMATS
+from csl_game.services.report import FORMATS
 from csl_game.engine.session import Session
-from csl_game.engine.setup_file import SettingError, check_limits
+from csl_game.services.setup_file import SettingError, check_limits
 from csl_game.engine.standings import Points
 from csl_game.thinker.api import MatchConfig
 from csl_game.thinker.engine_thinker import EngineSpec
@@ -314,14 +314,14 @@ def cmd_session(args: argparse.Namespace) -> int:
 
 def cmd_report(args: argparse.Namespace) -> int:
     from csl_game.engine.results import duplicates_note, first_lines, read_results
-    from csl_game.engine.report import load_report
+    from csl_game.services.report import load_report
 
     points = Points(args.points_per_win, args.points_per_draw, args.points_per_loss)
     docs, twice = first_lines(read_results(args.results_file))
     if twice:
         print(f"csl-game: note: {duplicates_note(args.results_file, twice)}", file=sys.stderr)
     if args.format == REFERENCE:
-        from csl_game.engine.reference import write_reference
+        from csl_game.services.reference import write_reference
 
         written = write_reference(docs, args.output, points)
         print(f"wrote {written[0]} and {len(written) - 1} match transcripts in "
@@ -343,7 +343,7 @@ def _has_display() -> bool:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    from csl_game.engine.replay import load_replays, numbered, pick_replay
+    from csl_game.services.replay import load_replays, numbered, pick_replay
 
     replays = load_replays(args.results_file)
     if args.list:
@@ -405,7 +405,7 @@ def _play_flags(args: argparse.Namespace) -> dict[str, object]:
 
 def _play_options(args: argparse.Namespace) -> cfg.PlayOptions:
     """The GUI defaults, then the --config file, then --ai and the board flags."""
-    from csl_game.engine.setup_file import SettingError, apply_settings, check_players, load_config
+    from csl_game.services.setup_file import SettingError, apply_settings, check_players, load_config
 
     options = cfg.PlayOptions(thinker_paths=tuple(args.thinkers))
     if args.config is not None:

@@ -15,8 +15,8 @@ import time
 from collections.abc import Callable, Sequence
 from typing import NoReturn, TextIO
 
-from csl_game.engine.league import Entry, GameRecord, League, Tally, make_openings, tally
-from csl_game.engine.setup_file import check_limits
+from csl_game.services.league import Entry, GameRecord, League, Tally, make_openings, tally
+from csl_game.services.setup_file import check_limits
 from csl_game.engine.standings import Points
 from csl_game.model.notation import format_moves
 from csl_game.errors import ConfigError, CslError

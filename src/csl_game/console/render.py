@@ -6,7 +6,7 @@ import sys
 from collections.abc import Sequence
 from typing import TextIO
 
-from csl_game.engine import narration as msg
+from csl_game.services import narration as msg
 from csl_game.model.board import Board, PColor, Pos
 from csl_game.engine.match import (BoardUpdated, InvalidPlay, MatchEvent, MatchOver, MatchStarted,
                             MovePerformed, NextTurn, ThinkingInfo)

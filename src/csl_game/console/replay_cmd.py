@@ -6,8 +6,8 @@ from collections.abc import Callable
 from typing import TextIO
 
 from csl_game.console.render import LEGEND, render_board
-from csl_game.engine import narration as msg
-from csl_game.engine.replay import Replay
+from csl_game.services import narration as msg
+from csl_game.services.replay import Replay
 from csl_game.model.board import Board
 
 __all__ = ["print_replay", "step_replay", "KEYS_HELP"]

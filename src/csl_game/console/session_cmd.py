@@ -20,10 +20,10 @@ from csl_game.engine.results import (ResultsWriter, duplicates_note, first_lines
 from csl_game.engine.runners.base import WorkerStartError
 from csl_game.engine.runners.probe import SetupReport, probe_all
 from csl_game.engine.scheduler import default_workers, runner_factory
-from csl_game.engine import narration
+from csl_game.services import narration
 from csl_game.engine.session import PostMatch, Session, SessionEvent, TieBreakRound
-from csl_game.engine.settings import read_session_file
-from csl_game.engine.setup_file import refusal
+from csl_game.services.settings import read_session_file
+from csl_game.services.setup_file import refusal
 from csl_game.engine.standings import Points, Standing
 from csl_game.engine.tiebreak import TieBreak
 from csl_game.errors import ConfigError

@@ -23,9 +23,9 @@ import pygame
 import pygame_gui
 
 from csl_game.model.board import PColor, PShape
-from csl_game.engine.replay import Replay
-from csl_game.engine.settings import PlayOptions
-from csl_game.engine.userdata import UserData
+from csl_game.services.replay import Replay
+from csl_game.services.settings import PlayOptions
+from csl_game.services.userdata import UserData
 from csl_game.gui.assets import THEMES, load_theme
 from csl_game.gui.context import GuiContext
 from csl_game.gui.flow import SessionFlow

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from csl_game.engine import narration as messages
+from csl_game.services import narration as messages
 from csl_game.engine.session import (Choice, PostMatch, PreMatch, Screen, Session, SessionEnded,
                                      SessionEvent, TieBreakRound)
 from csl_game.gui.context import GuiContext

@@ -22,7 +22,7 @@ from csl_game.model.board import PColor
 from csl_game.gui.assets import load_theme
 from csl_game.gui.style import TextCache, theme_name
 from csl_game.gui.widgets import Metrics, label
-from csl_game.engine.narration import how_it_ended
+from csl_game.services.narration import how_it_ended
 from csl_game.engine.standings import MatchRecord, Standing
 
 __all__ = ["Column", "Cell", "CellStyle", "cell_style", "paint_rows", "Table", "fixture_rows",

@@ -14,11 +14,11 @@ from collections.abc import Callable
 
 import pygame
 
-from csl_game.engine import narration as messages
+from csl_game.services import narration as messages
 from csl_game.engine.match import (InvalidPlay, Match, MatchEvent, MatchOver, MatchResult,
                                    MatchStarted, MovePerformed, MovesTakenBack, NextTurn,
                                    Resigned, ThinkingInfo)
-from csl_game.engine.presets import opponent_label
+from csl_game.services.presets import opponent_label
 from csl_game.engine.session import Choice, Session, SessionState
 from csl_game.thinker.prototype import ThinkerPrototype
 from csl_game.gui.animation import VisualBoard

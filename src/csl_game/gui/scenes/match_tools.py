@@ -14,8 +14,8 @@ import pygame
 from pygame import Rect
 from pygame_gui.elements import UIButton
 
-from csl_game.engine import narration as messages
-from csl_game.engine.hint import Hint
+from csl_game.services import narration as messages
+from csl_game.services.hint import Hint
 from csl_game.engine.match import Match, Refused
 from csl_game.engine.session import Session
 from csl_game.gui.context import GuiContext

@@ -19,8 +19,8 @@ import pygame
 from pygame import Rect
 from pygame_gui.elements import UIButton, UILabel
 
-from csl_game.engine import narration as messages
-from csl_game.engine.replay import Replay
+from csl_game.services import narration as messages
+from csl_game.services.replay import Replay
 from csl_game.engine.standings import winner_text
 from csl_game.gui.animation import VisualBoard
 from csl_game.gui.board_view import BoardView, Pointer

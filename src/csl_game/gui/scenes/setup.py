@@ -21,10 +21,10 @@ from pygame import Rect
 from pygame_gui.core import ObjectID, UIContainer
 from pygame_gui.elements import UIButton, UILabel, UITextBox, UITextEntryLine
 
-from csl_game.engine.presets import LEVELS, NEW_OPPONENT, Level, level, level_of
+from csl_game.services.presets import LEVELS, NEW_OPPONENT, Level, level, level_of
 from csl_game.engine.screens import mode_text
-from csl_game.engine.settings import AIEntry, PlayOptions
-from csl_game.engine.setup_file import (DERIVED_BY_UNKNOWN_TRACK, SETTING, ConfigFileError,
+from csl_game.services.settings import AIEntry, PlayOptions
+from csl_game.services.setup_file import (DERIVED_BY_UNKNOWN_TRACK, SETTING, ConfigFileError,
                                         SetupChecker, load_config, save_config, setting_values)
 from csl_game.errors import CslError
 from csl_game.gui.context import GuiContext

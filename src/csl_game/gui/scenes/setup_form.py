@@ -20,11 +20,11 @@ import html
 import inspect
 import sys
 
-from csl_game.engine.presets import Level
-from csl_game.engine.settings import AIEntry
+from csl_game.services.presets import Level
+from csl_game.services.settings import AIEntry
 from csl_game.errors import CslError
 from csl_game.thinker.discovery import registry
-from csl_game.engine.setup_file import SETTING, Setting
+from csl_game.services.setup_file import SETTING, Setting
 from csl_game.gui.widgets import Handler, Metrics, button, label, set_text
 
 __all__ = ["SetupLayout", "setup_layout", "PlayerRows", "SettingsForm", "FORM", "field_label",

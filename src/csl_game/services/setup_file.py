@@ -34,7 +34,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from csl_game.engine.runners.probe import SetupProbe, SetupReport, probe_all
-from csl_game.engine.settings import AIEntry, PlayOptions
+from csl_game.services.settings import AIEntry, PlayOptions
 from csl_game.errors import ConfigError, CslError
 from csl_game.thinker.api import MatchConfig
 from csl_game.thinker.engine_thinker import EngineSpec

@@ -25,7 +25,7 @@ from typing import Any
 from urllib.parse import quote
 
 from csl_game.engine.match import MatchResult
-from csl_game.engine.report import Report, load_report
+from csl_game.services.report import Report, load_report
 from csl_game.engine.runners.base import ForfeitReason
 from csl_game.engine.standings import Points
 from csl_game.errors import ConfigError

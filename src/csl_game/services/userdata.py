@@ -17,8 +17,8 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from csl_game.engine.settings import PlayOptions
-from csl_game.engine.setup_file import ConfigFileError, load_config, save_config
+from csl_game.services.settings import PlayOptions
+from csl_game.services.setup_file import ConfigFileError, load_config, save_config
 
 __all__ = ["HOME_VARIABLE", "user_dir", "Preferences", "Score", "UserData"]
 

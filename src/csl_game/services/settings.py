@@ -8,7 +8,7 @@ from pathlib import Path
 
 from csl_game.errors import ConfigError
 from csl_game.engine.match import Human, Player
-from csl_game.engine.presets import LEVELS, level
+from csl_game.services.presets import LEVELS, level
 from csl_game.engine.runners.base import RunnerFactory
 from csl_game.engine.runners.thread import ThreadRunner
 from csl_game.engine.results import ResultsWriter, read_results
