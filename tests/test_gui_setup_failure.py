@@ -12,6 +12,8 @@ from gui_events import Apps, key, run_until
 from test_gui_session import board_scene, drop, result_overlay
 
 from csl_game.engine.runners.base import ForfeitReason
+from csl_game.services import narration
+from csl_game.model.board import PColor
 from csl_game.services.settings import AIEntry, PlayOptions
 from csl_game.services.userdata import UserData
 from csl_game.thinker.api import MatchConfig
@@ -58,6 +60,28 @@ def test_an_ai_that_cannot_be_set_up_is_no_win_and_no_score(
     assert "ModuleNotFoundError: No module named 'csl_game.thinkers'" in why
     assert "won" not in why and "lost" not in why
     assert pygame.display.get_caption()[0].endswith("The AI failed to start")
+    white, red = (scene._panel_state(c) for c in (PColor.WHITE, PColor.RED))
+    assert (white.status, red.status) == ("", "Failed to start")  # no "Winner!" either
     assert (user_home / "scores.json").read_bytes() == before
     assert user.score("brokeninworkers").wins == 1
     assert scene.score_note == "Not counted in your record against brokeninworkers"
+
+
+def test_the_log_names_the_cause_once() -> None:
+    detail = ("thinker misbehaving_thinkers.SetupExitThinker could not be set up: "
+              "SystemExit: 9\nTraceback ...")
+    assert narration.forfeit(PColor.RED, "SetupExit", ForfeitReason.SETUP, detail) == \
+        "Red (SetupExit) could not be set up: SystemExit: 9"
+    assert narration.forfeit(PColor.RED, "Slow", ForfeitReason.SETUP,
+                             "setting up the thinker took more than 4 s") == \
+        "Red (Slow) could not be set up: setting up the thinker took more than 4 s"
+
+
+def test_game_over_says_the_loser_never_played() -> None:
+    from csl_game.engine.match import MatchResult
+    from csl_game.model.board import Winner
+
+    result = MatchResult(winner=Winner.WHITE, white="Human", red="Broken",
+                         forfeit=ForfeitReason.SETUP, detail="SystemExit: 9")
+    assert narration.game_over(result) == \
+        "Game Over, White (Human) won: Red (Broken) could not be set up"

@@ -17,7 +17,7 @@ from csl_game.engine.tiebreak import TieBreak, TieRound
 __all__ = ["who", "match_started", "pre_match", "background_result", "thinking", "placed",
            "forfeit", "thinking_info", "game_over", "standing_line", "session_over",
            "first_line", "tie_break_round", "tie_break_summary", "result_title",
-           "explain_result", "how_it_ended", "counts_for_scores", "FORFEIT_WORDS", "hint_text", "undo_text"]
+           "explain_result", "how_it_ended", "counts_for_scores", "setup_cause", "FORFEIT_WORDS", "hint_text", "undo_text"]
 
 
 def who(color: PColor, name: str) -> str:
@@ -57,9 +57,15 @@ def first_line(text: str) -> str:
     return text.splitlines()[0] if text else ""
 
 
+def setup_cause(detail: str) -> str:
+    """What went wrong when a thinker could not be set up, without the runner's
+    'thinker X could not be set up: ' preamble (first line only)."""
+    return first_line(detail).split(" could not be set up: ", 1)[-1]
+
+
 def forfeit(color: PColor, name: str, reason: ForfeitReason, detail: str = "") -> str:
     """'Red (Sleepy) exceeded the time limit: time limit 500 ms' (first detail line only)."""
-    first = first_line(detail)
+    first = setup_cause(detail) if reason is ForfeitReason.SETUP else first_line(detail)
     return f"{who(color, name)} {reason}" + (f": {first}" if first else "")
 
 
@@ -69,11 +75,17 @@ def thinking_info(color: PColor, name: str, text: str) -> str:
 
 
 def game_over(result: MatchResult) -> str:
-    """'Game Over, White (MinimaxD3) won' or "Game Over, it's a draw"."""
+    """'Game Over, White (MinimaxD3) won', "Game Over, it's a draw", or, when
+    the loser never got to play, 'Game Over, White (Human) won: Red (Broken)
+    could not be set up' (a forfeit all the same, as the competition counts it)."""
     color = result.winner.color
     if result.winner is Winner.DRAW or color is None:
         return "Game Over, it's a draw"
-    return f"Game Over, {who(color, result.winner_name or '')} won"
+    won = f"Game Over, {who(color, result.winner_name or '')} won"
+    if result.forfeit is ForfeitReason.SETUP:
+        loser = result.red if color is PColor.WHITE else result.white
+        return f"{won}: {who(color.other, loser)} could not be set up"
+    return won
 
 
 def standing_line(s: Standing) -> str:
@@ -190,8 +202,7 @@ def explain_result(result: MatchResult, board: Board, you: PColor | None = None)
     if result.resigned:
         return f"{subject} resigned"
     if result.forfeit is ForfeitReason.SETUP:
-        first = result.detail.splitlines()[0] if result.detail else ""
-        cause = first.split(" could not be set up: ", 1)[-1]
+        cause = setup_cause(result.detail)
         return f"{subject} could not be set up" + (f": {cause}" if cause else "")
     if result.forfeit is not None:
         return f"{subject} {FORFEIT_WORDS[result.forfeit][1]}, and so lost"

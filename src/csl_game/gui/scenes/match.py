@@ -476,6 +476,8 @@ class MatchScene(Scene):
             winner = match.result.winner
             if winner is Winner.DRAW:
                 return "Draw"
+            if not messages.counts_for_scores(match.result):  # no game was played
+                return "" if winner.color is color else "Failed to start"
             return "Winner!" if winner.color is color else "Lost"
         if to_play and human:
             return "Your turn"
