@@ -127,6 +127,7 @@ FORFEIT_WORDS: dict[ForfeitReason, tuple[str, str]] = {
     ForfeitReason.FULL_COLUMN: ("invalid move", "tried to play in a full column"),
     ForfeitReason.NO_PIECES: ("invalid move", "tried a shape it has no pieces left of"),
     ForfeitReason.SETUP: ("setup failed", "could not be set up"),
+    ForfeitReason.PROTOCOL: ("crash", "wrote garbage on its worker's pipe"),
 }
 """Per forfeit: (a word or two for a results table, what the player did, in plain words)."""
 

@@ -48,6 +48,9 @@ class ForfeitReason(Enum):
     IGNORED_CANCELLATION = "ignored the request to stop thinking"
     WORKER_DIED = "crashed its process"
     MEMORY = "exceeded the memory limit"
+    PROTOCOL = "broke the worker protocol"
+    """Its worker process wrote on the result pipe what is no message (garbage,
+    an oversized or unfinished message): only thinker code writes such things."""
     SETUP = "could not be set up"
     """The thinker could not even be made ready to play (its module did not
     import, its constructor or setup() failed, its engine did not start)."""

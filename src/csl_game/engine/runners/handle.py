@@ -30,8 +30,10 @@ from typing import Any
 import psutil
 
 from csl_game.engine.runners.base import Forfeit, ForfeitReason, InfoCallback, WorkerStartError
+from csl_game.engine.runners.frames import FrameReader, frame_reader
 from csl_game.engine.runners.protocol import (Info, Message, Output, Ready, Reply, Reset,
-                                              SetupFailed, ToWorker, WorkerSpec, decode, encode)
+                                              SetupFailed, ToWorker, WorkerSpec, encode,
+                                              from_bytes)
 from csl_game.engine.runners.tree import kill_marked, kill_tree, memory_watch
 from csl_game.engine.runners.worker import EXIT_HARNESS, EXIT_MEMORY, worker_main
 from csl_game.thinker.discovery import builtin_modules
@@ -40,6 +42,9 @@ from csl_game.thinker.engine_thinker import exit_text
 __all__ = ["WorkerHandle", "SetupDone", "mp_context", "start_server_soon", "close_all"]
 
 _POLL_BUDGET = 0.002  # seconds of message handling per poll, so a GUI frame stays short
+_STALLED = 2.0
+"""Seconds a message begun on the result pipe may wait for its next byte: a
+worker writes a message whole, so a longer pause is a thinker writing there."""
 
 _live: weakref.WeakSet[WorkerHandle] = weakref.WeakSet()
 _context: ForkServerContext | SpawnContext | None = None
@@ -207,6 +212,8 @@ class WorkerHandle:
         self.threads = 0
         """The worker's own thread count, before its thinker was made."""
         self.results: dict[int, Reply] = {}
+        self.protocol_error: str | None = None
+        """What the worker wrote on its result pipe that is no message, if it did."""
         self._eof = False
         self.closed = False
         self._proc: psutil.Process | None = None
@@ -214,6 +221,7 @@ class WorkerHandle:
         try:
             self._process = self._start()
             self._pid = self._process.pid
+            self._reader: FrameReader = frame_reader(self._from_worker)
         except (OSError, MemoryError) as e:
             raise WorkerStartError(f"could not start a worker process for {spec.fqn}: "
                                    f"{type(e).__name__}: {e}") from e
@@ -271,19 +279,26 @@ class WorkerHandle:
 
     def pump(self, budget: float = _POLL_BUDGET) -> None:
         """Handle the messages that arrived, for at most about `budget` seconds."""
-        if self._eof or self.closed:
+        if self._eof or self.closed or self.protocol_error is not None:
             return
-        until = time.perf_counter() + budget
-        conn = self._from_worker
+        reader = self._reader
         try:
-            while conn.poll(0):
-                self._handle(decode(conn.recv()))
-                if time.perf_counter() > until:
-                    return
-        except (EOFError, OSError):
+            for frame in reader.read(budget):
+                self._handle(from_bytes(frame))
+        except ValueError as e:  # only thinker code writing to our pipe sends such things
+            self._misbehaved(str(e))
+            return
+        if reader.eof:
             self._eof = True
-        except ValueError:  # only thinker code writing to our pipe sends such things
-            self.kill()
+        elif (reader.pending_since is not None
+              and time.perf_counter() - reader.last_byte_at > _STALLED):
+            self._misbehaved(f"began a message ({reader.pending()} bytes) and sent nothing "
+                             f"more for {_STALLED:g} s")
+
+    def _misbehaved(self, what: str) -> None:
+        """The worker wrote on its result pipe what is no message: it is killed."""
+        self.protocol_error = f"its process wrote what is no message on its pipe: {what}"
+        self.kill()
 
     def _handle(self, message: Message) -> None:
         if isinstance(message, Reply):
@@ -313,7 +328,8 @@ class WorkerHandle:
     def healthy(self) -> bool:
         """Alive, set up, and not known to have failed."""
         return (not self.closed and self._process.exitcode is None and not self._eof
-                and self.ready and self.setup_error is None and self.memory_used is None)
+                and self.ready and self.setup_error is None and self.memory_used is None
+                and self.protocol_error is None)
 
     def lingering_threads(self) -> int:
         """Threads beyond the worker's own that its thinker left running (0 if unknown)."""
@@ -330,7 +346,9 @@ class WorkerHandle:
             return True
         if self._process.exitcode is None:
             return False
-        return self._eof or not self._from_worker.poll(0)
+        if not self._eof and self.protocol_error is None:
+            self.pump()
+        return self._eof or self.protocol_error is not None or self._reader.drained
 
     def setup_done(self, now: float) -> SetupDone | None:
         """The thinker's name once it is set up, or the forfeit its setup costs
@@ -368,6 +386,9 @@ class WorkerHandle:
                                    "its own pipes and threads")
         limit = f"memory limit {self.spec.memory_limit_mb} MB"
         setup = ForfeitReason.SETUP if setting_up else None
+        if self.protocol_error is not None:
+            return Forfeit(setup or ForfeitReason.PROTOCOL,
+                           f"{self.protocol_error}{when}; it was killed")
         if self.memory_used is not None:
             return Forfeit(setup or ForfeitReason.MEMORY, f"its processes used "
                            f"{self.memory_used >> 20} MB{when} ({limit}): they were killed")
@@ -384,8 +405,11 @@ class WorkerHandle:
             time.sleep(max(0.0, timeout))
             return
         handles: list[Any] = [self._process.sentinel]
-        if not self._eof:
-            handles.append(self._from_worker)
+        pipe = None if self._eof else self._reader.waitable()
+        if pipe is not None:
+            handles.append(pipe)
+        elif not self._eof:  # a reader thread hands frames over: look again soon
+            timeout = min(timeout, 0.005)
         wait(handles, max(0.0, timeout))
 
     def kill(self) -> None:
@@ -423,6 +447,7 @@ class WorkerHandle:
             self._process.close()
         self._to_worker.close()
         self._from_worker.close()
+        self._reader.close()
 
 
 def _after_fork_in_child() -> None:

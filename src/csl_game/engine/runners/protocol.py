@@ -14,20 +14,31 @@ On the pipe a message travels as `encode()` makes it: a tuple of its kind's
 number and its fields. Pickle writes a class by name and looks it up again
 on loading, some 7 µs per class per message; a tuple of builtins costs
 nothing of the kind, and a fast move's round trip stays as fast as it was.
+
+The parent's requests travel pickled (the worker trusts its parent). The
+worker's messages travel as JSON (`to_bytes`), because the worker runs the
+thinker's code, which can write anything on that pipe: `from_bytes` builds
+only the worker's own kinds of message from plain values, checking the type
+of every field, so no bytes from a worker make the parent run any code, and
+the parent reads the pipe itself, framed and bounded
+(`csl_game.engine.runners.frames`).
 """
 
 from __future__ import annotations
 
+import json
+import math
 from dataclasses import dataclass
 from typing import cast
 
-from csl_game.engine.runners.answer import Answer, MoveAnswer, Plain
+from csl_game.engine.runners.answer import Answer, MoveAnswer, Opaque, OtherAnswer, Plain
 from csl_game.model.board import Board
 from csl_game.thinker.api import MatchConfig
 
 __all__ = ["WorkerSpec", "Message", "ToWorker", "Think", "Cancel", "Reset", "Quit",
            "FromWorker", "Ready", "SetupFailed", "Info", "Output",
-           "Reply", "Answered", "Raised", "OutOfMemory", "encode", "decode"]
+           "Reply", "Answered", "Raised", "OutOfMemory", "encode", "decode", "to_bytes",
+           "from_bytes"]
 
 
 @dataclass(frozen=True)
@@ -192,3 +203,98 @@ def decode(wire: Wire) -> Message:
     except (TypeError, IndexError, ValueError) as e:
         raise ValueError(f"not a message of the worker protocol: {e}") from None
     return message
+
+
+# ------------------------------------------------------------ the worker's bytes
+_FROM_WORKER: tuple[type[FromWorker], ...] = (Ready, SetupFailed, Info, Output, Answered,
+                                               Raised, OutOfMemory)
+_FROM_CODES = {kind: code for code, kind in enumerate(_FROM_WORKER)}
+_NUMBER = (int, float)
+
+
+def _plain_json(value: Plain) -> object:
+    return {"opaque": value.text} if type(value) is Opaque else value
+
+
+def _answer_json(answer: Answer) -> object:
+    if type(answer) is MoveAnswer:
+        return [_plain_json(answer.column), _plain_json(answer.shape)]
+    return {"returned": cast(OtherAnswer, answer).returned}
+
+
+def to_bytes(message: FromWorker) -> bytes:
+    """A worker's message as it travels to the parent: JSON of plain values."""
+    code = _FROM_CODES[type(message)]
+    if isinstance(message, Answered):
+        fields: list[object] = [message.job_id, message.elapsed, _answer_json(message.answer)]
+    else:
+        fields = list(vars(message).values())
+    return json.dumps([code, *fields], separators=(",", ":")).encode()
+
+
+def _is(value: object, *kinds: type) -> bool:
+    """Exact type test (bool is no int here, an int is a number)."""
+    return type(value) in kinds
+
+
+def _plain_from(value: object) -> Plain:
+    if value is None or _is(value, bool, int, float, str):
+        return cast(Plain, value)
+    if _is(value, dict) and set(cast(dict[str, object], value)) == {"opaque"}:
+        text = cast(dict[str, object], value)["opaque"]
+        if _is(text, str):
+            return Opaque(cast(str, text))
+    raise ValueError("a column or shape that is no plain value")
+
+
+def _answer_from(value: object) -> Answer:
+    if _is(value, list) and len(cast(list[object], value)) == 2:
+        column, shape = cast(list[object], value)
+        return MoveAnswer(_plain_from(column), _plain_from(shape))
+    if _is(value, dict) and set(cast(dict[str, object], value)) == {"returned"}:
+        returned = cast(dict[str, object], value)["returned"]
+        if _is(returned, str):
+            return OtherAnswer(cast(str, returned))
+    raise ValueError("an answer of no known form")
+
+
+_FIELDS: dict[type[FromWorker], tuple[tuple[type, ...], ...]] = {
+    Ready: ((str,), (int,)),
+    SetupFailed: ((str,), (bool,)),
+    Info: ((str,),),
+    Output: ((str,),),
+    Raised: ((int,), _NUMBER, (str,), (bool,)),
+    OutOfMemory: ((int,), _NUMBER, (str,)),
+}
+
+
+def from_bytes(data: bytes) -> FromWorker:
+    """The worker's message that `to_bytes()` made `data` from, built from
+    plain values only (nothing runs while loading it).
+
+    Raises:
+        ValueError: `data` is not a message a worker sends (not JSON, an
+            unknown or parent-only kind, a field of the wrong type or count).
+    """
+    try:
+        wire = json.loads(data)
+    except (ValueError, RecursionError, UnicodeDecodeError) as e:
+        raise ValueError(f"not a message of the worker protocol: {type(e).__name__}") from None
+    if not _is(wire, list) or not wire or not _is(wire[0], int):
+        raise ValueError("not a message of the worker protocol: no kind")
+    code, *fields = cast(list[object], wire)
+    if not 0 <= cast(int, code) < len(_FROM_WORKER):
+        raise ValueError(f"not a message a worker sends: kind {code}")
+    kind = _FROM_WORKER[cast(int, code)]
+    if kind is Answered:
+        if len(fields) != 3 or not _is(fields[0], int) or not _is(fields[1], *_NUMBER):
+            raise ValueError("not a message of the worker protocol: a malformed answer")
+        fields[2] = _answer_from(fields[2])
+    else:
+        types = _FIELDS[kind]
+        if len(fields) != len(types) or not all(_is(f, *t) for f, t in zip(fields, types)):
+            raise ValueError(f"not a message of the worker protocol: a malformed {kind.__name__}")
+    if issubclass(kind, Reply) and not (math.isfinite(cast(float, fields[1]))
+                                        and cast(float, fields[1]) >= 0):
+        raise ValueError("not a message of the worker protocol: a time that is no duration")
+    return kind(*fields)

@@ -26,7 +26,7 @@ from csl_game.engine.runners.answer import ask, crashed, exception_detail, plain
 from csl_game.engine.runners.output import OutputForwarder
 from csl_game.engine.runners.protocol import (Answered, Cancel, FromWorker, Info, OutOfMemory,
                                               Quit, Raised, Ready, Reset, SetupFailed,
-                                              Think, WorkerSpec, decode, encode)
+                                              Think, WorkerSpec, decode, to_bytes)
 from csl_game.engine.runners.tree import mark_environment
 from csl_game.errors import ThinkerError
 from csl_game.thinker.api import AbstractThinker, CancellationToken
@@ -78,7 +78,7 @@ class _Outbox:
     def send(self, message: FromWorker) -> None:
         with self._lock:
             try:
-                self._conn.send(encode(message))
+                self._conn.send_bytes(to_bytes(message))
             except OSError:  # the parent is gone: nobody to think for
                 os._exit(0)
 
