@@ -18,13 +18,13 @@ from test_gui_exit import MISBEHAVING, _alive, _descendants, interrupt_while_thi
 from test_gui_session import FastClock
 from test_session_parallel import HeldScheduler
 
-from csl_game.engine import session as session_module
+from csl_game.engine import background as background_module
 from csl_game.model.board import Winner
 from csl_game.cli import main
 from csl_game.services.settings import AIEntry, PlayOptions
 from csl_game.gui.app import App
 from csl_game.gui.scenes.info import FinalScene, PreMatchScene
-from csl_game.engine.session import Choice, Session
+from csl_game.engine.session import Choice, Session, SessionOptions
 from csl_game.thinker.api import MatchConfig
 from csl_game.thinker.prototype import ThinkerPrototype
 
@@ -40,7 +40,7 @@ def _texts(app: App) -> list[str]:
 @pytest.fixture
 def held_app(monkeypatch: pytest.MonkeyPatch) -> Iterator[App]:
     HeldScheduler.made.clear()
-    monkeypatch.setattr(session_module, "Scheduler", HeldScheduler)
+    monkeypatch.setattr(background_module, "Scheduler", HeldScheduler)
     config = MatchConfig(**BOARD, time_limit_ms=2000, min_move_time_ms=0)
     options = PlayOptions(ais=(AIEntry("sequential"), AIEntry("steady", "1"),
                                AIEntry("raiser")), match=config, window_size=(1024, 700),
@@ -64,7 +64,7 @@ def test_results_from_off_screen_appear_and_the_last_screen_waits(held_app: App)
     pre = _pre_match(app)
     session = pre.session
     background = HeldScheduler.made[0]
-    assert session.current_index == 0 and list(background.running) == [1]
+    assert session.current_index == 0 and background.indices == [1]
     background.end(1)
     app.step(DT)
     assert app.scenes.current is pre, "the same screen, its tables built anew"
@@ -89,7 +89,7 @@ def test_results_from_off_screen_appear_and_the_last_screen_waits(held_app: App)
     for _ in range(30):
         app.step(DT)
     assert app.scenes.current is waiting, "it waits as long as the match plays"
-    background.end(sorted(background.running)[0], Winner.DRAW)
+    background.end(background.indices[0], Winner.DRAW)
     run_until(app, lambda: isinstance(app.scenes.current, FinalScene))
     assert len(session.records) == 6 and sum(s.draws for s in session.standings()) == 2
 

@@ -22,7 +22,8 @@ from csl_game.gui.style import Fonts, TextCache, TextRole, palette  # noqa: E402
 from csl_game.engine.runners.base import ForfeitReason  # noqa: E402
 from csl_game.gui.tables import cell_style, result_rows, standings_rows  # noqa: E402
 from csl_game.engine.match import Human, MatchResult  # noqa: E402
-from csl_game.engine.session import MatchRecord, Session, SessionState, standings  # noqa: E402
+from csl_game.engine.session import (MatchRecord, Session, SessionOptions,  # noqa: E402
+                                     SessionState, standings)
 from csl_game.thinker.api import MatchConfig  # noqa: E402
 
 NAMES = ("Ann", "Bob", "Cy")

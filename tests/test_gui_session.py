@@ -19,7 +19,7 @@ from csl_game.gui.scenes.info import FinalScene, PreMatchScene
 from csl_game.gui.scenes.match import MatchScene
 from csl_game.gui.scenes.result import ResultOverlay
 from csl_game.gui.scenes.setup import SetupScene
-from csl_game.engine.session import Choice, Session, SessionState
+from csl_game.engine.session import Choice, Session, SessionState, SessionOptions
 from csl_game.thinker.api import MatchConfig
 from csl_game.thinker.prototype import ThinkerPrototype
 

@@ -19,7 +19,7 @@ from csl_game import (AbstractThinker, Board, CancellationToken, FutureMove, Mat
 from csl_game.engine.match import InvalidPlay, Match, ThinkingInfo
 from csl_game.engine.runners.process import ProcessRunner
 from csl_game.engine.runners.base import ForfeitReason, InfoCallback
-from csl_game.engine.session import Session
+from csl_game.engine.session import Session, SessionOptions
 from procs import alive, descendants, gone_within
 
 MISBEHAVING = (str(Path(__file__).parent / "misbehaving"),)
@@ -280,7 +280,7 @@ def test_a_session_of_misbehaving_thinkers_finishes_with_correct_standings() -> 
     mc = MatchConfig(time_limit_ms=200)
     players = [proto(name, params, mc) for name, params in SESSION_PLAYERS]
     factory = Factory()
-    session = Session(players, mc, runner_factory=factory)
+    session = Session(players, mc, SessionOptions(runner_factory=factory))
     durations: list[float] = []
 
     def timed(match: Match) -> object:

@@ -107,14 +107,15 @@ def test_imports_go_downward(module: str) -> None:
                               f"({LAYER_NAMES[other]}), a higher layer")
 
 
-def test_no_import_cycles() -> None:
-    graph = _graph()
+def find_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Every import cycle of `graph`: its strongly connected components of
+    more than one module (Tarjan's algorithm)."""
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     stack: list[str] = []
     cycles: list[list[str]] = []
 
-    def visit(node: str) -> None:  # Tarjan's strongly connected components
+    def visit(node: str) -> None:
         index[node] = low[node] = len(index)
         stack.append(node)
         for nxt in graph[node]:
@@ -136,20 +137,44 @@ def test_no_import_cycles() -> None:
     for module in sorted(graph):
         if module not in index:
             visit(module)
+    return cycles
+
+
+def test_no_import_cycles() -> None:
+    cycles = find_cycles(_graph())
     assert not cycles, "import cycles: " + "; ".join(" <-> ".join(c) for c in cycles)
 
 
 def test_cycle_finder_sees_cycles() -> None:
-    """The check above would fail on a cycle (a test that cannot fail proves nothing)."""
+    """The finder the test above calls reports a planted cycle (a test that
+    cannot fail proves nothing)."""
     graph = _graph()
-    graph["csl_game.model.board"].add("csl_game.engine.match")
-    reach, todo = set(), ["csl_game.engine.match"]
-    while todo:
-        for nxt in graph[todo.pop()]:
-            if nxt not in reach:
-                reach.add(nxt)
-                todo.append(nxt)
-    assert "csl_game.model.board" in reach
+    assert not find_cycles(graph)
+    graph["csl_game.model.board"].add("csl_game.engine.match")  # match imports the board
+    cycles = find_cycles(graph)
+    assert any({"csl_game.model.board", "csl_game.engine.match"} <= set(c) for c in cycles)
+
+
+FRONTENDS = ("csl_game.console", "csl_game.gui", "csl_game.rl", "csl_game.cli",
+             "csl_game.__main__")
+
+
+def runner_imports(graph: dict[str, set[str]]) -> list[str]:
+    """'frontend -> engine.runners.x' for each frontend module that reaches past
+    the engine's front door (csl_game.engine) into its runners."""
+    return sorted(f"{m} -> {i}" for m, imported in graph.items()
+                  if m.startswith(FRONTENDS) for i in imported
+                  if i.startswith("csl_game.engine.runners"))
+
+
+def test_frontends_use_the_engines_front_door() -> None:
+    assert not runner_imports(_graph())
+
+
+def test_the_front_door_check_sees_a_frontend_reaching_the_runners() -> None:
+    graph = _graph()
+    graph["csl_game.gui.app"].add("csl_game.engine.runners.process")
+    assert runner_imports(graph) == ["csl_game.gui.app -> csl_game.engine.runners.process"]
 
 
 def test_model_is_pure() -> None:

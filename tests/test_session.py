@@ -9,9 +9,11 @@ import pytest
 from hypothesis import given, strategies as st
 
 from csl_game import ConfigError, MatchConfig, PColor, ThinkerPrototype, Winner
+from csl_game.errors import SessionStateError
 from csl_game.engine.match import Human, MatchResult
 from csl_game.engine.runners.thread import ThreadRunner
-from csl_game.engine.session import (Choice, MatchRecord, Screen, Mode, Points, PostMatch, PreMatch, Session,
+from csl_game.engine.session import (SessionOptions, Choice, MatchRecord, Screen, Mode, Points,
+                                     PostMatch, PreMatch, Session,
                               SessionEnded, SessionStarted, SessionState, mode_for,
                               round_robin, standings, winner_text)
 
@@ -94,7 +96,7 @@ def _protos(names: list[str], mc: MatchConfig) -> list[ThinkerPrototype]:
 def test_tournament_state_machine_and_events() -> None:
     mc = MatchConfig(time_limit_ms=500)
     session = Session(_protos(["sequential", "minimax 1", "raiser", "nomove"], mc), mc,
-                      runner_factory=ThreadRunner)
+                      SessionOptions(runner_factory=ThreadRunner))
     assert session.mode is Mode.TOURNAMENT and session.total_matches == 12
     events: list = []
     session.subscribe(events.append)
@@ -129,7 +131,7 @@ def test_two_player_session_swap() -> None:
     session.swap()
     assert session.next_pairing == ("Random", "Ann")
     session.start()
-    with pytest.raises(ConfigError):
+    with pytest.raises(SessionStateError):
         session.swap()
     match = session.begin_match()
     match.update()
@@ -155,7 +157,7 @@ def test_session_needs_two_players() -> None:
 
 def test_wrong_transition_is_refused() -> None:
     session = Session([Human(), Human()], MatchConfig())
-    with pytest.raises(ConfigError, match="expected"):
+    with pytest.raises(SessionStateError, match="expected"):
         session.begin_match()
 
 

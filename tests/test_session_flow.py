@@ -5,9 +5,11 @@ from __future__ import annotations
 import pytest
 
 from csl_game import ConfigError, MatchConfig, PColor, ThinkerPrototype
+from csl_game.errors import SessionStateError
 from csl_game.services.settings import AIEntry, PlayOptions
 from csl_game.engine.match import Human
-from csl_game.engine.session import (Choice, Mode, Screen, ScreenPolicy, Session, SessionState,
+from csl_game.engine.session import (SessionOptions, Choice, Mode, Screen, ScreenPolicy, Session,
+                                     SessionState,
                               mode_text)
 
 MC = MatchConfig(rows=4, cols=4, win_sequence=3, round_pieces=4, square_pieces=4,
@@ -62,7 +64,7 @@ def test_a_single_match_with_an_ai_asks_who_plays_first() -> None:
     assert session.choose(Choice.START) is Screen.MATCH
     assert session.state is SessionState.IN_MATCH and session.choices() == ()
     assert session.match is not None and session.match.is_human(PColor.RED)
-    with pytest.raises(ConfigError):
+    with pytest.raises(SessionStateError):
         session.choose(Choice.OK)
     session.abort()
 
@@ -70,7 +72,7 @@ def test_a_single_match_with_an_ai_asks_who_plays_first() -> None:
 def test_two_humans_start_without_a_swap() -> None:
     session = Session([Human("A"), Human("B")], MC)
     assert session.choices() == (Choice.START,)
-    with pytest.raises(ConfigError, match="not a choice"):
+    with pytest.raises(SessionStateError, match="not a choice"):
         session.choose(Choice.SWAP)
 
 
@@ -83,7 +85,7 @@ def test_a_single_match_ends_on_its_final_screen() -> None:
     assert session.choices() == (Choice.PLAY_AGAIN, Choice.PLAY_AGAIN_SWAPPED, Choice.SETUP,
                                  Choice.QUIT)
     assert session.default_choice is Choice.QUIT
-    with pytest.raises(ConfigError):
+    with pytest.raises(SessionStateError):
         session.choose(Choice.PLAY_AGAIN)  # the frontend's to act on
     again = session.again()
     assert again.names == session.names and again.state is SessionState.BEGIN

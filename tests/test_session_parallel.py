@@ -10,9 +10,11 @@ import pytest
 
 from csl_game import MatchConfig, ThinkerPrototype, Winner
 from csl_game.engine import session as session_module
+from csl_game.engine.background import FixtureKey
 from csl_game.engine.match import Human, MatchResult
 from csl_game.engine.scheduler import JobResult, MatchJob
-from csl_game.engine.session import (Choice, PostMatch, Screen, ScreenPolicy, Session, SessionEvent,
+from csl_game.engine.session import (SessionOptions, Choice, PostMatch, Screen, ScreenPolicy,
+                                     Session, SessionEvent,
                               SessionState)
 
 FAKES = (str(Path(__file__).parent / "fakes"),)
@@ -42,13 +44,19 @@ class HeldScheduler:
 
     def end(self, index: int, winner: Winner = Winner.WHITE, failed: bool = False) -> None:
         """Let match `index` finish (White wins, unless `winner` says otherwise)."""
-        job = self.running[index]
-        self.ended[index] = (RuntimeError("no worker could be started") if failed else
-                             JobResult(MatchResult(winner, job.white.name, job.red.name)))
+        key = FixtureKey(index)
+        job = self.running[key]
+        self.ended[key] = (RuntimeError("no worker could be started") if failed else
+                           JobResult(MatchResult(winner, job.white.name, job.red.name)))
+
+    @property
+    def indices(self) -> list[int]:
+        """The session's matches it plays, in match order."""
+        return sorted(k.index for k in self.running if isinstance(k, FixtureKey))
 
     def finished(self) -> list[tuple[Hashable, JobResult | BaseException]]:
         out = []
-        for key in sorted(self.ended, key=repr):
+        for key in list(self.ended):
             out.append((key, self.ended.pop(key)))
             del self.running[key]
         return out
@@ -80,41 +88,41 @@ def _play_on_screen(session: Session, winner: Winner = Winner.RED) -> None:
 
 def test_the_screen_and_the_background_share_out_the_matches(
         held: type[HeldScheduler]) -> None:
-    session = Session(_players(3), CONFIG, workers=3, scheduler_factory=held)
+    session = Session(_players(3), CONFIG, SessionOptions(workers=3, scheduler_factory=held))
     events: list[SessionEvent] = []
     session.subscribe(events.append)
     session.start()
     bg = held.made[0]
     assert session.parallel and bg.slots == 2
-    assert session.current_index == 0 and sorted(bg.running) == [1, 2]
+    assert session.current_index == 0 and bg.indices == [1, 2]
     bg.end(2)
     session.update()
-    assert session.record_indices == [2] and sorted(bg.running) == [1, 3]
+    assert session.record_indices == [2] and bg.indices == [1, 3]
     assert [e for e in events if isinstance(e, PostMatch)][-1].background
     _play_on_screen(session)
     assert not [e for e in events if isinstance(e, PostMatch)][-1].background
     session.next()
     assert session.current_index == 4, "the screen takes the lowest free match"
-    assert sorted(bg.running) == [1, 3], "two off screen at most"
+    assert bg.indices == [1, 3], "two off screen at most"
     assert sorted(i for i, _ in session.records_in_order()) == [0, 2]
 
 
 def test_the_last_screen_waits_for_the_background_then_ends(
         held: type[HeldScheduler]) -> None:
-    session = Session(_players(3), CONFIG, workers=2, scheduler_factory=held)
+    session = Session(_players(3), CONFIG, SessionOptions(workers=2, scheduler_factory=held))
     session.start()
     bg = held.made[0]
     for _ in range(5):  # the background keeps match 1 for the whole session
         _play_on_screen(session)
         session.next()
-    assert sorted(session.record_indices) == [0, 2, 3, 4, 5] and list(bg.running) == [1]
+    assert sorted(session.record_indices) == [0, 2, 3, 4, 5] and bg.indices == [1]
     assert session.waiting and session.state is SessionState.PRE_MATCH
     assert session.screen is Screen.PRE_MATCH
     assert session.choices() == () and session.default_choice is None
     assert session.timeout(ScreenPolicy(auto=True)) is None
     assert session.background_pairings == [(session.names[session.pairings[1][0]],
                                             session.names[session.pairings[1][1]])]
-    with pytest.raises(session_module.ConfigError):
+    with pytest.raises(session_module.SessionStateError):
         session.begin_match()
     session.update()
     assert session.waiting, "nothing ended yet"
@@ -127,7 +135,7 @@ def test_the_last_screen_waits_for_the_background_then_ends(
 
 def test_a_match_that_failed_off_screen_is_played_on_screen(
         held: type[HeldScheduler]) -> None:
-    session = Session(_players(3), CONFIG, workers=2, scheduler_factory=held)
+    session = Session(_players(3), CONFIG, SessionOptions(workers=2, scheduler_factory=held))
     session.start()
     bg = held.made[0]
     for _ in range(5):
@@ -146,9 +154,10 @@ def test_a_match_that_failed_off_screen_is_played_on_screen(
 
 def test_one_worker_humans_or_two_players_play_everything_on_screen(
         held: type[HeldScheduler]) -> None:
-    for session in (Session(_players(3), CONFIG, workers=1, scheduler_factory=held),
-                    Session([Human(), *_players(2)], CONFIG, workers=2, scheduler_factory=held),
-                    Session(_players(2), CONFIG, workers=2, scheduler_factory=held)):
+    one, two = (SessionOptions(workers=n, scheduler_factory=held) for n in (1, 2))
+    for session in (Session(_players(3), CONFIG, one),
+                    Session([Human(), *_players(2)], CONFIG, two),
+                    Session(_players(2), CONFIG, two)):
         assert not session.parallel
         session.start()
         assert session.background_running == 0 and not held.made
@@ -156,13 +165,13 @@ def test_one_worker_humans_or_two_players_play_everything_on_screen(
 
 def test_workers_below_one_are_refused() -> None:
     with pytest.raises(session_module.ConfigError, match="workers must be at least 1"):
-        Session(_players(3), CONFIG, workers=0, scheduler_factory=held)
+        Session(_players(3), CONFIG, SessionOptions(workers=0, scheduler_factory=held))
 
 
 def test_again_keeps_the_workers(held: type[HeldScheduler]) -> None:
-    again = Session(_players(3), CONFIG, workers=2, in_process=True,
-                    scheduler_factory=held).again()
-    assert again.workers == 2 and again.in_process
+    again = Session(_players(3), CONFIG, SessionOptions(workers=2, in_process=True,
+                                                        scheduler_factory=held)).again()
+    assert again.workers == 2 and again.options.in_process
 
 
 def test_a_parallel_run_gives_the_standings_of_a_sequential_one() -> None:
@@ -173,10 +182,21 @@ def test_a_parallel_run_gives_the_standings_of_a_sequential_one() -> None:
         return [ThinkerPrototype(t, p, CONFIG, FAKES) for t, p in thinkers]
 
     expected = Session(players(), CONFIG).run()
-    session = Session(players(), CONFIG, workers=2, in_process=True)
+    session = Session(players(), CONFIG, SessionOptions(workers=2, in_process=True))
     background: list[int] = []
     session.subscribe(lambda e: background.append(e.index)
                       if isinstance(e, PostMatch) and e.background else None)
     assert session.run() == expected
     assert [i for i, _ in session.records_in_order()] == list(range(12))
     assert background, "some matches were played off screen"
+
+
+def test_the_pre_match_list_is_in_match_order_past_match_ten(
+        held: type[HeldScheduler]) -> None:
+    """Matches 1 to 12 off screen are listed 1, 2, ... 12, not 1, 10, 11, 12, 2."""
+    session = Session(_players(5), CONFIG, SessionOptions(workers=13, scheduler_factory=held))
+    session.start()
+    assert held.made[0].indices == list(range(1, 13))
+    fixtures = [session.pairings[i] for i in range(1, 13)]
+    assert session.background_pairings == [(session.names[w], session.names[r])
+                                           for w, r in fixtures]

@@ -17,7 +17,7 @@ from csl_game.services.settings import AIEntry
 from csl_game.engine.match import MatchResult
 from csl_game.engine.results import ResultsWriter, read_results
 from csl_game.services.report import load_report
-from csl_game.engine.session import MatchRecord, Points, Session, standings
+from csl_game.engine.session import MatchRecord, Points, Session, standings, SessionOptions
 from csl_game.engine.tiebreak import apply_tie_break, break_first_place_tie
 from csl_game.thinker.prototype import ThinkerPrototype
 from procs import kill_after_lines
@@ -26,11 +26,12 @@ FAKES = str(Path(__file__).parent / "fakes")
 LEAGUE = "random 1\nsequential\nminimax 1\nrandom 2\nsteady 5\n"
 
 
-def tournament(entries: list[AIEntry], config: MatchConfig, **kwargs: object) -> Session:
+def tournament(entries: list[AIEntry], config: MatchConfig,
+               results: ResultsWriter | None = None, **kwargs: object) -> Session:
     """A tournament of these AIs, every match played off screen (as the session verb does)."""
     players = [ThinkerPrototype(e.thinker, e.params, config) for e in entries]
-    return Session(players, config, foreground=False, tournament=True,
-                   **kwargs)  # type: ignore[arg-type]
+    options = SessionOptions(foreground=False, tournament=True, **kwargs)  # type: ignore[arg-type]
+    return Session(players, config, options, results=results)
 
 
 def _standings_block(out: str) -> str:

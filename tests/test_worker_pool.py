@@ -11,7 +11,7 @@ from csl_game.services.settings import AIEntry
 from csl_game.engine.match import Match
 from csl_game.engine.runners.process import ProcessRunner, WorkerPool
 from csl_game.engine.runners.base import ForfeitReason
-from csl_game.engine.session import PostMatch, Session
+from csl_game.engine.session import PostMatch, Session, SessionOptions
 from procs import alive, descendants
 
 MISBEHAVING = (str(Path(__file__).parent / "misbehaving"),)
@@ -62,7 +62,7 @@ def test_tournament_uses_few_processes_and_leaves_none(tmp_path: Path) -> None:
     seen: set[int] = set()
     before = descendants(os.getpid())
     players = [ThinkerPrototype(e.thinker, e.params, MatchConfig()) for e in entries]
-    t = Session(players, MatchConfig(), foreground=False, tournament=True)
+    t = Session(players, MatchConfig(), SessionOptions(foreground=False, tournament=True))
     t.subscribe(lambda e: seen.update(_worker_pids(before)) if isinstance(e, PostMatch) else None)
     t.run()
     assert len(t.records) == 6

@@ -25,16 +25,17 @@ from csl_game.services import narration
 from csl_game.services import settings as cfg
 from csl_game.console import ConsoleListener, ask_human_move
 from csl_game.thinker.discovery import registry
-from csl_game.errors import ConfigError, CslError
+from csl_game.errors import (ConfigError, CslError, Terminated, UsageError,
+                             exit_status)
 from csl_game.engine.match import Human, Match, MatchResult, Player
 from csl_game.services.presets import LEVELS
 from csl_game.engine.results import result_to_json
-from csl_game.engine.runners.base import SETUP_TIME_LIMIT, WorkerStartError
+from csl_game.engine import SETUP_TIME_LIMIT
 from csl_game.engine.scheduler import runner_factory
 from csl_game.console.session_cmd import (check_thinkers, results_paths, run_session,
                                           setup_limit_of)
 from csl_game.services.report import FORMATS
-from csl_game.engine.session import Session
+from csl_game.engine.session import Session, SessionOptions
 from csl_game.services.setup_file import SettingError, check_limits
 from csl_game.engine.standings import Points
 from csl_game.thinker.api import MatchConfig
@@ -51,8 +52,6 @@ BROKEN_PIPE = 141
 command-line tools end then."""
 
 
-class UsageError(ConfigError):
-    """Bad command-line usage."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -291,8 +290,9 @@ def cmd_match(args: argparse.Namespace) -> int:
     limit = setup_limit_of(args)
     known = check_thinkers(players, ("-W/--white", "-R/--red"), args.in_process, limit)
     out = sys.stderr if args.json else sys.stdout
-    session = Session(players, mc, runner_factory=runner_factory(args.in_process, None, limit),
-                      in_process=args.in_process, setup_limit=limit, known_setups=known)
+    options = SessionOptions(runner_factory=runner_factory(args.in_process, None, limit),
+                             in_process=args.in_process, setup_limit=limit, known_setups=known)
+    session = Session(players, mc, options)
     listener = ConsoleListener(out)
     ask = _human_input(out)
 
@@ -405,7 +405,8 @@ def _play_flags(args: argparse.Namespace) -> dict[str, object]:
 
 def _play_options(args: argparse.Namespace) -> cfg.PlayOptions:
     """The GUI defaults, then the --config file, then --ai and the board flags."""
-    from csl_game.services.setup_file import SettingError, apply_settings, check_players, load_config
+    from csl_game.services.setup_file import (SettingError, apply_settings, check_players,
+                                              load_config)
 
     options = cfg.PlayOptions(thinker_paths=tuple(args.thinkers))
     if args.config is not None:
@@ -455,9 +456,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return BROKEN_PIPE
 
 
-class Terminated(BaseException):
-    """The program was asked to end (SIGTERM): unwinds like Ctrl+C, so every
-    match is stopped, every worker ended and the results file closed."""
 
 
 def _terminate(signum: int, frame: FrameType | None) -> None:
@@ -484,31 +482,31 @@ def _dispatch(argv: list[str]) -> int:
 
         return league_main(argv[1:])
     args = _parse(argv)
-    registry(tuple(getattr(args, "thinkers", ())))  # a bad --thinkers path is bad input, whatever plays
+    registry(tuple(getattr(args, "thinkers", ())))  # a bad --thinkers path is bad input
     return COMMANDS[args.verb](args)
 
 
 def _main(argv: list[str]) -> int:
-    """The command, its errors turned into one line and an exit status."""
+    """The command, its errors turned into one line and the exit status that
+    `csl_game.errors.exit_status` gives their class."""
     try:
         with _sigterm_unwinds():
             return _dispatch(argv)
-    except WorkerStartError as e:  # the program's own failure: no thinker is charged
-        print(f"csl-game: cannot go on: {e}", file=sys.stderr)
-        return 1
-    except CslError as e:
-        print(f"csl-game: error: {e}", file=sys.stderr)
-        return 2
     except SystemExit as e:  # --help and friends
         return e.code if isinstance(e.code, int) else 0
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as e:
         print("csl-game: interrupted", file=sys.stderr)
-        return 130
-    except Terminated:
+        return exit_status(e)
+    except Terminated as e:
         sys.stdout.flush()
         print("csl-game: terminated (SIGTERM); the results written so far are kept",
               file=sys.stderr, flush=True)
-        return 128 + int(signal.SIGTERM)
+        return exit_status(e)
+    except CslError as e:
+        status = exit_status(e)
+        what = "error" if status == 2 else "cannot go on"  # bad input, or the program's
+        print(f"csl-game: {what}: {e}", file=sys.stderr)
+        return status
 
 
 if __name__ == "__main__":

@@ -1,6 +1,41 @@
-"""The project's exception hierarchy: one base, narrow subclasses."""
+"""The project's exceptions: one tree, and the exit status of each branch.
+
+::
+
+    CslError
+    ├── BoardConfigError (ValueError)   board settings that make no playable game
+    ├── InvalidMoveError (ValueError)   a move the board refuses
+    ├── NotationError (ValueError)      text that is no move in the notation
+    ├── ConfigError (ValueError)        bad settings, command line or input files
+    │   ├── UsageError                  bad command-line usage
+    │   ├── SettingError                one bad setting, named by its key
+    │   ├── ConfigFileError             a setup file that cannot be read or is wrong
+    │   └── InputEnded                  the terminal's input ended while a human was to play
+    ├── ResultsWriteError              a results file that cannot be written (a full disk)
+    ├── ThinkerError                    a thinker that cannot be found, loaded or set up
+    │   ├── SetupRefused                its constructor or setup() refused its parameters
+    │   ├── EngineError                 an engine that cannot start, refused or failed
+    │   │   └── EngineDied              an engine's process ended while it was to answer
+    │   └── EngineProtocolError         an engine sent a line the protocol does not allow
+    ├── SessionStateError               a call the session or match cannot take now
+    │   ├── MatchAborted                a match stopped from outside before it ended
+    │   └── Refused                     a request a match refuses now (undo, resign)
+    └── WorkerStartError                the program could not start a worker process
+    Terminated (BaseException)          SIGTERM: unwinds like Ctrl+C
+
+Bad input (exit 2) is what a user gave: settings, files, thinkers and their
+parameters, a results file that cannot be written where they asked. A wrong
+call of the session's (exit 1) is the program's own mistake, as is any error
+not in the tree. `exit_status()` is the one table the command line uses.
+"""
 
 from __future__ import annotations
+
+__all__ = ["CslError", "BoardConfigError", "InvalidMoveError", "ConfigError", "UsageError",
+           "SettingError", "ConfigFileError", "InputEnded", "ResultsWriteError", "ThinkerError",
+           "SetupRefused", "EngineError", "EngineDied", "EngineProtocolError", "NotationError",
+           "SessionStateError", "MatchAborted", "Refused", "WorkerStartError", "Terminated",
+           "EXIT_STATUS", "exit_status"]
 
 
 class CslError(Exception):
@@ -23,11 +58,65 @@ class InvalidMoveError(CslError, ValueError):
 
 
 class ConfigError(CslError, ValueError):
-    """Bad match, session or command-line settings."""
+    """Bad match, session or command-line settings, or an input file that is wrong."""
+
+
+class UsageError(ConfigError):
+    """Bad command-line usage."""
+
+
+class SettingError(ConfigError):
+    """A bad setting: `key` names it (``players[2].thinker`` for a player)."""
+
+    def __init__(self, key: str, problem: str) -> None:
+        super().__init__(f"{key}: {problem}")
+        self.key = key
+        self.problem = problem
+
+
+class ConfigFileError(ConfigError):
+    """A config file that cannot be read or holds a bad value."""
+
+
+class InputEnded(ConfigError):
+    """The terminal's input ended while a human was to play."""
+
+
+class ResultsWriteError(CslError):
+    """A results file that cannot be written (a full disk, a removed folder);
+    the lines written before are kept."""
 
 
 class ThinkerError(CslError):
     """A thinker that cannot be found, loaded or set up."""
+
+
+class SetupRefused(ThinkerError):
+    """A thinker's constructor or setup() raised an Exception: it refuses its
+    parameters. The refusal is carried as fields, in the thinker's own words."""
+
+    def __init__(self, thinker: str, params: str, error: str, reason: str) -> None:
+        super().__init__(f"thinker {thinker} could not be set up with parameters "
+                         f"{params!r}: {error}: {reason}")
+        self.thinker = thinker
+        """The thinker's fully qualified name."""
+        self.params = params
+        self.error = error
+        """The class name of the exception it raised (``ValueError``)."""
+        self.reason = reason
+        """That exception's message."""
+
+
+class EngineError(ThinkerError):
+    """An engine could not be started, refused its settings, or failed."""
+
+
+class EngineDied(EngineError):
+    """An engine's process ended while it was expected to answer."""
+
+
+class EngineProtocolError(ThinkerError):
+    """An engine sent a line the protocol does not allow where it came."""
 
 
 class NotationError(CslError, ValueError):
@@ -41,3 +130,51 @@ class NotationError(CslError, ValueError):
         super().__init__(message)
         self.token = token
         self.index = index
+
+
+class SessionStateError(CslError):
+    """A call that the session or match cannot take in its state (a step out of
+    order): the program's mistake, not the user's input."""
+
+
+class MatchAborted(SessionStateError):
+    """A match was stopped from outside before it ended."""
+
+
+class Refused(SessionStateError):
+    """The match refuses a request now (undo, resign); the message says why."""
+
+
+class WorkerStartError(CslError):
+    """The program could not start a worker process (no file descriptors,
+    memory or processes left): its own failure, which no thinker is charged with."""
+
+
+class Terminated(BaseException):
+    """The program was asked to end (SIGTERM): unwinds like Ctrl+C, so every
+    match is stopped, every worker ended and the results file closed."""
+
+
+EXIT_STATUS: dict[type[BaseException], int] = {
+    KeyboardInterrupt: 130,
+    Terminated: 143,
+    BrokenPipeError: 141,
+    BoardConfigError: 2,
+    InvalidMoveError: 2,
+    NotationError: 2,
+    ConfigError: 2,
+    ResultsWriteError: 2,
+    ThinkerError: 2,
+    SessionStateError: 1,
+    WorkerStartError: 1,
+}
+"""The exit status of each branch of the tree (and of the interruptions);
+anything else is 1."""
+
+
+def exit_status(error: BaseException) -> int:
+    """The exit status for `error`: its nearest class in `EXIT_STATUS`, else 1."""
+    for cls in type(error).__mro__:
+        if cls in EXIT_STATUS:
+            return EXIT_STATUS[cls]
+    return 1

@@ -6,7 +6,7 @@ import re
 from collections.abc import Callable
 
 from csl_game.model.board import PShape
-from csl_game.errors import ConfigError, InvalidMoveError
+from csl_game.errors import ConfigError, InputEnded, InvalidMoveError
 from csl_game.engine.match import Match
 
 __all__ = ["ask_human_move", "parse_move", "InputEnded"]
@@ -16,8 +16,6 @@ _SHAPES = {"r": PShape.ROUND, "o": PShape.ROUND, "round": PShape.ROUND,
            "s": PShape.SQUARE, "square": PShape.SQUARE}
 
 
-class InputEnded(ConfigError):
-    """The terminal's input ended while a human was to play."""
 
 
 def parse_move(text: str, default: PShape) -> tuple[int, PShape]:

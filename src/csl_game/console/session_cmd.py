@@ -17,11 +17,10 @@ from csl_game.console.render import ConsoleListener, render_standings
 from csl_game.engine.match import Match, MatchResult, Player
 from csl_game.engine.results import (ResultsWriter, duplicates_note, first_lines,
                                      read_results)
-from csl_game.engine.runners.base import WorkerStartError
-from csl_game.engine.runners.probe import SetupReport, probe_all
+from csl_game.engine import SetupReport, WorkerStartError, probe_all
 from csl_game.engine.scheduler import default_workers, runner_factory
 from csl_game.services import narration
-from csl_game.engine.session import PostMatch, Session, SessionEvent, TieBreakRound
+from csl_game.engine.session import PostMatch, Session, SessionEvent, TieBreakRound, SessionOptions
 from csl_game.services.settings import read_session_file
 from csl_game.services.setup_file import refusal
 from csl_game.engine.standings import Points, Standing
@@ -147,11 +146,12 @@ def run_session(args: argparse.Namespace, mc: MatchConfig) -> int:
         with ExitStack() as stack:
             executor = _executor(args, stack)
             writer = ResultsWriter(path) if path else None
-            session = Session(players, mc, points,
-                              runner_factory(args.in_process, None, limit), workers=workers,
-                              in_process=args.in_process, foreground=args.verbose,
-                              results=writer, competition=args.competition, executor=executor,
-                              tournament=True, setup_limit=limit, known_setups=known)
+            options = SessionOptions(
+                points=points, runner_factory=runner_factory(args.in_process, None, limit),
+                workers=workers, in_process=args.in_process, foreground=args.verbose,
+                competition=args.competition, executor=executor, tournament=True,
+                setup_limit=limit, known_setups=known)
+            session = Session(players, mc, options, results=writer)
             stack.callback(session.abort)
             _play(session, args, session.resume(docs, path))
     except WorkerStartError as e:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 from csl_game.model.board import Board, Move, PColor, Pos, PShape, Winner
-from csl_game.errors import CslError, InvalidMoveError
+from csl_game.errors import CslError, InvalidMoveError, MatchAborted, Refused
 from csl_game.engine.judge import explain, judge, move_text
 from csl_game.engine.runners.base import (Forfeit, ForfeitReason, RunnerFactory, ThinkerRunner,
                                           ThinkJob)
@@ -30,12 +30,8 @@ __all__ = ["MatchAborted", "Refused", "Human", "Player", "Match", "MatchState", 
            "BoardUpdated", "ThinkingInfo", "MatchOver", "MovesTakenBack", "Resigned"]
 
 
-class MatchAborted(CslError):
-    """A match was stopped from outside before it ended."""
 
 
-class Refused(CslError):
-    """The match refuses a request now (undo, resign); the message says why."""
 
 
 @dataclass(frozen=True)

@@ -16,19 +16,20 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from csl_game.model.board import Move, PColor, Piece, Pos, PShape, Winner
-from csl_game.errors import ConfigError
+from csl_game.errors import ConfigError, ResultsWriteError
 from csl_game.engine.match import MatchResult, PlayedMove
 from csl_game.engine.runners.base import ForfeitReason
 from csl_game.engine.standings import MatchRecord
 from csl_game.thinker.api import MatchConfig
+
+ResultsError = ResultsWriteError
+"""The old name of `csl_game.errors.ResultsWriteError`."""
 
 __all__ = ["PlayerInfo", "result_to_json", "record_to_json", "record_from_json",
            "ResultsWriter", "ResultsError", "read_results", "settings_json", "first_lines",
            "duplicates_note"]
 
 
-class ResultsError(ConfigError):
-    """A results file that cannot be written (a full disk, a removed folder)."""
 
 
 @dataclass(frozen=True)
@@ -174,7 +175,8 @@ class ResultsWriter:
             self._drop_torn_tail()
             self._file: TextIO = self.path.open("a", encoding="utf-8")
         except OSError as e:
-            raise ResultsError(f"cannot write results file {path}: {e.strerror or e}") from None
+            raise ResultsWriteError(f"cannot write results file {path}: "
+                                    f"{e.strerror or e}") from None
 
     def _drop_torn_tail(self) -> None:
         if not self.path.is_file():  # new, or a device: nothing to cut
@@ -195,7 +197,7 @@ class ResultsWriter:
             self._file.flush()
             os.fsync(self._file.fileno())
         except OSError as e:
-            raise ResultsError(f"cannot write results file {self.path}: "
+            raise ResultsWriteError(f"cannot write results file {self.path}: "
                                f"{e.strerror or e}; the matches written before are kept "
                                f"(resume with --resume {self.path})") from None
 

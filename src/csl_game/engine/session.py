@@ -15,30 +15,32 @@ except `run()`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Sequence
-from concurrent.futures import Executor
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from enum import Enum
-from typing import Any, NamedTuple
+from typing import Any
 
+from csl_game.engine.background import Background, FixtureKey, SchedulerFactory, TieKey
+from csl_game.engine.events import (PostMatch, PreMatch, SessionEnded, SessionEvent,
+                                    SessionStarted, TieBreakRound)
 from csl_game.engine.match import Human, Match, MatchResult, Player
 from csl_game.engine.naming import PlayerSetups, failed_setups_factory
+from csl_game.engine.options import Fixture, SessionOptions
+from csl_game.engine.presenter import Presenter, SessionState
 from csl_game.engine.results import (PlayerInfo, ResultsWriter, check_compatible,
                                      record_from_json, record_to_json)
-from csl_game.engine.runners.base import SETUP_TIME_LIMIT, RunnerFactory, WorkerStartError
-from csl_game.engine.runners.probe import SetupReport
-from csl_game.engine.runners.thread import ThreadRunner
-from csl_game.engine.scheduler import JobResult, MatchJob, Opening, Scheduler, with_opening
+from csl_game.engine.runners.base import WorkerStartError
+from csl_game.engine.scheduler import JobResult, MatchJob, Opening, with_opening
 from csl_game.engine.screens import Choice, Mode, Screen, ScreenPolicy, mode_for, mode_text
 from csl_game.engine.standings import (MatchRecord, Points, Standing, round_robin, standings,
                                        unique_names, winner_text)
 from csl_game.engine.tiebreak import TieBreak, TieBreaker, TieRound, apply_tie_break
-from csl_game.errors import ConfigError
+from csl_game.errors import ConfigError, SessionStateError
 from csl_game.model.board import PColor
 from csl_game.thinker.api import MatchConfig
 from csl_game.thinker.prototype import ThinkerPrototype
 
-__all__ = ["Fixture", "Session", "SessionState", "SessionEvent", "SessionStarted", "PreMatch",
+__all__ = ["Fixture", "Session", "SessionOptions", "SessionState", "SessionStateError", "SchedulerFactory",
+           "SessionEvent", "SessionStarted", "PreMatch",
            "PostMatch", "TieBreakRound", "SessionEnded", "Mode", "mode_for", "mode_text",
            "Screen", "Choice", "ScreenPolicy", "MatchRecord", "Points", "Standing",
            "round_robin", "standings", "unique_names", "winner_text", "HUMAN_THINKER"]
@@ -47,87 +49,17 @@ HUMAN_THINKER = "human"
 """What a results file names as the thinker of a human player."""
 
 
-class Fixture(NamedTuple):
-    """A match of a session, by player index; the opening's moves are forced."""
-
-    white: int
-    red: int
-    opening: Opening = ()
-
-
-class SessionState(Enum):
-    """The states of a session."""
-
-    BEGIN = "begin"
-    PRE_MATCH = "pre-match"
-    IN_MATCH = "in match"
-    POST_MATCH = "post-match"
-    TIE_BREAK = "tie-break"
-    END = "end"
-
-
-@dataclass(frozen=True)
-class SessionEvent:
-    """Base of all session events."""
-
-
-@dataclass(frozen=True)
-class SessionStarted(SessionEvent):
-    mode: Mode
-    players: tuple[str, ...]
-    total_matches: int
-
-
-@dataclass(frozen=True)
-class PreMatch(SessionEvent):
-    index: int
-    white: str
-    red: str
-
-
-@dataclass(frozen=True)
-class PostMatch(SessionEvent):
-    index: int
-    record: MatchRecord
-    background: bool = False
-    """Played off screen (by the scheduler) rather than here."""
-    info: tuple[tuple[PColor, str], ...] = ()
-    """What the thinkers said while thinking (matches played off screen only)."""
-
-
-@dataclass(frozen=True)
-class TieBreakRound(SessionEvent):
-    """A tie-break tournament for first place starts."""
-
-    round: TieRound
-    players: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class SessionEnded(SessionEvent):
-    standings: tuple[Standing, ...]
-    """Final standings, a tie-break applied."""
-    tie_break: TieBreak | None = None
-
-
-SchedulerFactory = Callable[[int, Executor | None, bool, bool], Scheduler]
-
-
-def _default_scheduler(slots: int, executor: Executor | None, in_process: bool,
-                       watched: bool) -> Scheduler:
-    return Scheduler(slots, executor, in_process, watched)
-
-
 class Session:
     """A session of matches between players (humans and AIs).
 
     Two players play one match, White first in the order given (`swap()`
     before starting changes colours). Three or more (or two with
     `tournament`) play a round-robin tournament, each pair once with each
-    colour; `fixtures` gives any other list. With `foreground` (the default), matches are played here one at a
-    time, the lowest-numbered free one first, and up to `workers` - 1 others
-    by the scheduler (AI players only); without it, the scheduler plays them
-    all, `workers` at once. Keep `workers` at most the number of cores, so no
+    colour; `fixtures` gives any other list (all of these are `SessionOptions`).
+    With `foreground` (the default), matches are played here one at a time,
+    the lowest-numbered free one first, and up to `workers` - 1 others by the
+    scheduler (AI players only); without it, the scheduler plays them all,
+    `workers` at once. Keep `workers` at most the number of cores, so no
     more thinkers think at once than there are cores.
 
     The AI players are set up once first, in worker processes (threads of this
@@ -141,49 +73,32 @@ class Session:
     """
 
     def __init__(self, players: Sequence[Player], config: MatchConfig,
-                 points: Points = Points(), runner_factory: RunnerFactory = ThreadRunner, *,
-                 complete: bool = True, workers: int = 1, in_process: bool = False,
-                 foreground: bool = True, results: ResultsWriter | None = None,
-                 competition: bool = False, executor: Executor | None = None,
-                 fixtures: Sequence[Fixture] | None = None, tournament: bool | None = None,
-                 scheduler_factory: SchedulerFactory = _default_scheduler,
-                 setup_limit: float = SETUP_TIME_LIMIT,
-                 known_setups: Sequence[SetupReport | None] | None = None) -> None:
+                 options: SessionOptions = SessionOptions(), *,
+                 results: ResultsWriter | None = None) -> None:
         if len(players) < 2:
             raise ConfigError(f"a session needs at least 2 players, got {len(players)}")
-        if workers < 1:
-            raise ConfigError(f"workers must be at least 1, got {workers}")
         self.players = list(players)
         self.config = config
-        self.points = points
-        self.runner_factory = runner_factory
-        self.complete = complete
-        self.workers = workers
-        self.in_process = in_process
-        self.foreground = foreground
-        self.competition = competition
-        self.executor = executor
+        self.options = options
+        self.points = options.points
+        self.runner_factory = options.runner_factory
+        self.workers = options.workers
+        self.foreground = options.foreground
+        self.competition = options.competition
         self._results = results
-        self._scheduler_factory = scheduler_factory
         self.mode = mode_for(sum(not isinstance(p, Human) for p in players))
-        self.setup_limit = setup_limit
-        self._setups = PlayerSetups(self.players, in_process=in_process, setup_limit=setup_limit,
-                                    known=known_setups)
+        self._setups = PlayerSetups(self.players, in_process=options.in_process,
+                                    setup_limit=options.setup_limit, known=options.known_setups)
         self.names = self._setups.names()
         """The players' display names; the class-name rule's until their setups answer."""
         self._forfeits = self._setups.forfeits()
         self._resume_docs: tuple[Sequence[dict[str, Any]], str] | None = None
-        if tournament is None:
-            tournament = len(players) > 2
-        if fixtures is not None:
-            self.fixtures = list(fixtures)
-        elif tournament:
-            self.fixtures = [Fixture(w, r) for w, r in round_robin(len(players), complete)]
-        else:
-            self.fixtures = [Fixture(0, 1)]
-        if not foreground and not self._all_ai:
+        self.fixtures = list(options.fixtures_for(len(self.players)))
+        if not options.foreground and not self._all_ai:
             raise ConfigError("matches with a human player can only be played in the foreground")
         self.state = SessionState.BEGIN
+        self.presenter = Presenter(self)
+        """The screens of this session, for the frontends."""
         self.records: list[MatchRecord] = []
         """Finished matches in the order they finished."""
         self.record_indices: list[int] = []
@@ -194,15 +109,14 @@ class Session:
         self.tie_round: TieRound | None = None
         """The tie-break tournament being played, if any."""
         self._subscribers: list[Callable[[SessionEvent], None]] = []
-        self._screen_index: int | None = 0 if foreground else None
+        self._screen_index: int | None = 0 if options.foreground else None
         """The match shown from its pre-match screen to its post-match screen."""
-        self._scheduler: Scheduler | None = None
-        self._running: dict[Hashable, tuple[str, str]] = {}
-        """Names (White, Red) of the scheduler's matches, by key."""
+        slots = options.workers - 1 if options.foreground else options.workers
+        self._background = Background(slots, options.executor, options.in_process,
+                                      options.scheduler_factory)
         self._failed: set[int] = set()
         self._breaker: TieBreaker | None = None
         self._tie_records: list[MatchRecord] = []
-        self._tie_left = 0
 
     # ------------------------------------------------------------- listening
     def subscribe(self, callback: Callable[[SessionEvent], None]) -> None:
@@ -275,12 +189,12 @@ class Session:
     @property
     def background_running(self) -> int:
         """How many matches the scheduler is playing."""
-        return len(self._running)
+        return len(self._background.running)
 
     @property
     def background_pairings(self) -> list[tuple[str, str]]:
-        """(White, Red) names of the matches the scheduler is playing, in order."""
-        return [self._running[k] for k in sorted(self._running, key=repr)]
+        """(White, Red) names of the matches the scheduler is playing, in match order."""
+        return self._background.pairings()
 
     @property
     def waiting(self) -> bool:
@@ -309,7 +223,7 @@ class Session:
     def swap(self) -> None:
         """Swap colours of a two-player session; only before it starts."""
         if self.state is not SessionState.BEGIN or len(self.players) != 2:
-            raise ConfigError("colours can only be swapped before a single match starts")
+            raise SessionStateError("colours can only be swapped before a single match starts")
         self.players.reverse()
         self._setups.reverse()
         self.names = self._setups.names()
@@ -324,7 +238,7 @@ class Session:
             ConfigError: the lines were made by a different session, or the session started.
         """
         if self.state is not SessionState.BEGIN:
-            raise ConfigError("a session can only be resumed before it starts")
+            raise SessionStateError("a session can only be resumed before it starts")
         if self.naming:
             self._resume_docs = (docs, source)
             return set()
@@ -348,104 +262,38 @@ class Session:
             ConfigError: `swapped` for more than two players.
         """
         players = list(self.players)
-        known = None if self._setups.reports is None else list(self._setups.reports)
+        known = self._setups.reports
         if swapped:
             if len(players) != 2:
                 raise ConfigError("only a single match can be played again swapped")
             players.reverse()
             known = None if known is None else known[::-1]
-        return Session(players, self.config, self.points, self.runner_factory,
-                       complete=self.complete, workers=self.workers,
-                       in_process=self.in_process, foreground=self.foreground,
-                       competition=self.competition, executor=self.executor,
-                       fixtures=None if swapped else self.fixtures,
-                       scheduler_factory=self._scheduler_factory,
-                       setup_limit=self.setup_limit, known_setups=known)
+        options = replace(self.options, fixtures=None if swapped else tuple(self.fixtures),
+                          known_setups=None if known is None else tuple(known))
+        return Session(players, self.config, options)
 
     # ------------------------------------------------------------ screens
+    # The screen policy is the presenter's (csl_game.engine.presenter); these
+    # read it for the frontends that ask the session.
     @property
     def screen(self) -> Screen | None:
-        """The screen of the current state; None where `settle()` moves on alone.
-
-        A single match shows its pre-match screen before it starts (so colours
-        can still be swapped) and no post-match screen (its final screen shows
-        the result); a tournament starts at once and shows both between matches.
-        """
-        single = self.is_single
-        return {SessionState.BEGIN: Screen.PRE_MATCH if single or self.naming else None,
-                SessionState.PRE_MATCH: None if single and not self.waiting else Screen.PRE_MATCH,
-                SessionState.IN_MATCH: Screen.MATCH,
-                SessionState.POST_MATCH: None if single else Screen.POST_MATCH,
-                SessionState.TIE_BREAK: Screen.PRE_MATCH,
-                SessionState.END: Screen.FINAL}[self.state]
+        return self.presenter.screen
 
     def settle(self) -> Screen:
-        """Take the steps no screen asks about; return the screen to show."""
-        steps = {SessionState.BEGIN: self.start, SessionState.PRE_MATCH: self.begin_match,
-                 SessionState.POST_MATCH: self.next}
-        while (screen := self.screen) is None:
-            steps[self.state]()
-        return screen
+        return self.presenter.settle()
 
     def choices(self) -> tuple[Choice, ...]:
-        """What the current screen offers (nothing while a match is played)."""
-        screen = self.screen
-        if screen is Screen.PRE_MATCH and self.waiting:
-            return ()
-        if screen is Screen.PRE_MATCH:
-            swap = self.state is SessionState.BEGIN and self.mode.asks_who_plays_first
-            return (Choice.SWAP, Choice.START) if swap else (Choice.START,)
-        if screen is Screen.POST_MATCH:
-            return (Choice.OK,)
-        if screen is Screen.FINAL and self.is_single:
-            return (Choice.PLAY_AGAIN, Choice.PLAY_AGAIN_SWAPPED, Choice.SETUP, Choice.QUIT)
-        if screen is Screen.FINAL:
-            return (Choice.QUIT, Choice.PLAY_AGAIN, Choice.SETUP)
-        return ()
+        return self.presenter.choices()
 
     @property
     def default_choice(self) -> Choice | None:
-        """What a screen that times out (or --auto) chooses."""
-        defaults = {Screen.PRE_MATCH: Choice.START, Screen.POST_MATCH: Choice.OK,
-                    Screen.FINAL: Choice.QUIT}
-        screen = self.screen
-        return None if screen is None or self.waiting else defaults.get(screen)
+        return self.presenter.default_choice
 
     def timeout(self, policy: ScreenPolicy) -> float | None:
-        """Seconds the current screen stays before its default choice is taken.
-
-        None: it waits for the user. A single match always waits (unless
-        `policy.auto`); tournament screens wait as the policy says.
-        """
-        screen = self.screen
-        if screen is None or screen is Screen.MATCH or self.waiting:
-            return None
-        if policy.auto:
-            return policy.unblocked_s
-        timed = ((screen is Screen.PRE_MATCH and not self.is_single
-                  and not policy.wait_before_match)
-                 or (screen is Screen.POST_MATCH and not policy.wait_after_match))
-        return policy.unblocked_s if timed else None
+        return self.presenter.timeout(policy)
 
     def choose(self, choice: Choice) -> Screen:
-        """Act on START, SWAP or OK; returns the screen to show next.
-
-        Raises:
-            ConfigError: the current screen does not offer `choice`, or it is
-                one the frontend acts on (`Choice.leaves_session`).
-        """
-        if choice.leaves_session or choice not in self.choices():
-            raise ConfigError(f"'{choice.value}' is not a choice of the session "
-                              f"when it is {self.state.value}")
-        if choice is Choice.SWAP:
-            self.swap()
-        elif choice is Choice.OK:
-            self.next()
-        elif self.state is SessionState.BEGIN:
-            self.start()
-        else:
-            self.begin_match()
-        return self.settle()
+        return self.presenter.choose(choice)
 
     # ------------------------------------------------------------ transitions
     def start(self) -> None:
@@ -464,7 +312,7 @@ class Session:
         """PRE_MATCH -> IN_MATCH: make the next match (the caller advances it)."""
         self._expect(SessionState.PRE_MATCH)
         if self._screen_index is None:
-            raise ConfigError("no match is left to play here: waiting for the others")
+            raise SessionStateError("no match is left to play here: waiting for the others")
         fixture = self.fixtures[self._screen_index]
         factory = failed_setups_factory(self.runner_factory, self.players, self.names,
                                         self._forfeits)
@@ -528,8 +376,7 @@ class Session:
                 self.start()
             while self.state is not SessionState.END:
                 if self.waiting:
-                    assert self._scheduler is not None
-                    self._scheduler.wait_any(0.5)
+                    self._background.wait_any(0.5)
                     self.update()
                     continue
                 match = self.begin_match()
@@ -562,55 +409,47 @@ class Session:
     def _free_index(self, background: bool = False) -> int | None:
         """The lowest match not played, not being played and not kept for the
         screen; for the scheduler, not one that failed there either."""
-        taken = {*self.record_indices, self._screen_index, *self._running,
+        taken = {*self.record_indices, self._screen_index, *self._background.indices(),
                  *(self._failed if background else ())}
         return next((i for i in range(self.total_matches) if i not in taken), None)
 
     def _expect(self, state: SessionState) -> None:
         if self.state is not state:
-            raise ConfigError(f"session is {self.state.value}, expected {state.value}")
+            raise SessionStateError(f"session is {self.state.value}, expected {state.value}")
 
     # ------------------------------------------------------------ the scheduler
-    def _slots(self) -> int:
-        return self.workers - 1 if self.foreground else self.workers
-
-    def _ensure_scheduler(self) -> Scheduler:
-        if self._scheduler is None:
-            self._scheduler = self._scheduler_factory(
-                max(1, self._slots()), self.executor, self.in_process, False)
-        return self._scheduler
-
     def _job(self, white: int, red: int, config: MatchConfig, opening: Opening = ()) -> MatchJob:
         protos = [self.players[white], self.players[red]]
         paths = tuple(dict.fromkeys(p for proto in protos if isinstance(proto, ThinkerPrototype)
                                     for p in proto.paths))
-        return MatchJob(self.info(white), self.info(red), config, paths, self.in_process,
-                        opening, (self._forfeits[white], self._forfeits[red]), self.setup_limit)
+        return MatchJob(self.info(white), self.info(red), config, paths, self.options.in_process,
+                        opening, (self._forfeits[white], self._forfeits[red]),
+                        self.options.setup_limit)
 
     def _fill(self) -> None:
         """Give free matches to the scheduler until it has no room."""
-        if not self.parallel or self._slots() < 1 or self.state in (SessionState.BEGIN,
-                                                                      SessionState.END):
+        slots = self.workers - 1 if self.foreground else self.workers
+        if not self.parallel or slots < 1 or self.state in (SessionState.BEGIN,
+                                                           SessionState.END):
             return
-        scheduler = self._ensure_scheduler()
-        while scheduler.has_room and (index := self._free_index(background=True)) is not None:
+        background = self._background
+        while background.has_room and (index := self._free_index(background=True)) is not None:
             fixture = self.fixtures[index]
-            scheduler.submit(index, self._job(fixture.white, fixture.red, self.config,
-                                              fixture.opening))
-            self._running[index] = (self.names[fixture.white], self.names[fixture.red])
+            background.submit(FixtureKey(index), self._job(fixture.white, fixture.red,
+                                                           self.config, fixture.opening),
+                              (self.names[fixture.white], self.names[fixture.red]))
 
     def _collect(self) -> None:
         """Record the scheduler's finished matches; hand out free ones."""
-        if self._scheduler is None:
+        if self._background.scheduler is None:
             return
-        for key, outcome in self._scheduler.finished():
-            self._running.pop(key, None)
-            if not isinstance(key, int):
+        for key, outcome in self._background.finished():
+            if isinstance(key, TieKey):
                 self._tie_finished(key, outcome)
             elif isinstance(outcome, JobResult):
-                self._record(key, outcome.result, background=True, info=outcome.info)
+                self._record(key.index, outcome.result, background=True, info=outcome.info)
             elif self.foreground and not isinstance(outcome, WorkerStartError):
-                self._failed.add(key)  # played here instead
+                self._failed.add(key.index)  # played here instead
             else:
                 self._shutdown()
                 raise outcome
@@ -623,7 +462,8 @@ class Session:
 
     def _maybe_finish(self) -> None:
         """Once every match is recorded: the tie-break if one is due, else END."""
-        if self.state is not SessionState.PRE_MATCH or not self.waiting or self._running:
+        if (self.state is not SessionState.PRE_MATCH or not self.waiting
+                or self._background.running):
             return
         if self._free_index() is not None:
             return
@@ -638,6 +478,7 @@ class Session:
 
     # ------------------------------------------------------------ the tie-break
     def _next_tie_round(self) -> None:
+        """Play the next tie-break tournament on the scheduler, or end when settled."""
         assert self._breaker is not None
         tie_round = self._breaker.next_round()
         self.tie_round = tie_round
@@ -645,35 +486,27 @@ class Session:
             self.tie_break = self._breaker.result
             self._to_end()
             return
-        self._emit(TieBreakRound(tie_round, tuple(self.names[p] for p in tie_round.players)))
-        config = replace(self.config, time_limit_ms=tie_round.time_limit_ms)
-        scheduler = self._ensure_scheduler()
         players = tie_round.players
+        self._emit(TieBreakRound(tie_round, tuple(self.names[p] for p in players)))
+        config = replace(self.config, time_limit_ms=tie_round.time_limit_ms)
         self._tie_records = []
-        pairs = round_robin(len(players))
-        self._tie_left = len(pairs)
-        for i, (w, r) in enumerate(pairs):
-            key = ("tie-break", tie_round.stage, tie_round.number, i)
-            scheduler.submit(key, self._job(players[w], players[r], config))
-            self._running[key] = (self.names[players[w]], self.names[players[r]])
+        for i, (w, r) in enumerate(round_robin(len(players))):
+            self._background.submit(TieKey(tie_round.stage, tie_round.number, i),
+                                    self._job(players[w], players[r], config),
+                                    (self.names[players[w]], self.names[players[r]]))
 
-    def _tie_finished(self, key: Hashable, outcome: JobResult | BaseException) -> None:
+    def _tie_finished(self, key: TieKey, outcome: JobResult | BaseException) -> None:
         if not isinstance(outcome, JobResult):
             self._shutdown()
             raise outcome
-        job_white, job_red = self._tie_pair(key)
-        self._tie_records.append(MatchRecord(job_white, job_red, outcome.result))
-        self._tie_left -= 1
-        if self._tie_left == 0:
-            assert self._breaker is not None
+        assert self.tie_round is not None and self._breaker is not None
+        players = self.tie_round.players
+        pairs = round_robin(len(players))
+        w, r = pairs[key.pairing]
+        self._tie_records.append(MatchRecord(players[w], players[r], outcome.result))
+        if len(self._tie_records) == len(pairs):
             self._breaker.record(self._tie_records)
             self._next_tie_round()
-
-    def _tie_pair(self, key: Hashable) -> tuple[int, int]:
-        assert self.tie_round is not None and isinstance(key, tuple)
-        players = self.tie_round.players
-        w, r = round_robin(len(players))[key[-1]]
-        return players[w], players[r]
 
     def _to_end(self) -> None:
         self.state = SessionState.END
@@ -682,9 +515,7 @@ class Session:
 
     def _shutdown(self) -> None:
         self._setups.close()
-        if self._scheduler is not None:
-            self._scheduler.close()
-        self._running.clear()
+        self._background.close()
         if self._results is not None:
             self._results.close()
             self._results = None

@@ -38,8 +38,8 @@ from csl_game.gui.scenes.menu import HelpOverlay, MenuItem, MenuOverlay, Overlay
 from csl_game.gui.scenes.setup import SetupScene
 from csl_game.gui.sound import Sound
 from csl_game.gui.style import Fonts, TextCache, palette, set_theme, theme_name
-from csl_game.engine.runners.base import InfoCallback, RunnerFactory, ThinkerRunner
-from csl_game.engine.runners.thread import ThreadRunner
+from csl_game.engine import (RunnerFactory, ThreadRunner, process_runner,
+                             process_runner_available, start_workers_soon)
 from csl_game.engine.session import Session
 from csl_game.thinker.prototype import ThinkerPrototype
 
@@ -56,23 +56,15 @@ _REPAINT_EVENTS = (pygame.VIDEOEXPOSE, pygame.WINDOWEXPOSED, pygame.WINDOWSHOWN,
                    pygame.WINDOWRESTORED, pygame.WINDOWMAXIMIZED) + _RESIZE_EVENTS
 
 
-def _process_runner(prototype: ThinkerPrototype, info: InfoCallback) -> ThinkerRunner:
-    from csl_game.engine.runners.process import ProcessRunner
-
-    return ProcessRunner(prototype, info)
-
-
 def default_runner_factory(options: PlayOptions) -> RunnerFactory:
     """Worker processes, so a search never slows the frame loop; threads with in_process."""
     if options.in_process:
         return ThreadRunner
-    try:
-        import csl_game.engine.runners.process  # noqa: F401
-    except ImportError:
+    if not process_runner_available():
         print("csl-game: process runner unavailable, thinkers run on threads",
               file=sys.stderr, flush=True)
         return ThreadRunner
-    return _process_runner
+    return process_runner
 
 
 def build_session(options: PlayOptions, runner_factory: RunnerFactory) -> Session:
@@ -146,10 +138,8 @@ class App:
         self._ring_area: pygame.Rect | None = None
         """Where the last frame drew the focus ring."""
         self.runner_factory = runner_factory or default_runner_factory(options)
-        if self.runner_factory is _process_runner:
-            from csl_game.engine.runners.process import start_server_soon
-
-            start_server_soon()
+        if self.runner_factory is process_runner:
+            start_workers_soon()
         self.flow: SessionFlow | None = None
         if start is not None:
             self.scenes.switch(start(self.ctx))

@@ -28,12 +28,15 @@ class Effect(Enum):
 
 
 class Sound:
-    """Plays effects if it can; `played` counts what was asked, for tests."""
+    """Plays effects if it can; `asked` and `played` say what was asked and
+    what really played (for tests)."""
 
     def __init__(self, muted: bool = False) -> None:
         self.muted = muted
-        self.played: list[Effect] = []
+        self.asked: list[Effect] = []
         """Every effect asked for while not muted (played or not)."""
+        self.played: list[Effect] = []
+        """The effects a mixer channel really took."""
         self._sounds: dict[Effect, Any] | None = None
         self.available = False
         """Whether a mixer was opened and the effects loaded."""
@@ -59,13 +62,16 @@ class Sound:
         """Play `effect` unless muted; silently nothing without sound."""
         if self.muted:
             return
-        self.played.append(effect)
+        self.asked.append(effect)
         sound = self._load().get(effect)
-        if sound is not None:
-            try:
-                sound.play()
-            except pygame.error:
-                pass
+        if sound is None:
+            return
+        try:
+            channel = sound.play()
+        except pygame.error:
+            return
+        if channel is not None:
+            self.played.append(effect)
 
     def toggle_mute(self) -> bool:
         """Mute or unmute; returns whether muted now."""

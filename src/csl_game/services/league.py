@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from csl_game.engine.match import MatchResult
 from csl_game.engine.runners.base import ForfeitReason
 from csl_game.engine.scheduler import Opening
-from csl_game.engine.session import Fixture, PostMatch, Session, SessionEvent
+from csl_game.engine.session import Fixture, PostMatch, Session, SessionEvent, SessionOptions
 from csl_game.engine.standings import MatchRecord, Points, round_robin, standings
 from csl_game.errors import ConfigError
 from csl_game.model.board import PColor, Winner
@@ -149,8 +149,8 @@ class League:
         self.workers = workers
         self.records: list[GameRecord] = []
         self.session = Session([e.prototype for e in self.entries], config,
-                               workers=workers, in_process=in_process, foreground=False,
-                               fixtures=self.fixtures())
+                               SessionOptions(workers=workers, in_process=in_process,
+                                              foreground=False, fixtures=self.fixtures()))
 
     @property
     def names(self) -> tuple[str, ...]:

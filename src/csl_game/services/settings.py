@@ -12,7 +12,7 @@ from csl_game.services.presets import LEVELS, level
 from csl_game.engine.runners.base import RunnerFactory
 from csl_game.engine.runners.thread import ThreadRunner
 from csl_game.engine.results import ResultsWriter, read_results
-from csl_game.engine.session import Points, ScreenPolicy, Session
+from csl_game.engine.session import Points, ScreenPolicy, Session, SessionOptions
 from csl_game.thinker.api import MatchConfig
 from csl_game.thinker.prototype import ThinkerPrototype
 
@@ -196,9 +196,10 @@ class PlayOptions:
         """
         docs = read_results(self.results_file) if self.resume else []
         writer = ResultsWriter(self.results_file) if self.results_file else None
-        session = Session(self.players(), self.match, self.points, runner_factory,
-                          workers=self.workers, in_process=self.in_process, results=writer,
-                          competition=self.competition)
+        options = SessionOptions(points=self.points, runner_factory=runner_factory,
+                                 workers=self.workers, in_process=self.in_process,
+                                 competition=self.competition)
+        session = Session(self.players(), self.match, options, results=writer)
         try:
             session.resume(docs, self.results_file)
         except ConfigError:

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import re
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -35,7 +34,7 @@ from pathlib import Path
 
 from csl_game.engine.runners.probe import SetupProbe, SetupReport, probe_all
 from csl_game.services.settings import AIEntry, PlayOptions
-from csl_game.errors import ConfigError, CslError
+from csl_game.errors import ConfigError, ConfigFileError, CslError, SettingError
 from csl_game.thinker.api import MatchConfig
 from csl_game.thinker.engine_thinker import EngineSpec
 from csl_game.thinker.prototype import ThinkerPrototype
@@ -48,17 +47,8 @@ __all__ = ["Value", "Setting", "SETTINGS", "SETTING", "SettingError", "ConfigFil
 Value = int | float | bool | str
 
 
-class SettingError(ConfigError):
-    """A bad setting: `key` names it (``players[2].thinker`` for a player)."""
-
-    def __init__(self, key: str, problem: str) -> None:
-        super().__init__(f"{key}: {problem}")
-        self.key = key
-        self.problem = problem
 
 
-class ConfigFileError(ConfigError):
-    """A config file that cannot be read or holds a bad value."""
 
 
 @dataclass(frozen=True)
@@ -247,32 +237,21 @@ def _prototype(key: PlayerKey) -> ThinkerPrototype | tuple[str, str]:
 
 def refusal(prototype: ThinkerPrototype, report: SetupReport) -> str | None:
     """"X does not accept 'PARAMS': why" when the thinker refused its
-    parameters, else None; `why` is in the thinker's own words.
+    parameters, else None.
 
     Only an Exception from its constructor or setup() is a refusal: a setup
     that hangs, exits or eats its memory is misbehaviour, which costs the
-    thinker its matches (with that reason) but is no bad input.
+    thinker its matches (with that reason) but is no bad input. `why` is the
+    refusal's message when it is meant for people (a ValueError's, or one of
+    this project's errors', such as an engine that cannot start), never a
+    Python error's class name or traceback.
     """
     if not report.refused or report.forfeit is None:
         return None
-    params = prototype.params
-    prefix = f"thinker {prototype.fqn} could not be set up with parameters {params!r}: "
-    detail = report.forfeit.detail
-    why = detail[len(prefix):] if detail.startswith(prefix) else detail
-    return f"{prototype.requested_name} does not accept '{params}': {_plain(why)}"
-
-
-_TOLD = re.compile(r"(\w+): (.+)")
-
-
-def _plain(why: str) -> str:
-    """A refusal in the thinker's own words: the message of a ValueError or of
-    one of this project's errors (an engine that cannot start, say), never a
-    Python error's class name or traceback."""
-    found = _TOLD.fullmatch(why.strip().splitlines()[0] if why.strip() else "")
-    if found is not None and found[1] in _told_errors():
-        return found[2]
-    return "its set-up failed with these parameters"
+    told = report.error in _told_errors() and report.reason.strip()
+    why = report.reason.strip().splitlines()[0] if told else \
+        "its set-up failed with these parameters"
+    return f"{prototype.requested_name} does not accept '{prototype.params}': {why}"
 
 
 def _told_errors() -> set[str]:

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from csl_game.errors import NotationError, ThinkerError
+from csl_game.errors import EngineProtocolError, NotationError, ThinkerError
 from csl_game.model.notation import format_move, parse_move
 from csl_game.model.values import PShape
 from csl_game.thinker.api import FutureMove, MatchConfig
@@ -36,8 +36,6 @@ QUIT = "quit"
 _MAX_SHOWN = 60  # characters of a bad line quoted in an error
 
 
-class EngineProtocolError(ThinkerError):
-    """An engine sent a line the protocol does not allow where it came."""
 
 
 def shown(text: str) -> str:

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import IO, ClassVar, TypeVar, cast
 
-from csl_game.errors import ConfigError, ThinkerError
+from csl_game.errors import ConfigError, EngineDied, EngineError, ThinkerError
 from csl_game.model.board import Board
 from csl_game.thinker import engine_protocol as protocol
 from csl_game.thinker.api import AbstractThinker, CancellationToken, FutureMove, MatchConfig
@@ -48,12 +48,8 @@ _MAX_LINE = 1 << 20  # bytes of one line from an engine
 _NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+-]*")
 
 
-class EngineError(ThinkerError):
-    """An engine could not be started, refused its settings, or failed."""
 
 
-class EngineDied(EngineError):
-    """An engine's process ended while it was expected to answer."""
 
 
 @dataclass(frozen=True)

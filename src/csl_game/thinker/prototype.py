@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from csl_game.errors import ThinkerError
+from csl_game.errors import SetupRefused, ThinkerError
 from csl_game.thinker.api import (AbstractThinker, InfoHandler, MatchConfig,
                                   thinker_display_name)
 from csl_game.thinker.discovery import fqn_of, registry
@@ -37,16 +37,14 @@ class ThinkerPrototype:
         """A new thinker, configured and with setup() already run.
 
         Raises:
-            ThinkerError: the constructor or setup() failed.
+            SetupRefused: the constructor or setup() failed (a ThinkerError).
         """
         try:
             thinker = self.thinker_class()
             thinker._configure(self.match_config, info)
             thinker.setup(self.params)
         except Exception as e:  # user code: any failure is the thinker's
-            raise ThinkerError(
-                f"thinker {self.fqn} could not be set up with "
-                f"parameters {self.params!r}: {type(e).__name__}: {e}") from e
+            raise SetupRefused(self.fqn, self.params, type(e).__name__, str(e)) from e
         return thinker
 
     @property

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from csl_game.engine.runners.answer import Answer, MoveAnswer
-from csl_game.errors import CslError
+from csl_game.errors import CslError, WorkerStartError
 from csl_game.model.board import Board
 from csl_game.thinker.prototype import ThinkerPrototype
 
@@ -28,9 +28,6 @@ SETUP_TIME_LIMIT = 10.0
 """Seconds a thinker may take to be loaded and set up, its name read (in its worker)."""
 
 
-class WorkerStartError(CslError):
-    """The program could not start a worker process (no file descriptors,
-    memory or processes left): its own failure, which no thinker is charged with."""
 
 
 class ForfeitReason(Enum):

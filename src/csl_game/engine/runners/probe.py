@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from csl_game.engine.runners.base import SETUP_TIME_LIMIT, Forfeit, ForfeitReason
 from csl_game.engine.runners.handle import WorkerHandle
 from csl_game.engine.runners.answer import plain_text
-from csl_game.errors import ThinkerError
+from csl_game.errors import SetupRefused, ThinkerError
 from csl_game.thinker.prototype import ThinkerPrototype
 
 __all__ = ["SetupReport", "SetupProbe", "ProbeGroup", "probe_all"]
@@ -37,6 +37,10 @@ class SetupReport:
     """Why each of its matches is lost, when its setup failed."""
     refused: bool = False
     """Its constructor or setup() raised an Exception: it refuses its parameters."""
+    error: str = ""
+    """When refused: the class name of the exception it raised (``ValueError``)."""
+    reason: str = ""
+    """When refused: that exception's message, in the thinker's own words."""
 
     @property
     def ok(self) -> bool:
@@ -49,8 +53,10 @@ def _in_process(prototype: ThinkerPrototype) -> SetupReport:
     try:
         thinker = prototype.create()
     except ThinkerError as e:
+        error, reason = ((e.error, e.reason) if isinstance(e, SetupRefused)
+                         else (type(e).__name__, str(e)))
         return SetupReport(prototype.default_name, Forfeit(ForfeitReason.SETUP, str(e)),
-                           refused=True)
+                           True, error, reason)
     except KeyboardInterrupt:
         raise
     except BaseException as e:  # user code: SystemExit and friends are forfeits too
@@ -97,8 +103,11 @@ class SetupProbe:
                 self._report = SetupReport(done)
             else:
                 error = worker.setup_error
-                refused = error is not None and error.refused
-                self._report = SetupReport(self.prototype.default_name, done, refused)
+                if error is not None and error.refused:
+                    self._report = SetupReport(self.prototype.default_name, done, True,
+                                               error.error, error.reason)
+                else:
+                    self._report = SetupReport(self.prototype.default_name, done)
             self.close()
         return self._report
 

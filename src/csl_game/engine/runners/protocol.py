@@ -122,6 +122,10 @@ class SetupFailed(FromWorker):
     refused: bool = False
     """Its constructor or setup() raised an Exception: the thinker refuses its
     parameters (bad input), rather than misbehaving."""
+    error: str = ""
+    """When refused: the class name of the exception it raised."""
+    reason: str = ""
+    """When refused: that exception's message, in the thinker's own words."""
 
 
 @dataclass(frozen=True)
@@ -260,7 +264,7 @@ def _answer_from(value: object) -> Answer:
 
 _FIELDS: dict[type[FromWorker], tuple[tuple[type, ...], ...]] = {
     Ready: ((str,), (int,)),
-    SetupFailed: ((str,), (bool,)),
+    SetupFailed: ((str,), (bool,), (str,), (str,)),
     Info: ((str,),),
     Output: ((str,),),
     Raised: ((int,), _NUMBER, (str,), (bool,)),

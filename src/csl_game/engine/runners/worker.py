@@ -28,7 +28,7 @@ from csl_game.engine.runners.protocol import (Answered, Cancel, FromWorker, Info
                                               Quit, Raised, Ready, Reset, SetupFailed,
                                               Think, WorkerSpec, decode, to_bytes)
 from csl_game.engine.runners.tree import mark_environment
-from csl_game.errors import ThinkerError
+from csl_game.errors import SetupRefused, ThinkerError
 from csl_game.thinker.api import AbstractThinker, CancellationToken
 from csl_game.thinker.discovery import registry
 from csl_game.thinker.prototype import ThinkerPrototype
@@ -152,7 +152,9 @@ def _make_thinker(spec: WorkerSpec, output: OutputForwarder) -> AbstractThinker:
     except ThinkerError as e:
         if isinstance(e.__cause__, MemoryError):  # out of memory is no refusal
             _out_of_memory()
-        output.send_after(SetupFailed(plain_text(str(e)), refused=True))
+        error, reason = ((e.error, plain_text(e.reason)) if isinstance(e, SetupRefused)
+                         else (type(e).__name__, plain_text(str(e))))
+        output.send_after(SetupFailed(plain_text(str(e)), True, error, reason))
     except MemoryError:
         _out_of_memory()
     except BaseException as e:  # a thinker module may raise anything at import or setup

@@ -1,0 +1,83 @@
+"""How a session plays, as one frozen value: `Session(players, config, options)`."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from concurrent.futures import Executor
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from csl_game.engine.background import SchedulerFactory, default_scheduler
+from csl_game.engine.runners.base import SETUP_TIME_LIMIT, RunnerFactory
+from csl_game.engine.runners.probe import SetupReport
+from csl_game.engine.runners.thread import ThreadRunner
+from csl_game.engine.scheduler import Opening
+from csl_game.engine.standings import Points, round_robin
+from csl_game.errors import ConfigError
+
+__all__ = ["Fixture", "SessionOptions"]
+
+
+class Fixture(NamedTuple):
+    """A match of a session, by player index; the opening's moves are forced."""
+
+    white: int
+    red: int
+    opening: Opening = ()
+
+
+@dataclass(frozen=True)
+class SessionOptions:
+    """Everything about a session but its players, board and results file.
+
+    `again()` of a session is a `dataclasses.replace` of these.
+
+    Raises:
+        ConfigError: workers below 1, or a setup time limit that is not positive.
+    """
+
+    points: Points = Points()
+    runner_factory: RunnerFactory = ThreadRunner
+    """How the AI players' moves are run (worker processes, or threads with in_process)."""
+    complete: bool = True
+    """A tournament plays every pair twice (once with each colour), else once."""
+    workers: int = 1
+    """Matches at once, the one on screen included."""
+    in_process: bool = False
+    """Thinker code runs on threads of this process (debugging), not in workers."""
+    foreground: bool = True
+    """One match at a time is played here, advanced by the frontend."""
+    competition: bool = False
+    """A tie in first place is broken by the competition rules."""
+    executor: Executor | None = None
+    """Where the scheduler plays its matches (a Dask client's executor), if not here."""
+    fixtures: Sequence[Fixture] | None = None
+    """The matches to play; by default one match (two players) or a round robin."""
+    tournament: bool | None = None
+    """Two players play a round robin too; by default only three or more do."""
+    scheduler_factory: SchedulerFactory = default_scheduler
+    setup_limit: float = SETUP_TIME_LIMIT
+    """Seconds each AI player may take to be set up and named."""
+    known_setups: Sequence[SetupReport | None] | None = None
+    """Setups already made (a session played again): not asked anew.
+
+    Both sequences are kept as tuples, so the options stay immutable."""
+
+    def fixtures_for(self, players: int) -> tuple[Fixture, ...]:
+        """The matches of a session of this many players: `fixtures`, or a round
+        robin (three players or more, or `tournament`), or one match."""
+        if self.fixtures is not None:
+            return tuple(self.fixtures)
+        if self.tournament or (self.tournament is None and players > 2):
+            return tuple(Fixture(w, r) for w, r in round_robin(players, self.complete))
+        return (Fixture(0, 1),)
+
+    def __post_init__(self) -> None:
+        if self.workers < 1:
+            raise ConfigError(f"workers must be at least 1, got {self.workers}")
+        if not self.setup_limit > 0:
+            raise ConfigError(f"the setup time limit must be positive, got {self.setup_limit}")
+        if self.fixtures is not None and not isinstance(self.fixtures, tuple):
+            object.__setattr__(self, "fixtures", tuple(self.fixtures))
+        if self.known_setups is not None and not isinstance(self.known_setups, tuple):
+            object.__setattr__(self, "known_setups", tuple(self.known_setups))
