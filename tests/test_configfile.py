@@ -11,6 +11,7 @@ from hypothesis import given, settings, strategies as st
 
 from csl_game.services.settings import AIEntry, PlayOptions
 from csl_game.services.setup_file import (SETTING, SETTINGS, ConfigFileError, SettingError,
+                                          check_config,
                                  apply_settings, check_setup, dump_config, load_config,
                                  save_config, setting_values)
 from csl_game.engine.session import Points
@@ -93,8 +94,8 @@ def test_a_bad_file_is_one_line_naming_file_key_and_problem(tmp_path: Path, text
                                                              message: str) -> None:
     path = tmp_path / "bad.toml"
     path.write_text(text + "\n", encoding="utf-8")
-    with pytest.raises(ConfigFileError) as info:
-        load_config(path, PlayOptions(thinker_paths=FAKES))
+    with pytest.raises(ConfigFileError) as info:  # parsing, or then checking the players
+        check_config(path, load_config(path, PlayOptions(thinker_paths=FAKES)))
     assert str(info.value).startswith(f"config file {path}: {message}")
     assert "\n" not in str(info.value)
 

@@ -405,12 +405,13 @@ def _play_flags(args: argparse.Namespace) -> dict[str, object]:
 
 def _play_options(args: argparse.Namespace) -> cfg.PlayOptions:
     """The GUI defaults, then the --config file, then --ai and the board flags."""
-    from csl_game.services.setup_file import (SettingError, apply_settings, check_players,
-                                              load_config)
+    from csl_game.services.setup_file import (SettingError, apply_settings, check_config,
+                                              load_config, player_problems)
 
     options = cfg.PlayOptions(thinker_paths=tuple(args.thinkers))
     if args.config is not None:
         options = load_config(args.config, options)
+        check_config(args.config, options)
     flags = _play_flags(args)
     try:
         options = apply_settings(options, {k: v for k, v in flags.items() if v is not None})
@@ -418,11 +419,11 @@ def _play_options(args: argparse.Namespace) -> cfg.PlayOptions:
         raise UsageError(f"{_PLAY_FLAGS[e.key]}: {e.problem}") from None
     specs = [*args.ai, *([args.level] if args.level else [])]
     ais = tuple(cfg.parse_ai_spec(spec) for spec in specs)
-    for spec, ai in zip(specs, ais):  # bad thinkers are bad input: before any window
-        try:
-            check_players([ai], options)
-        except SettingError as e:
-            raise UsageError(f"--ai {spec!r}: {e.problem}") from None
+    problems = player_problems(ais, options)  # bad thinkers are bad input: before any window
+    for i, spec in enumerate(specs, 1):
+        for key in (f"players[{i}].thinker", f"players[{i}].params"):
+            if key in problems:
+                raise UsageError(f"--ai {spec!r}: {problems[key]}")
     return replace(options, ais=ais or options.ais, auto=args.auto,
                    in_process=args.in_process,
                    show_setup=not specs and args.config is None)

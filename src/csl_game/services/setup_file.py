@@ -29,10 +29,9 @@ import json
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 
-from csl_game.engine.runners.probe import SetupProbe, SetupReport, probe_all
+from csl_game.engine import SetupProbe, SetupReport
 from csl_game.services.settings import AIEntry, PlayOptions
 from csl_game.errors import ConfigError, ConfigFileError, CslError, SettingError
 from csl_game.thinker.api import MatchConfig
@@ -270,18 +269,37 @@ def _refusal(key: PlayerKey, prototype: ThinkerPrototype,
     return None if text is None else ("params", text)
 
 
-@lru_cache(maxsize=256)
-def _player_problem(key: PlayerKey) -> tuple[str, str] | None:
-    """(field, problem) when the thinker is unknown or refuses its parameters.
+_CHECKED: dict[PlayerKey, tuple[str, str] | None] = {}
+"""Players checked before, with their problem (None: fine)."""
 
-    The thinker is set up in a worker process (here with `key`'s in-process
-    mode), with the setup time limit: this process runs none of its code.
+
+def _player_problems(keys: Sequence[PlayerKey]) -> dict[PlayerKey, tuple[str, str] | None]:
+    """(field, problem) of each player whose thinker is unknown or refuses its
+    parameters, None for the others.
+
+    The players not checked before are set up all at once, each in a worker
+    process (here with its key's in-process mode) with the setup time limit:
+    this process runs none of their code, and waits for the slowest only.
     """
-    prototype = _prototype(key)
-    if isinstance(prototype, tuple):
-        return prototype
-    report = probe_all([prototype], in_process=key[4])[0]
-    return _refusal(key, prototype, report)
+    todo: dict[PlayerKey, ThinkerPrototype] = {}
+    for key in dict.fromkeys(keys):
+        if key in _CHECKED:
+            continue
+        prototype = _prototype(key)
+        if isinstance(prototype, tuple):
+            _CHECKED[key] = prototype
+        else:
+            todo[key] = prototype
+    probes = {key: SetupProbe(prototype, in_process=key[4]) for key, prototype in todo.items()}
+    try:
+        for key, probe in probes.items():
+            report = probe.wait()
+            assert report is not None
+            _CHECKED[key] = _refusal(key, todo[key], report)
+    finally:
+        for probe in probes.values():
+            probe.close()
+    return {key: _CHECKED[key] for key in keys}
 
 
 def _key(ai: AIEntry, options: PlayOptions) -> PlayerKey:
@@ -291,22 +309,20 @@ def _key(ai: AIEntry, options: PlayOptions) -> PlayerKey:
 def player_problems(ais: Sequence[AIEntry], options: PlayOptions) -> dict[str, str]:
     """What is wrong with each AI player, keyed ``players[N].thinker`` or
     ``players[N].params`` (N from 1); empty when every one is fine. Blocks
-    while each is set up in a worker process.
+    while they are set up, all at once, each in a worker process.
 
     Raises:
         WorkerStartError: no worker process could be started.
     """
-    problems = {}
-    for i, ai in enumerate(ais, 1):
-        problem = _player_problem(_key(ai, options))
-        if problem is not None:
-            problems[f"players[{i}].{problem[0]}"] = problem[1]
-    return problems
+    keys = [_key(ai, options) for ai in ais]
+    found = _player_problems(keys)
+    return {f"players[{i}].{problem[0]}": problem[1]
+            for i, key in enumerate(keys, 1) if (problem := found[key]) is not None}
 
 
 def check_players(ais: Sequence[AIEntry], options: PlayOptions) -> None:
-    """Each AI's thinker is known and accepts its parameters (blocking: each
-    is set up in a worker process, with the setup time limit).
+    """Each AI's thinker is known and accepts its parameters (blocking: they
+    are set up at once, each in a worker process, with the setup time limit).
 
     Raises:
         SettingError: the first problem, keyed ``players[N].thinker`` or
@@ -504,16 +520,16 @@ def _options_from(data: dict[str, object], base: PlayOptions) -> PlayOptions:
     if not isinstance(players, list):
         raise SettingError("players", "must be an array of tables ([[players]])")
     ais = tuple(_player(i, table) for i, table in enumerate(players, 1))
-    options = dataclasses.replace(apply_settings(base, data), ais=ais)
-    check_players(ais, options)
-    return options
+    return dataclasses.replace(apply_settings(base, data), ais=ais)
 
 
 def load_config(path: str | Path, base: PlayOptions | None = None) -> PlayOptions:
     """`base` (default: the GUI defaults) with the settings and players of a file.
 
     Keys missing from the file keep `base`'s values; a file without players
-    has none (two humans play).
+    has none (two humans play). The file is parsed and validated only: no
+    player is set up here (`check_config` does that, where it is wanted), so
+    loading never waits on a thinker.
 
     Raises:
         ConfigFileError: one line naming the file, the key and the problem.
@@ -530,6 +546,20 @@ def load_config(path: str | Path, base: PlayOptions | None = None) -> PlayOption
         return _options_from(data, base or PlayOptions())
     except SettingError as e:
         raise ConfigFileError(f"config file {p}: key '{e.key}': {e.problem}") from None
+
+
+def check_config(path: str | Path, options: PlayOptions) -> None:
+    """The players of a loaded setup file are known and accept their parameters
+    (set up all at once, each in a worker process).
+
+    Raises:
+        ConfigFileError: one line naming the file, the player's key and the problem.
+        WorkerStartError: no worker process could be started.
+    """
+    try:
+        check_players(options.ais, options)
+    except SettingError as e:
+        raise ConfigFileError(f"config file {Path(path)}: key '{e.key}': {e.problem}") from None
 
 
 # ----------------------------------------------------------------- writing
