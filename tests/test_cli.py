@@ -32,7 +32,7 @@ def test_match_json_between_thinkers(capsys: pytest.CaptureFixture[str]) -> None
     doc = json.loads(captured.out)
     assert doc["white"] == "MinimaxD2" and doc["red"] == "Random"
     assert doc["winner"] in ("white", "red", "draw")
-    assert doc["settings"]["rows"] == 5 and doc["settings"]["time_limit_ms"] == 3_600_000
+    assert doc["settings"]["rows"] == 5 and doc["settings"]["time_limit_ms"] == 200  # the default
     assert "MinimaxD2" in captured.err and "placed a" in captured.err
 
 

@@ -36,7 +36,9 @@ from csl_game.console.session_cmd import (check_thinkers, results_paths, run_ses
                                           setup_limit_of)
 from csl_game.services.report import FORMATS
 from csl_game.engine.session import Session, SessionOptions
-from csl_game.services.setup_file import SettingError, check_limits
+from csl_game.services.options import (VERBS, add_options, flag_text, match_config, options_of,
+                                       points_of, unknown_track_config)
+from csl_game.services.setup_file import SettingError
 from csl_game.engine.standings import Points
 from csl_game.thinker.api import MatchConfig
 from csl_game.thinker.engine_thinker import EngineSpec
@@ -44,7 +46,6 @@ from csl_game.thinker.prototype import ThinkerPrototype
 
 __all__ = ["main", "build_parser"]
 
-VERBS = ("play", "match", "session", "report", "replay", "info", "league")
 REFERENCE = "reference"
 """The report format that writes the reference framework's competition files."""
 BROKEN_PIPE = 141
@@ -59,141 +60,31 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
-def _board_options(p: argparse.ArgumentParser) -> None:
-    g = p.add_argument_group("board and timing (defaults: 6x7, 4 in a row, 10+11 pieces)")
-    g.add_argument("-r", "--rows", type=int, default=None, help="board rows")
-    g.add_argument("-c", "--cols", type=int, default=None, help="board columns")
-    g.add_argument("-w", "--win-sequence", type=int, default=None,
-                   help="pieces in a row needed to win")
-    g.add_argument("-o", "--round-pieces", type=int, default=None,
-                   help="round pieces per player")
-    g.add_argument("-s", "--square-pieces", type=int, default=None,
-                   help="square pieces per player")
-    g.add_argument("-t", "--time-limit", type=int, default=None, metavar="MS",
-                   help="AI time limit per move in ms")
-    g.add_argument("-m", "--min-move-time", type=int, default=None, metavar="MS",
-                   help="minimum apparent AI move time in ms")
-    _common(p)
-
-
-def _setup_limit_option(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--setup-time-limit", type=int, default=round(SETUP_TIME_LIMIT * 1000),
-                   metavar="MS", help="time a thinker may take to be set up and named, in "
-                                      f"its worker (default {SETUP_TIME_LIMIT * 1000:.0f})")
-
-
-def _points_options(p: argparse.ArgumentParser, default: bool = True) -> None:
-    for name, value in (("win", 3), ("draw", 1), ("loss", 0)):
-        p.add_argument(f"--points-per-{name}", type=int, default=value if default else None,
-                       metavar="N", help=f"tournament points per {name} (default {value})")
-
-
-def _tournament_options(p: argparse.ArgumentParser) -> None:
-    """What a tournament in the window and in the terminal share."""
-    p.add_argument("--results", metavar="FILE",
-                   help="append each match's result to FILE as a JSON line as it ends")
-    p.add_argument("--resume", metavar="FILE",
-                   help="take the matches already in results FILE as played, append the rest")
-    p.add_argument("--competition", action="store_true",
-                   help="break a tie in first place by the competition rules")
-    p.add_argument("--unknown-track", type=int, nargs=2, metavar=("ROWS", "COLS"),
-                   help="derive every board and time setting from two numbers")
-
-
-def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--thinkers", action="append", default=[], metavar="PATH",
-                   help="also look for thinkers in this .py file or folder (repeatable)")
-    p.add_argument("--engine", action="append", default=[], metavar='"NAME=COMMAND [ARGS]"',
-                   help="an executable speaking the engine protocol (docs/engines.md), "
-                        "then a thinker named NAME (repeatable)")
-    p.add_argument("--in-process", action="store_true",
-                   help="run thinkers on threads of this process (for debugging "
-                        "thinkers) instead of isolated worker processes")
-
-
 def build_parser() -> argparse.ArgumentParser:
+    """The parser of every verb, each verb's options from the one table
+    (csl_game.services.options)."""
     parser = _Parser(prog="csl-game", description="ColorShapeLinks: Simplexity on any "
                      "board size. Play in a window, or run matches and sessions.")
     parser.add_argument("--version", action="version", version=f"csl-game {__version__}")
     sub = parser.add_subparsers(dest="verb", parser_class=_Parser, metavar="VERB")
-    play = sub.add_parser("play", help="open the game window (the default verb)")
-    play.add_argument("--ai", action="append", default=[], metavar='"THINKER [PARAMS]"',
-                      help="an AI player (repeatable): 0 -> human vs human, "
-                           "1 -> human vs AI, 2 -> AI vs AI, 3+ -> tournament; a level "
-                           f"({', '.join(lv.name for lv in LEVELS)}) stands for its thinker")
-    play.add_argument("--level", choices=[lv.name for lv in LEVELS], type=str.lower,
-                      help="play against the AI of this difficulty level (the same as "
-                           "--ai LEVEL; --ai also takes a level's name)")
-    play.add_argument("--config", metavar="FILE",
-                      help="the setup (settings and AI players) from a TOML file, as the "
-                           "setup screen saves it; --ai and the board flags override it")
-    play.add_argument("--auto", action="store_true",
-                      help="answer every question with its default and exit at the end")
-    play.add_argument("--workers", type=int, default=None, metavar="N",
-                      help="tournament matches played at once: one on screen, the others "
-                           "in the background (default 1; at most the number of cores "
-                           "keeps time limits fair)")
-    _tournament_options(play)
-    _points_options(play, default=False)
-    _board_options(play)
-    match = sub.add_parser("match", help="play one match in the terminal")
-    match.add_argument("-W", "--white", metavar="THINKER", help="White thinker (default: human)")
-    match.add_argument("-R", "--red", metavar="THINKER", help="Red thinker (default: human)")
-    match.add_argument("--white-params", default="", metavar="S")
-    match.add_argument("--red-params", default="", metavar="S")
-    match.add_argument("--json", action="store_true",
-                       help="print the result as JSON on stdout (the match goes to stderr)")
-    _setup_limit_option(match)
-    _board_options(match)
-    session = sub.add_parser("session", help="play a complete tournament in the terminal")
-    session.add_argument("-g", "--game-file", required=True, metavar="FILE",
-                         help="one thinker per line, its parameters after it")
-    _points_options(session)
-    session.add_argument("--workers", type=int, default=None, metavar="N",
-                         help="matches played at once (default: number of cores)")
-    _tournament_options(session)
-    session.add_argument("--dask", metavar="ADDRESS",
-                         help="play the matches on a Dask cluster (needs csl-game[dask])")
-    session.add_argument("--quiet", action="store_true", help="print only the final standings")
-    session.add_argument("--verbose", action="store_true",
-                         help="print every move and board (plays one match at a time)")
-    _setup_limit_option(session)
-    _board_options(session)
-    report = sub.add_parser("report", help="standings and results of a results file")
-    report.add_argument("results_file", metavar="RESULTS_FILE")
-    report.add_argument("--format", choices=(*FORMATS, REFERENCE), default="md",
-                        help="md, csv or json on standard output; reference writes the "
-                             "reference framework's standings.md and results/ into "
-                             "--output")
-    report.add_argument("--table", choices=("standings", "results"), default="standings",
-                        help="which table CSV gives")
-    report.add_argument("-o", "--output", metavar="DIR", default=".",
-                        help="the folder --format reference writes into (default: here)")
-    _points_options(report)
-    _common(report)
-    _replay_parser(sub)
-    sub.add_parser("league", add_help=False,
-                   help="rank the thinkers: every pair, both colours, several openings "
-                        "(csl-game league --help)")
-    info = sub.add_parser("info", help="list the known thinkers")
-    _common(info)
+    for verb, help in _VERB_HELP.items():
+        verb_parser = sub.add_parser(verb, help=help, description=help)
+        note = ("500 ms a move, as the setup screen says" if verb == "play"
+                else f"{cfg.CONSOLE_TIME_LIMIT_MS} ms a move")
+        add_options(verb_parser, verb, note)
     return parser
 
 
-def _replay_parser(sub: argparse._SubParsersAction[_Parser]) -> None:
-    replay = sub.add_parser("replay", help="replay a match of a results file or of "
-                            "match --json output, in the window or the terminal")
-    replay.add_argument("results_file", metavar="RESULTS_FILE")
-    replay.add_argument("--match", type=int, metavar="N",
-                        help="the match's number, as reports show it (needed when the "
-                             "file holds several)")
-    replay.add_argument("--list", action="store_true", help="list the file's matches")
-    replay.add_argument("--console", action="store_true",
-                        help="in the terminal (also without a display): every move and "
-                             "board, or step with Enter when at a terminal")
-    replay.add_argument("--auto", action="store_true",
-                        help="in the window: play the moves one after another and close "
-                             "at the end")
+_VERB_HELP = {
+    "play": "open the game window (the default verb)",
+    "match": "play one match in the terminal",
+    "session": "play a complete tournament in the terminal",
+    "league": "rank the thinkers: every pair, both colours, several openings",
+    "report": "standings and results of a results file",
+    "replay": "replay a match of a results file or of match --json output, in the window "
+              "or the terminal",
+    "info": "list the known thinkers",
+}
 
 
 def _parse(argv: Sequence[str]) -> argparse.Namespace:
@@ -219,50 +110,10 @@ def add_engine_sources(args: argparse.Namespace, declarations: Sequence[str]) ->
     args.thinkers = [*args.thinkers, *(s for s in sources if s not in args.thinkers)]
 
 
-_BOARD_FLAGS = {"rows": "-r/--rows", "cols": "-c/--cols", "win_sequence": "-w/--win-sequence",
-                "round_pieces": "-o/--round-pieces", "square_pieces": "-s/--square-pieces",
-                "time_limit_ms": "-t/--time-limit", "min_move_time_ms": "-m/--min-move-time"}
-
-
-def _within_limits(values: dict[str, int | None], flags: dict[str, str] = _BOARD_FLAGS) -> None:
-    """Refuse a value over its limit before a board is made of it (a huge one
-    would take all the memory there is)."""
-    try:
-        check_limits({k: v for k, v in values.items() if v is not None})
-    except SettingError as e:
-        raise UsageError(f"{flags[e.key]}: {e.problem}") from None
-
-
-def _match_config(args: argparse.Namespace, time_limit: int, min_move: int) -> MatchConfig:
-    base = MatchConfig()
-    values = {"rows": args.rows, "cols": args.cols, "win_sequence": args.win_sequence,
-              "round_pieces": args.round_pieces, "square_pieces": args.square_pieces,
-              "time_limit_ms": args.time_limit, "min_move_time_ms": args.min_move_time}
-    _within_limits(values)
-    defaults = {"time_limit_ms": time_limit, "min_move_time_ms": min_move}
-    chosen = {k: v if v is not None else defaults.get(k, getattr(base, k))
-              for k, v in values.items()}
-    return MatchConfig(**chosen)
-
-
-def _check_unknown_track(args: argparse.Namespace) -> None:
-    given = [o for o, v in (("-r", args.rows), ("-c", args.cols), ("-w", args.win_sequence),
-                            ("-o", args.round_pieces), ("-s", args.square_pieces),
-                            ("-t", args.time_limit)) if v is not None]
-    if given:
-        raise UsageError(f"--unknown-track sets the board and time limit: drop {' '.join(given)}")
-    rows, cols = args.unknown_track
-    _within_limits({"rows": rows, "cols": cols},
-                   {"rows": "--unknown-track ROWS", "cols": "--unknown-track COLS"})
-
-
 def _match_config_for_session(args: argparse.Namespace) -> MatchConfig:
     if args.unknown_track is None:
-        return _match_config(args, cfg.CONSOLE_TIME_LIMIT_MS, cfg.CONSOLE_MIN_MOVE_TIME_MS)
-    _check_unknown_track(args)
-    min_move = args.min_move_time if args.min_move_time is not None else 0
-    _within_limits({"min_move_time_ms": min_move})
-    return replace(MatchConfig.unknown_track(*args.unknown_track), min_move_time_ms=min_move)
+        return match_config(args)
+    return unknown_track_config(args)
 
 
 def _player(name: str | None, params: str, mc: MatchConfig, paths: tuple[str, ...]) -> Player:
@@ -283,7 +134,7 @@ def _human_input(out: TextIO) -> Callable[[Match], None]:
 
 
 def cmd_match(args: argparse.Namespace) -> int:
-    mc = _match_config(args, cfg.CONSOLE_TIME_LIMIT_MS, cfg.CONSOLE_MIN_MOVE_TIME_MS)
+    mc = match_config(args)
     paths = tuple(args.thinkers)
     players = [_player(args.white, args.white_params, mc, paths),
                _player(args.red, args.red_params, mc, paths)]
@@ -316,7 +167,8 @@ def cmd_report(args: argparse.Namespace) -> int:
     from csl_game.engine.results import duplicates_note, first_lines, read_results
     from csl_game.services.report import load_report
 
-    points = Points(args.points_per_win, args.points_per_draw, args.points_per_loss)
+    points = points_of(args)
+    assert points is not None
     docs, twice = first_lines(read_results(args.results_file))
     if twice:
         print(f"csl-game: note: {duplicates_note(args.results_file, twice)}", file=sys.stderr)
@@ -376,26 +228,17 @@ def cmd_info(args: argparse.Namespace) -> int:
     return 0
 
 
-_PLAY_FLAGS = {"rows": "-r/--rows", "cols": "-c/--cols", "win_sequence": "-w/--win-sequence",
-               "round_pieces": "-o/--round-pieces", "square_pieces": "-s/--square-pieces",
-               "time_limit_ms": "-t/--time-limit", "min_move_time_ms": "-m/--min-move-time",
-               "workers": "--workers", "points_per_win": "--points-per-win",
-               "points_per_draw": "--points-per-draw", "points_per_loss": "--points-per-loss",
-               "results_file": "--results/--resume", "resume": "--resume",
-               "competition": "--competition", "unknown_track": "--unknown-track"}
-
-
 def _play_flags(args: argparse.Namespace) -> dict[str, object]:
-    """The settings the command line gives (None: not given)."""
-    flags: dict[str, object] = {
-        "rows": args.rows, "cols": args.cols, "win_sequence": args.win_sequence,
-        "round_pieces": args.round_pieces, "square_pieces": args.square_pieces,
-        "time_limit_ms": args.time_limit, "min_move_time_ms": args.min_move_time,
-        "workers": args.workers, "points_per_win": args.points_per_win,
-        "points_per_draw": args.points_per_draw, "points_per_loss": args.points_per_loss,
-        "competition": True if args.competition else None}
+    """The settings the command line gives, by setting key (None: not given)."""
+    flags: dict[str, object] = {o.setting: getattr(args, o.dest) for o in options_of("play")
+                                if o.setting is not None}
+    flags["competition"] = True if args.competition else None
+    points = points_of(args, None)
+    if points is not None:
+        flags.update(points_per_win=points.win, points_per_draw=points.draw,
+                     points_per_loss=points.loss)
     if args.unknown_track is not None:
-        _check_unknown_track(args)
+        unknown_track_config(args)  # the same refusals as the session verb's
         flags.update(rows=args.unknown_track[0], cols=args.unknown_track[1], unknown_track=True)
     path, resume = results_paths(args.results, args.resume)
     if path:
@@ -416,7 +259,8 @@ def _play_options(args: argparse.Namespace) -> cfg.PlayOptions:
     try:
         options = apply_settings(options, {k: v for k, v in flags.items() if v is not None})
     except SettingError as e:
-        raise UsageError(f"{_PLAY_FLAGS[e.key]}: {e.problem}") from None
+        dest = next((o.dest for o in options_of("play") if o.setting == e.key), None)
+        raise UsageError(f"{flag_text(dest) if dest else e.key}: {e.problem}") from None
     specs = [*args.ai, *([args.level] if args.level else [])]
     ais = tuple(cfg.parse_ai_spec(spec) for spec in specs)
     problems = player_problems(ais, options)  # bad thinkers are bad input: before any window
@@ -436,9 +280,15 @@ def cmd_play(args: argparse.Namespace) -> int:
     return run_gui(options)
 
 
+def cmd_league(args: argparse.Namespace) -> int:
+    from csl_game.console.league_cmd import run_league
+
+    return run_league(args)
+
+
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "play": cmd_play, "match": cmd_match, "session": cmd_session, "report": cmd_report,
-    "replay": cmd_replay, "info": cmd_info}
+    "replay": cmd_replay, "info": cmd_info, "league": cmd_league}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -478,10 +328,6 @@ def _sigterm_unwinds() -> Iterator[None]:
 
 
 def _dispatch(argv: list[str]) -> int:
-    if argv[:1] == ["league"]:
-        from csl_game.console.league_cmd import main as league_main
-
-        return league_main(argv[1:])
     args = _parse(argv)
     registry(tuple(getattr(args, "thinkers", ())))  # a bad --thinkers path is bad input
     return COMMANDS[args.verb](args)

@@ -12,14 +12,17 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from pathlib import Path
 from collections.abc import Callable, Sequence
 from typing import NoReturn, TextIO
 
 from csl_game.services.league import Entry, GameRecord, League, Tally, make_openings, tally
-from csl_game.services.setup_file import check_limits
+from csl_game.services.options import add_options, match_config, points_of
+from csl_game.services.settings import (CONSOLE_TIME_LIMIT_MS, read_session_engines,
+                                        read_session_file)
 from csl_game.engine.standings import Points
 from csl_game.model.notation import format_moves
-from csl_game.errors import ConfigError, CslError
+from csl_game.errors import ConfigError, CslError, UsageError, exit_status
 from csl_game.thinker.api import MatchConfig
 from csl_game.thinker.discovery import BUILTIN_PACKAGE, registry
 from csl_game.thinker.engine_thinker import EngineSpec
@@ -70,62 +73,30 @@ def render(rows: list[list[str]], markdown: bool, name_col: int = 1) -> str:
 # ------------------------------------------------------------------ command line
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
-        raise ConfigError(message)
+        raise UsageError(message)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The league's argument parser."""
+    """The league's argument parser (its options from csl_game.services.options)."""
     p = _Parser(prog="csl-game league",
                 description="Play every thinker against every other, both colours, "
                             "from fixed openings, and print the standings.")
-    p.add_argument("--thinker", action="append", default=[], metavar='"THINKER [PARAMS]"',
-                   help="a player (repeatable; default: every built-in thinker)")
-    p.add_argument("--time-limit", "-t", type=int, default=200, metavar="MS",
-                   help="time limit per move in ms (default 200)")
-    p.add_argument("-r", "--rows", type=int, default=6)
-    p.add_argument("-c", "--cols", type=int, default=7)
-    p.add_argument("-w", "--win-sequence", type=int, default=4)
-    p.add_argument("-o", "--round-pieces", type=int, default=None,
-                   help="round pieces per player (default rows x cols / 4, rounded down)")
-    p.add_argument("-s", "--square-pieces", type=int, default=None,
-                   help="square pieces per player (default rows x cols / 4, rounded up)")
-    p.add_argument("--games", "-g", type=int, default=2, metavar="N",
-                   help="games per pair and colour, each from another opening (default 2)")
-    p.add_argument("--opening-plies", type=int, default=2, choices=(0, 1, 2),
-                   help="forced opening moves per game (default 2)")
-    p.add_argument("--seed", type=int, default=1, help="shuffles the openings (default 1)")
-    p.add_argument("--points", type=int, nargs=3, default=(3, 1, 0),
-                   metavar=("WIN", "DRAW", "LOSS"), help="points per result (default 3 1 0)")
-    p.add_argument("--thinkers", action="append", default=[], metavar="PATH",
-                   help="also look for thinkers in this .py file or folder")
-    p.add_argument("--engine", action="append", default=[], metavar='"NAME=COMMAND [ARGS]"',
-                   help="an executable speaking the engine protocol, then a thinker "
-                        "named NAME (repeatable)")
-    p.add_argument("--in-process", action="store_true",
-                   help="run thinkers on threads of this process, not worker processes")
-    p.add_argument("--workers", type=int, default=1, metavar="N",
-                   help="games played at once (default 1: each thinker alone on the machine)")
-    p.add_argument("--markdown", action="store_true", help="print the tables as Markdown")
-    p.add_argument("--quiet", "-q", action="store_true", help="no line per game")
+    add_options(p, "league", f"{CONSOLE_TIME_LIMIT_MS} ms a move")
     return p
 
 
-def _config(args: argparse.Namespace) -> MatchConfig:
-    check_limits({"rows": args.rows, "cols": args.cols, "win_sequence": args.win_sequence,
-                  "round_pieces": args.round_pieces, "square_pieces": args.square_pieces,
-                  "time_limit_ms": args.time_limit})  # the limits of every verb
-    cells = args.rows * args.cols
-    rounds = cells // 4 if args.round_pieces is None else args.round_pieces
-    squares = -(-cells // 4) if args.square_pieces is None else args.square_pieces
-    return MatchConfig(rows=args.rows, cols=args.cols, win_sequence=args.win_sequence,
-                       round_pieces=rounds, square_pieces=squares,
-                       time_limit_ms=args.time_limit)
+def _games_spelled_g(args: argparse.Namespace) -> None:
+    """`-g N` once meant --games N here: a number that names no file still does."""
+    value = args.game_file
+    if value is not None and value.isdigit() and not Path(value).exists():
+        args.games, args.game_file = int(value), None
 
 
 def _entries(specs: Sequence[str], config: MatchConfig, paths: tuple[str, ...]) -> list[Entry]:
     if not specs:
         reg = registry(paths)
-        specs = sorted(reg.short_name(f) for f in reg.classes if f.startswith(BUILTIN_PACKAGE + "."))
+        specs = sorted(reg.short_name(f) for f in reg.classes
+                       if f.startswith(BUILTIN_PACKAGE + "."))
     entries: list[Entry] = []
     for spec in specs:
         thinker, _, params = spec.strip().partition(" ")
@@ -147,26 +118,33 @@ def _progress(out: TextIO, league: League) -> Callable[[int, int, GameRecord], N
     return report
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run a league from the command line; 0 when done, 2 for bad usage, 1 otherwise."""
-    try:
-        args = build_parser().parse_args(argv)
-        if args.games < 1:
-            raise ConfigError(f"--games must be at least 1, got {args.games}")
-        if args.workers < 1:
-            raise ConfigError(f"--workers must be at least 1, got {args.workers}")
-        config = _config(args)
-        paths = (*args.thinkers, *(EngineSpec.parse(e).source for e in args.engine))
-        entries = _entries(args.thinker, config, paths)
-        openings = make_openings(config, args.opening_plies, args.seed)
-        league = League(entries, config, args.games, openings, in_process=args.in_process,
-                        workers=args.workers)
-        started = time.perf_counter()
-        league.play(None if args.quiet else _progress(sys.stderr, league))
-    except CslError as e:
-        print(f"league: error: {e}", file=sys.stderr)
-        return 2
-    tallies, matrix = tally(league, Points(*args.points))
+def run_league(args: argparse.Namespace) -> int:
+    """Play the league the arguments describe and print its tables; 0 when done.
+
+    Raises:
+        CslError: bad input (one line, exit 2).
+    """
+    _games_spelled_g(args)
+    if args.games < 1:
+        raise UsageError(f"--games must be at least 1, got {args.games}")
+    if args.workers < 1:
+        raise UsageError(f"--workers must be at least 1, got {args.workers}")
+    config = match_config(args)
+    paths = (*args.thinkers, *(EngineSpec.parse(e).source for e in args.engine))
+    specs = list(args.thinker)
+    if args.game_file is not None:
+        declared = read_session_engines(args.game_file)
+        paths = (*paths, *(EngineSpec.parse(d).source for d in declared))
+        specs += [f"{e.thinker} {e.params}".strip() for e in read_session_file(args.game_file)]
+    entries = _entries(specs, config, paths)
+    points = points_of(args)
+    assert points is not None
+    openings = make_openings(config, args.opening_plies, args.seed)
+    league = League(entries, config, args.games, openings, in_process=args.in_process,
+                    workers=args.workers)
+    started = time.perf_counter()
+    league.play(None if args.quiet else _progress(sys.stderr, league))
+    tallies, matrix = tally(league, points)
     print(f"League: {config.rows}x{config.cols}, {config.win_sequence} in a row, "
           f"{config.round_pieces}+{config.square_pieces} pieces, "
           f"{config.time_limit_ms} ms per move, {len(league.records)} games "
@@ -174,6 +152,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(render(standings_rows(tallies), args.markdown) + "\n")
     print(render(matrix_rows(tallies, matrix), args.markdown, name_col=0))
     return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run a league from the command line; 0 when done, 2 for bad usage, 1 otherwise."""
+    try:
+        return run_league(build_parser().parse_args(argv))
+    except CslError as e:
+        print(f"league: error: {e}", file=sys.stderr)
+        return exit_status(e)
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ from csl_game.engine.match import Match, MatchResult, Player
 from csl_game.engine.results import (ResultsWriter, duplicates_note, first_lines,
                                      read_results)
 from csl_game.engine import SetupReport, WorkerStartError, probe_all
+from csl_game.services.options import points_of
 from csl_game.engine.scheduler import default_workers, runner_factory
 from csl_game.services import narration
 from csl_game.engine.session import PostMatch, Session, SessionEvent, TieBreakRound, SessionOptions
@@ -135,7 +136,7 @@ def run_session(args: argparse.Namespace, mc: MatchConfig) -> int:
     paths = tuple(args.thinkers)
     entries = read_session_file(args.game_file)
     players = [ThinkerPrototype(e.thinker, e.params, mc, paths) for e in entries]
-    points = Points(args.points_per_win, args.points_per_draw, args.points_per_loss)
+    points = points_of(args) or Points()
     workers = _workers(args)
     limit = setup_limit_of(args)
     path, resume = results_paths(args.results, args.resume)

@@ -22,7 +22,9 @@ __all__ = ["GUI_TIME_LIMIT_MS", "GUI_MIN_MOVE_TIME_MS", "CONSOLE_TIME_LIMIT_MS",
 
 GUI_TIME_LIMIT_MS = 500
 GUI_MIN_MOVE_TIME_MS = 250
-CONSOLE_TIME_LIMIT_MS = 3_600_000
+CONSOLE_TIME_LIMIT_MS = 200
+"""What an AI may think per move in the terminal's verbs unless told: the
+competition's limit, so a match ends in seconds. Humans are never timed."""
 CONSOLE_MIN_MOVE_TIME_MS = 0
 LAST_MOVE_ANIMATION_S = 1.0
 UNBLOCKED_SCREEN_S = 1.5

@@ -1,0 +1,335 @@
+"""Every command-line option of every verb, in one table.
+
+Each `Option` row says its flags (the first long flag is its one spelling;
+older spellings users already type follow as aliases), its help, which verbs
+take it, its default there, and the setting of `csl_game.services.setup_file`
+it sets, whose range it is checked against. `add_options()` builds a verb's
+parser from the rows; nothing else declares a flag. tests/test_options.py
+compares each verb's parser with the table.
+
+A new verb or flag is a new row (or a verb added to a row's `verbs`).
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from csl_game.engine.standings import Points
+from csl_game.errors import SettingError, UsageError
+from csl_game.services.presets import LEVELS
+from csl_game.services.settings import CONSOLE_TIME_LIMIT_MS
+from csl_game.services.setup_file import check_limits
+from csl_game.thinker.api import MatchConfig
+
+__all__ = ["Option", "OPTIONS", "VERBS", "CONSOLE_TIME_LIMIT_MS", "add_options", "options_of",
+           "flag_text", "check_ranges", "match_config", "default_pieces", "points_of",
+           "unknown_track_config", "BOARD", "MATCH_KEYS"]
+
+VERBS = ("play", "match", "session", "league", "report", "replay", "info")
+
+
+BOARD = "board and timing (6x7, 4 in a row, rows x cols / 4 pieces of each shape; AIs %s)"
+_PLAYERS = "finding thinkers"
+_TOURNAMENT = "tournament"
+
+_BOARD_VERBS = frozenset({"play", "match", "session", "league"})
+_FINDING = frozenset({"play", "match", "session", "league", "report", "info"})
+
+
+@dataclass(frozen=True)
+class Option:
+    """One option of the command line: its flags, help, verbs and defaults."""
+
+    dest: str
+    flags: tuple[str, ...]
+    """Its spellings, the canonical long flag first among the long ones; a
+    positional argument has its name alone."""
+    help: str
+    verbs: frozenset[str]
+    kwargs: Mapping[str, Any] = field(default_factory=dict)
+    """What argparse takes besides flags, help and default (type, action, metavar...)."""
+    default: Any = None
+    defaults: Mapping[str, Any] = field(default_factory=dict)
+    """Defaults that differ by verb."""
+    helps: Mapping[str, str] = field(default_factory=dict)
+    """Help texts that differ by verb."""
+    setting: str | None = None
+    """The setting (setup_file.SETTINGS key) it sets: its range and its TOML key."""
+    group: str | None = None
+    required: frozenset[str] = frozenset()
+    """Verbs where it must be given."""
+
+    def default_for(self, verb: str) -> Any:
+        return self.defaults.get(verb, self.default)
+
+    def help_for(self, verb: str) -> str:
+        return self.helps.get(verb, self.help)
+
+    @property
+    def positional(self) -> bool:
+        return not self.flags[0].startswith("-")
+
+
+def _opt(dest: str, flags: str, help: str, verbs: Iterable[str], **more: Any) -> Option:
+    kwargs: dict[str, Any] = {k: more.pop(k) for k in ("type", "action", "metavar", "nargs",
+                                                       "choices") if k in more}
+    return Option(dest, tuple(flags.split()), help, frozenset(verbs), kwargs, **more)
+
+
+_INT = {"type": int}
+OPTIONS: tuple[Option, ...] = (
+    # ---------------------------------------------------------------- board and timing
+    _opt("rows", "-r --rows", "board rows", _BOARD_VERBS, setting="rows", group=BOARD, **_INT),
+    _opt("cols", "-c --cols", "board columns", _BOARD_VERBS, setting="cols", group=BOARD,
+         **_INT),
+    _opt("win_sequence", "-w --win-sequence", "pieces in a row needed to win", _BOARD_VERBS,
+         setting="win_sequence", group=BOARD, **_INT),
+    _opt("round_pieces", "-o --round-pieces", "round pieces per player", _BOARD_VERBS,
+         setting="round_pieces", group=BOARD, **_INT),
+    _opt("square_pieces", "-s --square-pieces", "square pieces per player", _BOARD_VERBS,
+         setting="square_pieces", group=BOARD, **_INT),
+    _opt("time_limit", "-t --time-limit", "AI time limit per move in ms", _BOARD_VERBS,
+         setting="time_limit_ms", group=BOARD, metavar="MS", **_INT),
+    _opt("min_move_time", "-m --min-move-time", "minimum apparent AI move time in ms",
+         _BOARD_VERBS, setting="min_move_time_ms", group=BOARD, metavar="MS", **_INT),
+    # ---------------------------------------------------------------- finding thinkers
+    _opt("thinkers", "--thinkers", "also look for thinkers in this .py file or folder "
+         "(repeatable)", _FINDING, action="append", default=[], metavar="PATH",
+         group=_PLAYERS),
+    _opt("engine", "--engine", "an executable speaking the engine protocol (docs/engines.md), "
+         "then a thinker named NAME (repeatable)", _FINDING, action="append", default=[],
+         metavar='"NAME=COMMAND [ARGS]"', group=_PLAYERS),
+    _opt("in_process", "--in-process", "run thinkers on threads of this process (for "
+         "debugging thinkers) instead of isolated worker processes", _FINDING,
+         action="store_true", default=False, group=_PLAYERS),
+    _opt("setup_time_limit", "--setup-time-limit", "time a thinker may take to be set up and "
+         "named, in its worker (default 10000)", {"match", "session"}, default=10_000,
+         metavar="MS", group=_PLAYERS, **_INT),
+    # ---------------------------------------------------------------- tournaments
+    _opt("game_file", "-g --game-file", "one thinker per line, its parameters after it",
+         {"session", "league"}, metavar="FILE", required=frozenset({"session"}),
+         helps={"league": "the thinkers, one per line with its parameters (as the session "
+                          "verb reads them), besides --thinker; -g N (a number) is read as "
+                          "--games N, as it once was"}),
+    _opt("workers", "--workers", "matches played at once (default: number of cores)",
+         {"play", "session", "league"}, setting="workers", metavar="N",
+         defaults={"league": 1},
+         helps={"play": "tournament matches played at once: one on screen, the others in "
+                        "the background (default 1; at most the number of cores keeps "
+                        "time limits fair)",
+                "league": "games played at once (default 1: each thinker alone on the "
+                          "machine)"}, **_INT),
+    _opt("points_per_win", "--points-per-win", "tournament points per win (default 3)",
+         {"play", "session", "league", "report"}, setting="points_per_win", metavar="N",
+         group=_TOURNAMENT, **_INT),
+    _opt("points_per_draw", "--points-per-draw", "tournament points per draw (default 1)",
+         {"play", "session", "league", "report"}, setting="points_per_draw", metavar="N",
+         group=_TOURNAMENT, **_INT),
+    _opt("points_per_loss", "--points-per-loss", "tournament points per loss (default 0)",
+         {"play", "session", "league", "report"}, setting="points_per_loss", metavar="N",
+         group=_TOURNAMENT, **_INT),
+    _opt("points", "--points", "the three at once: points per win, draw and loss (another "
+         "spelling of --points-per-win/-draw/-loss)", {"play", "session", "league", "report"},
+         nargs=3, metavar=("WIN", "DRAW", "LOSS"), group=_TOURNAMENT, **_INT),
+    _opt("results", "--results", "append each match's result to FILE as a JSON line as it "
+         "ends", {"play", "session"}, metavar="FILE", group=_TOURNAMENT),
+    _opt("resume", "--resume", "take the matches already in results FILE as played, append "
+         "the rest", {"play", "session"}, metavar="FILE", group=_TOURNAMENT),
+    _opt("competition", "--competition", "break a tie in first place by the competition "
+         "rules", {"play", "session"}, action="store_true", default=False, group=_TOURNAMENT),
+    _opt("unknown_track", "--unknown-track", "derive every board and time setting from two "
+         "numbers", {"play", "session"}, nargs=2, metavar=("ROWS", "COLS"),
+         group=_TOURNAMENT, **_INT),
+    # ---------------------------------------------------------------- play
+    _opt("ai", "--ai", "an AI player (repeatable): 0 -> human vs human, 1 -> human vs AI, "
+         "2 -> AI vs AI, 3+ -> tournament; a level "
+         f"({', '.join(lv.name for lv in LEVELS)}) stands for its thinker", {"play"},
+         action="append", default=[], metavar='"THINKER [PARAMS]"'),
+    _opt("level", "--level", "play against the AI of this difficulty level (the same as "
+         "--ai LEVEL; --ai also takes a level's name)", {"play"},
+         choices=[lv.name for lv in LEVELS], type=str.lower),
+    _opt("config", "--config", "the setup (settings and AI players) from a TOML file, as the "
+         "setup screen saves it; --ai and the board flags override it", {"play"},
+         metavar="FILE"),
+    _opt("auto", "--auto", "answer every question with its default and exit at the end",
+         {"play", "replay"}, action="store_true", default=False,
+         helps={"replay": "in the window: play the moves one after another and close at the "
+                          "end"}),
+    # ---------------------------------------------------------------- match
+    _opt("white", "-W --white", "White thinker (default: human)", {"match"},
+         metavar="THINKER"),
+    _opt("red", "-R --red", "Red thinker (default: human)", {"match"}, metavar="THINKER"),
+    _opt("white_params", "--white-params", "White thinker's parameters", {"match"},
+         default="", metavar="S"),
+    _opt("red_params", "--red-params", "Red thinker's parameters", {"match"}, default="",
+         metavar="S"),
+    _opt("json", "--json", "print the result as JSON on stdout (the match goes to stderr)",
+         {"match"}, action="store_true", default=False),
+    # ---------------------------------------------------------------- session
+    _opt("dask", "--dask", "play the matches on a Dask cluster (needs csl-game[dask])",
+         {"session"}, metavar="ADDRESS"),
+    _opt("quiet", "-q --quiet", "print only the final standings", {"session", "league"},
+         action="store_true", default=False, helps={"league": "no line per game"}),
+    _opt("verbose", "--verbose", "print every move and board (plays one match at a time)",
+         {"session"}, action="store_true", default=False),
+    # ---------------------------------------------------------------- league
+    _opt("thinker", "--thinker", "a player (repeatable; default: every built-in thinker)",
+         {"league"}, action="append", default=[], metavar='"THINKER [PARAMS]"'),
+    _opt("games", "--games", "games per pair and colour, each from another opening "
+         "(default 2)", {"league"}, default=2, metavar="N", **_INT),
+    _opt("opening_plies", "--opening-plies", "forced opening moves per game (default 2)",
+         {"league"}, default=2, choices=(0, 1, 2), **_INT),
+    _opt("seed", "--seed", "shuffles the openings (default 1)", {"league"}, default=1, **_INT),
+    _opt("markdown", "--markdown", "print the tables as Markdown", {"league"},
+         action="store_true", default=False),
+    # ---------------------------------------------------------------- report and replay
+    _opt("results_file", "results_file", "a results file (a JSON line per match), or match "
+         "--json output", {"report", "replay"}, metavar="RESULTS_FILE"),
+    _opt("format", "--format", "md, csv or json on standard output; reference writes the "
+         "reference framework's standings.md and results/ into --output", {"report"},
+         default="md", choices=("md", "csv", "json", "reference")),
+    _opt("table", "--table", "which table CSV gives", {"report"}, default="standings",
+         choices=("standings", "results")),
+    _opt("output", "-o --output", "the folder --format reference writes into (default: here)",
+         {"report"}, default=".", metavar="DIR"),
+    _opt("match", "--match", "the match's number, as reports show it (needed when the file "
+         "holds several)", {"replay"}, metavar="N", **_INT),
+    _opt("list", "--list", "list the file's matches", {"replay"}, action="store_true",
+         default=False),
+    _opt("console", "--console", "in the terminal (also without a display): every move and "
+         "board, or step with Enter when at a terminal", {"replay"}, action="store_true",
+         default=False),
+)
+"""Every option of every verb."""
+
+_BY_DEST = {o.dest: o for o in OPTIONS}
+MATCH_KEYS = ("rows", "cols", "win_sequence", "round_pieces", "square_pieces", "time_limit",
+              "min_move_time")
+"""The board and timing options, as MatchConfig takes them."""
+
+
+def options_of(verb: str) -> list[Option]:
+    """The rows of `verb`, in table order."""
+    return [o for o in OPTIONS if verb in o.verbs]
+
+
+def add_options(parser: argparse.ArgumentParser, verb: str, board_note: str = "") -> None:
+    """Give `parser` every option of `verb`, from the table."""
+    groups: dict[str, argparse._ArgumentGroup] = {}
+    for option in options_of(verb):
+        target: Any = parser
+        if option.group is not None:
+            title = option.group % board_note if "%s" in option.group else option.group
+            target = groups.setdefault(option.group, parser.add_argument_group(title))
+        kwargs = dict(option.kwargs, help=option.help_for(verb))
+        if option.positional:
+            target.add_argument(option.dest, **kwargs)
+            continue
+        if verb in option.required:
+            kwargs["required"] = True
+        target.add_argument(*option.flags, dest=option.dest, default=option.default_for(verb),
+                            **kwargs)
+
+
+def flag_text(dest: str) -> str:
+    """'-r/--rows': how messages name an option."""
+    return "/".join(_BY_DEST[dest].flags)
+
+
+def _setting_dest(setting: str) -> str:
+    return next(o.dest for o in OPTIONS if o.setting == setting)
+
+
+def check_ranges(values: Mapping[str, object]) -> None:
+    """Refuse a value over its setting's limit (before a board is made of it:
+    a huge one would take all the memory there is), naming the flag.
+
+    Raises:
+        UsageError: one line naming the flag and the limit.
+    """
+    settings = {_BY_DEST[d].setting: v for d, v in values.items()
+                if v is not None and _BY_DEST[d].setting is not None}
+    try:
+        check_limits(settings)  # type: ignore[arg-type]
+    except SettingError as e:
+        raise UsageError(f"{flag_text(_setting_dest(e.key))}: {e.problem}") from None
+
+
+def default_pieces(rows: int, cols: int) -> tuple[int, int]:
+    """Round and square pieces per player when not given: a quarter of the
+    cells each, the square ones rounded up (10 and 11 on the 6 x 7 board)."""
+    cells = rows * cols
+    return cells // 4, -(-cells // 4)
+
+
+def match_config(args: argparse.Namespace, time_limit_ms: int = CONSOLE_TIME_LIMIT_MS,
+                 min_move_ms: int = 0) -> MatchConfig:
+    """The board and timing the flags give, their defaults otherwise (the same
+    rules for every verb).
+
+    Raises:
+        UsageError: a value beyond its limit.
+        BoardConfigError: settings that make no playable game.
+    """
+    values = {k: getattr(args, k) for k in MATCH_KEYS}
+    check_ranges(values)
+    base = MatchConfig()
+    rows = values["rows"] if values["rows"] is not None else base.rows
+    cols = values["cols"] if values["cols"] is not None else base.cols
+    rounds, squares = default_pieces(rows, cols)
+    chosen = {"rows": rows, "cols": cols,
+              "win_sequence": _given(values["win_sequence"], base.win_sequence),
+              "round_pieces": _given(values["round_pieces"], rounds),
+              "square_pieces": _given(values["square_pieces"], squares),
+              "time_limit_ms": _given(values["time_limit"], time_limit_ms),
+              "min_move_time_ms": _given(values["min_move_time"], min_move_ms)}
+    return MatchConfig(**chosen)
+
+
+def _given(value: int | None, default: int) -> int:
+    return default if value is None else value
+
+
+def unknown_track_config(args: argparse.Namespace) -> MatchConfig:
+    """The board and time limit `--unknown-track ROWS COLS` derives.
+
+    Raises:
+        UsageError: a board or time flag given beside it, or a value beyond its limit.
+    """
+    given = [_BY_DEST[k].flags[0] for k in MATCH_KEYS[:-1] if getattr(args, k) is not None]
+    if given:
+        raise UsageError(f"--unknown-track sets the board and time limit: drop {' '.join(given)}")
+    rows, cols = args.unknown_track
+    for value, name, key in ((rows, "ROWS", "rows"), (cols, "COLS", "cols")):
+        try:
+            check_limits({key: value})
+        except SettingError as e:
+            raise UsageError(f"--unknown-track {name}: {e.problem}") from None
+    min_move = _given(args.min_move_time, 0)
+    check_ranges({"min_move_time": min_move})
+    return replace(MatchConfig.unknown_track(rows, cols), min_move_time_ms=min_move)
+
+
+def points_of(args: argparse.Namespace, default: Points | None = Points()) -> Points | None:
+    """The points the flags give (`--points W D L`, or each of --points-per-*),
+    over `default`; None when neither says anything and `default` is None.
+
+    Raises:
+        UsageError: both spellings given.
+    """
+    each = (args.points_per_win, args.points_per_draw, args.points_per_loss)
+    if args.points is not None:
+        if any(v is not None for v in each):
+            raise UsageError("--points gives all three: drop --points-per-win/-draw/-loss")
+        check_ranges(dict(zip(("points_per_win", "points_per_draw", "points_per_loss"),
+                              args.points)))
+        return Points(*args.points)
+    if all(v is None for v in each) and default is None:
+        return None
+    base = default or Points()
+    check_ranges(dict(zip(("points_per_win", "points_per_draw", "points_per_loss"), each)))
+    return Points(*(b if v is None else v for v, b in zip(each, (base.win, base.draw,
+                                                                  base.loss))))
