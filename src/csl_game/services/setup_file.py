@@ -31,7 +31,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from csl_game.engine import SetupProbe, SetupReport
+from csl_game.engine import SetupProbe
+from csl_game.services.players import (PlayerKey, _key, _prototype, _refusal, check_players,
+                                       player_problems, refusal)
 from csl_game.services.settings import AIEntry, PlayOptions
 from csl_game.errors import ConfigError, ConfigFileError, CslError, SettingError
 from csl_game.thinker.api import MatchConfig
@@ -44,9 +46,6 @@ __all__ = ["Value", "Setting", "SETTINGS", "SETTING", "SettingError", "ConfigFil
            "load_config", "dump_config", "save_config"]
 
 Value = int | float | bool | str
-
-
-
 
 
 
@@ -219,118 +218,6 @@ def apply_settings(options: PlayOptions, values: Mapping[str, object]) -> PlayOp
                                  **{k: int(v) for k, v in groups["points"].items()})
     return dataclasses.replace(options, match=config, points=points,
                                **groups["options"])  # type: ignore[arg-type]
-
-
-PlayerKey = tuple[str, str, MatchConfig, tuple[str, ...], bool]
-"""A player as checked: thinker, parameters, match, thinker paths, in-process mode."""
-
-
-def _prototype(key: PlayerKey) -> ThinkerPrototype | tuple[str, str]:
-    """The player's prototype, or ('thinker', problem) when its thinker is unknown."""
-    thinker, params, match, paths, _ = key
-    try:
-        return ThinkerPrototype(thinker, params, match, paths)
-    except CslError as e:
-        return "thinker", str(e)
-
-
-def refusal(prototype: ThinkerPrototype, report: SetupReport) -> str | None:
-    """"X does not accept 'PARAMS': why" when the thinker refused its
-    parameters, else None.
-
-    Only an Exception from its constructor or setup() is a refusal: a setup
-    that hangs, exits or eats its memory is misbehaviour, which costs the
-    thinker its matches (with that reason) but is no bad input. `why` is the
-    refusal's message when it is meant for people (a ValueError's, or one of
-    this project's errors', such as an engine that cannot start), never a
-    Python error's class name or traceback.
-    """
-    if not report.refused or report.forfeit is None:
-        return None
-    told = report.error in _told_errors() and report.reason.strip()
-    why = report.reason.strip().splitlines()[0] if told else \
-        "its set-up failed with these parameters"
-    return f"{prototype.requested_name} does not accept '{prototype.params}': {why}"
-
-
-def _told_errors() -> set[str]:
-    """Names of the errors whose message is meant for people: ValueError and ours."""
-    names, todo = {"ValueError"}, [CslError]
-    while todo:
-        cls = todo.pop()
-        names.add(cls.__name__)
-        todo += cls.__subclasses__()
-    return names
-
-
-def _refusal(key: PlayerKey, prototype: ThinkerPrototype,
-             report: SetupReport) -> tuple[str, str] | None:
-    text = refusal(prototype, report)
-    return None if text is None else ("params", text)
-
-
-_CHECKED: dict[PlayerKey, tuple[str, str] | None] = {}
-"""Players checked before, with their problem (None: fine)."""
-
-
-def _player_problems(keys: Sequence[PlayerKey]) -> dict[PlayerKey, tuple[str, str] | None]:
-    """(field, problem) of each player whose thinker is unknown or refuses its
-    parameters, None for the others.
-
-    The players not checked before are set up all at once, each in a worker
-    process (here with its key's in-process mode) with the setup time limit:
-    this process runs none of their code, and waits for the slowest only.
-    """
-    todo: dict[PlayerKey, ThinkerPrototype] = {}
-    for key in dict.fromkeys(keys):
-        if key in _CHECKED:
-            continue
-        prototype = _prototype(key)
-        if isinstance(prototype, tuple):
-            _CHECKED[key] = prototype
-        else:
-            todo[key] = prototype
-    probes = {key: SetupProbe(prototype, in_process=key[4]) for key, prototype in todo.items()}
-    try:
-        for key, probe in probes.items():
-            report = probe.wait()
-            assert report is not None
-            _CHECKED[key] = _refusal(key, todo[key], report)
-    finally:
-        for probe in probes.values():
-            probe.close()
-    return {key: _CHECKED[key] for key in keys}
-
-
-def _key(ai: AIEntry, options: PlayOptions) -> PlayerKey:
-    return ai.thinker, ai.params, options.match, options.thinker_paths, options.in_process
-
-
-def player_problems(ais: Sequence[AIEntry], options: PlayOptions) -> dict[str, str]:
-    """What is wrong with each AI player, keyed ``players[N].thinker`` or
-    ``players[N].params`` (N from 1); empty when every one is fine. Blocks
-    while they are set up, all at once, each in a worker process.
-
-    Raises:
-        WorkerStartError: no worker process could be started.
-    """
-    keys = [_key(ai, options) for ai in ais]
-    found = _player_problems(keys)
-    return {f"players[{i}].{problem[0]}": problem[1]
-            for i, key in enumerate(keys, 1) if (problem := found[key]) is not None}
-
-
-def check_players(ais: Sequence[AIEntry], options: PlayOptions) -> None:
-    """Each AI's thinker is known and accepts its parameters (blocking: they
-    are set up at once, each in a worker process, with the setup time limit).
-
-    Raises:
-        SettingError: the first problem, keyed ``players[N].thinker`` or
-            ``players[N].params`` (N from 1).
-        WorkerStartError: no worker process could be started.
-    """
-    for key, problem in player_problems(ais, options).items():
-        raise SettingError(key, problem)
 
 
 def check_limits(values: Mapping[str, object]) -> None:
