@@ -18,8 +18,8 @@ os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 import pygame  # noqa: E402
 from pygame_gui.elements import UIDropDownMenu, UITextEntryLine  # noqa: E402
 
-from csl_game.services.settings import PlayOptions  # noqa: E402
 from csl_game.gui.app import App  # noqa: E402
+from csl_game.services.settings import PlayOptions  # noqa: E402
 
 DT = 1 / 30
 

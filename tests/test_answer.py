@@ -8,8 +8,16 @@ from enum import IntEnum
 import pytest
 
 from csl_game import Board, CancellationToken, FutureMove, MatchConfig, PShape
-from csl_game.engine.runners.answer import (MoveAnswer, Opaque, OtherAnswer, ask, describe,
-                                            exception_detail, plain_text, value_text)
+from csl_game.engine.runners.answer import (
+    MoveAnswer,
+    Opaque,
+    OtherAnswer,
+    ask,
+    describe,
+    exception_detail,
+    plain_text,
+    value_text,
+)
 from csl_game.thinker.api import AbstractThinker
 
 

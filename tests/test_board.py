@@ -11,8 +11,17 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from csl_game import (Board, BoardConfigError, InvalidMoveError, Move, PColor, Piece, Pos,
-                      PShape, Winner)
+from csl_game import (
+    Board,
+    BoardConfigError,
+    InvalidMoveError,
+    Move,
+    PColor,
+    Piece,
+    Pos,
+    PShape,
+    Winner,
+)
 
 o, s = PShape.ROUND, PShape.SQUARE
 Moves = list[tuple[int, PShape]]

@@ -7,14 +7,24 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from csl_game.services.settings import AIEntry, PlayOptions
-from csl_game.services.setup_file import (SETTING, SETTINGS, ConfigFileError, SettingError,
-                                          check_config,
-                                 apply_settings, check_setup, dump_config, load_config,
-                                 save_config, setting_values)
 from csl_game.engine.session import Points
+from csl_game.services.settings import AIEntry, PlayOptions
+from csl_game.services.setup_file import (
+    SETTING,
+    SETTINGS,
+    ConfigFileError,
+    SettingError,
+    apply_settings,
+    check_config,
+    check_setup,
+    dump_config,
+    load_config,
+    save_config,
+    setting_values,
+)
 from csl_game.thinker.api import MatchConfig
 
 FAKES = (str(Path(__file__).parent / "fakes"),)

@@ -36,11 +36,21 @@ from pathlib import Path
 import pytest
 
 import csl_game
-from csl_game import (AbstractThinker, Board, CancellationToken, FutureMove, MatchConfig,
-                      PColor, PShape, ThinkerError, ThinkerPrototype, Winner)
+from csl_game import (
+    AbstractThinker,
+    Board,
+    CancellationToken,
+    FutureMove,
+    MatchConfig,
+    PColor,
+    PShape,
+    ThinkerError,
+    ThinkerPrototype,
+    Winner,
+)
+from csl_game.engine.runners.base import ForfeitReason
 from csl_game.services.settings import read_session_file
 from csl_game.thinker.discovery import ENTRY_POINT_GROUP, registry
-from csl_game.engine.runners.base import ForfeitReason
 from doc_blocks import Block, parse_blocks
 
 ROOT = Path(__file__).resolve().parent.parent

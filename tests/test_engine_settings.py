@@ -13,8 +13,7 @@ import pytest
 import csl_game.gui
 from csl_game.cli import main
 from csl_game.console import league_cmd
-from csl_game.services.settings import (AIEntry, PlayOptions, read_session_engines,
-                                      read_session_file)
+from csl_game.services.settings import AIEntry, PlayOptions, read_session_engines, read_session_file
 from csl_game.services.setup_file import ConfigFileError, dump_config, load_config
 from csl_game.thinker.engine_thinker import EngineSpec
 

@@ -17,15 +17,14 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import procs
 import psutil
 import pytest
 
-from csl_game.engine.runners.probe import probe_all
-
+import procs
 from csl_game import CancellationToken, FutureMove, MatchConfig, PColor, ThinkerPrototype
 from csl_game.engine.match import InvalidPlay, Match, ThinkingInfo
 from csl_game.engine.runners.base import ForfeitReason, InfoCallback
+from csl_game.engine.runners.probe import probe_all
 from csl_game.engine.runners.process import ProcessRunner
 from csl_game.engine.runners.thread import ThreadRunner
 from csl_game.errors import ConfigError, ThinkerError

@@ -18,15 +18,14 @@ os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 
 import pygame  # noqa: E402
 
-from csl_game.model.board import PColor, Piece, PShape  # noqa: E402
-from csl_game.services.settings import AIEntry, PlayOptions  # noqa: E402
-from procs import alive  # noqa: E402
-
+from csl_game.engine.session import SessionState  # noqa: E402
 from csl_game.gui.app import App  # noqa: E402
 from csl_game.gui.scenes.info import FinalScene  # noqa: E402
 from csl_game.gui.scenes.match import MatchScene  # noqa: E402
-from csl_game.engine.session import SessionState  # noqa: E402
+from csl_game.model.board import PColor, Piece, PShape  # noqa: E402
+from csl_game.services.settings import AIEntry, PlayOptions  # noqa: E402
 from csl_game.thinker.api import MatchConfig  # noqa: E402
+from procs import alive  # noqa: E402
 
 FAKES = str(Path(__file__).parent / "fakes" / "fake_thinkers.py")
 DT = 1 / 30

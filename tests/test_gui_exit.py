@@ -13,13 +13,12 @@ from pathlib import Path
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 
-import pytest
 import pygame  # noqa: E402
+import pytest
 
-from csl_game.services.settings import AIEntry, PlayOptions  # noqa: E402
 from csl_game.gui.app import App  # noqa: E402
+from csl_game.services.settings import AIEntry, PlayOptions  # noqa: E402
 from csl_game.thinker.api import MatchConfig  # noqa: E402
-
 from procs import alive, descendants  # noqa: E402
 
 MISBEHAVING = str(Path(__file__).parent / "misbehaving")

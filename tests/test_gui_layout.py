@@ -7,9 +7,9 @@ import itertools
 import pytest
 from pygame import Rect
 
-from csl_game.model.board import Move, PColor, Piece, Pos, PShape
 from csl_game.gui.animation import VisualBoard, fall_curve, fall_duration
 from csl_game.gui.layout import Arrangement, BoardLayout, compute_layout
+from csl_game.model.board import Move, PColor, Piece, Pos, PShape
 
 BOARDS = [(6, 7), (10, 10), (14, 7), (4, 20), (20, 4)]
 WINDOWS = [(640, 480), (800, 600), (1024, 768), (1280, 720), (1280, 800), (1366, 768),

@@ -13,20 +13,19 @@ import pygame
 import pytest
 from pygame_gui.elements import UILabel
 
+from csl_game.cli import main
+from csl_game.engine import background as background_module
+from csl_game.engine.session import Choice, Session
+from csl_game.gui.app import App
+from csl_game.gui.scenes.info import FinalScene, PreMatchScene
+from csl_game.model.board import Winner
+from csl_game.services.settings import AIEntry, PlayOptions
+from csl_game.thinker.api import MatchConfig
+from csl_game.thinker.prototype import ThinkerPrototype
 from gui_events import DT, click, run_until
 from test_gui_exit import MISBEHAVING, _alive, _descendants, interrupt_while_thinking
 from test_gui_session import FastClock
 from test_session_parallel import HeldScheduler
-
-from csl_game.engine import background as background_module
-from csl_game.model.board import Winner
-from csl_game.cli import main
-from csl_game.services.settings import AIEntry, PlayOptions
-from csl_game.gui.app import App
-from csl_game.gui.scenes.info import FinalScene, PreMatchScene
-from csl_game.engine.session import Choice, Session, SessionOptions
-from csl_game.thinker.api import MatchConfig
-from csl_game.thinker.prototype import ThinkerPrototype
 
 FAKES = str(Path(__file__).parent / "fakes" / "fake_thinkers.py")
 BOARD = dict(rows=4, cols=4, win_sequence=3, round_pieces=4, square_pieces=4)

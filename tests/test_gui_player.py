@@ -10,13 +10,7 @@ from pathlib import Path
 import pygame
 import pytest
 
-from gui_events import Apps, click, DT, key, run_until
-from test_gui_session import board_scene, result_overlay
-
-from csl_game.services.presets import level
 from csl_game.engine.session import Choice
-from csl_game.services.settings import AIEntry, PlayOptions
-from csl_game.services.userdata import UserData
 from csl_game.gui.animation import VisualBoard
 from csl_game.gui.app import App
 from csl_game.gui.board_view import BoardView, Pointer
@@ -28,7 +22,12 @@ from csl_game.gui.scenes.setup import SetupScene
 from csl_game.gui.sound import Effect
 from csl_game.gui.style import palette, theme_name
 from csl_game.model.board import PColor
+from csl_game.services.presets import level
+from csl_game.services.settings import AIEntry, PlayOptions
+from csl_game.services.userdata import UserData
 from csl_game.thinker.api import MatchConfig
+from gui_events import DT, Apps, click, key, run_until
+from test_gui_session import board_scene, result_overlay
 
 FAKES = str(Path(__file__).parent / "fakes" / "fake_thinkers.py")
 SMALL = dict(rows=4, cols=4, win_sequence=3, round_pieces=4, square_pieces=4)
@@ -58,7 +57,7 @@ def focused(app: App) -> str | None:
     overlay = result_overlay(app)
     if overlay is not None:
         return overlay.focus.key
-    return getattr(scene, "focus").key  # type: ignore[no-any-return]
+    return scene.focus.key  # type: ignore[no-any-return]
 
 
 def focus_on(app: App, wanted: str, step: int = pygame.K_RIGHT) -> None:

@@ -12,15 +12,20 @@ os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 
 import pygame  # noqa: E402
 
-from csl_game.services.replay import Replay  # noqa: E402
 from csl_game.engine.runners.thread import ThreadRunner  # noqa: E402
-from csl_game.services.settings import PlayOptions  # noqa: E402
 from csl_game.gui.app import App  # noqa: E402
-from csl_game.gui.scenes.replay import (END_PAUSE_S, KEYS_HINT, PLAY_INTERVAL_S,  # noqa: E402
-                                        ReplayScene, duration)
-from csl_game.model.board import Pos, PColor  # noqa: E402
+from csl_game.gui.scenes.replay import (  # noqa: E402
+    END_PAUSE_S,
+    KEYS_HINT,
+    PLAY_INTERVAL_S,
+    ReplayScene,
+    duration,
+)
+from csl_game.model.board import PColor, Pos  # noqa: E402
 from csl_game.model.notation import parse_moves  # noqa: E402
-from gui_events import Apps, click, DT, key, post  # noqa: E402
+from csl_game.services.replay import Replay  # noqa: E402
+from csl_game.services.settings import PlayOptions  # noqa: E402
+from gui_events import DT, Apps, click, key, post  # noqa: E402
 
 # White rounds along the bottom row, Red squares in column 6: White wins on move 7.
 WIN = "0r 6s 1r 6s 2r 6s 3r"

@@ -15,16 +15,15 @@ from pathlib import Path
 import pytest
 from pygame_gui.elements import UICheckBox, UILabel, UITextEntryLine
 
-from gui_events import DT, click, run_until
-from procs import kill_after_lines
-
 from csl_game.engine.results import read_results
 from csl_game.engine.session import SessionState
-from csl_game.services.settings import AIEntry, PlayOptions
 from csl_game.gui.app import App
 from csl_game.gui.scenes.info import FinalScene
 from csl_game.gui.scenes.setup import SetupScene
+from csl_game.services.settings import AIEntry, PlayOptions
 from csl_game.thinker.api import MatchConfig
+from gui_events import DT, click, run_until
+from procs import kill_after_lines
 
 FAKES = str(Path(__file__).parent / "fakes")
 BOARD = MatchConfig(rows=4, cols=4, win_sequence=3, round_pieces=4, square_pieces=4,

@@ -10,20 +10,19 @@ os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 import pygame  # noqa: E402
 import pytest  # noqa: E402
 
-from csl_game.model.board import Pos, Winner  # noqa: E402
-from csl_game.services.settings import PlayOptions  # noqa: E402
+from csl_game.engine.match import Human, MatchResult  # noqa: E402
+from csl_game.engine.runners.base import ForfeitReason  # noqa: E402
+from csl_game.engine.session import MatchRecord, Session, SessionState, standings  # noqa: E402
 from csl_game.gui.animation import VisualBoard  # noqa: E402
 from csl_game.gui.app import App  # noqa: E402
 from csl_game.gui.board_view import BoardView  # noqa: E402
-from csl_game.gui.scenes.info import FinalScene, PreMatchScene  # noqa: E402
 from csl_game.gui.layout import compute_layout  # noqa: E402
 from csl_game.gui.pieces import PieceArt  # noqa: E402
+from csl_game.gui.scenes.info import FinalScene, PreMatchScene  # noqa: E402
 from csl_game.gui.style import Fonts, TextCache, TextRole, palette  # noqa: E402
-from csl_game.engine.runners.base import ForfeitReason  # noqa: E402
 from csl_game.gui.tables import cell_style, result_rows, standings_rows  # noqa: E402
-from csl_game.engine.match import Human, MatchResult  # noqa: E402
-from csl_game.engine.session import (MatchRecord, Session, SessionOptions,  # noqa: E402
-                                     SessionState, standings)
+from csl_game.model.board import Pos, Winner  # noqa: E402
+from csl_game.services.settings import PlayOptions  # noqa: E402
 from csl_game.thinker.api import MatchConfig  # noqa: E402
 
 NAMES = ("Ann", "Bob", "Cy")

@@ -9,19 +9,18 @@ from pathlib import Path
 import pygame
 import pytest
 
-from gui_events import Apps, click, click_at, DT, run_until
-
-from csl_game.model.board import PColor, Piece, PShape, Winner
 from csl_game.cli import main
-from csl_game.services.settings import AIEntry, PlayOptions
+from csl_game.engine.session import Choice, Session, SessionState
 from csl_game.gui.app import App
 from csl_game.gui.scenes.info import FinalScene, PreMatchScene
 from csl_game.gui.scenes.match import MatchScene
 from csl_game.gui.scenes.result import ResultOverlay
 from csl_game.gui.scenes.setup import SetupScene
-from csl_game.engine.session import Choice, Session, SessionState, SessionOptions
+from csl_game.model.board import PColor, Piece, PShape, Winner
+from csl_game.services.settings import AIEntry, PlayOptions
 from csl_game.thinker.api import MatchConfig
 from csl_game.thinker.prototype import ThinkerPrototype
+from gui_events import DT, Apps, click, click_at, run_until
 
 FAKES = str(Path(__file__).parent / "fakes" / "fake_thinkers.py")
 BOARD = dict(rows=4, cols=4, win_sequence=3, round_pieces=4, square_pieces=4)

@@ -9,14 +9,13 @@ from pathlib import Path
 import pytest
 from pygame_gui.elements import UIScrollingContainer
 
-from gui_events import Apps, choose_option, click, type_into
-
-from csl_game.services.settings import AIEntry, PlayOptions
-from csl_game.services.setup_file import load_config
 from csl_game.gui.app import App
 from csl_game.gui.scenes.info import PreMatchScene
 from csl_game.gui.scenes.setup import SetupScene
+from csl_game.services.settings import AIEntry, PlayOptions
+from csl_game.services.setup_file import load_config
 from csl_game.thinker.api import MatchConfig
+from gui_events import Apps, choose_option, click, type_into
 
 FAKES = str(Path(__file__).parent / "fakes" / "fake_thinkers.py")
 
@@ -217,7 +216,7 @@ def test_every_widget_fits_the_window(make_setup: MakeSetup, size: tuple[int, in
 
 def _scroller_of(widget: object) -> UIScrollingContainer | None:
     """The scrolling container `widget` sits in, if any."""
-    manager = getattr(widget, "ui_manager")
+    manager = widget.ui_manager
     scrollers = [s for s in manager.get_sprite_group().sprites()
                  if isinstance(s, UIScrollingContainer)]
     container = getattr(widget, "ui_container", None)

@@ -7,11 +7,10 @@ import json
 import sys
 from pathlib import Path
 
-from gui_events import DT, click, type_into
-
-from csl_game.services.settings import PlayOptions
 from csl_game.gui.app import App
 from csl_game.gui.scenes.setup import SetupScene
+from csl_game.services.settings import PlayOptions
+from gui_events import DT, click, type_into
 
 ENGINE = Path(__file__).resolve().parent.parent / "examples" / "engines" / "random_engine.py"
 

@@ -7,11 +7,10 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from gui_events import DT, Apps, run_until
-
 from csl_game.gui.scenes.setup import SetupScene
 from csl_game.services.settings import PlayOptions
 from csl_game.services.setup_file import load_config
+from gui_events import DT, Apps, run_until
 
 SLOW = '''\
 import time

@@ -15,12 +15,19 @@ import pytest
 
 from csl_game import MatchConfig, ThinkerPrototype
 from csl_game.engine.match import Match
-from csl_game.engine.runners.base import ForfeitReason
-from csl_game.engine.runners.frames import MAX_FRAME, FrameError, FdFrameReader, ThreadFrameReader
-from csl_game.engine.runners.process import CANCEL_GRACE, ProcessRunner
-from csl_game.engine.runners.protocol import (Answered, Info, Ready, Think, encode, from_bytes,
-                                              to_bytes)
 from csl_game.engine.runners.answer import MoveAnswer, Opaque, OtherAnswer
+from csl_game.engine.runners.base import ForfeitReason
+from csl_game.engine.runners.frames import MAX_FRAME, FdFrameReader, FrameError, ThreadFrameReader
+from csl_game.engine.runners.process import CANCEL_GRACE, ProcessRunner
+from csl_game.engine.runners.protocol import (
+    Answered,
+    Info,
+    Ready,
+    Think,
+    encode,
+    from_bytes,
+    to_bytes,
+)
 
 HOSTILE = (str(Path(__file__).parent / "hostile"),)
 LIMIT_MS = 300

@@ -14,11 +14,20 @@ from pathlib import Path
 
 import pytest
 
-from csl_game import (AbstractThinker, Board, CancellationToken, FutureMove, MatchConfig,
-                      PColor, PShape, ThinkerPrototype, Winner)
+from csl_game import (
+    AbstractThinker,
+    Board,
+    CancellationToken,
+    FutureMove,
+    MatchConfig,
+    PColor,
+    PShape,
+    ThinkerPrototype,
+    Winner,
+)
 from csl_game.engine.match import InvalidPlay, Match, ThinkingInfo
-from csl_game.engine.runners.process import ProcessRunner
 from csl_game.engine.runners.base import ForfeitReason, InfoCallback
+from csl_game.engine.runners.process import ProcessRunner
 from csl_game.engine.session import Session, SessionOptions
 from procs import alive, descendants, gone_within
 

@@ -8,8 +8,18 @@ from pathlib import Path
 import pytest
 
 from csl_game import InvalidMoveError, MatchConfig, PColor, PShape, ThinkerPrototype, Winner
-from csl_game.engine.match import (BoardUpdated, Human, InvalidPlay, Match, MatchOver, MatchStarted,
-                            MatchState, MovePerformed, NextTurn, ThinkingInfo)
+from csl_game.engine.match import (
+    BoardUpdated,
+    Human,
+    InvalidPlay,
+    Match,
+    MatchOver,
+    MatchStarted,
+    MatchState,
+    MovePerformed,
+    NextTurn,
+    ThinkingInfo,
+)
 from csl_game.engine.runners.base import ForfeitReason
 from csl_game.engine.runners.thread import ThreadRunner
 

@@ -13,13 +13,13 @@ from __future__ import annotations
 import threading
 
 import pytest
-from solvers import move_values, position, shortest_win, value_of_move, win_length_after
 
 from csl_game import CancellationToken, MatchConfig, ThinkerPrototype
 from csl_game.model.core import FastBoard
 from csl_game.thinkers._alphabeta import WIN, Weights
 from csl_game.thinkers._params import TimeKeeper
 from csl_game.thinkers.negamax import NegamaxThinker, _settled
+from solvers import move_values, position, shortest_win, value_of_move, win_length_after
 
 LIMIT_MS = 200
 Moves = list[tuple[int, int]]

@@ -11,8 +11,14 @@ from hypothesis import strategies as st
 from csl_game import Board, FutureMove, InvalidMoveError, PColor, PShape, Winner
 from csl_game.errors import NotationError
 from csl_game.model.board import LEGEND, MoveProblem
-from csl_game.model.notation import (format_history, format_move, format_moves, parse_move,
-                                     parse_moves, play_moves)
+from csl_game.model.notation import (
+    format_history,
+    format_move,
+    format_moves,
+    parse_move,
+    parse_moves,
+    play_moves,
+)
 
 R, S = PShape.ROUND, PShape.SQUARE
 

@@ -13,9 +13,22 @@ from csl_game import MatchConfig, PShape, ThinkerPrototype
 from csl_game.engine.runners import protocol
 from csl_game.engine.runners.answer import MoveAnswer, Opaque, OtherAnswer
 from csl_game.engine.runners.process import ProcessRunner, WorkerPool
-from csl_game.engine.runners.protocol import (Answered, Cancel, Info, OutOfMemory, Output,
-                                              Quit, Raised, Ready, Reset, SetupFailed, Think,
-                                              WorkerSpec, decode, encode)
+from csl_game.engine.runners.protocol import (
+    Answered,
+    Cancel,
+    Info,
+    OutOfMemory,
+    Output,
+    Quit,
+    Raised,
+    Ready,
+    Reset,
+    SetupFailed,
+    Think,
+    WorkerSpec,
+    decode,
+    encode,
+)
 
 MISBEHAVING = (str(Path(__file__).parent / "misbehaving"),)
 MC = MatchConfig(time_limit_ms=5000)

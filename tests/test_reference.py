@@ -4,20 +4,20 @@ reference framework's competition listener writes them."""
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from csl_game.cli import main
-from csl_game.services.reference import transcript_name, write_reference
 from csl_game.errors import ConfigError
 from csl_game.model.notation import parse_moves
+from csl_game.services.reference import transcript_name, write_reference
 
 SETTINGS = {"rows": 2, "cols": 3, "win_sequence": 3, "round_pieces": 3, "square_pieces": 3,
             "time_limit_ms": 250}
-NOW = datetime(2024, 5, 6, 7, 8, 9, tzinfo=timezone.utc)
+NOW = datetime(2024, 5, 6, 7, 8, 9, tzinfo=UTC)
 
 
 def player(name: str) -> dict[str, str]:

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 pytest.importorskip("pettingzoo", reason="the rl extra is not installed")
 
@@ -16,13 +17,30 @@ with warnings.catch_warnings():  # pettingzoo.test loads its own classic games t
     warnings.simplefilter("ignore", DeprecationWarning)
     from pettingzoo.test import api_test  # noqa: E402
 
-from csl_game import (Board, CancellationToken, FutureMove, MatchConfig, PColor,  # noqa: E402
-                      PShape, ThinkerPrototype, Winner)
+from csl_game import (  # noqa: E402
+    Board,
+    CancellationToken,
+    FutureMove,
+    MatchConfig,
+    PColor,
+    PShape,
+    ThinkerPrototype,
+    Winner,
+)
 from csl_game.engine.match import Match  # noqa: E402
 from csl_game.engine.runners.process import ProcessRunner  # noqa: E402
 from csl_game.errors import ConfigError, InvalidMoveError  # noqa: E402
-from csl_game.rl import (AGENTS, PolicyThinker, action_mask, action_of, env, move_of,  # noqa: E402
-                         observation, policy_thinker, raw_env)
+from csl_game.rl import (  # noqa: E402
+    AGENTS,
+    PolicyThinker,
+    action_mask,
+    action_of,
+    env,
+    move_of,
+    observation,
+    policy_thinker,
+    raw_env,
+)
 
 STANDARD = MatchConfig()
 WIDE = MatchConfig(rows=9, cols=37, win_sequence=5, round_pieces=83, square_pieces=84)

@@ -6,16 +6,31 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from csl_game import ConfigError, MatchConfig, PColor, ThinkerPrototype, Winner
-from csl_game.errors import SessionStateError
 from csl_game.engine.match import Human, MatchResult
 from csl_game.engine.runners.thread import ThreadRunner
-from csl_game.engine.session import (SessionOptions, Choice, MatchRecord, Screen, Mode, Points,
-                                     PostMatch, PreMatch, Session,
-                              SessionEnded, SessionStarted, SessionState, mode_for,
-                              round_robin, standings, winner_text)
+from csl_game.engine.session import (
+    Choice,
+    MatchRecord,
+    Mode,
+    Points,
+    PostMatch,
+    PreMatch,
+    Screen,
+    Session,
+    SessionEnded,
+    SessionOptions,
+    SessionStarted,
+    SessionState,
+    mode_for,
+    round_robin,
+    standings,
+    winner_text,
+)
+from csl_game.errors import SessionStateError
 
 FAKES = (str(Path(__file__).parent / "fakes"),)
 

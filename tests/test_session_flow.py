@@ -5,12 +5,18 @@ from __future__ import annotations
 import pytest
 
 from csl_game import ConfigError, MatchConfig, PColor, ThinkerPrototype
+from csl_game.engine.match import Human
+from csl_game.engine.session import (
+    Choice,
+    Mode,
+    Screen,
+    ScreenPolicy,
+    Session,
+    SessionState,
+    mode_text,
+)
 from csl_game.errors import SessionStateError
 from csl_game.services.settings import AIEntry, PlayOptions
-from csl_game.engine.match import Human
-from csl_game.engine.session import (SessionOptions, Choice, Mode, Screen, ScreenPolicy, Session,
-                                     SessionState,
-                              mode_text)
 
 MC = MatchConfig(rows=4, cols=4, win_sequence=3, round_pieces=4, square_pieces=4,
                  time_limit_ms=5000)

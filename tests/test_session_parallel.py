@@ -13,9 +13,16 @@ from csl_game.engine import session as session_module
 from csl_game.engine.background import FixtureKey
 from csl_game.engine.match import Human, MatchResult
 from csl_game.engine.scheduler import JobResult, MatchJob
-from csl_game.engine.session import (SessionOptions, Choice, PostMatch, Screen, ScreenPolicy,
-                                     Session, SessionEvent,
-                              SessionState)
+from csl_game.engine.session import (
+    Choice,
+    PostMatch,
+    Screen,
+    ScreenPolicy,
+    Session,
+    SessionEvent,
+    SessionOptions,
+    SessionState,
+)
 
 FAKES = (str(Path(__file__).parent / "fakes"),)
 CONFIG = MatchConfig(rows=4, cols=4, win_sequence=3, round_pieces=4, square_pieces=4,

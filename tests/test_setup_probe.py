@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from pathlib import Path
@@ -15,7 +16,6 @@ from csl_game.engine.session import Session, SessionOptions
 from csl_game.services.settings import AIEntry, PlayOptions
 from csl_game.services.setup_file import SetupChecker
 from procs import descendants
-import os
 
 MISBEHAVING = (str(Path(__file__).parent / "misbehaving"),)
 MC = MatchConfig(time_limit_ms=500)

@@ -11,8 +11,17 @@ import time
 
 import pytest
 
-from csl_game import (AbstractThinker, Board, CancellationToken, FutureMove, MatchConfig,
-                      PShape, ThinkerError, ThinkerPrototype, Winner)
+from csl_game import (
+    AbstractThinker,
+    Board,
+    CancellationToken,
+    FutureMove,
+    MatchConfig,
+    PShape,
+    ThinkerError,
+    ThinkerPrototype,
+    Winner,
+)
 from csl_game.engine.match import Match
 from csl_game.engine.runners.thread import ThreadRunner
 

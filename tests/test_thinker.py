@@ -13,10 +13,21 @@ from pathlib import Path
 
 import pytest
 
-from csl_game import (AbstractThinker, Board, CancellationToken, ConfigError, FutureMove,
-                      MatchConfig, PColor, PShape, ThinkerError, ThinkerPrototype, Winner)
-from csl_game.thinker.discovery import ENTRY_POINT_GROUP, registry
+from csl_game import (
+    AbstractThinker,
+    Board,
+    CancellationToken,
+    ConfigError,
+    FutureMove,
+    MatchConfig,
+    PColor,
+    PShape,
+    ThinkerError,
+    ThinkerPrototype,
+    Winner,
+)
 from csl_game.thinker.api import thinker_display_name
+from csl_game.thinker.discovery import ENTRY_POINT_GROUP, registry
 from csl_game.thinkers.minimax import MinimaxAIThinker
 
 o, s = PShape.ROUND, PShape.SQUARE

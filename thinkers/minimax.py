@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import math
 
-from csl_game import (AbstractThinker, Board, CancellationToken, FutureMove,
-                      PColor, PShape, Winner)
+from csl_game import AbstractThinker, Board, CancellationToken, FutureMove, PColor, PShape, Winner
 
 
 class MinimaxAIThinker(AbstractThinker):

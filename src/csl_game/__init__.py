@@ -3,9 +3,8 @@
 The public API that thinker authors code against is importable from here.
 """
 
+from csl_game.errors import BoardConfigError, ConfigError, CslError, InvalidMoveError, ThinkerError
 from csl_game.model.board import Board, Move, PColor, Piece, Pos, PShape, Winner
-from csl_game.errors import (BoardConfigError, ConfigError, CslError,
-                             InvalidMoveError, ThinkerError)
 from csl_game.thinker.api import AbstractThinker, CancellationToken, FutureMove, MatchConfig
 from csl_game.thinker.prototype import ThinkerPrototype
 

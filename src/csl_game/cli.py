@@ -21,26 +21,27 @@ from types import FrameType
 from typing import NoReturn, TextIO
 
 from csl_game import __version__
+from csl_game.console import ConsoleListener, ask_human_move
+from csl_game.console.session_cmd import check_thinkers, results_paths, run_session, setup_limit_of
+from csl_game.engine.match import Human, Match, MatchResult, Player
+from csl_game.engine.results import result_to_json
+from csl_game.engine.scheduler import runner_factory
+from csl_game.engine.session import Session, SessionOptions
+from csl_game.errors import CslError, Terminated, UsageError, exit_status
 from csl_game.services import narration
 from csl_game.services import settings as cfg
-from csl_game.console import ConsoleListener, ask_human_move
-from csl_game.thinker.discovery import registry
-from csl_game.errors import (ConfigError, CslError, Terminated, UsageError,
-                             exit_status)
-from csl_game.engine.match import Human, Match, MatchResult, Player
-from csl_game.services.presets import LEVELS
-from csl_game.engine.results import result_to_json
-from csl_game.engine import SETUP_TIME_LIMIT
-from csl_game.engine.scheduler import runner_factory
-from csl_game.console.session_cmd import (check_thinkers, results_paths, run_session,
-                                          setup_limit_of)
-from csl_game.services.report import FORMATS
-from csl_game.engine.session import Session, SessionOptions
-from csl_game.services.options import (VERBS, add_options, flag_text, match_config, options_of,
-                                       points_of, unknown_track_config)
+from csl_game.services.options import (
+    VERBS,
+    add_options,
+    flag_text,
+    match_config,
+    options_of,
+    points_of,
+    unknown_track_config,
+)
 from csl_game.services.setup_file import SettingError
-from csl_game.engine.standings import Points
 from csl_game.thinker.api import MatchConfig
+from csl_game.thinker.discovery import registry
 from csl_game.thinker.engine_thinker import EngineSpec
 from csl_game.thinker.prototype import ThinkerPrototype
 
@@ -248,8 +249,12 @@ def _play_flags(args: argparse.Namespace) -> dict[str, object]:
 
 def _play_options(args: argparse.Namespace) -> cfg.PlayOptions:
     """The GUI defaults, then the --config file, then --ai and the board flags."""
-    from csl_game.services.setup_file import (SettingError, apply_settings, check_config,
-                                              load_config, player_problems)
+    from csl_game.services.setup_file import (
+        apply_settings,
+        check_config,
+        load_config,
+        player_problems,
+    )
 
     options = cfg.PlayOptions(thinker_paths=tuple(args.thinkers))
     if args.config is not None:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from csl_game.model.board import PShape
-from csl_game.errors import ConfigError, InputEnded, InvalidMoveError
 from csl_game.engine.match import Match
+from csl_game.errors import InputEnded, InvalidMoveError
+from csl_game.model.board import PShape
 
 __all__ = ["ask_human_move", "parse_move", "InputEnded"]
 

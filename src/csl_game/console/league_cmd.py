@@ -12,17 +12,19 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from pathlib import Path
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import NoReturn, TextIO
 
+from csl_game.errors import ConfigError, CslError, UsageError, exit_status
+from csl_game.model.notation import format_moves
 from csl_game.services.league import Entry, GameRecord, League, Tally, make_openings, tally
 from csl_game.services.options import add_options, match_config, points_of
-from csl_game.services.settings import (CONSOLE_TIME_LIMIT_MS, read_session_engines,
-                                        read_session_file)
-from csl_game.engine.standings import Points
-from csl_game.model.notation import format_moves
-from csl_game.errors import ConfigError, CslError, UsageError, exit_status
+from csl_game.services.settings import (
+    CONSOLE_TIME_LIMIT_MS,
+    read_session_engines,
+    read_session_file,
+)
 from csl_game.thinker.api import MatchConfig
 from csl_game.thinker.discovery import BUILTIN_PACKAGE, registry
 from csl_game.thinker.engine_thinker import EngineSpec

@@ -6,11 +6,19 @@ import sys
 from collections.abc import Sequence
 from typing import TextIO
 
-from csl_game.services import narration as msg
-from csl_game.model.board import Board, PColor, Pos
-from csl_game.engine.match import (BoardUpdated, InvalidPlay, MatchEvent, MatchOver, MatchStarted,
-                            MovePerformed, NextTurn, ThinkingInfo)
+from csl_game.engine.match import (
+    BoardUpdated,
+    InvalidPlay,
+    MatchEvent,
+    MatchOver,
+    MatchStarted,
+    MovePerformed,
+    NextTurn,
+    ThinkingInfo,
+)
 from csl_game.engine.standings import Standing
+from csl_game.model.board import Board, PColor, Pos
+from csl_game.services import narration as msg
 
 __all__ = ["render_board", "render_standings", "ConsoleListener", "PIECE_CHARS", "LEGEND"]
 

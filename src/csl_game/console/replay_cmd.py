@@ -6,9 +6,9 @@ from collections.abc import Callable
 from typing import TextIO
 
 from csl_game.console.render import LEGEND, render_board
+from csl_game.model.board import Board
 from csl_game.services import narration as msg
 from csl_game.services.replay import Replay
-from csl_game.model.board import Board
 
 __all__ = ["print_replay", "step_replay", "KEYS_HELP"]
 

@@ -14,19 +14,18 @@ from typing import Any
 
 from csl_game.console.progress import SessionProgress
 from csl_game.console.render import ConsoleListener, render_standings
-from csl_game.engine.match import Match, MatchResult, Player
-from csl_game.engine.results import (ResultsWriter, duplicates_note, first_lines,
-                                     read_results)
 from csl_game.engine import SetupReport, WorkerStartError, probe_all
-from csl_game.services.options import points_of
+from csl_game.engine.match import Match, MatchResult, Player
+from csl_game.engine.results import ResultsWriter, duplicates_note, first_lines, read_results
 from csl_game.engine.scheduler import default_workers, runner_factory
-from csl_game.services import narration
-from csl_game.engine.session import PostMatch, Session, SessionEvent, TieBreakRound, SessionOptions
-from csl_game.services.settings import read_session_file
-from csl_game.services.setup_file import refusal
+from csl_game.engine.session import PostMatch, Session, SessionEvent, SessionOptions, TieBreakRound
 from csl_game.engine.standings import Points, Standing
 from csl_game.engine.tiebreak import TieBreak
 from csl_game.errors import ConfigError
+from csl_game.services import narration
+from csl_game.services.options import points_of
+from csl_game.services.settings import read_session_file
+from csl_game.services.setup_file import refusal
 from csl_game.thinker.api import MatchConfig
 from csl_game.thinker.prototype import ThinkerPrototype
 

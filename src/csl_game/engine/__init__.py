@@ -9,14 +9,26 @@ and `start_workers_soon`, which import them only when first asked.
 
 from __future__ import annotations
 
-from csl_game.engine.events import (PostMatch, PreMatch, SessionEnded, SessionEvent,
-                                    SessionStarted, TieBreakRound)
+from csl_game.engine.events import (
+    PostMatch,
+    PreMatch,
+    SessionEnded,
+    SessionEvent,
+    SessionStarted,
+    TieBreakRound,
+)
 from csl_game.engine.match import Human, Match, MatchEvent, MatchResult, Player
 from csl_game.engine.options import Fixture, SessionOptions
 from csl_game.engine.presenter import Presenter, SessionState
-from csl_game.engine.runners.base import (SETUP_TIME_LIMIT, Forfeit, ForfeitReason,
-                                          InfoCallback, RunnerFactory, ThinkerRunner,
-                                          ThinkJob)
+from csl_game.engine.runners.base import (
+    SETUP_TIME_LIMIT,
+    Forfeit,
+    ForfeitReason,
+    InfoCallback,
+    RunnerFactory,
+    ThinkerRunner,
+    ThinkJob,
+)
 from csl_game.engine.runners.probe import SetupProbe, SetupReport, probe_all
 from csl_game.engine.runners.thread import ThreadRunner
 from csl_game.engine.scheduler import runner_factory

@@ -15,12 +15,17 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
 
-from csl_game.model.board import Board, Move, PColor, Pos, PShape, Winner
-from csl_game.errors import CslError, InvalidMoveError, MatchAborted, Refused
 from csl_game.engine.judge import explain, judge, move_text
-from csl_game.engine.runners.base import (Forfeit, ForfeitReason, RunnerFactory, ThinkerRunner,
-                                          ThinkJob)
+from csl_game.engine.runners.base import (
+    Forfeit,
+    ForfeitReason,
+    RunnerFactory,
+    ThinkerRunner,
+    ThinkJob,
+)
 from csl_game.engine.runners.thread import ThreadRunner
+from csl_game.errors import InvalidMoveError, MatchAborted, Refused
+from csl_game.model.board import Board, Move, PColor, Pos, PShape, Winner
 from csl_game.thinker.api import FutureMove, MatchConfig
 from csl_game.thinker.prototype import ThinkerPrototype
 

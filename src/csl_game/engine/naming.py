@@ -13,8 +13,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from csl_game.engine.match import Human, Player
-from csl_game.engine.runners.base import (SETUP_TIME_LIMIT, Forfeit, ForfeitRunner, InfoCallback,
-                                          RunnerFactory, ThinkerRunner)
+from csl_game.engine.runners.base import (
+    SETUP_TIME_LIMIT,
+    Forfeit,
+    ForfeitRunner,
+    InfoCallback,
+    RunnerFactory,
+    ThinkerRunner,
+)
 from csl_game.engine.runners.probe import ProbeGroup, SetupReport
 from csl_game.engine.standings import unique_names
 from csl_game.thinker.prototype import ThinkerPrototype

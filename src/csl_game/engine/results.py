@@ -15,11 +15,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from csl_game.model.board import Move, PColor, Piece, Pos, PShape, Winner
-from csl_game.errors import ConfigError, ResultsWriteError
 from csl_game.engine.match import MatchResult, PlayedMove
 from csl_game.engine.runners.base import ForfeitReason
 from csl_game.engine.standings import MatchRecord
+from csl_game.errors import ConfigError, ResultsWriteError
+from csl_game.model.board import Move, PColor, Piece, Pos, PShape, Winner
 from csl_game.thinker.api import MatchConfig
 
 ResultsError = ResultsWriteError

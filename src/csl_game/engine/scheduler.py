@@ -21,12 +21,20 @@ from functools import partial
 from typing import Any
 
 from csl_game.engine.match import Match, MatchEvent, MatchResult, ThinkingInfo
-from csl_game.engine.runners.answer import MoveAnswer
 from csl_game.engine.naming import failed_setups_factory
-from csl_game.engine.runners.base import (SETUP_TIME_LIMIT, Forfeit, InfoCallback, ReadyJob,
-                                          RunnerFactory, ThinkerRunner, ThinkJob, ThinkOutcome)
-from csl_game.engine.runners.thread import ThreadRunner
 from csl_game.engine.results import PlayerInfo
+from csl_game.engine.runners.answer import MoveAnswer
+from csl_game.engine.runners.base import (
+    SETUP_TIME_LIMIT,
+    Forfeit,
+    InfoCallback,
+    ReadyJob,
+    RunnerFactory,
+    ThinkerRunner,
+    ThinkJob,
+    ThinkOutcome,
+)
+from csl_game.engine.runners.thread import ThreadRunner
 from csl_game.model.board import Board, PColor, PShape
 from csl_game.thinker.api import MatchConfig
 from csl_game.thinker.prototype import ThinkerPrototype

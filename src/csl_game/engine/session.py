@@ -16,23 +16,41 @@ except `run()`.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from csl_game.engine.background import Background, FixtureKey, SchedulerFactory, TieKey
-from csl_game.engine.events import (PostMatch, PreMatch, SessionEnded, SessionEvent,
-                                    SessionStarted, TieBreakRound)
+from csl_game.engine.events import (
+    PostMatch,
+    PreMatch,
+    SessionEnded,
+    SessionEvent,
+    SessionStarted,
+    TieBreakRound,
+)
 from csl_game.engine.match import Human, Match, MatchResult, Player
 from csl_game.engine.naming import PlayerSetups, failed_setups_factory
 from csl_game.engine.options import Fixture, SessionOptions
 from csl_game.engine.presenter import Presenter, SessionState
-from csl_game.engine.results import (PlayerInfo, ResultsWriter, check_compatible,
-                                     record_from_json, record_to_json)
+from csl_game.engine.results import (
+    PlayerInfo,
+    ResultsWriter,
+    check_compatible,
+    record_from_json,
+    record_to_json,
+)
 from csl_game.engine.runners.base import WorkerStartError
 from csl_game.engine.scheduler import JobResult, MatchJob, Opening, with_opening
 from csl_game.engine.screens import Choice, Mode, Screen, ScreenPolicy, mode_for, mode_text
-from csl_game.engine.standings import (MatchRecord, Points, Standing, round_robin, standings,
-                                       unique_names, winner_text)
+from csl_game.engine.standings import (
+    MatchRecord,
+    Points,
+    Standing,
+    round_robin,
+    standings,
+    unique_names,
+    winner_text,
+)
 from csl_game.engine.tiebreak import TieBreak, TieBreaker, TieRound, apply_tie_break
 from csl_game.errors import ConfigError, SessionStateError
 from csl_game.model.board import PColor

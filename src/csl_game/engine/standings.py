@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from csl_game.model.board import PColor, Winner
 from csl_game.engine.match import MatchResult
+from csl_game.model.board import PColor, Winner
 
 __all__ = ["round_robin", "Points", "MatchRecord", "Standing", "standings", "winner_text",
            "unique_names"]

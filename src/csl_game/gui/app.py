@@ -22,10 +22,14 @@ from typing import TextIO
 import pygame
 import pygame_gui
 
-from csl_game.model.board import PColor, PShape
-from csl_game.services.replay import Replay
-from csl_game.services.settings import PlayOptions
-from csl_game.services.userdata import UserData
+from csl_game.engine import (
+    RunnerFactory,
+    ThreadRunner,
+    process_runner,
+    process_runner_available,
+    start_workers_soon,
+)
+from csl_game.engine.session import Session
 from csl_game.gui.assets import THEMES, load_theme
 from csl_game.gui.context import GuiContext
 from csl_game.gui.flow import SessionFlow
@@ -38,10 +42,10 @@ from csl_game.gui.scenes.menu import HelpOverlay, MenuItem, MenuOverlay, Overlay
 from csl_game.gui.scenes.setup import SetupScene
 from csl_game.gui.sound import Sound
 from csl_game.gui.style import Fonts, TextCache, palette, set_theme, theme_name
-from csl_game.engine import (RunnerFactory, ThreadRunner, process_runner,
-                             process_runner_available, start_workers_soon)
-from csl_game.engine.session import Session
-from csl_game.thinker.prototype import ThinkerPrototype
+from csl_game.model.board import PColor, PShape
+from csl_game.services.replay import Replay
+from csl_game.services.settings import PlayOptions
+from csl_game.services.userdata import UserData
 
 __all__ = ["App", "run_gui", "run_replay", "build_session", "default_runner_factory"]
 

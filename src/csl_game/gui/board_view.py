@@ -13,11 +13,11 @@ from dataclasses import dataclass
 
 import pygame
 
-from csl_game.model.board import PColor, Piece, Pos, PShape
 from csl_game.gui.animation import VisualBoard
 from csl_game.gui.layout import BoardLayout
 from csl_game.gui.pieces import Look, PieceArt, draw_piece_shape
 from csl_game.gui.style import TextCache, TextRole, backdrop, palette
+from csl_game.model.board import PColor, Piece, Pos, PShape
 
 __all__ = ["Pointer", "BoardView"]
 

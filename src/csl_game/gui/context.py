@@ -15,12 +15,12 @@ from typing import Protocol
 import pygame_gui
 
 from csl_game.engine.session import ScreenPolicy, Session
-from csl_game.services.settings import PlayOptions
-from csl_game.services.userdata import UserData
 from csl_game.gui.panels import MessageLog
 from csl_game.gui.pieces import PieceArt
 from csl_game.gui.sound import Sound
 from csl_game.gui.style import Fonts, TextCache
+from csl_game.services.settings import PlayOptions
+from csl_game.services.userdata import UserData
 
 __all__ = ["Navigator", "GuiContext"]
 

@@ -6,9 +6,9 @@ and `Match.submit_move` plays it. Nothing here knows a rule of the game.
 
 from __future__ import annotations
 
-from csl_game.model.board import PColor, Piece, PShape
-from csl_game.errors import InvalidMoveError
 from csl_game.engine.match import Match
+from csl_game.errors import InvalidMoveError
+from csl_game.model.board import PColor, Piece, PShape
 
 __all__ = ["HumanControls"]
 

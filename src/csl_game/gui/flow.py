@@ -12,14 +12,22 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from csl_game.services import narration as messages
-from csl_game.engine.session import (Choice, PostMatch, PreMatch, Screen, Session, SessionEnded,
-                                     SessionEvent, TieBreakRound)
+from csl_game.engine.session import (
+    Choice,
+    PostMatch,
+    PreMatch,
+    Screen,
+    Session,
+    SessionEnded,
+    SessionEvent,
+    TieBreakRound,
+)
 from csl_game.gui.context import GuiContext
 from csl_game.gui.scene import SceneManager
 from csl_game.gui.scenes.choices import Offer
 from csl_game.gui.scenes.info import FinalScene, PreMatchScene
 from csl_game.gui.scenes.match import MatchScene
+from csl_game.services import narration as messages
 
 __all__ = ["SessionFlow"]
 

@@ -12,8 +12,8 @@ from enum import Enum
 
 from pygame import Rect
 
-from csl_game.model.board import PShape
 from csl_game.gui.style import TextRole
+from csl_game.model.board import PShape
 
 __all__ = ["Arrangement", "PanelLayout", "BoardLayout", "compute_layout", "ui_scale",
            "window_size_for"]

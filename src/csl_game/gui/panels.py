@@ -13,10 +13,10 @@ from typing import TextIO
 
 import pygame
 
-from csl_game.model.board import PColor, PShape
 from csl_game.gui.layout import PanelLayout
 from csl_game.gui.pieces import Look, PieceArt
 from csl_game.gui.style import TextCache, TextRole, palette
+from csl_game.model.board import PColor, PShape
 
 __all__ = ["PanelState", "PlayerPanel", "MessageLog", "LogView", "wrap"]
 

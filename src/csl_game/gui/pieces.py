@@ -13,8 +13,8 @@ from enum import Enum
 
 import pygame
 
-from csl_game.model.board import PColor, Piece, PShape
 from csl_game.gui.style import PieceColors, piece_colors
+from csl_game.model.board import PColor, Piece, PShape
 
 __all__ = ["Look", "PieceArt", "draw_piece_shape"]
 

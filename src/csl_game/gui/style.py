@@ -13,8 +13,8 @@ from functools import cache
 
 import pygame
 
-from csl_game.model.board import PColor
 from csl_game.gui.assets import asset_path, load_theme
+from csl_game.model.board import PColor
 
 __all__ = ["Palette", "palette", "TextRole", "Fonts", "TextCache", "piece_colors", "backdrop",
            "set_theme", "theme_name"]

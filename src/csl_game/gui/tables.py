@@ -18,12 +18,12 @@ import pygame
 from pygame import Rect
 from pygame_gui.elements import UIImage, UIPanel, UIScrollingContainer
 
-from csl_game.model.board import PColor
+from csl_game.engine.standings import MatchRecord, Standing
 from csl_game.gui.assets import load_theme
 from csl_game.gui.style import TextCache, theme_name
 from csl_game.gui.widgets import Metrics, label
+from csl_game.model.board import PColor
 from csl_game.services.narration import how_it_ended
-from csl_game.engine.standings import MatchRecord, Standing
 
 __all__ = ["Column", "Cell", "CellStyle", "cell_style", "paint_rows", "Table", "fixture_rows",
            "fixtures_table",

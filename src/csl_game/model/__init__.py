@@ -7,8 +7,14 @@
 
 from csl_game.model.board import Board, Move, MoveProblem, PColor, Piece, Pos, PShape, Winner
 from csl_game.model.core import FastBoard, Geometry, geometry
-from csl_game.model.notation import (format_history, format_move, format_moves, parse_move,
-                                     parse_moves, play_moves)
+from csl_game.model.notation import (
+                                     format_history,
+                                     format_move,
+                                     format_moves,
+                                     parse_move,
+                                     parse_moves,
+                                     play_moves,
+)
 
 __all__ = ["Board", "Move", "MoveProblem", "PColor", "Piece", "Pos", "PShape", "Winner",
            "FastBoard", "Geometry", "geometry", "format_history", "format_move",

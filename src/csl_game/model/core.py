@@ -22,8 +22,8 @@ checks for its callers, and a search that plays only moves from
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import lru_cache
-from typing import Callable
 
 from csl_game.errors import BoardConfigError
 from csl_game.model.values import Winner
@@ -80,7 +80,7 @@ class Geometry:
         return (geometry, self.settings)
 
     def __repr__(self) -> str:
-        return "Geometry{}".format(self.settings)
+        return f"Geometry{self.settings}"
 
 
 def _shift_plans(height: int, n: int) -> tuple[tuple[int, ...], ...]:

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from csl_game.rl.observation import (PLANES, TURN_PLANE, action_mask, action_of, move_of,
-                                     observation)
+from csl_game.rl.observation import PLANES, TURN_PLANE, action_mask, action_of, move_of, observation
 from csl_game.rl.policy import Policy, PolicyThinker, policy_thinker
 
 if TYPE_CHECKING:

@@ -26,7 +26,7 @@ from pettingzoo.utils import wrappers
 
 from csl_game.console.render import LEGEND, render_board
 from csl_game.errors import ConfigError, InvalidMoveError
-from csl_game.model.board import Board, Winner
+from csl_game.model.board import Winner
 from csl_game.rl.observation import PLANES, action_mask, move_of, observation
 from csl_game.thinker.api import MatchConfig
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import replace
 
 from csl_game.engine.judge import judge
-from csl_game.services.presets import STRONGEST_THINKER
 from csl_game.engine.runners.base import Forfeit, RunnerFactory, ThinkerRunner, ThinkJob
 from csl_game.model.board import Board
+from csl_game.services.presets import STRONGEST_THINKER
 from csl_game.thinker.api import FutureMove, MatchConfig
 from csl_game.thinker.prototype import ThinkerPrototype
 

@@ -19,17 +19,17 @@ from __future__ import annotations
 import email.utils
 import re
 from collections.abc import Sequence
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
 from csl_game.engine.match import MatchResult
-from csl_game.services.report import Report, load_report
 from csl_game.engine.runners.base import ForfeitReason
 from csl_game.engine.standings import Points
 from csl_game.errors import ConfigError
-from csl_game.model.board import Board, PColor, PIECE_LETTERS, Pos, Winner
+from csl_game.model.board import PIECE_LETTERS, Board, PColor, Pos, Winner
+from csl_game.services.report import Report, load_report
 
 __all__ = ["RESULTS_FOLDER", "STANDINGS_FILE", "transcript", "standings_markdown",
            "transcript_name", "write_reference"]
@@ -160,7 +160,7 @@ def write_reference(docs: Sequence[dict[str, Any]], folder: str | Path,
                                             "square_pieces")]
     root = Path(folder)
     files = {root / STANDINGS_FILE: standings_markdown(
-        report, settings, now or datetime.now(timezone.utc))}
+        report, settings, now or datetime.now(UTC))}
     for rec in report.records:
         path = root / RESULTS_FOLDER / transcript_name(rec.result.white, rec.result.red)
         files[path] = transcript(rec.result, board_settings)

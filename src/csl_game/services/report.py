@@ -9,9 +9,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from csl_game.errors import ConfigError
 from csl_game.engine.results import PlayerInfo, record_from_json
 from csl_game.engine.standings import MatchRecord, Points, Standing, standings, winner_text
+from csl_game.errors import ConfigError
 
 __all__ = ["Report", "load_report", "FORMATS"]
 

@@ -32,10 +32,17 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from csl_game.engine import SetupProbe
-from csl_game.services.players import (PlayerKey, _key, _prototype, _refusal, check_players,
-                                       player_problems, refusal)
+from csl_game.errors import ConfigError, ConfigFileError, SettingError
+from csl_game.services.players import (
+    PlayerKey,
+    _key,
+    _prototype,
+    _refusal,
+    check_players,
+    player_problems,
+    refusal,
+)
 from csl_game.services.settings import AIEntry, PlayOptions
-from csl_game.errors import ConfigError, ConfigFileError, CslError, SettingError
 from csl_game.thinker.api import MatchConfig
 from csl_game.thinker.engine_thinker import EngineSpec
 from csl_game.thinker.prototype import ThinkerPrototype

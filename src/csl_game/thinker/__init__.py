@@ -1,8 +1,13 @@
 """The thinker API: the base class thinkers extend, their moves, cancellation,
 match settings, and how thinkers are found and made."""
 
-from csl_game.thinker.api import (AbstractThinker, CancellationToken, FutureMove, MatchConfig,
-                                  thinker_display_name)
+from csl_game.thinker.api import (
+                                  AbstractThinker,
+                                  CancellationToken,
+                                  FutureMove,
+                                  MatchConfig,
+                                  thinker_display_name,
+)
 from csl_game.thinker.discovery import ENTRY_POINT_GROUP, ThinkerRegistry, registry
 from csl_game.thinker.prototype import ThinkerPrototype
 

@@ -14,8 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar, NamedTuple
 
-from csl_game.model.board import Board, PShape
 from csl_game.errors import BoardConfigError, ConfigError, ThinkerError
+from csl_game.model.board import Board, PShape
 
 __all__ = ["AbstractThinker", "FutureMove", "CancellationToken", "MatchConfig",
            "thinker_display_name", "InfoHandler"]
@@ -143,7 +143,7 @@ class AbstractThinker(ABC):
     _config: MatchConfig | None = None
     _info_handler: InfoHandler | None = None
 
-    def setup(self, params: str) -> None:
+    def setup(self, params: str) -> None:  # noqa: B027 (optional, as in the reference)
         """Configure the thinker from its free-form parameter string."""
 
     @abstractmethod

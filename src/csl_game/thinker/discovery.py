@@ -123,9 +123,10 @@ class ThinkerRegistry:
         """
         fqn = fqn_of(engine_class(spec))
         known = self.classes.get(fqn)
-        if known is not None and getattr(known, "engine", spec) != spec:
+        previous: EngineSpec = getattr(known, "engine", spec)  # engine classes carry theirs
+        if previous != spec:
             raise ThinkerError(f"engine '{spec.name}' is declared twice, with two commands: "
-                               f"`{getattr(known, 'engine').command}` and `{spec.command}`")
+                               f"`{previous.command}` and `{spec.command}`")
         self.add_class(engine_class(spec), spec.name)
 
     def short_name(self, fqn: str) -> str:

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from csl_game.errors import EngineProtocolError, NotationError, ThinkerError
+from csl_game.errors import EngineProtocolError, NotationError
 from csl_game.model.notation import format_move, parse_move
 from csl_game.model.values import PShape
 from csl_game.thinker.api import FutureMove, MatchConfig

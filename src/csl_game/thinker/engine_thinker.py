@@ -23,10 +23,10 @@ import threading
 import time
 import weakref
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from typing import IO, ClassVar, TypeVar, cast
 
-from csl_game.errors import ConfigError, EngineDied, EngineError, ThinkerError
+from csl_game.errors import ConfigError, EngineDied, EngineError
 from csl_game.model.board import Board
 from csl_game.thinker import engine_protocol as protocol
 from csl_game.thinker.api import AbstractThinker, CancellationToken, FutureMove, MatchConfig
@@ -115,7 +115,7 @@ class EngineSpec:
         return argv
 
 
-@lru_cache(maxsize=None)
+@cache
 def engine_class(spec: EngineSpec) -> type[EngineThinker]:
     """The thinker class of one declared engine (the same class for the same spec).
 

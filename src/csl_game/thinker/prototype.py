@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from csl_game.errors import SetupRefused, ThinkerError
-from csl_game.thinker.api import (AbstractThinker, InfoHandler, MatchConfig,
-                                  thinker_display_name)
+from csl_game.thinker.api import AbstractThinker, InfoHandler, MatchConfig, thinker_display_name
 from csl_game.thinker.discovery import fqn_of, registry
 
 __all__ = ["ThinkerPrototype"]

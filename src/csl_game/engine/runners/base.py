@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from csl_game.engine.runners.answer import Answer, MoveAnswer
-from csl_game.errors import CslError, WorkerStartError
+from csl_game.errors import WorkerStartError
 from csl_game.model.board import Board
 from csl_game.thinker.prototype import ThinkerPrototype
 
@@ -121,7 +121,7 @@ class ThinkerRunner(ABC):
     def start(self, board: Board) -> ThinkJob:
         """Start thinking about `board` (the runner copies it)."""
 
-    def close(self) -> None:
+    def close(self) -> None:  # noqa: B027 (a runner that holds nothing needs none)
         """Release what the runner holds (threads, processes)."""
 
 

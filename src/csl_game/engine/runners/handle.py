@@ -31,9 +31,19 @@ import psutil
 
 from csl_game.engine.runners.base import Forfeit, ForfeitReason, InfoCallback, WorkerStartError
 from csl_game.engine.runners.frames import FrameReader, frame_reader
-from csl_game.engine.runners.protocol import (Info, Message, Output, Ready, Reply, Reset,
-                                              SetupFailed, ToWorker, WorkerSpec, encode,
-                                              from_bytes)
+from csl_game.engine.runners.protocol import (
+    Info,
+    Message,
+    Output,
+    Ready,
+    Reply,
+    Reset,
+    SetupFailed,
+    ToWorker,
+    WorkerSpec,
+    encode,
+    from_bytes,
+)
 from csl_game.engine.runners.tree import kill_marked, kill_tree, memory_watch
 from csl_game.engine.runners.worker import EXIT_HARNESS, EXIT_MEMORY, worker_main
 from csl_game.thinker.discovery import builtin_modules

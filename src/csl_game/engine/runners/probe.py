@@ -17,9 +17,9 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from csl_game.engine.runners.answer import plain_text
 from csl_game.engine.runners.base import SETUP_TIME_LIMIT, Forfeit, ForfeitReason
 from csl_game.engine.runners.handle import WorkerHandle
-from csl_game.engine.runners.answer import plain_text
 from csl_game.errors import SetupRefused, ThinkerError
 from csl_game.thinker.prototype import ThinkerPrototype
 

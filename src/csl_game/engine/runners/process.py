@@ -18,11 +18,25 @@ import time
 import weakref
 from typing import Any
 
-from csl_game.engine.runners.base import (SETUP_TIME_LIMIT, Forfeit, ForfeitReason, InfoCallback,
-                                          ThinkerRunner, ThinkJob, ThinkOutcome)
+from csl_game.engine.runners.base import (
+    SETUP_TIME_LIMIT,
+    Forfeit,
+    ForfeitReason,
+    InfoCallback,
+    ThinkerRunner,
+    ThinkJob,
+    ThinkOutcome,
+)
 from csl_game.engine.runners.handle import WorkerHandle, start_server_soon
-from csl_game.engine.runners.protocol import (Answered, Cancel, OutOfMemory, Raised, Reply,
-                                              Think, WorkerSpec)
+from csl_game.engine.runners.protocol import (
+    Answered,
+    Cancel,
+    OutOfMemory,
+    Raised,
+    Reply,
+    Think,
+    WorkerSpec,
+)
 from csl_game.model.board import Board
 from csl_game.thinker.prototype import ThinkerPrototype
 

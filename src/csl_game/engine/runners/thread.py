@@ -6,10 +6,17 @@ import contextlib
 import threading
 import time
 
-from csl_game.errors import ThinkerError
 from csl_game.engine.runners.answer import ask, crashed, exception_detail
-from csl_game.engine.runners.base import (Forfeit, ForfeitReason, InfoCallback, ReadyJob,
-                                          ThinkerRunner, ThinkJob, ThinkOutcome)
+from csl_game.engine.runners.base import (
+    Forfeit,
+    ForfeitReason,
+    InfoCallback,
+    ReadyJob,
+    ThinkerRunner,
+    ThinkJob,
+    ThinkOutcome,
+)
+from csl_game.errors import ThinkerError
 from csl_game.model.board import Board
 from csl_game.thinker.api import AbstractThinker, CancellationToken
 from csl_game.thinker.prototype import ThinkerPrototype

@@ -24,9 +24,22 @@ import psutil
 
 from csl_game.engine.runners.answer import ask, crashed, exception_detail, plain_text
 from csl_game.engine.runners.output import OutputForwarder
-from csl_game.engine.runners.protocol import (Answered, Cancel, FromWorker, Info, OutOfMemory,
-                                              Quit, Raised, Ready, Reset, SetupFailed,
-                                              Think, WorkerSpec, decode, to_bytes)
+from csl_game.engine.runners.protocol import (
+    Answered,
+    Cancel,
+    FromWorker,
+    Info,
+    OutOfMemory,
+    Quit,
+    Raised,
+    Ready,
+    Reset,
+    SetupFailed,
+    Think,
+    WorkerSpec,
+    decode,
+    to_bytes,
+)
 from csl_game.engine.runners.tree import mark_environment
 from csl_game.errors import SetupRefused, ThinkerError
 from csl_game.thinker.api import AbstractThinker, CancellationToken

@@ -13,7 +13,6 @@ import pygame
 from pygame import Rect
 from pygame_gui.core import UIContainer
 
-from csl_game.services import narration as messages
 from csl_game.engine.session import Choice, Session
 from csl_game.gui.context import GuiContext
 from csl_game.gui.focus import KeyFocus
@@ -22,6 +21,7 @@ from csl_game.gui.style import palette
 from csl_game.gui.tables import fixtures_table, results_table, standings_table
 from csl_game.gui.widgets import Metrics, WidgetScene, label
 from csl_game.model.board import PColor
+from csl_game.services import narration as messages
 from csl_game.thinker.api import MatchConfig
 
 __all__ = ["ChoiceScene", "PreMatchScene", "FinalScene"]

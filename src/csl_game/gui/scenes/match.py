@@ -14,13 +14,20 @@ from collections.abc import Callable
 
 import pygame
 
-from csl_game.services import narration as messages
-from csl_game.engine.match import (InvalidPlay, Match, MatchEvent, MatchOver, MatchResult,
-                                   MatchStarted, MovePerformed, MovesTakenBack, NextTurn,
-                                   Resigned, ThinkingInfo)
-from csl_game.services.presets import opponent_label
+from csl_game.engine.match import (
+    InvalidPlay,
+    Match,
+    MatchEvent,
+    MatchOver,
+    MatchResult,
+    MatchStarted,
+    MovePerformed,
+    MovesTakenBack,
+    NextTurn,
+    Resigned,
+    ThinkingInfo,
+)
 from csl_game.engine.session import Choice, Session, SessionState
-from csl_game.thinker.prototype import ThinkerPrototype
 from csl_game.gui.animation import VisualBoard
 from csl_game.gui.board_view import BoardView, Pointer
 from csl_game.gui.context import GuiContext
@@ -33,6 +40,9 @@ from csl_game.gui.scenes.match_tools import MatchTools
 from csl_game.gui.scenes.result import ResultOverlay
 from csl_game.gui.sound import Effect
 from csl_game.model.board import PColor, Pos, PShape, Winner
+from csl_game.services import narration as messages
+from csl_game.services.presets import opponent_label
+from csl_game.thinker.prototype import ThinkerPrototype
 
 __all__ = ["MatchScene"]
 

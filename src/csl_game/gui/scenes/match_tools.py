@@ -14,14 +14,14 @@ import pygame
 from pygame import Rect
 from pygame_gui.elements import UIButton
 
-from csl_game.services import narration as messages
-from csl_game.services.hint import Hint
 from csl_game.engine.match import Match, Refused
 from csl_game.engine.session import Session
 from csl_game.gui.context import GuiContext
 from csl_game.gui.sound import Effect
 from csl_game.gui.widgets import Metrics, WidgetLayer, button
 from csl_game.model.board import PColor, Piece
+from csl_game.services import narration as messages
+from csl_game.services.hint import Hint
 
 __all__ = ["MatchTools", "RESIGN_CONFIRM_S"]
 

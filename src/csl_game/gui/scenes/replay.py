@@ -19,8 +19,6 @@ import pygame
 from pygame import Rect
 from pygame_gui.elements import UIButton, UILabel
 
-from csl_game.services import narration as messages
-from csl_game.services.replay import Replay
 from csl_game.engine.standings import winner_text
 from csl_game.gui.animation import VisualBoard
 from csl_game.gui.board_view import BoardView, Pointer
@@ -30,7 +28,9 @@ from csl_game.gui.panels import LogView, MessageLog, PanelState, PlayerPanel
 from csl_game.gui.scene import Scene
 from csl_game.gui.style import backdrop
 from csl_game.gui.widgets import Handler, Metrics, WidgetLayer, button, label, set_text
-from csl_game.model.board import Board, Pos, PColor, PShape, Winner
+from csl_game.model.board import Board, PColor, Pos, PShape, Winner
+from csl_game.services import narration as messages
+from csl_game.services.replay import Replay
 
 __all__ = ["ReplayScene", "PLAY_INTERVAL_S", "KEYS_HINT", "duration"]
 

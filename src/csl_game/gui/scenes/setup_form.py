@@ -7,25 +7,31 @@ through callbacks; the scene owns the draft and what the edits mean.
 
 from __future__ import annotations
 
+import html
+import inspect
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from pygame import Rect
 from pygame_gui.core import ObjectID, UIContainer
-from pygame_gui.elements import (UIButton, UICheckBox, UIDropDownMenu, UIScrollingContainer,
-                                 UITextBox, UITextEntryLine, UIVerticalScrollBar)
+from pygame_gui.elements import (
+    UIButton,
+    UICheckBox,
+    UIDropDownMenu,
+    UIScrollingContainer,
+    UITextBox,
+    UITextEntryLine,
+    UIVerticalScrollBar,
+)
 
-import html
-import inspect
-import sys
-
+from csl_game.errors import CslError
+from csl_game.gui.widgets import Handler, Metrics, button, label, set_text
 from csl_game.services.presets import Level
 from csl_game.services.settings import AIEntry
-from csl_game.errors import CslError
-from csl_game.thinker.discovery import registry
 from csl_game.services.setup_file import SETTING, Setting
-from csl_game.gui.widgets import Handler, Metrics, button, label, set_text
+from csl_game.thinker.discovery import registry
 
 __all__ = ["SetupLayout", "setup_layout", "PlayerRows", "SettingsForm", "FORM", "field_label",
            "thinker_help", "parameters_text", "MODES_HELP"]
