@@ -18,7 +18,10 @@ os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 import pygame  # noqa: E402
 from pygame_gui.elements import UIDropDownMenu, UITextEntryLine  # noqa: E402
 
+from csl_game.engine.session import Choice  # noqa: E402
 from csl_game.gui.app import App  # noqa: E402
+from csl_game.gui.scenes.match import MatchScene  # noqa: E402
+from csl_game.gui.scenes.result import ResultOverlay  # noqa: E402
 from csl_game.services.settings import PlayOptions  # noqa: E402
 
 DT = 1 / 30
@@ -114,3 +117,96 @@ def opened() -> Iterator[Apps]:
     finally:
         for app in apps._apps:
             app.close()
+
+
+def current(app: App, kind: type) -> object:
+    scene = app.scenes.current
+    assert isinstance(scene, kind), f"{type(scene).__name__} is shown, not {kind.__name__}"
+    return scene
+
+
+def result_overlay(app: App) -> ResultOverlay | None:
+    """The result over the match scene shown, once its choices are shown."""
+    scene = app.scenes.current
+    if isinstance(scene, MatchScene) and scene.result is not None and scene.result.shown:
+        return scene.result
+    return None
+
+
+def shown_result(app: App) -> ResultOverlay:
+    overlay = result_overlay(app)
+    assert overlay is not None, f"{type(app.scenes.current).__name__} shows no result"
+    return overlay
+
+
+def press(app: App, choice: Choice) -> None:
+    """Click a choice's button on the screen shown (or on its result overlay)."""
+    scene = app.scenes.current
+    offer = result_overlay(app) or scene
+    buttons = getattr(offer, "buttons", {})
+    assert choice in buttons, f"{type(offer).__name__} offers {list(buttons)}"
+    click(app, buttons[choice])
+
+
+def board_scene(app: App) -> MatchScene:
+    return current(app, MatchScene)  # type: ignore[return-value]
+
+
+def drop(app: App, col: int) -> None:
+    """A human's click on a column's arrow, once the board takes input."""
+    run_until(app, lambda: isinstance(app.scenes.current, MatchScene)
+              and app.scenes.current.input_enabled)
+    scene = board_scene(app)
+    click_at(app, scene.layout.arrows[col].center, frames=1)
+
+
+class FastClock:
+    """A frame clock whose frames each take 0.1 s of game time and no real time."""
+
+    def tick(self, framerate: int = 0) -> int:
+        return 100
+
+
+class ShownChecker:
+    """Steps an app and checks that its dirty rects cover every changed pixel."""
+
+    def __init__(self, app: App) -> None:
+        self.app = app
+        self.before = app.screen.copy()
+        self.partial = 0
+        self.board_frames = 0
+        """Partial frames that changed something on the board."""
+        self.column_frames = 0
+        """Of those, the ones that showed no more than two columns' strips of it."""
+
+    def step(self, frames: int = 1) -> None:
+        for _ in range(frames):
+            self.app.step(DT)
+            rects = self.app.shown_rects if not self.app.idle else []
+            if rects is not None:
+                self.partial += 1
+                shown = self.before.copy()
+                for rect in rects:
+                    shown.blit(self.app.screen, rect, rect)
+                assert pygame.image.tobytes(shown, "RGB") == \
+                    pygame.image.tobytes(self.app.screen, "RGB"), f"changes outside {rects}"
+                self._count_board(rects)
+            self.before = self.app.screen.copy()
+
+    def _count_board(self, rects: list[pygame.Rect]) -> None:
+        lay = scene(self.app).layout
+        region = lay.board_region
+        on_board = [r.clip(region) for r in rects if r.colliderect(region)]
+        if on_board:
+            self.board_frames += 1
+            strip = (lay.cell * 3 // 2 + 2) * region.h
+            self.column_frames += sum(r.w * r.h for r in on_board) <= 2 * strip
+
+
+def scene(app: App) -> MatchScene:
+    """The board scene: the current one, or the one under the result screen."""
+    current = app.scenes.current
+    if isinstance(current, MatchScene):
+        return current
+    assert app.flow is not None and app.flow.board is not None
+    return app.flow.board

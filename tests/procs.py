@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
+import sys
 import time
 from collections.abc import Iterable
 from pathlib import Path
@@ -98,3 +100,31 @@ def kill_after_lines(command: list[str], results: Path, lines: int, seconds: flo
         time.sleep(0.02)
     proc.kill()
     proc.wait()
+
+
+def interrupt_while_thinking(args: list[str], min_workers: int = 1) -> None:
+    """Run `csl-game ARGS`; once a thinker thinks, Ctrl+C: out within 1 s, no worker left."""
+    env = {**os.environ, "SDL_VIDEODRIVER": "dummy", "SDL_AUDIODRIVER": "dummy"}
+    proc = subprocess.Popen([sys.executable, "-m", "csl_game", *args], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        assert proc.stdout is not None
+        for line in proc.stdout:  # wait until a busy thinker is thinking
+            if "is thinking" in line:
+                break
+        time.sleep(0.5)
+        family = descendants(proc.pid, helpers=True)
+        assert len(family) >= min_workers, "the AI players run in worker processes"
+        proc.send_signal(signal.SIGINT)
+        started = time.perf_counter()
+        proc.wait(timeout=5)
+        assert time.perf_counter() - started < 1.0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    deadline = time.monotonic() + 2
+    while time.monotonic() < deadline and any(alive(p) for p in family):
+        time.sleep(0.05)
+    assert not any(alive(p) for p in family)
+
+

@@ -25,6 +25,7 @@ from csl_game.gui.scenes.match import MatchScene  # noqa: E402
 from csl_game.model.board import PColor, Piece, PShape  # noqa: E402
 from csl_game.services.settings import AIEntry, PlayOptions  # noqa: E402
 from csl_game.thinker.api import MatchConfig  # noqa: E402
+from gui_events import ShownChecker, scene  # noqa: E402
 from procs import alive  # noqa: E402
 
 FAKES = str(Path(__file__).parent / "fakes" / "fake_thinkers.py")
@@ -53,15 +54,6 @@ def make_app() -> Iterator[MakeApp]:
     yield make
     for app in apps:
         app.close()
-
-
-def scene(app: App) -> MatchScene:
-    """The board scene: the current one, or the one under the result screen."""
-    current = app.scenes.current
-    if isinstance(current, MatchScene):
-        return current
-    assert app.flow is not None and app.flow.board is not None
-    return app.flow.board
 
 
 def settle(app: App, frames: int = 120) -> None:
@@ -335,42 +327,6 @@ def test_closing_the_window_stops_worker_processes() -> None:
     finally:
         app.close()
     assert not any(alive(pid) for pid in pids)
-
-
-class ShownChecker:
-    """Steps an app and checks that its dirty rects cover every changed pixel."""
-
-    def __init__(self, app: App) -> None:
-        self.app = app
-        self.before = app.screen.copy()
-        self.partial = 0
-        self.board_frames = 0
-        """Partial frames that changed something on the board."""
-        self.column_frames = 0
-        """Of those, the ones that showed no more than two columns' strips of it."""
-
-    def step(self, frames: int = 1) -> None:
-        for _ in range(frames):
-            self.app.step(DT)
-            rects = self.app.shown_rects if not self.app.idle else []
-            if rects is not None:
-                self.partial += 1
-                shown = self.before.copy()
-                for rect in rects:
-                    shown.blit(self.app.screen, rect, rect)
-                assert pygame.image.tobytes(shown, "RGB") == \
-                    pygame.image.tobytes(self.app.screen, "RGB"), f"changes outside {rects}"
-                self._count_board(rects)
-            self.before = self.app.screen.copy()
-
-    def _count_board(self, rects: list[pygame.Rect]) -> None:
-        lay = scene(self.app).layout
-        region = lay.board_region
-        on_board = [r.clip(region) for r in rects if r.colliderect(region)]
-        if on_board:
-            self.board_frames += 1
-            strip = (lay.cell * 3 // 2 + 2) * region.h
-            self.column_frames += sum(r.w * r.h for r in on_board) <= 2 * strip
 
 
 @pytest.mark.parametrize("opens", [pygame.K_F1, pygame.K_ESCAPE], ids=["help", "menu"])

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import io
 import os
-import signal
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -19,17 +17,9 @@ import pytest
 from csl_game.gui.app import App  # noqa: E402
 from csl_game.services.settings import AIEntry, PlayOptions  # noqa: E402
 from csl_game.thinker.api import MatchConfig  # noqa: E402
-from procs import alive, descendants  # noqa: E402
+from procs import alive, interrupt_while_thinking
 
 MISBEHAVING = str(Path(__file__).parent / "misbehaving")
-
-
-def _descendants(pid: int) -> set[int]:
-    return descendants(pid, helpers=True)
-
-
-def _alive(pid: int) -> bool:
-    return alive(pid)
 
 
 def _thinking_workers(app: App) -> list[int]:
@@ -60,33 +50,7 @@ def test_closing_the_window_while_a_thinker_hangs() -> None:
         assert time.perf_counter() - started < 1.0
     finally:
         app.close()
-    assert not any(_alive(pid) for pid in pids)
-
-
-def interrupt_while_thinking(args: list[str], min_workers: int = 1) -> None:
-    """Run `csl-game ARGS`; once a thinker thinks, Ctrl+C: out within 1 s, no worker left."""
-    env = {**os.environ, "SDL_VIDEODRIVER": "dummy", "SDL_AUDIODRIVER": "dummy"}
-    proc = subprocess.Popen([sys.executable, "-m", "csl_game", *args], env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    try:
-        assert proc.stdout is not None
-        for line in proc.stdout:  # wait until a busy thinker is thinking
-            if "is thinking" in line:
-                break
-        time.sleep(0.5)
-        family = _descendants(proc.pid)
-        assert len(family) >= min_workers, "the AI players run in worker processes"
-        proc.send_signal(signal.SIGINT)
-        started = time.perf_counter()
-        proc.wait(timeout=5)
-        assert time.perf_counter() - started < 1.0
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-    deadline = time.monotonic() + 2
-    while time.monotonic() < deadline and any(_alive(p) for p in family):
-        time.sleep(0.05)
-    assert not any(_alive(p) for p in family)
+    assert not any(alive(pid) for pid in pids)
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="Ctrl+C is a console event on Windows, "

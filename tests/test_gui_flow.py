@@ -17,10 +17,19 @@ from csl_game.gui.scenes.info import FinalScene, PreMatchScene
 from csl_game.gui.scenes.match import MatchScene
 from csl_game.services.settings import AIEntry, PlayOptions
 from csl_game.thinker.api import MatchConfig
-from gui_events import DT, Apps, key, run_until
-from test_gui_app import ShownChecker
-from test_gui_session import board_scene, drop, press, result_overlay, shown_result
-from test_layers import MODULES, imports_of
+from gui_events import (
+    DT,
+    Apps,
+    ShownChecker,
+    board_scene,
+    drop,
+    key,
+    press,
+    result_overlay,
+    run_until,
+    shown_result,
+)
+from import_graph import MODULES, imports_of
 
 FAKES = str(Path(__file__).parent / "fakes" / "fake_thinkers.py")
 SMALL = dict(rows=4, cols=4, win_sequence=3, round_pieces=4, square_pieces=4)

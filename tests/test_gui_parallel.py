@@ -22,10 +22,9 @@ from csl_game.model.board import Winner
 from csl_game.services.settings import AIEntry, PlayOptions
 from csl_game.thinker.api import MatchConfig
 from csl_game.thinker.prototype import ThinkerPrototype
-from gui_events import DT, click, run_until
-from test_gui_exit import MISBEHAVING, _alive, _descendants, interrupt_while_thinking
-from test_gui_session import FastClock
-from test_session_parallel import HeldScheduler
+from gui_events import DT, FastClock, click, run_until
+from held_scheduler import HeldScheduler
+from procs import alive, descendants, interrupt_while_thinking
 
 FAKES = str(Path(__file__).parent / "fakes" / "fake_thinkers.py")
 BOARD = dict(rows=4, cols=4, win_sequence=3, round_pieces=4, square_pieces=4)
@@ -34,6 +33,9 @@ BOARD = dict(rows=4, cols=4, win_sequence=3, round_pieces=4, square_pieces=4)
 def _texts(app: App) -> list[str]:
     """Every label's text on the window (the widgets alive in its UI manager)."""
     return [e.text for e in app.ui.get_sprite_group().sprites() if isinstance(e, UILabel)]
+
+
+MISBEHAVING = str(Path(__file__).parent / "misbehaving")
 
 
 @pytest.fixture
@@ -132,7 +134,7 @@ def test_closing_the_window_stops_the_matches_off_screen_too() -> None:
     options = PlayOptions(ais=(AIEntry("busy"),) * 3, match=config, auto=True,
                           unblocked_screen_s=0.0, window_size=(800, 600),
                           thinker_paths=(MISBEHAVING,), workers=2)
-    before = _descendants(os.getpid())
+    before = descendants(os.getpid(), helpers=True)
     app = App(options, out=io.StringIO())
     try:
         session = app.flow.session if app.flow else None
@@ -141,7 +143,7 @@ def test_closing_the_window_stops_the_matches_off_screen_too() -> None:
         workers: set[int] = set()
         while time.monotonic() < deadline and len(workers) < 4:
             app.step(1 / 60)
-            workers = {p for p in _descendants(os.getpid()) - before if _alive(p)}
+            workers = {p for p in descendants(os.getpid(), helpers=True) - before if alive(p)}
         assert session.background_running == 1 and len(workers) >= 4, workers
         time.sleep(0.3)  # every busy thinker deep in its loop
         pygame.event.post(pygame.event.Event(pygame.QUIT))
@@ -151,10 +153,10 @@ def test_closing_the_window_stops_the_matches_off_screen_too() -> None:
     finally:
         app.close()
     deadline = time.monotonic() + 1
-    while time.monotonic() < deadline and any(_alive(p) for p in workers - _servers()):
+    while time.monotonic() < deadline and any(alive(p) for p in workers - _servers()):
         time.sleep(0.02)
     assert elapsed < 1.0
-    assert not [p for p in workers - _servers() if _alive(p)]
+    assert not [p for p in workers - _servers() if alive(p)]
 
 
 def _servers() -> set[int]:

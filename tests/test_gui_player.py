@@ -26,8 +26,7 @@ from csl_game.services.presets import level
 from csl_game.services.settings import AIEntry, PlayOptions
 from csl_game.services.userdata import UserData
 from csl_game.thinker.api import MatchConfig
-from gui_events import DT, Apps, click, key, run_until
-from test_gui_session import board_scene, result_overlay
+from gui_events import DT, Apps, board_scene, click, key, result_overlay, run_until
 
 FAKES = str(Path(__file__).parent / "fakes" / "fake_thinkers.py")
 SMALL = dict(rows=4, cols=4, win_sequence=3, round_pieces=4, square_pieces=4)

@@ -14,13 +14,25 @@ from csl_game.engine.session import Choice, Session, SessionState
 from csl_game.gui.app import App
 from csl_game.gui.scenes.info import FinalScene, PreMatchScene
 from csl_game.gui.scenes.match import MatchScene
-from csl_game.gui.scenes.result import ResultOverlay
 from csl_game.gui.scenes.setup import SetupScene
 from csl_game.model.board import PColor, Piece, PShape, Winner
 from csl_game.services.settings import AIEntry, PlayOptions
 from csl_game.thinker.api import MatchConfig
 from csl_game.thinker.prototype import ThinkerPrototype
-from gui_events import DT, Apps, click, click_at, run_until
+from gui_events import (
+    DT,
+    Apps,
+    FastClock,
+    board_scene,
+    click,
+    click_at,
+    current,
+    drop,
+    press,
+    result_overlay,
+    run_until,
+    shown_result,
+)
 
 FAKES = str(Path(__file__).parent / "fakes" / "fake_thinkers.py")
 BOARD = dict(rows=4, cols=4, win_sequence=3, round_pieces=4, square_pieces=4)
@@ -38,47 +50,6 @@ def make_app(apps: Apps) -> MakeApp:
                                      **options))  # type: ignore[arg-type]
 
     return make
-
-
-def current(app: App, kind: type) -> object:
-    scene = app.scenes.current
-    assert isinstance(scene, kind), f"{type(scene).__name__} is shown, not {kind.__name__}"
-    return scene
-
-
-def result_overlay(app: App) -> ResultOverlay | None:
-    """The result over the match scene shown, once its choices are shown."""
-    scene = app.scenes.current
-    if isinstance(scene, MatchScene) and scene.result is not None and scene.result.shown:
-        return scene.result
-    return None
-
-
-def shown_result(app: App) -> ResultOverlay:
-    overlay = result_overlay(app)
-    assert overlay is not None, f"{type(app.scenes.current).__name__} shows no result"
-    return overlay
-
-
-def press(app: App, choice: Choice) -> None:
-    """Click a choice's button on the screen shown (or on its result overlay)."""
-    scene = app.scenes.current
-    offer = result_overlay(app) or scene
-    buttons = getattr(offer, "buttons", {})
-    assert choice in buttons, f"{type(offer).__name__} offers {list(buttons)}"
-    click(app, buttons[choice])
-
-
-def board_scene(app: App) -> MatchScene:
-    return current(app, MatchScene)  # type: ignore[return-value]
-
-
-def drop(app: App, col: int) -> None:
-    """A human's click on a column's arrow, once the board takes input."""
-    run_until(app, lambda: isinstance(app.scenes.current, MatchScene)
-              and app.scenes.current.input_enabled)
-    scene = board_scene(app)
-    click_at(app, scene.layout.arrows[col].center, frames=1)
 
 
 def play_human_moves(app: App) -> None:
@@ -200,13 +171,6 @@ def test_tournament_screens_wait_or_time_out_as_configured(make_app: MakeApp) ->
     assert pre.session.current_index == 1 and pre.timeout == 0.5  # type: ignore[attr-defined]
     countdown = pre.row.countdown  # type: ignore[attr-defined]
     assert countdown is not None and countdown.text.startswith("Starting in")
-
-
-class FastClock:
-    """A frame clock whose frames each take 0.1 s of game time and no real time."""
-
-    def tick(self, framerate: int = 0) -> int:
-        return 100
 
 
 def test_auto_tournament_of_four_from_the_command_line(

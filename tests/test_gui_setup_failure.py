@@ -14,8 +14,7 @@ from csl_game.services import narration
 from csl_game.services.settings import AIEntry, PlayOptions
 from csl_game.services.userdata import UserData
 from csl_game.thinker.api import MatchConfig
-from gui_events import Apps, key, run_until
-from test_gui_session import board_scene, drop, result_overlay
+from gui_events import Apps, board_scene, drop, key, result_overlay, run_until
 
 # Imports in the main process (where csl-game finds its thinkers) but not in a
 # worker process: the failure a user met when workers imported another copy
