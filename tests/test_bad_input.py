@@ -93,6 +93,7 @@ def test_a_byte_order_mark_is_no_part_of_the_first_name(tmp_path: Path,
     assert "Random" in capsys.readouterr().out
 
 
+@pytest.mark.timing
 def test_a_dask_port_that_never_answers_is_reported_in_time(
         files: dict[str, str], monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:

@@ -18,6 +18,8 @@ import pytest
 
 from procs import HELPERS, marked
 
+pytestmark = [pytest.mark.slow, pytest.mark.timing]
+
 MISBEHAVING = str(Path(__file__).parent / "misbehaving")
 PLAYERS = ["minimax 2", "setuphang", "setupexit", "setupexit hard", "setupbase", "setuphog",
            "strhang", "forker", "forker setsid", "linger"]

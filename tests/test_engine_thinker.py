@@ -32,6 +32,8 @@ from csl_game.thinker import engine_thinker
 from csl_game.thinker.discovery import registry
 from csl_game.thinker.engine_thinker import EngineSpec, engine_class
 
+pytestmark = pytest.mark.timing
+
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples" / "engines"
 BAD = Path(__file__).resolve().parent / "engines" / "misbehaving_engine.py"
@@ -204,6 +206,7 @@ CASES = [  # mode, config, reason, text in the detail
 ]
 
 
+@pytest.mark.timing
 @pytest.mark.parametrize("mode, mc, reason, text", CASES, ids=[c[0] for c in CASES])
 def test_each_misbehaviour_forfeits_its_match(mode: str, mc: MatchConfig,
                                               reason: ForfeitReason, text: str) -> None:
@@ -241,6 +244,7 @@ def test_closing_a_thread_runner_ends_its_engine_at_once() -> None:
     runner.close()  # twice is harmless
 
 
+@pytest.mark.timing
 def test_a_hung_engine_in_process_is_killed_after_the_stop_grace() -> None:
     thinker = ThinkerPrototype("hang", "", FAST, (bad("hang"),)).create()
     ct = CancellationToken()

@@ -306,6 +306,7 @@ def test_closing_the_window_ends_the_app(make_app: MakeApp) -> None:
     assert match is None or not match.is_over  # stopped, not played out
 
 
+@pytest.mark.timing
 def test_closing_the_window_stops_worker_processes() -> None:
     pytest.importorskip("csl_game.engine.runners.process")
     config = MatchConfig(time_limit_ms=60_000, min_move_time_ms=0)

@@ -29,6 +29,7 @@ def _thinking_workers(app: App) -> list[int]:
     return [r.pid for r in match._runners if r is not None]  # noqa: SLF001
 
 
+@pytest.mark.timing
 def test_closing_the_window_while_a_thinker_hangs() -> None:
     config = MatchConfig(time_limit_ms=60_000, min_move_time_ms=0)
     options = PlayOptions(ais=(AIEntry("busy"), AIEntry("busy")), match=config, auto=True,
@@ -53,6 +54,7 @@ def test_closing_the_window_while_a_thinker_hangs() -> None:
     assert not any(alive(pid) for pid in pids)
 
 
+@pytest.mark.timing
 @pytest.mark.skipif(sys.platform == "win32", reason="Ctrl+C is a console event on Windows, "
                     "not a signal a test can send to one process")
 def test_ctrl_c_while_a_thinker_hangs_exits_within_a_second() -> None:

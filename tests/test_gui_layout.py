@@ -114,6 +114,7 @@ def test_a_piece_falls_then_lands_then_pulses() -> None:
     assert not vb.pulsing and vb.last == _move(0, 3)
 
 
+@pytest.mark.timing
 def test_moves_show_in_order_and_a_backlog_plays_faster() -> None:
     vb = VisualBoard(6, 7)
     for i in range(5):

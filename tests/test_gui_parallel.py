@@ -129,6 +129,7 @@ def test_workers_flag_is_checked() -> None:
     assert main(["play", "--ai", "random", "--workers", "0"]) == 2
 
 
+@pytest.mark.timing
 def test_closing_the_window_stops_the_matches_off_screen_too() -> None:
     config = MatchConfig(time_limit_ms=60_000, min_move_time_ms=0)
     options = PlayOptions(ais=(AIEntry("busy"),) * 3, match=config, auto=True,
@@ -168,6 +169,7 @@ def _servers() -> set[int]:
     return {pid for pid in pids if pid}
 
 
+@pytest.mark.timing
 def test_ctrl_c_during_a_parallel_tournament_leaves_no_worker() -> None:
     interrupt_while_thinking(["play", "--ai", "busy", "--ai", "busy", "--ai", "busy",
                               "--workers", "2", "--thinkers", MISBEHAVING, "-t", "60000",

@@ -7,6 +7,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import pytest
+
 from csl_game.gui.scenes.setup import SetupScene
 from csl_game.services.settings import PlayOptions
 from csl_game.services.setup_file import load_config
@@ -44,6 +46,7 @@ def remembered_setup(home: Path, folder: Path) -> tuple[str, ...]:
     return (str(folder),)
 
 
+@pytest.mark.timing
 def test_loading_a_setup_file_never_sets_a_player_up(tmp_path: Path, user_home: Path) -> None:
     paths = remembered_setup(user_home, tmp_path)
     started = time.perf_counter()
@@ -52,6 +55,7 @@ def test_loading_a_setup_file_never_sets_a_player_up(tmp_path: Path, user_home: 
     assert [ai.thinker for ai in options.ais] == ["slowsetup"] * 3 + ["gone"]
 
 
+@pytest.mark.timing
 def test_the_window_opens_at_once_with_a_remembered_setup_of_four_ais(
         apps: Apps, tmp_path: Path, user_home: Path) -> None:
     paths = remembered_setup(user_home, tmp_path)

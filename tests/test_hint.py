@@ -20,6 +20,7 @@ def wait(hint: Hint, seconds: float = 10.0) -> None:
         time.sleep(0.01)
 
 
+@pytest.mark.timing
 @pytest.mark.parametrize("runner", ["thread", "process"])
 def test_a_hint_takes_the_win_in_one(runner: str) -> None:
     board = SMALL.new_board()

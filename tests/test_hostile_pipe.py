@@ -45,6 +45,7 @@ CASES = [
 ]
 
 
+@pytest.mark.timing
 @pytest.mark.parametrize("name, reasons", CASES)
 def test_each_costs_only_its_match_in_time(name: str, reasons: set[ForfeitReason],
                                             tmp_path: Path) -> None:

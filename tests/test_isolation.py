@@ -31,6 +31,8 @@ from csl_game.engine.runners.process import ProcessRunner
 from csl_game.engine.session import Session, SessionOptions
 from procs import alive, descendants, gone_within
 
+pytestmark = pytest.mark.timing
+
 MISBEHAVING = (str(Path(__file__).parent / "misbehaving"),)
 LIMIT_MS = 250
 FAST = MatchConfig(time_limit_ms=LIMIT_MS)
@@ -224,6 +226,7 @@ def test_setup_failure_forfeits_every_move() -> None:
     assert runner.name == "BadSetup"
 
 
+@pytest.mark.timing
 def test_setup_that_hangs_is_given_up() -> None:
     runner = ProcessRunner(proto("slowsetup"), startup_timeout=0.5)
     start = time.perf_counter()
@@ -252,6 +255,7 @@ def test_poll_never_blocks() -> None:
     assert worst < 0.05  # killing and reaping the worker is the slowest step
 
 
+@pytest.mark.timing
 def test_close_during_a_turn_kills_the_worker_at_once() -> None:
     factory = Factory()
     match = Match(MatchConfig(time_limit_ms=60_000), proto("busy"), proto("sequential"),
@@ -350,6 +354,7 @@ def _start_child() -> tuple[subprocess.Popen[str], list[int]]:
 POSIX_ONLY = pytest.mark.skipif(sys.platform == "win32", reason="sends POSIX signals")
 
 
+@pytest.mark.timing
 @POSIX_ONLY
 def test_ctrl_c_during_an_ai_turn_exits_within_a_second() -> None:
     child, pids = _start_child()

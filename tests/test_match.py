@@ -39,6 +39,7 @@ def run(white, red, mc: MatchConfig = FAST) -> tuple[Match, list]:
     return match, events
 
 
+@pytest.mark.timing
 @pytest.mark.parametrize("name, params, reason", [
     ("raiser", "", ForfeitReason.EXCEPTION),
     ("sleeper", "", ForfeitReason.TIMEOUT),
@@ -182,6 +183,7 @@ def test_undo_takes_back_the_humans_move_and_the_ai_reply(human_first: bool) -> 
     assert isinstance(events[-1], NextTurn) and events[-1].is_human
 
 
+@pytest.mark.timing
 def test_undo_while_the_ai_thinks_stops_it_and_takes_back_one_move() -> None:
     match = _human_vs(proto("sleeper", mc=MatchConfig(time_limit_ms=5000)))
     match.submit_move(0, PShape.ROUND)

@@ -21,6 +21,8 @@ from csl_game.thinkers._params import TimeKeeper
 from csl_game.thinkers.negamax import NegamaxThinker, _settled
 from solvers import move_values, position, shortest_win, value_of_move, win_length_after
 
+pytestmark = pytest.mark.timing
+
 LIMIT_MS = 200
 Moves = list[tuple[int, int]]
 

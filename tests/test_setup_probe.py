@@ -17,6 +17,8 @@ from csl_game.services.settings import AIEntry, PlayOptions
 from csl_game.services.setup_file import SetupChecker
 from procs import descendants
 
+pytestmark = pytest.mark.timing
+
 MISBEHAVING = (str(Path(__file__).parent / "misbehaving"),)
 MC = MatchConfig(time_limit_ms=500)
 LIMIT = 4.0  # seconds of setup allowed in these tests (a loaded machine needs some)
@@ -36,6 +38,7 @@ def proto(name: str, params: str = "") -> ThinkerPrototype:
     return ThinkerPrototype(name, params, MC, MISBEHAVING)
 
 
+@pytest.mark.timing
 @pytest.mark.parametrize("name, params, reason, words", FAILED_SETUPS,
                          ids=[f"{c[0]}-{c[1]}" if c[1] else c[0] for c in FAILED_SETUPS])
 def test_a_failed_setup_is_a_forfeit_with_its_reason(name: str, params: str,
@@ -80,6 +83,7 @@ def _process_factory():  # type: ignore[no-untyped-def]
     return ProcessRunner
 
 
+@pytest.mark.timing
 def test_a_session_with_failed_setups_names_everyone_and_plays_on() -> None:
     players = [proto("sequential"), proto("setuphang"), proto("setupexit"), proto("strhang")]
     started = time.perf_counter()

@@ -25,6 +25,8 @@ from csl_game import (
 from csl_game.engine.match import Match
 from csl_game.engine.runners.thread import ThreadRunner
 
+pytestmark = pytest.mark.timing
+
 O, S = PShape.ROUND, PShape.SQUARE
 LIMIT_MS = 200
 
@@ -230,6 +232,7 @@ def test_negamax_fixed_depth_reports_it() -> None:
     assert "depth=3" in infos[-1] and "nodes=" in infos[-1]
 
 
+@pytest.mark.timing
 @pytest.mark.parametrize("name", ["negamax", "mcts"])
 def test_cancellation_returns_no_move_quickly(name: str) -> None:
     thinker = ThinkerPrototype(name, "", MatchConfig(time_limit_ms=60_000)).create()

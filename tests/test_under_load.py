@@ -9,6 +9,9 @@ from pathlib import Path
 from types import ModuleType
 
 import psutil
+import pytest
+
+pytestmark = [pytest.mark.slow, pytest.mark.timing]
 
 SCRIPT = Path(__file__).resolve().parent.parent / "benchmarks" / "under_load.py"
 
