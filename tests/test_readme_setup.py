@@ -43,10 +43,11 @@ def _setup_commands() -> list[str]:
 
 
 def _copy_checkout(dest: Path) -> None:
-    """The repository's files as they are in the work tree (tracked files
-    where git knows them), without any venv or build output."""
+    """The repository's files as they are in the work tree (those git tracks
+    or would, where git knows them), without any venv or build output."""
     if (ROOT / ".git").exists() and shutil.which("git"):
-        listed = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True,
+        listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others",
+                                 "--exclude-standard"], cwd=ROOT, capture_output=True,
                                 check=True).stdout.decode().split("\0")
         files = [name for name in listed if name and (ROOT / name).is_file()]
     else:

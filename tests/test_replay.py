@@ -184,7 +184,7 @@ def test_console_prints_every_move_and_board_then_the_end(session_file: Path) ->
     out = io.StringIO()
     print_replay(replay, out)
     text = out.getvalue()
-    assert text.startswith(replay.title + "\n4x5, 3 in a row, 10 round + 11 square "
+    assert text.startswith(replay.title + "\n4x5, 3 in a row, 5 round + 5 square "
                                           "pieces each, 5000 ms a move\n")
     assert f"Moves: {replay.notation}\n" in text and "\tw - White Round" in text
     for i, played in enumerate(replay.moves):

@@ -173,6 +173,14 @@ def cmd_report(args: argparse.Namespace) -> int:
     docs, twice = first_lines(read_results(args.results_file))
     if twice:
         print(f"csl-game: note: {duplicates_note(args.results_file, twice)}", file=sys.stderr)
+    if args.ratings or args.anchor:
+        if args.format == REFERENCE:
+            raise UsageError("--ratings prints md, csv or json, not the reference's files")
+        from csl_game.services.report import parse_anchor
+
+        anchor = parse_anchor(args.anchor) if args.anchor else None
+        print(load_report(docs, points).render_ratings(args.format, anchor))
+        return 0
     if args.format == REFERENCE:
         from csl_game.services.reference import write_reference
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TextIO
 
 from csl_game.engine.match import (
@@ -46,13 +46,18 @@ def render_board(board: Board, highlight: Sequence[Pos] = ()) -> str:
     return "\n".join(lines)
 
 
-def render_standings(table: Sequence[Standing]) -> str:
-    """A standings table, one player a line, equal points sharing a position."""
+def render_standings(table: Sequence[Standing], elo: Mapping[int, str] | None = None) -> str:
+    """A standings table, one player a line, equal points sharing a position;
+    with `elo` (by player index: 'Elo ± error'), a column of ratings."""
     name_w = max([len(s.name) for s in table] + [6])
-    lines = [f"  {'#':>3}  {'Player':<{name_w}}  {'Pts':>4}  {'W':>3} {'D':>3} {'L':>3}"]
+    label = "Elo (\u00b195%)"  # maximum likelihood, average 0, and half its 95 % interval
+    elo_w = max([len(v) for v in (elo or {}).values()] + [len(label)])
+    head = f"  {'#':>3}  {'Player':<{name_w}}  {'Pts':>4}  {'W':>3} {'D':>3} {'L':>3}"
+    lines = [head + (f"  {label:>{elo_w}}" if elo else "")]
     for s in table:
-        lines.append(f"  {s.position:>3}. {s.name:<{name_w}}  {s.points:>4}  "
-                     f"{s.wins:>3} {s.draws:>3} {s.losses:>3}")
+        line = (f"  {s.position:>3}. {s.name:<{name_w}}  {s.points:>4}  "
+                f"{s.wins:>3} {s.draws:>3} {s.losses:>3}")
+        lines.append(line + (f"  {elo.get(s.player, '-'):>{elo_w}}" if elo else ""))
     return "\n".join(lines)
 
 

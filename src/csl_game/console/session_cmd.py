@@ -16,6 +16,7 @@ from csl_game.console.progress import SessionProgress
 from csl_game.console.render import ConsoleListener, render_standings
 from csl_game.engine import SetupReport, WorkerStartError, probe_all
 from csl_game.engine.match import Match, MatchResult, Player
+from csl_game.engine.ratings import plus_minus, rate_records
 from csl_game.engine.results import ResultsWriter, duplicates_note, first_lines, read_results
 from csl_game.engine.scheduler import default_workers, runner_factory
 from csl_game.engine.session import PostMatch, Session, SessionEvent, SessionOptions, TieBreakRound
@@ -158,7 +159,9 @@ def run_session(args: argparse.Namespace, mc: MatchConfig) -> int:
         kept = (f"; the results so far are in {path}: resume with --resume {path}"
                 if path and Path(path).is_file() else "")
         raise WorkerStartError(f"{e}{kept}") from None
-    _print_final(session.standings(), session.tie_break)
+    elo = {int(r.name): plus_minus(r)
+           for r in rate_records([str(i) for i in range(len(session.players))], session.records)}
+    _print_final(session.standings(), session.tie_break, elo)
     return 0
 
 
@@ -210,9 +213,9 @@ def _print_plan(session: Session, done: int) -> None:
           + (f"; {done} already played" if done else ""), flush=True)
 
 
-def _print_final(table: list[Standing], tb: TieBreak | None) -> None:
+def _print_final(table: list[Standing], tb: TieBreak | None, elo: dict[int, str]) -> None:
     print("\nFinal standings:")
-    print(render_standings(table))
+    print(render_standings(table, elo))
     if tb is not None:
         print("\nTie-break for first place:")
         for step in tb.steps:

@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from csl_game.engine.match import MatchResult
+from csl_game.engine.ratings import plus_minus, rate_records
 from csl_game.engine.runners.base import ForfeitReason
 from csl_game.engine.scheduler import Opening
 from csl_game.engine.session import Fixture, PostMatch, Session, SessionEvent, SessionOptions
@@ -188,6 +189,8 @@ class Tally(SideStats):
     over its games, what it did (the fields of SideStats)."""
 
     name: str = ""
+    elo: str = "-"
+    """Maximum-likelihood Elo ± half its 95 % interval, over the league's games."""
     points: int = 0
     wins: int = 0
     draws: int = 0
@@ -225,6 +228,9 @@ def tally(league: League, points: Points = Points()
     for s in table:
         t = tallies[s.player]
         t.points, t.wins, t.draws, t.losses = s.points, s.wins, s.draws, s.losses
+    records = [MatchRecord(r.white, r.red, r.result) for r in league.records]
+    for rating in rate_records([str(i) for i in range(n)], records):
+        tallies[int(rating.name)].elo = plus_minus(rating)
     won = [[0.0] * n for _ in range(n)]
     played = [[0] * n for _ in range(n)]
     for rec in league.records:

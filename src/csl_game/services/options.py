@@ -193,6 +193,11 @@ OPTIONS: tuple[Option, ...] = (
          default="md", choices=("md", "csv", "json", "reference")),
     _opt("table", "--table", "which table CSV gives", {"report"}, default="standings",
          choices=("standings", "results")),
+    _opt("ratings", "--ratings", "print every player's maximum-likelihood Elo with its 95 % "
+         "interval (Bradley-Terry, as Ordo), in --format md, csv or json", {"report"},
+         action="store_true", default=False),
+    _opt("anchor", "--anchor", "with --ratings: hold this player at this Elo (default: the "
+         "average at 0)", {"report"}, metavar="NAME=ELO"),
     _opt("output", "-o --output", "the folder --format reference writes into (default: here)",
          {"report"}, default=".", metavar="DIR"),
     _opt("match", "--match", "the match's number, as reports show it (needed when the file "

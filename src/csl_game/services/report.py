@@ -9,11 +9,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from csl_game.engine.ratings import Rating, rate_records
 from csl_game.engine.results import PlayerInfo, record_from_json
 from csl_game.engine.standings import MatchRecord, Points, Standing, standings, winner_text
 from csl_game.errors import ConfigError
 
-__all__ = ["Report", "load_report", "FORMATS"]
+__all__ = ["Report", "load_report", "FORMATS", "parse_anchor"]
 
 FORMATS = ("md", "csv", "json")
 
@@ -44,6 +45,40 @@ class Report:
                          "forfeit": res.forfeit.name.lower() if res.forfeit else "",
                          "moves": len(res.moves)})
         return rows
+
+    def ratings(self, anchor: tuple[str, float] | None = None) -> list[Rating]:
+        """Maximum-likelihood Elo of every player (csl_game.engine.ratings).
+
+        Raises:
+            ConfigError: the anchor played no match here.
+        """
+        try:
+            return rate_records([p.name for p in self.players], self.records, anchor)
+        except ValueError as e:
+            raise ConfigError(str(e)) from None
+
+    def ratings_rows(self, anchor: tuple[str, float] | None = None) -> list[dict[str, Any]]:
+        return [{"rank": i, "name": r.name, "elo": round(r.elo, 1),
+                 "ci95_low": round(r.ci95[0], 1), "ci95_high": round(r.ci95[1], 1),
+                 "games": r.games, "score": round(r.score, 4)}
+                for i, r in enumerate(self.ratings(anchor), 1)]
+
+    def render_ratings(self, fmt: str, anchor: tuple[str, float] | None = None) -> str:
+        """The ratings table in `fmt` (md, csv or json)."""
+        rows = self.ratings_rows(anchor)
+        if fmt == "json":
+            return json.dumps({"ratings": rows, "anchor": anchor and list(anchor)}, indent=2)
+        if fmt == "csv":
+            return _csv(rows)
+        where = (f"{_md(anchor[0])} at {anchor[1]:g}" if anchor else "the average at 0")
+        lines = ["## Ratings", "", f"Maximum-likelihood Elo ({where}), with 95 % intervals.",
+                 "", "| # | Player | Elo | 95 % interval | Games | Score |",
+                 "|---:|---|---:|---|---:|---:|"]
+        for row in rows:
+            lines.append(f"| {row['rank']} | {_md(row['name'])} | {row['elo']:+.1f} | "
+                         f"[{row['ci95_low']:+.1f}, {row['ci95_high']:+.1f}] | {row['games']} "
+                         f"| {100 * row['score']:.1f} % |")
+        return "\n".join(lines)
 
     def render(self, fmt: str, table: str = "standings") -> str:
         if fmt == "json":
@@ -87,6 +122,21 @@ def _csv(rows: Sequence[dict[str, Any]]) -> str:
         writer.writeheader()
         writer.writerows(rows)
     return out.getvalue().rstrip("\n")
+
+
+def parse_anchor(text: str) -> tuple[str, float]:
+    """'NAME=ELO' as (name, Elo).
+
+    Raises:
+        ConfigError: no '=' or no number after it.
+    """
+    name, sep, value = text.rpartition("=")
+    try:
+        if not sep or not name:
+            raise ValueError
+        return name, float(value)
+    except ValueError:
+        raise ConfigError(f"--anchor takes NAME=ELO, got {text!r}") from None
 
 
 def load_report(docs: Sequence[dict[str, Any]], points: Points = Points()) -> Report:
