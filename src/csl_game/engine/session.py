@@ -51,7 +51,7 @@ from csl_game.engine.standings import (
     unique_names,
     winner_text,
 )
-from csl_game.engine.tiebreak import TieBreak, TieBreaker, TieRound, apply_tie_break
+from csl_game.engine.tiebreak import TieBreak, TieBreaker, TieBreakRounds, TieRound, apply_tie_break
 from csl_game.errors import ConfigError, SessionStateError
 from csl_game.model.board import PColor
 from csl_game.thinker.api import MatchConfig
@@ -133,8 +133,7 @@ class Session:
         self._background = Background(slots, options.executor, options.in_process,
                                       options.scheduler_factory)
         self._failed: set[int] = set()
-        self._breaker: TieBreaker | None = None
-        self._tie_records: list[MatchRecord] = []
+        self._ties: TieBreakRounds | None = None
 
     # ------------------------------------------------------------- listening
     def subscribe(self, callback: Callable[[SessionEvent], None]) -> None:
@@ -486,9 +485,10 @@ class Session:
         if self._free_index() is not None:
             return
         if self.competition and not self.is_single and self._all_ai:
-            self._breaker = TieBreaker(standings(self.names, self.records, self.points),
-                                       self.records, self.points, self.config.time_limit_ms)
-            if self._breaker.needed:
+            self._ties = TieBreakRounds(TieBreaker(
+                standings(self.names, self.records, self.points), self.records, self.points,
+                self.config.time_limit_ms))
+            if self._ties.needed:
                 self.state = SessionState.TIE_BREAK
                 self._next_tie_round()
                 return
@@ -497,33 +497,23 @@ class Session:
     # ------------------------------------------------------------ the tie-break
     def _next_tie_round(self) -> None:
         """Play the next tie-break tournament on the scheduler, or end when settled."""
-        assert self._breaker is not None
-        tie_round = self._breaker.next_round()
-        self.tie_round = tie_round
+        assert self._ties is not None
+        tie_round = self.tie_round = self._ties.next_round()
         if tie_round is None:
-            self.tie_break = self._breaker.result
+            self.tie_break = self._ties.result
             self._to_end()
             return
-        players = tie_round.players
-        self._emit(TieBreakRound(tie_round, tuple(self.names[p] for p in players)))
+        self._emit(TieBreakRound(tie_round, tuple(self.names[p] for p in tie_round.players)))
         config = replace(self.config, time_limit_ms=tie_round.time_limit_ms)
-        self._tie_records = []
-        for i, (w, r) in enumerate(round_robin(len(players))):
-            self._background.submit(TieKey(tie_round.stage, tie_round.number, i),
-                                    self._job(players[w], players[r], config),
-                                    (self.names[players[w]], self.names[players[r]]))
+        for key, w, r in self._ties.matches():
+            self._background.submit(key, self._job(w, r, config), (self.names[w], self.names[r]))
 
     def _tie_finished(self, key: TieKey, outcome: JobResult | BaseException) -> None:
         if not isinstance(outcome, JobResult):
             self._shutdown()
             raise outcome
-        assert self.tie_round is not None and self._breaker is not None
-        players = self.tie_round.players
-        pairs = round_robin(len(players))
-        w, r = pairs[key.pairing]
-        self._tie_records.append(MatchRecord(players[w], players[r], outcome.result))
-        if len(self._tie_records) == len(pairs):
-            self._breaker.record(self._tie_records)
+        assert self._ties is not None
+        if self._ties.record(key, outcome.result):
             self._next_tie_round()
 
     def _to_end(self) -> None:

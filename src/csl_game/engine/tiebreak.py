@@ -16,9 +16,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from csl_game.engine.standings import MatchRecord, Points, Standing, standings
+from csl_game.engine.background import TieKey
+from csl_game.engine.match import MatchResult
+from csl_game.engine.standings import MatchRecord, Points, Standing, round_robin, standings
 
-__all__ = ["TieBreak", "TieRound", "TieBreaker", "break_first_place_tie", "apply_tie_break",
+__all__ = ["TieBreak", "TieRound", "TieBreaker", "TieBreakRounds", "break_first_place_tie",
+           "apply_tie_break",
            "MAX_REPLAYS"]
 
 MAX_REPLAYS = 10
@@ -142,3 +145,45 @@ def apply_tie_break(table: Sequence[Standing], tb: TieBreak | None) -> list[Stan
         position = 1 if player in tb.tied else rank + 1
         head.append(replace(by_player[player], position=position))
     return head + [s for s in table if s.player not in tb.order]
+
+
+class TieBreakRounds:
+    """A session's tie-break tournaments, a round at a time: which matches to
+    play (under typed keys) and their results as they come."""
+
+    def __init__(self, breaker: TieBreaker) -> None:
+        self.breaker = breaker
+        self.round: TieRound | None = None
+        self._records: list[MatchRecord] = []
+
+    @property
+    def needed(self) -> bool:
+        return self.breaker.needed
+
+    @property
+    def result(self) -> TieBreak | None:
+        return self.breaker.result
+
+    def next_round(self) -> TieRound | None:
+        """The next tournament to play, or None once first place is settled."""
+        self.round = self.breaker.next_round()
+        self._records = []
+        return self.round
+
+    def matches(self) -> list[tuple[TieKey, int, int]]:
+        """(key, White, Red) of every match of the round: every pair, both colours."""
+        assert self.round is not None
+        players, number, stage = self.round.players, self.round.number, self.round.stage
+        return [(TieKey(stage, number, i), players[w], players[r])
+                for i, (w, r) in enumerate(round_robin(len(players)))]
+
+    def record(self, key: TieKey, result: MatchResult) -> bool:
+        """Take a match's result; whether the round is complete (and recorded)."""
+        assert self.round is not None
+        pairs = round_robin(len(self.round.players))
+        w, r = pairs[key.pairing]
+        self._records.append(MatchRecord(self.round.players[w], self.round.players[r], result))
+        if len(self._records) < len(pairs):
+            return False
+        self.breaker.record(self._records)
+        return True
