@@ -81,6 +81,8 @@ _VERB_HELP = {
     "match": "play one match in the terminal",
     "session": "play a complete tournament in the terminal",
     "league": "rank the thinkers: every pair, both colours, several openings",
+    "sprt": "test NEW against BASE in game pairs until the SPRT decides (docs/testing.md)",
+    "openings": "write an opening book of balanced openings",
     "report": "standings and results of a results file",
     "replay": "replay a match of a results file or of match --json output, in the window "
               "or the terminal",
@@ -293,6 +295,18 @@ def cmd_play(args: argparse.Namespace) -> int:
     return run_gui(options)
 
 
+def cmd_sprt(args: argparse.Namespace) -> int:
+    from csl_game.console.sprt_cmd import run_sprt
+
+    return run_sprt(args)
+
+
+def cmd_openings(args: argparse.Namespace) -> int:
+    from csl_game.console.sprt_cmd import run_openings
+
+    return run_openings(args)
+
+
 def cmd_league(args: argparse.Namespace) -> int:
     from csl_game.console.league_cmd import run_league
 
@@ -301,7 +315,8 @@ def cmd_league(args: argparse.Namespace) -> int:
 
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "play": cmd_play, "match": cmd_match, "session": cmd_session, "report": cmd_report,
-    "replay": cmd_replay, "info": cmd_info, "league": cmd_league}
+    "replay": cmd_replay, "info": cmd_info, "league": cmd_league,
+    "sprt": cmd_sprt, "openings": cmd_openings}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

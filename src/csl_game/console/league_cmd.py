@@ -19,6 +19,7 @@ from typing import NoReturn, TextIO
 from csl_game.errors import ConfigError, CslError, UsageError, exit_status
 from csl_game.model.notation import format_moves
 from csl_game.services.league import Entry, GameRecord, League, Tally, make_openings, tally
+from csl_game.services.openings import read_book
 from csl_game.services.options import add_options, match_config, points_of
 from csl_game.services.settings import (
     CONSOLE_TIME_LIMIT_MS,
@@ -141,7 +142,8 @@ def run_league(args: argparse.Namespace) -> int:
     entries = _entries(specs, config, paths)
     points = points_of(args)
     assert points is not None
-    openings = make_openings(config, args.opening_plies, args.seed)
+    openings = (read_book(args.openings, config) if args.openings
+                else make_openings(config, args.opening_plies, args.seed))
     league = League(entries, config, args.games, openings, in_process=args.in_process,
                     workers=args.workers)
     started = time.perf_counter()

@@ -16,14 +16,16 @@ from csl_game.console.progress import SessionProgress
 from csl_game.console.render import ConsoleListener, render_standings
 from csl_game.engine import SetupReport, WorkerStartError, probe_all
 from csl_game.engine.match import Match, MatchResult, Player
+from csl_game.engine.options import Fixture
 from csl_game.engine.ratings import plus_minus, rate_records
 from csl_game.engine.results import ResultsWriter, duplicates_note, first_lines, read_results
 from csl_game.engine.scheduler import default_workers, runner_factory
 from csl_game.engine.session import PostMatch, Session, SessionEvent, SessionOptions, TieBreakRound
-from csl_game.engine.standings import Points, Standing
+from csl_game.engine.standings import Points, Standing, round_robin
 from csl_game.engine.tiebreak import TieBreak
 from csl_game.errors import ConfigError
 from csl_game.services import narration
+from csl_game.services.openings import read_book
 from csl_game.services.options import points_of
 from csl_game.services.settings import read_session_file
 from csl_game.services.setup_file import refusal
@@ -151,7 +153,7 @@ def run_session(args: argparse.Namespace, mc: MatchConfig) -> int:
                 points=points, runner_factory=runner_factory(args.in_process, None, limit),
                 workers=workers, in_process=args.in_process, foreground=args.verbose,
                 competition=args.competition, executor=executor, tournament=True,
-                setup_limit=limit, known_setups=known)
+                setup_limit=limit, known_setups=known, fixtures=_book_fixtures(args, mc, players))
             session = Session(players, mc, options, results=writer)
             stack.callback(session.abort)
             _play(session, args, session.resume(docs, path))
@@ -175,6 +177,17 @@ def setup_limit_of(args: argparse.Namespace) -> float:
     if limit < 1:
         raise ConfigError(f"--setup-time-limit must be at least 1 ms, got {limit}")
     return min(limit, 3_600_000) / 1000
+
+
+def _book_fixtures(args: argparse.Namespace, mc: MatchConfig,
+                   players: Sequence[object]) -> list[Fixture] | None:
+    """With --openings: every pairing of the round robin from each opening of the
+    book (both colours, as the round robin plays them); else None."""
+    if not args.openings:
+        return None
+    book = read_book(args.openings, mc)
+    return [Fixture(w, r, opening) for opening in book
+            for w, r in round_robin(len(players))]
 
 
 def _resumed(path: str) -> list[dict[str, Any]]:

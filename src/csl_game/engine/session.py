@@ -354,6 +354,10 @@ class Session:
             assert self.match.result is not None
             self.end_match(self.match.result)
 
+    def wait(self, timeout: float) -> None:
+        """Block until a match off screen ends, at most `timeout` seconds."""
+        self._background.wait_any(timeout)
+
     def end_match(self, result: MatchResult) -> None:
         """Record the current match's result: IN_MATCH -> POST_MATCH."""
         self._expect(SessionState.IN_MATCH)

@@ -28,15 +28,15 @@ __all__ = ["Option", "OPTIONS", "VERBS", "CONSOLE_TIME_LIMIT_MS", "add_options",
            "flag_text", "check_ranges", "match_config", "default_pieces", "points_of",
            "unknown_track_config", "BOARD", "MATCH_KEYS"]
 
-VERBS = ("play", "match", "session", "league", "report", "replay", "info")
+VERBS = ("play", "match", "session", "league", "sprt", "openings", "report", "replay", "info")
 
 
 BOARD = "board and timing (6x7, 4 in a row, rows x cols / 4 pieces of each shape; AIs %s)"
 _PLAYERS = "finding thinkers"
 _TOURNAMENT = "tournament"
 
-_BOARD_VERBS = frozenset({"play", "match", "session", "league"})
-_FINDING = frozenset({"play", "match", "session", "league", "report", "info"})
+_BOARD_VERBS = frozenset({"play", "match", "session", "league", "sprt", "openings"})
+_FINDING = frozenset({"play", "match", "session", "league", "sprt", "report", "info"})
 
 
 @dataclass(frozen=True)
@@ -61,6 +61,11 @@ class Option:
     group: str | None = None
     required: frozenset[str] = frozenset()
     """Verbs where it must be given."""
+    flags_in: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """Spellings that differ by verb (a short flag another option of that verb has)."""
+
+    def flags_for(self, verb: str) -> tuple[str, ...]:
+        return self.flags_in.get(verb, self.flags)
 
     def default_for(self, verb: str) -> Any:
         return self.defaults.get(verb, self.default)
@@ -88,7 +93,8 @@ OPTIONS: tuple[Option, ...] = (
     _opt("win_sequence", "-w --win-sequence", "pieces in a row needed to win", _BOARD_VERBS,
          setting="win_sequence", group=BOARD, **_INT),
     _opt("round_pieces", "-o --round-pieces", "round pieces per player", _BOARD_VERBS,
-         setting="round_pieces", group=BOARD, **_INT),
+         setting="round_pieces", group=BOARD, flags_in={"openings": ("--round-pieces",)},
+         **_INT),
     _opt("square_pieces", "-s --square-pieces", "square pieces per player", _BOARD_VERBS,
          setting="square_pieces", group=BOARD, **_INT),
     _opt("time_limit", "-t --time-limit", "AI time limit per move in ms", _BOARD_VERBS,
@@ -106,7 +112,7 @@ OPTIONS: tuple[Option, ...] = (
          "debugging thinkers) instead of isolated worker processes", _FINDING,
          action="store_true", default=False, group=_PLAYERS),
     _opt("setup_time_limit", "--setup-time-limit", "time a thinker may take to be set up and "
-         "named, in its worker (default 10000)", {"match", "session"}, default=10_000,
+         "named, in its worker (default 10000)", {"match", "session", "sprt"}, default=10_000,
          metavar="MS", group=_PLAYERS, **_INT),
     # ---------------------------------------------------------------- tournaments
     _opt("game_file", "-g --game-file", "one thinker per line, its parameters after it",
@@ -115,7 +121,7 @@ OPTIONS: tuple[Option, ...] = (
                           "verb reads them), besides --thinker; -g N (a number) is read as "
                           "--games N, as it once was"}),
     _opt("workers", "--workers", "matches played at once (default: number of cores)",
-         {"play", "session", "league"}, setting="workers", metavar="N",
+         {"play", "session", "league", "sprt"}, setting="workers", metavar="N",
          defaults={"league": 1},
          helps={"play": "tournament matches played at once: one on screen, the others in "
                         "the background (default 1; at most the number of cores keeps "
@@ -135,9 +141,10 @@ OPTIONS: tuple[Option, ...] = (
          "spelling of --points-per-win/-draw/-loss)", {"play", "session", "league", "report"},
          nargs=3, metavar=("WIN", "DRAW", "LOSS"), group=_TOURNAMENT, **_INT),
     _opt("results", "--results", "append each match's result to FILE as a JSON line as it "
-         "ends", {"play", "session"}, metavar="FILE", group=_TOURNAMENT),
+         "ends", {"play", "session", "sprt"}, metavar="FILE", group=_TOURNAMENT),
     _opt("resume", "--resume", "take the matches already in results FILE as played, append "
-         "the rest", {"play", "session"}, metavar="FILE", group=_TOURNAMENT),
+         "the rest (an SPRT goes on with the same statistics)", {"play", "session", "sprt"},
+         metavar="FILE", group=_TOURNAMENT),
     _opt("competition", "--competition", "break a tie in first place by the competition "
          "rules", {"play", "session"}, action="store_true", default=False, group=_TOURNAMENT),
     _opt("unknown_track", "--unknown-track", "derive every board and time setting from two "
@@ -167,12 +174,15 @@ OPTIONS: tuple[Option, ...] = (
     _opt("red_params", "--red-params", "Red thinker's parameters", {"match"}, default="",
          metavar="S"),
     _opt("json", "--json", "print the result as JSON on stdout (the match goes to stderr)",
-         {"match"}, action="store_true", default=False),
+         {"match", "sprt"}, action="store_true", default=False,
+         helps={"sprt": "print the result as one JSON object, the last line of standard output "
+                        "(progress goes to standard error)"}),
     # ---------------------------------------------------------------- session
     _opt("dask", "--dask", "play the matches on a Dask cluster (needs csl-game[dask])",
-         {"session"}, metavar="ADDRESS"),
-    _opt("quiet", "-q --quiet", "print only the final standings", {"session", "league"},
-         action="store_true", default=False, helps={"league": "no line per game"}),
+         {"session", "sprt"}, metavar="ADDRESS"),
+    _opt("quiet", "-q --quiet", "print only the final standings", {"session", "league", "sprt"},
+         action="store_true", default=False,
+         helps={"league": "no line per game", "sprt": "print only the result"}),
     _opt("verbose", "--verbose", "print every move and board (plays one match at a time)",
          {"session"}, action="store_true", default=False),
     # ---------------------------------------------------------------- league
@@ -182,7 +192,36 @@ OPTIONS: tuple[Option, ...] = (
          "(default 2)", {"league"}, default=2, metavar="N", **_INT),
     _opt("opening_plies", "--opening-plies", "forced opening moves per game (default 2)",
          {"league"}, default=2, choices=(0, 1, 2), **_INT),
-    _opt("seed", "--seed", "shuffles the openings (default 1)", {"league"}, default=1, **_INT),
+    _opt("seed", "--seed", "shuffles the openings (default 1)", {"league", "sprt", "openings"},
+         default=1, helps={"openings": "the random openings drawn (default 1)"}, **_INT),
+    _opt("openings", "--openings", "an opening book: one opening a line in move notation "
+         "(3r 3s 4r), # comments; every game starts from one", {"league", "sprt", "session"},
+         metavar="FILE",
+         helps={"sprt": "an opening book (one opening a line, 3r 3s 4r); each opening is "
+                        "played twice, once with each colour (default: every two-move "
+                        "opening, each side's own shape, shuffled by --seed)",
+                "session": "an opening book: every pairing plays each opening with both "
+                           "colours"}),
+    # ---------------------------------------------------------------- sprt and openings
+    _opt("new", "new", 'the thinker tested, "NAME [PARAMS]"', {"sprt"}, metavar="NEW"),
+    _opt("base", "base", 'the thinker it is tested against, "NAME [PARAMS]"', {"sprt"},
+         metavar="BASE"),
+    _opt("elo0", "--elo0", "H0: NEW is at most this much stronger (default 0)", {"sprt"},
+         default=0.0, metavar="E0", type=float),
+    _opt("elo1", "--elo1", "H1: NEW is at least this much stronger (default 5)", {"sprt"},
+         default=5.0, metavar="E1", type=float),
+    _opt("alpha", "--alpha", "the chance of accepting H1 when H0 holds (default 0.05)",
+         {"sprt"}, default=0.05, type=float),
+    _opt("beta", "--beta", "the chance of accepting H0 when H1 holds (default 0.05)", {"sprt"},
+         default=0.05, type=float),
+    _opt("model", "--model", "elo0 and elo1 in logistic or normalized Elo (default logistic)",
+         {"sprt"}, default="logistic", choices=("logistic", "normalized")),
+    _opt("max_games", "--max-games", "stop, inconclusive, after this many games (default "
+         "10000)", {"sprt"}, default=10_000, metavar="N", **_INT),
+    _opt("plies", "--plies", "moves in each opening (default 4)", {"openings"}, default=4,
+         metavar="K", **_INT),
+    _opt("count", "--count", "openings in the book (default 50)", {"openings"}, default=50,
+         metavar="N", **_INT),
     _opt("markdown", "--markdown", "print the tables as Markdown", {"league"},
          action="store_true", default=False),
     # ---------------------------------------------------------------- report and replay
@@ -199,7 +238,8 @@ OPTIONS: tuple[Option, ...] = (
     _opt("anchor", "--anchor", "with --ratings: hold this player at this Elo (default: the "
          "average at 0)", {"report"}, metavar="NAME=ELO"),
     _opt("output", "-o --output", "the folder --format reference writes into (default: here)",
-         {"report"}, default=".", metavar="DIR"),
+         {"report", "openings"}, default=".", metavar="DIR", defaults={"openings": None},
+         helps={"openings": "write the book to FILE (default: standard output)"}),
     _opt("match", "--match", "the match's number, as reports show it (needed when the file "
          "holds several)", {"replay"}, metavar="N", **_INT),
     _opt("list", "--list", "list the file's matches", {"replay"}, action="store_true",
@@ -235,8 +275,8 @@ def add_options(parser: argparse.ArgumentParser, verb: str, board_note: str = ""
             continue
         if verb in option.required:
             kwargs["required"] = True
-        target.add_argument(*option.flags, dest=option.dest, default=option.default_for(verb),
-                            **kwargs)
+        target.add_argument(*option.flags_for(verb), dest=option.dest,
+                            default=option.default_for(verb), **kwargs)
 
 
 def flag_text(dest: str) -> str:

@@ -1,0 +1,137 @@
+"""The ``sprt`` and ``openings`` verbs: test a change to a thinker until the
+statistics decide, and write an opening book of balanced openings."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Callable
+from contextlib import ExitStack
+from pathlib import Path
+from typing import TextIO
+
+from csl_game.console.session_cmd import (
+    _executor,
+    _resumed,
+    check_thinkers,
+    results_paths,
+    setup_limit_of,
+)
+from csl_game.engine.results import ResultsWriter
+from csl_game.engine.scheduler import Opening, default_workers
+from csl_game.engine.stats import SPRT
+from csl_game.errors import UsageError
+from csl_game.services.league import make_openings
+from csl_game.services.openings import format_book, make_book, read_book
+from csl_game.services.options import match_config
+from csl_game.services.sprt import SprtRun, SprtState
+from csl_game.thinker.api import MatchConfig
+from csl_game.thinker.prototype import ThinkerPrototype
+
+__all__ = ["run_sprt", "run_openings", "book_of"]
+
+
+def book_of(args: argparse.Namespace, config: MatchConfig) -> list[Opening]:
+    """The openings of --openings FILE, or every two-move opening (each side's
+    own shape) shuffled by the seed: near balanced, and many."""
+    if args.openings:
+        return read_book(args.openings, config)
+    return make_openings(config, 2, getattr(args, "seed", 1))
+
+
+def _prototype(spec: str, config: MatchConfig, paths: tuple[str, ...]) -> ThinkerPrototype:
+    name, _, params = spec.strip().partition(" ")
+    if not name:
+        raise UsageError("a thinker is 'NAME [PARAMS]', got an empty one")
+    return ThinkerPrototype(name, params.strip(), config, paths)
+
+
+def _sprt(args: argparse.Namespace) -> SPRT:
+    try:
+        return SPRT(args.elo0, args.elo1, args.alpha, args.beta, args.model)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+
+
+def run_sprt(args: argparse.Namespace) -> int:
+    """Play NEW against BASE in game pairs until the SPRT decides; 0 when done.
+
+    Raises:
+        CslError: bad input (one line, exit 2).
+    """
+    sprt = _sprt(args)
+    config = match_config(args)
+    paths = tuple(args.thinkers)
+    new, base = (_prototype(s, config, paths) for s in (args.new, args.base))
+    workers = default_workers() if args.workers is None else args.workers
+    if workers < 1:
+        raise UsageError(f"--workers must be at least 1, got {workers}")
+    limit = setup_limit_of(args)
+    known = check_thinkers([new, base], ("NEW", "BASE"), args.in_process, limit)
+    book = book_of(args, config)
+    path, resume = results_paths(args.results, args.resume)
+    docs = _resumed(path) if resume else []
+    out = sys.stderr if args.json else sys.stdout
+    with ExitStack() as stack:
+        executor = _executor(args, stack)
+        writer = ResultsWriter(path) if path else None
+        run = SprtRun(new, base, config, sprt, book, args.max_games, workers=workers,
+                      in_process=args.in_process, executor=executor, results=writer,
+                      setup_limit=limit, known_setups=known)
+        stack.callback(run.session.abort)
+        if docs:
+            print(f"Resumed {run.resume(docs, path)} games from {path}", file=out)
+        if not args.quiet:
+            print(f"SPRT {run.session.names[0]} vs {run.session.names[1]}: elo0 {sprt.elo0:g}, "
+                  f"elo1 {sprt.elo1:g}, alpha {sprt.alpha:g}, beta {sprt.beta:g}, "
+                  f"{sprt.model}; {len(book)} openings, {config.time_limit_ms} ms a move, "
+                  f"{workers} at once", file=out, flush=True)
+            run.on_progress(_progress(out))
+        started = time.perf_counter()
+        state = run.run()
+    _finish(state, out, time.perf_counter() - started)
+    if args.json:
+        print(json.dumps(state.to_json()))
+    return 0
+
+
+def _progress(out: TextIO) -> Callable[[SprtState], None]:
+    """A line each time a pair is complete: rewritten in place on a terminal."""
+    live = out.isatty()
+    last = [0]
+
+    def show(state: SprtState) -> None:
+        pairs = state.pentanomial.pairs
+        if pairs == last[0]:
+            return
+        last[0] = pairs
+        print(state.line().ljust(100) if live else state.line(), end="\r" if live else "\n",
+              file=out, flush=True)
+
+    return show
+
+
+def _finish(state: SprtState, out: TextIO, seconds: float) -> None:
+    verdict = {"H1": "H1 accepted: NEW is stronger by at least elo1",
+               "H0": "H0 accepted: NEW is not stronger by elo1 (at most elo0)",
+               "inconclusive": "inconclusive: --max-games reached before a bound"}[state.result]
+    print(f"\n{state.line()}\n{verdict} ({seconds:.0f} s)", file=out, flush=True)
+
+
+def run_openings(args: argparse.Namespace) -> int:
+    """Write a book of balanced openings (to --output, or standard output)."""
+    config = match_config(args)
+    book = make_book(config, args.plies, args.count, args.seed)
+    text = format_book(book, config, f"made by csl-game openings --plies {args.plies} "
+                                     f"--count {args.count} --seed {args.seed}")
+    if args.output is None:
+        sys.stdout.write(text)
+    else:
+        try:
+            Path(args.output).write_text(text, encoding="utf-8")
+        except OSError as e:
+            raise UsageError(f"cannot write {args.output}: {e.strerror or e}") from None
+        print(f"wrote {len(book)} openings to {args.output}", file=sys.stderr)
+    return 0

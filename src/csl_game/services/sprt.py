@@ -1,0 +1,165 @@
+"""Testing a change to a thinker: game pairs until the SPRT decides.
+
+NEW plays BASE in pairs of games, each opening once with each colour; each
+finished pair adds to the pentanomial counts, each game to the trinomial
+ones, and the generalized SPRT (csl_game.engine.stats) decides H1 (NEW is at
+least elo1 stronger), H0 (at most elo0), or nothing before `max_games`.
+
+The games are the engine's session of two players with one fixture per game
+(pair p: fixtures 2p and 2p+1, NEW White then Red, from opening p mod the
+book's length), played off screen `workers` at once (or on Dask). Results
+go to a results file as each game ends; a resumed test takes the games
+already there and goes on with the same statistics. The test stops when a
+bound is crossed; games still being played then are dropped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from concurrent.futures import Executor
+from dataclasses import dataclass
+from typing import Any
+
+from csl_game.engine import SETUP_TIME_LIMIT, Session, SessionOptions, SetupReport
+from csl_game.engine.events import PostMatch, SessionEvent
+from csl_game.engine.options import Fixture
+from csl_game.engine.presenter import SessionState
+from csl_game.engine.results import ResultsWriter
+from csl_game.engine.scheduler import Opening, runner_factory
+from csl_game.engine.stats import (
+    SPRT,
+    EloEstimate,
+    Pentanomial,
+    Status,
+    Trinomial,
+    logistic_elo,
+    normalized_elo,
+)
+from csl_game.errors import ConfigError
+from csl_game.model.board import PColor
+from csl_game.thinker.api import MatchConfig
+from csl_game.thinker.prototype import ThinkerPrototype
+
+__all__ = ["SprtState", "SprtRun", "fixtures_for"]
+
+
+def fixtures_for(book: Sequence[Opening], max_games: int) -> list[Fixture]:
+    """Pairs of games, each opening of `book` in turn with both colours (NEW is
+    player 0): at most `max_games` games, rounded down to whole pairs."""
+    if max_games < 2:
+        raise ConfigError(f"--max-games must be at least 2 (one pair), got {max_games}")
+    fixtures = []
+    for pair in range(max_games // 2):
+        opening = book[pair % len(book)] if book else ()
+        fixtures += [Fixture(0, 1, opening), Fixture(1, 0, opening)]
+    return fixtures
+
+
+@dataclass(frozen=True)
+class SprtState:
+    """Where a test stands: its counts, estimate, LLR and verdict so far."""
+
+    sprt: SPRT
+    trinomial: Trinomial
+    pentanomial: Pentanomial
+    llr: float
+    status: Status
+    estimate: EloEstimate
+
+    @property
+    def result(self) -> str:
+        """'H1', 'H0', or 'inconclusive' (so far, or at the end)."""
+        return "inconclusive" if self.status == "continue" else self.status
+
+    def to_json(self) -> dict[str, Any]:
+        t, s, e = self.trinomial, self.sprt, self.estimate
+        return {"result": self.result, "llr": round(self.llr, 4), "lower": round(s.lower, 4),
+                "upper": round(s.upper, 4), "games": t.games, "wins": t.wins,
+                "draws": t.draws, "losses": t.losses, "pairs": self.pentanomial.pairs,
+                "pentanomial": list(self.pentanomial.counts), "elo": round(e.elo, 2),
+                "elo_ci95": [round(e.ci95[0], 2), round(e.ci95[1], 2)],
+                "los": round(e.los, 4), "draw_ratio": round(e.draw_ratio, 4),
+                "elo0": s.elo0, "elo1": s.elo1, "alpha": s.alpha, "beta": s.beta,
+                "model": s.model}
+
+    def line(self) -> str:
+        """One line of progress: games, W/D/L, pentanomial, Elo ± error, LLR and bounds."""
+        t, p, e = self.trinomial, self.pentanomial, self.estimate
+        half = (e.ci95[1] - e.ci95[0]) / 2
+        return (f"Games {t.games}: W {t.wins} D {t.draws} L {t.losses}  "
+                f"Ptnml {list(p.counts)}  Elo {e.elo:+.1f} \u00b1 {half:.1f} "
+                f"({self.sprt.model})  LLR {self.llr:+.2f} "
+                f"[{self.sprt.lower:+.2f}, {self.sprt.upper:+.2f}]")
+
+
+class SprtRun:
+    """One test of NEW against BASE."""
+
+    def __init__(self, new: ThinkerPrototype, base: ThinkerPrototype, config: MatchConfig,
+                 sprt: SPRT, book: Sequence[Opening], max_games: int, *, workers: int = 1,
+                 in_process: bool = False, executor: Executor | None = None,
+                 results: ResultsWriter | None = None,
+                 setup_limit: float = SETUP_TIME_LIMIT,
+                 known_setups: Sequence[SetupReport | None] | None = None) -> None:
+        self.sprt = sprt
+        self._points: dict[int, float] = {}
+        """NEW's points in each finished game, by fixture index."""
+        options = SessionOptions(
+            runner_factory=runner_factory(in_process), workers=workers, in_process=in_process,
+            foreground=False, executor=executor, fixtures=fixtures_for(book, max_games),
+            setup_limit=setup_limit, known_setups=known_setups)
+        self.session = Session([new, base], config, options, results=results)
+        self.session.subscribe(self._on_event)
+        self._listeners: list[Callable[[SprtState], None]] = []
+
+    def resume(self, docs: Sequence[dict[str, Any]], source: str) -> int:
+        """Take the games of an earlier run of the same test; how many.
+
+        Raises:
+            ConfigError: they were played by another test (players, openings, board).
+        """
+        self.session.wait_for_names()
+        self.session.resume(docs, source)
+        for index, record in zip(self.session.record_indices, self.session.records):
+            self._points[index] = self._new_points(index, record.result.winner.color)
+        return len(self._points)
+
+    def on_progress(self, listener: Callable[[SprtState], None]) -> None:
+        self._listeners.append(listener)
+
+    def _new_points(self, index: int, winner: PColor | None) -> float:
+        new_color = PColor.WHITE if index % 2 == 0 else PColor.RED
+        return 0.5 if winner is None else 1.0 if winner is new_color else 0.0
+
+    def _on_event(self, event: SessionEvent) -> None:
+        if isinstance(event, PostMatch):
+            self._points[event.index] = self._new_points(event.index,
+                                                         event.record.result.winner.color)
+            state = self.state()
+            for listener in self._listeners:
+                listener(state)
+
+    def state(self) -> SprtState:
+        """The counts, estimate and verdict of the games so far."""
+        tri, penta = Trinomial(), Pentanomial()
+        for index in sorted(self._points):
+            tri = tri.add(self._points[index])
+            if index % 2 == 1 and index - 1 in self._points:
+                penta = penta.add(self._points[index - 1] + self._points[index])
+        counts = penta if penta.pairs else tri
+        llr = self.sprt.llr(counts)
+        estimate = (logistic_elo if self.sprt.model == "logistic" else normalized_elo)(counts)
+        return SprtState(self.sprt, tri, penta, llr, self.sprt.status(llr), estimate)
+
+    def run(self) -> SprtState:
+        """Play pairs until a bound is crossed or every game is played."""
+        session = self.session
+        try:
+            if session.state is SessionState.BEGIN:
+                session.start()
+            while session.state is not SessionState.END and self.state().status == "continue":
+                session.wait(0.25)
+                session.update()
+        finally:
+            session.abort()
+        return self.state()

@@ -1,0 +1,145 @@
+"""The sprt and openings verbs, --openings for session and league, and the
+worked example of docs/testing.md (its output is what the command prints)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from csl_game.cli import main
+from csl_game.services.openings import make_book, read_book
+from csl_game.services.sprt import fixtures_for
+from csl_game.thinker.api import MatchConfig
+from doc_blocks import parse_blocks
+
+SMALL = ["-r", "4", "-c", "5", "-w", "3", "--in-process", "--workers", "2"]
+KEYS = {"result", "llr", "lower", "upper", "games", "wins", "draws", "losses", "pentanomial",
+        "elo", "elo_ci95", "elo0", "elo1", "model"}
+
+
+def _json(out: str) -> dict[str, object]:
+    doc: dict[str, object] = json.loads(out.strip().splitlines()[-1])
+    return doc
+
+
+def test_a_clearly_stronger_thinker_is_accepted(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["sprt", "minimax 2", "random", "--elo0", "0", "--elo1", "100", "--json",
+                 "-q", "--max-games", "400", *SMALL]) == 0
+    doc = _json(capsys.readouterr().out)
+    assert KEYS <= set(doc) and doc["result"] == "H1"
+    assert doc["llr"] >= doc["upper"]  # type: ignore[operator]
+    assert doc["games"] == doc["wins"] + doc["draws"] + doc["losses"]  # type: ignore[operator]
+    assert sum(doc["pentanomial"]) * 2 <= doc["games"]  # type: ignore[arg-type,operator]
+    low, high = doc["elo_ci95"]  # type: ignore[misc]
+    assert low <= doc["elo"] <= high
+
+
+def test_equal_thinkers_end_inconclusive_at_max_games_and_resume_goes_on(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    results = tmp_path / "r.jsonl"
+    common = ["sprt", "sequential", "sequential", "--elo0", "0", "--elo1", "20", "--json",
+              "-q", *SMALL]
+    assert main([*common, "--max-games", "6", "--results", str(results)]) == 0
+    first = _json(capsys.readouterr().out)
+    assert first["result"] == "inconclusive" and first["games"] == 6
+    assert len(results.read_text().splitlines()) == 6
+    assert main([*common, "--max-games", "10", "--resume", str(results)]) == 0
+    captured = capsys.readouterr()
+    second = _json(captured.out)
+    assert second["games"] == 10 and "Resumed 6 games" in captured.err
+    assert len(results.read_text().splitlines()) == 10
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["--elo0", "5", "--elo1", "0"], "elo0 must be below elo1"),
+    (["--alpha", "0"], "alpha and beta"),
+    (["--max-games", "1"], "--max-games must be at least 2"),
+    (["--model", "bayes"], "invalid choice"),
+])
+def test_bad_input_is_one_line(argv: list[str], words: str,
+                               capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["sprt", "random", "sequential", *argv, *SMALL]) == 2
+    err = capsys.readouterr().err
+    assert words in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_an_unknown_thinker_is_bad_input(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["sprt", "nosuch", "random", *SMALL]) == 2
+    assert "nosuch" in capsys.readouterr().err
+
+
+def test_pairs_share_their_opening_with_colours_swapped() -> None:
+    book = [((0, 0),), ((3, 0),)]
+    fixtures = fixtures_for(book, 9)  # rounded down to whole pairs
+    assert len(fixtures) == 8
+    assert [(f.white, f.red) for f in fixtures[:2]] == [(0, 1), (1, 0)]
+    assert fixtures[0].opening == fixtures[1].opening != fixtures[2].opening
+    assert fixtures[4].opening == book[0]
+
+
+# ---------------------------------------------------------------- books
+def test_a_book_is_read_checked_and_refused_with_file_and_line(tmp_path: Path) -> None:
+    config = MatchConfig(rows=4, cols=5, win_sequence=3)
+    book = tmp_path / "book.txt"
+    book.write_text("# two openings\n2r 2s\n\n0r 4s 1r  # a comment\n", encoding="utf-8")
+    assert read_book(book, config) == [((2, 0), (2, 1)), ((0, 0), (4, 1), (1, 0))]
+    for text, words in (("2r 9s\n", "no room in column 9"), ("2x\n", "is not a move"),
+                        ("0r 0s 1r 1s 2r\n", "ends the game"), ("# none\n", "no opening")):
+        book.write_text(text, encoding="utf-8")
+        with pytest.raises(Exception, match=words) as info:
+            read_book(book, config)
+        assert str(book) in str(info.value)
+
+
+def test_the_openings_verb_writes_distinct_balanced_reproducible_books(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "book.txt"
+    assert main(["openings", "--plies", "3", "--count", "8", "-o", str(out), "--seed", "4"]) == 0
+    config = MatchConfig()
+    book = read_book(out, config)
+    assert len(book) == len(set(book)) == 8 and all(len(o) == 3 for o in book)
+    assert book == make_book(config, 3, 8, seed=4)
+    assert main(["openings", "--plies", "3", "--count", "8", "--seed", "4"]) == 0
+    assert capsys.readouterr().out == out.read_text(encoding="utf-8")
+
+
+def test_session_and_league_play_every_opening_of_a_book(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    book = tmp_path / "book.txt"
+    book.write_text("2r 2s\n0r 4s\n", encoding="utf-8")
+    games = tmp_path / "g.txt"
+    games.write_text("sequential\nrandom 1\n", encoding="utf-8")
+    results = tmp_path / "r.jsonl"
+    assert main(["session", "-g", str(games), "--openings", str(book), "--results",
+                 str(results), "-q", *SMALL]) == 0
+    docs = [json.loads(line) for line in results.read_text().splitlines()]
+    assert len(docs) == 2 * 2  # each opening, both colours
+    firsts = {(d["moves"][0]["col"], d["moves"][1]["col"]) for d in docs}
+    assert firsts == {(2, 2), (0, 4)}
+    capsys.readouterr()
+    assert main(["league", "--thinker", "sequential", "--thinker", "random 1", "--openings",
+                 str(book), "--games", "2", "-q", *SMALL]) == 0
+    assert "4 games" in capsys.readouterr().out
+
+
+# ---------------------------------------------------------------- docs/testing.md
+def test_the_worked_example_of_the_testing_guide(capsys: pytest.CaptureFixture[str]) -> None:
+    """The guide's command runs, and prints what its output block shows (the
+    numbers vary from run to run; the lines, verdict and JSON keys do not)."""
+    blocks = parse_blocks("docs/testing.md")
+    command = next(b for b in blocks if b.marker == "sprt: example").code.strip()
+    shown = next(b for b in blocks if b.marker == "sprt: output").code.strip().splitlines()
+    argv = command.split(" ", 1)[1]
+    import shlex
+
+    assert main(shlex.split(argv)) == 0
+    captured = capsys.readouterr()
+    printed = (captured.err + captured.out).strip().splitlines()
+    shape = re.compile(r"[-+]?\d+(\.\d+)?")
+    assert [shape.sub("N", line)[:12] for line in printed[-3:-1]] == \
+        [shape.sub("N", line)[:12] for line in shown[-3:-1]]
+    doc, expected = json.loads(printed[-1]), json.loads(shown[-1])
+    assert set(doc) == set(expected) and doc["result"] == expected["result"] == "H1"
