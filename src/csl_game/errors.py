@@ -20,7 +20,8 @@
     ├── SessionStateError               a call the session or match cannot take now
     │   ├── MatchAborted                a match stopped from outside before it ended
     │   └── Refused                     a request a match refuses now (undo, resign)
-    └── WorkerStartError                the program could not start a worker process
+    ├── WorkerStartError                the program could not start a worker process
+    └── WorkerProtocolError (ValueError) bytes from a worker that are no message of its
     Terminated (BaseException)          SIGTERM: unwinds like Ctrl+C
 
 Bad input (exit 2) is what a user gave: settings, files, thinkers and their
@@ -35,7 +36,7 @@ __all__ = ["CslError", "BoardConfigError", "InvalidMoveError", "ConfigError", "U
            "SettingError", "ConfigFileError", "InputEnded", "ResultsWriteError", "ThinkerError",
            "SetupRefused", "EngineError", "EngineDied", "EngineProtocolError", "NotationError",
            "SessionStateError", "MatchAborted", "Refused", "WorkerStartError", "Terminated",
-           "EXIT_STATUS", "exit_status"]
+           "WorkerProtocolError", "EXIT_STATUS", "exit_status"]
 
 
 class CslError(Exception):
@@ -150,6 +151,12 @@ class WorkerStartError(CslError):
     memory or processes left): its own failure, which no thinker is charged with."""
 
 
+class WorkerProtocolError(CslError, ValueError):
+    """Bytes a worker sent that are no message of the worker protocol (garbage,
+    an oversized or unfinished frame): only thinker code writes such things,
+    and it costs that thinker its match (never reaches the command line)."""
+
+
 class Terminated(BaseException):
     """The program was asked to end (SIGTERM): unwinds like Ctrl+C, so every
     match is stopped, every worker ended and the results file closed."""
@@ -167,6 +174,7 @@ EXIT_STATUS: dict[type[BaseException], int] = {
     ThinkerError: 2,
     SessionStateError: 1,
     WorkerStartError: 1,
+    WorkerProtocolError: 1,
 }
 """The exit status of each branch of the tree (and of the interruptions);
 anything else is 1."""

@@ -30,6 +30,8 @@ import time
 from multiprocessing.connection import Connection
 from typing import Any
 
+from csl_game.errors import WorkerProtocolError
+
 __all__ = ["MAX_FRAME", "FrameError", "FrameReader", "FdFrameReader", "ThreadFrameReader",
            "frame_reader"]
 
@@ -41,8 +43,8 @@ _HEADER = struct.Struct("!i")
 _CHUNK = 1 << 16
 
 
-class FrameError(ValueError):
-    """Bytes on a worker's pipe that are no frame: a negative or oversized length."""
+FrameError = WorkerProtocolError
+"""Bytes on a worker's pipe that are no frame: a negative or oversized length."""
 
 
 class FrameReader:

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from typing import cast
 
 from csl_game.engine.runners.answer import Answer, MoveAnswer, Opaque, OtherAnswer, Plain
+from csl_game.errors import WorkerProtocolError
 from csl_game.model.board import Board
 from csl_game.thinker.api import MatchConfig
 
@@ -248,7 +249,7 @@ def _plain_from(value: object) -> Plain:
         text = cast(dict[str, object], value)["opaque"]
         if _is(text, str):
             return Opaque(cast(str, text))
-    raise ValueError("a column or shape that is no plain value")
+    raise WorkerProtocolError("a column or shape that is no plain value")
 
 
 def _answer_from(value: object) -> Answer:
@@ -259,7 +260,7 @@ def _answer_from(value: object) -> Answer:
         returned = cast(dict[str, object], value)["returned"]
         if _is(returned, str):
             return OtherAnswer(cast(str, returned))
-    raise ValueError("an answer of no known form")
+    raise WorkerProtocolError("an answer of no known form")
 
 
 _FIELDS: dict[type[FromWorker], tuple[tuple[type, ...], ...]] = {
@@ -277,28 +278,28 @@ def from_bytes(data: bytes) -> FromWorker:
     plain values only (nothing runs while loading it).
 
     Raises:
-        ValueError: `data` is not a message a worker sends (not JSON, an
+        WorkerProtocolError: `data` is not a message a worker sends (not JSON, an
             unknown or parent-only kind, a field of the wrong type or count).
     """
     try:
         wire = json.loads(data)
     except (ValueError, RecursionError, UnicodeDecodeError) as e:
-        raise ValueError(f"not a message of the worker protocol: {type(e).__name__}") from None
+        raise WorkerProtocolError(f"not a message of the worker protocol: {type(e).__name__}") from None
     if not _is(wire, list) or not wire or not _is(wire[0], int):
-        raise ValueError("not a message of the worker protocol: no kind")
+        raise WorkerProtocolError("not a message of the worker protocol: no kind")
     code, *fields = cast(list[object], wire)
     if not 0 <= cast(int, code) < len(_FROM_WORKER):
-        raise ValueError(f"not a message a worker sends: kind {code}")
+        raise WorkerProtocolError(f"not a message a worker sends: kind {code}")
     kind = _FROM_WORKER[cast(int, code)]
     if kind is Answered:
         if len(fields) != 3 or not _is(fields[0], int) or not _is(fields[1], *_NUMBER):
-            raise ValueError("not a message of the worker protocol: a malformed answer")
+            raise WorkerProtocolError("not a message of the worker protocol: a malformed answer")
         fields[2] = _answer_from(fields[2])
     else:
         types = _FIELDS[kind]
         if len(fields) != len(types) or not all(_is(f, *t) for f, t in zip(fields, types)):
-            raise ValueError(f"not a message of the worker protocol: a malformed {kind.__name__}")
+            raise WorkerProtocolError(f"not a message of the worker protocol: a malformed {kind.__name__}")
     if issubclass(kind, Reply) and not (math.isfinite(cast(float, fields[1]))
                                         and cast(float, fields[1]) >= 0):
-        raise ValueError("not a message of the worker protocol: a time that is no duration")
+        raise WorkerProtocolError("not a message of the worker protocol: a time that is no duration")
     return kind(*fields)
