@@ -41,6 +41,9 @@ def main() -> None:
         wall = time.perf_counter() - started
         docs = [json.loads(line) for line in results.read_text().splitlines()]
     reasons = Counter(d["forfeit"] for d in docs if d["forfeit"])
+    for d in docs:
+        if d["forfeit"]:
+            print(f"  {d['forfeit']}: {d['detail'].splitlines()[0]}")
     thinking = sum(m["ms"] for d in docs for m in d["moves"]) / 1000
     longest = max(m["ms"] for d in docs for m in d["moves"])
     games = len(docs)

@@ -132,7 +132,11 @@ class _ProcessJob(ThinkJob):
         elapsed = reply.elapsed
         late = self._timed_out or elapsed > self._limit
         if late and not isinstance(reply, OutOfMemory):  # memory is the more telling reason
-            return self._timeout(max(elapsed, self._elapsed()))
+            # both clocks, so a forfeit tells the thinker's overrun from the harness's delay
+            return self._timeout(max(elapsed, self._elapsed()),
+                                 f"; it thought {elapsed * 1000:.0f} ms (timed in its worker), "
+                                 f"answering {self._elapsed() * 1000:.0f} ms after its clock "
+                                 "started here")
         if isinstance(reply, Answered):
             return ThinkOutcome(reply.answer, elapsed)
         assert isinstance(reply, (Raised, OutOfMemory))
