@@ -61,6 +61,8 @@ BAD = [
     (["session", "-g", "g.txt", "--results", "a.jsonl", "--resume", "b.jsonl"],
      "name different files"),
     (["session", "-g", "g.txt", "--setup-time-limit", "0"], "at least 1 ms"),
+    (["match", "--memory-limit", "10"], "--memory-limit must be at least 64 MB"),
+    (["session", "-g", "g.txt", "--memory-limit", "-1"], "--memory-limit must be at least 64 MB"),
 ]
 
 

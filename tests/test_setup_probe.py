@@ -53,6 +53,20 @@ def test_a_failed_setup_is_a_forfeit_with_its_reason(name: str, params: str,
     assert time.perf_counter() - started < LIMIT + 3
 
 
+def test_the_memory_limit_is_the_users_to_set(capsys: pytest.CaptureFixture[str]) -> None:
+    """--memory-limit reaches the probe and the match's workers: a setup filling
+    memory fails at the given cap, named in the forfeit's detail."""
+    import json
+
+    from csl_game.cli import main
+
+    code = main(["match", "-W", "setuphog", "-R", "random", "--thinkers", MISBEHAVING[0],
+                 "--memory-limit", "200", "-t", "100", "--json"])
+    result = json.loads(capsys.readouterr().out)
+    assert code == 0 and (result["winner"], result["forfeit"]) == ("red", "setup"), result
+    assert "memory limit 200 MB" in result["detail"]
+
+
 def test_this_process_runs_no_thinker_code(monkeypatch: pytest.MonkeyPatch) -> None:
     """A session, its names and its parameter checks never set a thinker up here."""
     from csl_game import AbstractThinker

@@ -22,7 +22,13 @@ from typing import NoReturn, TextIO
 
 from csl_game import __version__
 from csl_game.console import ConsoleListener, ask_human_move
-from csl_game.console.session_cmd import check_thinkers, results_paths, run_session, setup_limit_of
+from csl_game.console.session_cmd import (
+    check_thinkers,
+    memory_limit_of,
+    results_paths,
+    run_session,
+    setup_limit_of,
+)
 from csl_game.engine.match import Human, Match, MatchResult, Player
 from csl_game.engine.results import result_to_json
 from csl_game.engine.scheduler import runner_factory
@@ -141,11 +147,12 @@ def cmd_match(args: argparse.Namespace) -> int:
     paths = tuple(args.thinkers)
     players = [_player(args.white, args.white_params, mc, paths),
                _player(args.red, args.red_params, mc, paths)]
-    limit = setup_limit_of(args)
-    known = check_thinkers(players, ("-W/--white", "-R/--red"), args.in_process, limit)
+    limit, memory = setup_limit_of(args), memory_limit_of(args)
+    known = check_thinkers(players, ("-W/--white", "-R/--red"), args.in_process, limit, memory)
     out = sys.stderr if args.json else sys.stdout
-    options = SessionOptions(runner_factory=runner_factory(args.in_process, None, limit),
-                             in_process=args.in_process, setup_limit=limit, known_setups=known)
+    options = SessionOptions(runner_factory=runner_factory(args.in_process, None, limit, memory),
+                             in_process=args.in_process, setup_limit=limit,
+                             memory_limit_mb=memory, known_setups=known)
     session = Session(players, mc, options)
     listener = ConsoleListener(out)
     ask = _human_input(out)

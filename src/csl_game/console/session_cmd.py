@@ -14,7 +14,7 @@ from typing import Any
 
 from csl_game.console.progress import SessionProgress
 from csl_game.console.render import ConsoleListener, render_standings
-from csl_game.engine import SetupReport, WorkerStartError, probe_all
+from csl_game.engine import MEMORY_LIMIT_MB, SetupReport, WorkerStartError, probe_all
 from csl_game.engine.match import Match, MatchResult, Player
 from csl_game.engine.options import Fixture
 from csl_game.engine.ratings import plus_minus, rate_records
@@ -32,7 +32,8 @@ from csl_game.services.setup_file import refusal
 from csl_game.thinker.api import MatchConfig
 from csl_game.thinker.prototype import ThinkerPrototype
 
-__all__ = ["run_session", "results_paths", "check_thinkers", "setup_limit_of", "DASK_TIMEOUT"]
+__all__ = ["run_session", "results_paths", "check_thinkers", "setup_limit_of", "memory_limit_of",
+           "DASK_TIMEOUT"]
 
 DASK_TIMEOUT = 10.0
 """Seconds to reach a Dask scheduler before giving up."""
@@ -40,7 +41,8 @@ _DASK_ADDRESS = re.compile(r"^(?:(tcp|tls|inproc|ucx|ws|wss)://)?\[?[\w.:-]+\]?:
 
 
 def check_thinkers(players: Sequence[Player], where: Sequence[str], in_process: bool,
-                   setup_limit: float) -> list[SetupReport | None]:
+                   setup_limit: float, memory_limit_mb: int = MEMORY_LIMIT_MB
+                   ) -> list[SetupReport | None]:
     """Set each AI player up once, in a worker process, before anything plays;
     returns the reports (None for humans) for the session to use.
 
@@ -49,7 +51,8 @@ def check_thinkers(players: Sequence[Player], where: Sequence[str], in_process: 
         WorkerStartError: no worker process could be started.
     """
     protos = [p for p in players if isinstance(p, ThinkerPrototype)]
-    reports = iter(probe_all(protos, in_process=in_process, setup_limit=setup_limit))
+    reports = iter(probe_all(protos, in_process=in_process, setup_limit=setup_limit,
+                             memory_limit_mb=memory_limit_mb))
     known: list[SetupReport | None] = []
     for player, place in zip(players, where):
         report = next(reports) if isinstance(player, ThinkerPrototype) else None
@@ -140,20 +143,22 @@ def run_session(args: argparse.Namespace, mc: MatchConfig) -> int:
     players = [ThinkerPrototype(e.thinker, e.params, mc, paths) for e in entries]
     points = points_of(args) or Points()
     workers = _workers(args)
-    limit = setup_limit_of(args)
+    limit, memory = setup_limit_of(args), memory_limit_of(args)
     path, resume = results_paths(args.results, args.resume)
     docs = _resumed(path) if resume else []
     where = [f"session file {args.game_file}, thinker {i}" for i in range(1, len(players) + 1)]
     try:
-        known = check_thinkers(players, where, args.in_process, limit)
+        known = check_thinkers(players, where, args.in_process, limit, memory)
         with ExitStack() as stack:
             executor = _executor(args, stack)
             writer = ResultsWriter(path) if path else None
             options = SessionOptions(
-                points=points, runner_factory=runner_factory(args.in_process, None, limit),
+                points=points,
+                runner_factory=runner_factory(args.in_process, None, limit, memory),
                 workers=workers, in_process=args.in_process, foreground=args.verbose,
                 competition=args.competition, executor=executor, tournament=True,
-                setup_limit=limit, known_setups=known, fixtures=_book_fixtures(args, mc, players))
+                setup_limit=limit, memory_limit_mb=memory, known_setups=known,
+                fixtures=_book_fixtures(args, mc, players))
             session = Session(players, mc, options, results=writer)
             stack.callback(session.abort)
             _play(session, args, session.resume(docs, path))
@@ -177,6 +182,22 @@ def setup_limit_of(args: argparse.Namespace) -> float:
     if limit < 1:
         raise ConfigError(f"--setup-time-limit must be at least 1 ms, got {limit}")
     return min(limit, 3_600_000) / 1000
+
+
+MIN_MEMORY_LIMIT_MB = 64
+"""Below this not even the interpreter of a worker starts."""
+
+
+def memory_limit_of(args: argparse.Namespace) -> int:
+    """MB of --memory-limit.
+
+    Raises:
+        ConfigError: below MIN_MEMORY_LIMIT_MB.
+    """
+    limit: int = args.memory_limit
+    if limit < MIN_MEMORY_LIMIT_MB:
+        raise ConfigError(f"--memory-limit must be at least {MIN_MEMORY_LIMIT_MB} MB, got {limit}")
+    return min(limit, 1 << 30)
 
 
 def _book_fixtures(args: argparse.Namespace, mc: MatchConfig,

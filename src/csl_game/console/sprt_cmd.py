@@ -16,6 +16,7 @@ from csl_game.console.session_cmd import (
     _executor,
     _resumed,
     check_thinkers,
+    memory_limit_of,
     results_paths,
     setup_limit_of,
 )
@@ -68,8 +69,8 @@ def run_sprt(args: argparse.Namespace) -> int:
     workers = default_workers() if args.workers is None else args.workers
     if workers < 1:
         raise UsageError(f"--workers must be at least 1, got {workers}")
-    limit = setup_limit_of(args)
-    known = check_thinkers([new, base], ("NEW", "BASE"), args.in_process, limit)
+    limit, memory = setup_limit_of(args), memory_limit_of(args)
+    known = check_thinkers([new, base], ("NEW", "BASE"), args.in_process, limit, memory)
     book = book_of(args, config)
     path, resume = results_paths(args.results, args.resume)
     docs = _resumed(path) if resume else []
@@ -79,7 +80,7 @@ def run_sprt(args: argparse.Namespace) -> int:
         writer = ResultsWriter(path) if path else None
         run = SprtRun(new, base, config, sprt, book, args.max_games, workers=workers,
                       in_process=args.in_process, executor=executor, results=writer,
-                      setup_limit=limit, known_setups=known)
+                      setup_limit=limit, memory_limit_mb=memory, known_setups=known)
         stack.callback(run.session.abort)
         if docs:
             print(f"Resumed {run.resume(docs, path)} games from {path}", file=out)

@@ -21,6 +21,7 @@ from csl_game.engine.match import Human, Match, MatchEvent, MatchResult, Player
 from csl_game.engine.options import Fixture, SessionOptions
 from csl_game.engine.presenter import Presenter, SessionState
 from csl_game.engine.runners.base import (
+    MEMORY_LIMIT_MB,
     SETUP_TIME_LIMIT,
     Forfeit,
     ForfeitReason,
@@ -40,7 +41,7 @@ __all__ = ["Match", "MatchEvent", "MatchResult", "Human", "Player", "Session",
            "SessionOptions", "SessionState", "Fixture", "Presenter", "SessionEvent",
            "SessionStarted", "PreMatch", "PostMatch", "TieBreakRound", "SessionEnded",
            "Forfeit", "ForfeitReason", "InfoCallback", "RunnerFactory", "ThinkerRunner",
-           "ThinkJob", "ThreadRunner", "SETUP_TIME_LIMIT", "SetupProbe", "SetupReport",
+           "ThinkJob", "ThreadRunner", "SETUP_TIME_LIMIT", "MEMORY_LIMIT_MB", "SetupProbe", "SetupReport",
            "probe_all", "runner_factory", "WorkerStartError", "process_runner",
            "process_runner_available", "start_workers_soon"]
 

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 from csl_game.engine.match import Human, Player
 from csl_game.engine.runners.base import (
+    MEMORY_LIMIT_MB,
     SETUP_TIME_LIMIT,
     Forfeit,
     ForfeitRunner,
@@ -39,14 +40,15 @@ class PlayerSetups:
     """
 
     def __init__(self, players: Sequence[Player], *, in_process: bool = False,
-                 setup_limit: float = SETUP_TIME_LIMIT,
+                 setup_limit: float = SETUP_TIME_LIMIT, memory_limit_mb: int = MEMORY_LIMIT_MB,
                  known: Sequence[SetupReport | None] | None = None) -> None:
         self._players = list(players)
         self._group: ProbeGroup | None = None
         self.reports: list[SetupReport | None] | None = None if known is None else list(known)
         if known is None:
             protos = [p if isinstance(p, ThinkerPrototype) else None for p in players]
-            self._group = ProbeGroup(protos, in_process=in_process, setup_limit=setup_limit)
+            self._group = ProbeGroup(protos, in_process=in_process, setup_limit=setup_limit,
+                                     memory_limit_mb=memory_limit_mb)
             self.poll()
 
     @property

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from csl_game.engine.background import SchedulerFactory, default_scheduler
-from csl_game.engine.runners.base import SETUP_TIME_LIMIT, RunnerFactory
+from csl_game.engine.runners.base import MEMORY_LIMIT_MB, SETUP_TIME_LIMIT, RunnerFactory
 from csl_game.engine.runners.probe import SetupReport
 from csl_game.engine.runners.thread import ThreadRunner
 from csl_game.engine.scheduler import Opening
@@ -58,6 +58,8 @@ class SessionOptions:
     scheduler_factory: SchedulerFactory = default_scheduler
     setup_limit: float = SETUP_TIME_LIMIT
     """Seconds each AI player may take to be set up and named."""
+    memory_limit_mb: int = MEMORY_LIMIT_MB
+    """Memory each AI player's processes may use, in MB."""
     known_setups: Sequence[SetupReport | None] | None = None
     """Setups already made (a session played again): not asked anew.
 
@@ -77,6 +79,8 @@ class SessionOptions:
             raise ConfigError(f"workers must be at least 1, got {self.workers}")
         if not self.setup_limit > 0:
             raise ConfigError(f"the setup time limit must be positive, got {self.setup_limit}")
+        if self.memory_limit_mb < 1:
+            raise ConfigError(f"the memory limit must be positive, got {self.memory_limit_mb}")
         if self.fixtures is not None and not isinstance(self.fixtures, tuple):
             object.__setattr__(self, "fixtures", tuple(self.fixtures))
         if self.known_setups is not None and not isinstance(self.known_setups, tuple):

@@ -25,6 +25,7 @@ from csl_game.engine.naming import failed_setups_factory
 from csl_game.engine.results import PlayerInfo
 from csl_game.engine.runners.answer import MoveAnswer
 from csl_game.engine.runners.base import (
+    MEMORY_LIMIT_MB,
     SETUP_TIME_LIMIT,
     Forfeit,
     InfoCallback,
@@ -69,6 +70,8 @@ class MatchJob:
     """(White, Red): the forfeit of a player whose setup failed before the session."""
     setup_limit: float = SETUP_TIME_LIMIT
     """Seconds a worker may take to set its thinker up."""
+    memory_limit_mb: int = MEMORY_LIMIT_MB
+    """Memory each thinker's processes may use, in MB."""
 
 
 @dataclass(frozen=True)
@@ -100,14 +103,16 @@ class OpeningRunner(ThinkerRunner):
 
 
 def runner_factory(in_process: bool, pool: Any = None,
-                   setup_limit: float = SETUP_TIME_LIMIT) -> RunnerFactory:
+                   setup_limit: float = SETUP_TIME_LIMIT,
+                   memory_limit_mb: int = MEMORY_LIMIT_MB) -> RunnerFactory:
     """Worker processes (from `pool`, a process WorkerPool, if given); threads with
     `in_process`. A daemonic process (a Dask worker's) starts workers too."""
     if in_process:
         return ThreadRunner
     from csl_game.engine.runners.process import ProcessRunner  # only when an AI plays
 
-    return partial(ProcessRunner, pool=pool, startup_timeout=setup_limit)
+    return partial(ProcessRunner, pool=pool, startup_timeout=setup_limit,
+                   memory_limit_mb=memory_limit_mb)
 
 
 def with_opening(factory: RunnerFactory, opening: Opening) -> RunnerFactory:
@@ -135,7 +140,8 @@ def play_job(job: MatchJob, listener: Callable[[MatchEvent], None] | None = None
     white = ThinkerPrototype(job.white.thinker, job.white.params, job.config, job.paths)
     red = ThinkerPrototype(job.red.thinker, job.red.params, job.config, job.paths)
     names = (job.white.name, job.red.name)
-    factory = failed_setups_factory(runner_factory(job.in_process, pool, job.setup_limit),
+    factory = failed_setups_factory(runner_factory(job.in_process, pool, job.setup_limit,
+                                                   job.memory_limit_mb),
                                     (white, red), names, job.forfeits)
     match = Match(job.config, white, red, with_opening(factory, job.opening), names=names)
     info: list[tuple[PColor, str]] = []

@@ -106,7 +106,9 @@ class Session:
         self._results = results
         self.mode = mode_for(sum(not isinstance(p, Human) for p in players))
         self._setups = PlayerSetups(self.players, in_process=options.in_process,
-                                    setup_limit=options.setup_limit, known=options.known_setups)
+                                    setup_limit=options.setup_limit,
+                                    memory_limit_mb=options.memory_limit_mb,
+                                    known=options.known_setups)
         self.names = self._setups.names()
         """The players' display names; the class-name rule's until their setups answer."""
         self._forfeits = self._setups.forfeits()
@@ -445,7 +447,7 @@ class Session:
                                     for p in proto.paths))
         return MatchJob(self.info(white), self.info(red), config, paths, self.options.in_process,
                         opening, (self._forfeits[white], self._forfeits[red]),
-                        self.options.setup_limit)
+                        self.options.setup_limit, self.options.memory_limit_mb)
 
     def _fill(self) -> None:
         """Give free matches to the scheduler until it has no room."""

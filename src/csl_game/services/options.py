@@ -114,6 +114,9 @@ OPTIONS: tuple[Option, ...] = (
     _opt("setup_time_limit", "--setup-time-limit", "time a thinker may take to be set up and "
          "named, in its worker (default 10000)", {"match", "session", "sprt"}, default=10_000,
          metavar="MS", group=_PLAYERS, **_INT),
+    _opt("memory_limit", "--memory-limit", "memory each thinker's processes may use, in MB "
+         "(default 2048, the competition's limit)", {"match", "session", "sprt"},
+         default=2048, metavar="MB", group=_PLAYERS, **_INT),
     # ---------------------------------------------------------------- tournaments
     _opt("game_file", "-g --game-file", "one thinker per line, its parameters after it",
          {"session", "league"}, metavar="FILE", required=frozenset({"session"}),

@@ -20,7 +20,7 @@ from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import Any
 
-from csl_game.engine import SETUP_TIME_LIMIT, Session, SessionOptions, SetupReport
+from csl_game.engine import MEMORY_LIMIT_MB, SETUP_TIME_LIMIT, Session, SessionOptions, SetupReport
 from csl_game.engine.events import PostMatch, SessionEvent
 from csl_game.engine.options import Fixture
 from csl_game.engine.presenter import SessionState
@@ -99,15 +99,16 @@ class SprtRun:
                  sprt: SPRT, book: Sequence[Opening], max_games: int, *, workers: int = 1,
                  in_process: bool = False, executor: Executor | None = None,
                  results: ResultsWriter | None = None,
-                 setup_limit: float = SETUP_TIME_LIMIT,
+                 setup_limit: float = SETUP_TIME_LIMIT, memory_limit_mb: int = MEMORY_LIMIT_MB,
                  known_setups: Sequence[SetupReport | None] | None = None) -> None:
         self.sprt = sprt
         self._points: dict[int, float] = {}
         """NEW's points in each finished game, by fixture index."""
         options = SessionOptions(
-            runner_factory=runner_factory(in_process), workers=workers, in_process=in_process,
-            foreground=False, executor=executor, fixtures=fixtures_for(book, max_games),
-            setup_limit=setup_limit, known_setups=known_setups)
+            runner_factory=runner_factory(in_process, None, setup_limit, memory_limit_mb),
+            workers=workers, in_process=in_process, foreground=False, executor=executor,
+            fixtures=fixtures_for(book, max_games), setup_limit=setup_limit,
+            memory_limit_mb=memory_limit_mb, known_setups=known_setups)
         self.session = Session([new, base], config, options, results=results)
         self.session.subscribe(self._on_event)
         self._listeners: list[Callable[[SprtState], None]] = []

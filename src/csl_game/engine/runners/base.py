@@ -20,12 +20,14 @@ from csl_game.thinker.prototype import ThinkerPrototype
 
 __all__ = ["ForfeitReason", "Forfeit", "ThinkOutcome", "ThinkJob", "ReadyJob", "ThinkerRunner",
            "RunnerFactory", "InfoCallback", "ForfeitRunner", "WorkerStartError",
-           "SETUP_TIME_LIMIT"]
+           "SETUP_TIME_LIMIT", "MEMORY_LIMIT_MB"]
 
 InfoCallback = Callable[[str], None]
 
 SETUP_TIME_LIMIT = 10.0
 """Seconds a thinker may take to be loaded and set up, its name read (in its worker)."""
+MEMORY_LIMIT_MB = 2048
+"""The competition's memory limit: 2 GB per thinker (its worker and what it starts)."""
 
 
 

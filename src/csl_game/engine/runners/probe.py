@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from csl_game.engine.runners.answer import plain_text
-from csl_game.engine.runners.base import SETUP_TIME_LIMIT, Forfeit, ForfeitReason
+from csl_game.engine.runners.base import MEMORY_LIMIT_MB, SETUP_TIME_LIMIT, Forfeit, ForfeitReason
 from csl_game.engine.runners.handle import WorkerHandle
 from csl_game.errors import SetupRefused, ThinkerError
 from csl_game.thinker.prototype import ThinkerPrototype
@@ -79,7 +79,7 @@ class SetupProbe:
     """
 
     def __init__(self, prototype: ThinkerPrototype, *, in_process: bool = False,
-                 setup_limit: float = SETUP_TIME_LIMIT, memory_limit_mb: int | None = None
+                 setup_limit: float = SETUP_TIME_LIMIT, memory_limit_mb: int = MEMORY_LIMIT_MB
                  ) -> None:
         self.prototype = prototype
         self._report: SetupReport | None = None
@@ -87,10 +87,9 @@ class SetupProbe:
         if in_process:
             self._report = _in_process(prototype)
             return
-        from csl_game.engine.runners.process import DEFAULT_MEMORY_LIMIT_MB, worker_spec
+        from csl_game.engine.runners.process import worker_spec
 
-        limit = DEFAULT_MEMORY_LIMIT_MB if memory_limit_mb is None else memory_limit_mb
-        self._worker = WorkerHandle(worker_spec(prototype, limit), None, setup_limit)
+        self._worker = WorkerHandle(worker_spec(prototype, memory_limit_mb), None, setup_limit)
 
     def poll(self) -> SetupReport | None:
         """The report once the thinker is set up or has failed; None meanwhile."""
@@ -137,13 +136,14 @@ class ProbeGroup:
     """Probes of several players at once, equal players sharing one; polled, never blocking."""
 
     def __init__(self, prototypes: Sequence[ThinkerPrototype | None], *, in_process: bool,
-                 setup_limit: float) -> None:
+                 setup_limit: float, memory_limit_mb: int = MEMORY_LIMIT_MB) -> None:
         self._probes: dict[tuple[object, ...], SetupProbe] = {}
         self._keys = [None if p is None else _key(p) for p in prototypes]
         for prototype, key in zip(prototypes, self._keys):
             if prototype is not None and key is not None and key not in self._probes:
                 self._probes[key] = SetupProbe(prototype, in_process=in_process,
-                                               setup_limit=setup_limit)
+                                               setup_limit=setup_limit,
+                                               memory_limit_mb=memory_limit_mb)
 
     def poll(self) -> list[SetupReport | None] | None:
         """A report per prototype (None where none was given) once all are known."""
@@ -171,14 +171,16 @@ class ProbeGroup:
 
 
 def probe_all(prototypes: Sequence[ThinkerPrototype], *, in_process: bool = False,
-              setup_limit: float = SETUP_TIME_LIMIT) -> list[SetupReport]:
+              setup_limit: float = SETUP_TIME_LIMIT,
+              memory_limit_mb: int = MEMORY_LIMIT_MB) -> list[SetupReport]:
     """Set each thinker up once (equal ones share a probe), all at once; block
     until every report is known.
 
     Raises:
         WorkerStartError: no worker process could be started.
     """
-    group = ProbeGroup(prototypes, in_process=in_process, setup_limit=setup_limit)
+    group = ProbeGroup(prototypes, in_process=in_process, setup_limit=setup_limit,
+                       memory_limit_mb=memory_limit_mb)
     try:
         reports = group.wait()
     finally:

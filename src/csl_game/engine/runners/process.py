@@ -19,6 +19,7 @@ import weakref
 from typing import Any
 
 from csl_game.engine.runners.base import (
+    MEMORY_LIMIT_MB,
     SETUP_TIME_LIMIT,
     Forfeit,
     ForfeitReason,
@@ -43,8 +44,7 @@ from csl_game.thinker.prototype import ThinkerPrototype
 __all__ = ["ProcessRunner", "WorkerPool", "DEFAULT_MEMORY_LIMIT_MB", "CANCEL_GRACE",
            "STARTUP_TIMEOUT", "start_server_soon", "worker_spec"]
 
-DEFAULT_MEMORY_LIMIT_MB = 2048
-"""The competition's memory limit: 2 GB per thinker (its worker and what it starts)."""
+DEFAULT_MEMORY_LIMIT_MB = MEMORY_LIMIT_MB
 CANCEL_GRACE = 0.4
 """Seconds a thinker has to answer a cancel before its process is killed."""
 STARTUP_TIMEOUT = SETUP_TIME_LIMIT
