@@ -61,7 +61,8 @@ def engine_pids() -> set[int]:
     found = set()
     for proc in psutil.process_iter(["cmdline"]):
         cmdline = " ".join(proc.info["cmdline"] or ())
-        if "misbehaving_engine.py" in cmdline or "random_engine" in cmdline:
+        if any(name in cmdline for name in ("misbehaving_engine.py", "random_engine",
+                                            "thinking_engine")):
             found.add(proc.pid)
     return found
 
@@ -171,6 +172,96 @@ def test_the_example_engine_plays_a_whole_match(in_process: bool) -> None:
     assert infos and all("legal moves" in e.text for e in infos)
 
 
+# ------------------------------------------------------ the thinking example
+THINKING = EXAMPLES / "thinking_engine.py"
+
+
+def test_the_thinking_engine_answers_stop_at_once() -> None:
+    """Deep in a search with a minute to go, it answers `stop` well within the
+    grace a worker gives (CANCEL_GRACE), with the best move found so far."""
+    from csl_game.engine.runners.process import CANCEL_GRACE
+
+    engine = subprocess.Popen([PY, str(THINKING)], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True, bufsize=1)
+    assert engine.stdin is not None and engine.stdout is not None
+    try:
+        for line in ("csl 1", "setup 7 9 4 40 40 60000", "position 4r 4s", "go 60000"):
+            engine.stdin.write(line + "\n")
+        engine.stdin.flush()
+        assert engine.stdout.readline().split()[:2] == ["csl", "1"]
+        assert engine.stdout.readline().startswith("ready")
+        time.sleep(1.0)  # thinking now (no answer is due for a minute)
+        sent = time.perf_counter()
+        engine.stdin.write("stop\n")
+        engine.stdin.flush()
+        while not (line := engine.stdout.readline()).startswith("move"):
+            assert line.startswith("info"), line
+        waited = time.perf_counter() - sent
+        assert waited < CANCEL_GRACE / 2, f"answered stop in {waited * 1000:.0f} ms"
+        assert line.split()[1] in {f"{c}{s}" for c in range(9) for s in "rs"}
+        engine.stdin.write("quit\n")
+        engine.stdin.flush()
+        assert engine.wait(5) == 0
+    finally:
+        engine.kill()
+        engine.wait()
+
+
+def test_the_thinking_engine_knows_the_winning_rule() -> None:
+    """At depth 1 it takes an immediate win whenever the board has one (shape
+    before colour, as csl-game's board judges), over 40 positions of random
+    games: its rules are the game's."""
+    import random
+
+    from csl_game import Winner
+    from csl_game.model.notation import format_move
+
+    mc = MatchConfig(rows=5, cols=6, win_sequence=3, round_pieces=15, square_pieces=15)
+    rng = random.Random(5)
+    engine = subprocess.Popen([PY, str(THINKING)], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True, bufsize=1)
+    assert engine.stdin is not None and engine.stdout is not None
+    checked = 0
+    try:
+        engine.stdin.write("csl 1\nsetup 5 6 3 15 15 5000 1\n")
+        engine.stdin.flush()
+        engine.stdout.readline(), engine.stdout.readline()
+        while checked < 40:
+            board = mc.new_board()
+            while board.check_winner() == Winner.NONE:
+                mover = board.turn.winner
+                winning = set()
+                for col, shape in board.legal_moves():
+                    board.do_move(shape, col)
+                    if board.check_winner() == mover:
+                        winning.add(f"{col}{'rs'[int(shape)]}")
+                    board.undo_move()
+                if winning:
+                    history = " ".join(format_move(m.col, m.piece.shape) for m in board.history)
+                    engine.stdin.write(f"position {history}\ngo 5000\n")
+                    engine.stdin.flush()
+                    while not (line := engine.stdout.readline()).startswith("move"):
+                        pass
+                    assert line.split()[1] in winning, (history, winning, line)
+                    checked += 1
+                col, shape = rng.choice(board.legal_moves())
+                board.do_move(shape, col)
+    finally:
+        engine.kill()
+        engine.wait()
+
+
+def test_the_thinking_engine_plays_whole_matches_in_time() -> None:
+    mc = MatchConfig(time_limit_ms=LIMIT_MS)
+    thinking = source("thinking", f"{PY} {THINKING}")
+    for colour in range(2):
+        players = [ThinkerPrototype("thinking", "", mc, (thinking,)),
+                   ThinkerPrototype("random", "3", mc)]
+        match, _ = play(*players[::1 - 2 * colour], mc)
+        assert match.result is not None and match.result.forfeit is None
+        assert match.result.winner == (PColor.WHITE, PColor.RED)[colour].winner
+
+
 def test_a_seeded_engine_plays_the_same_moves_again() -> None:
     def moves() -> list[FutureMove]:
         thinker = ThinkerPrototype("pyrandom", "42", FAST, (PYRANDOM,)).create()
@@ -202,7 +293,7 @@ CASES = [  # mode, config, reason, text in the detail
     ("round", FEW_ROUND, R.NO_PIECES, "round"),
     ("refuse", FAST, R.SETUP, "cannot use parameters xyz"),
     ("version", FAST, R.SETUP, "speaks protocol version 2"),
-    ("quit-early", FAST, R.SETUP, "stopped answering: its process exited with code 0"),
+    ("quit-early", FAST, R.SETUP, "ended before it was set up: its process exited with code 0"),
 ]
 
 
@@ -279,9 +370,10 @@ def test_an_engine_that_is_not_there_cannot_be_set_up() -> None:
 
 
 def test_an_engine_silent_at_the_handshake_is_given_up(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(engine_thinker, "HANDSHAKE_TIMEOUT", 0.3)
+    monkeypatch.setattr(engine_thinker, "HELLO_TIMEOUT", 0.3)
     proto = ThinkerPrototype("silent", "", FAST, (bad("silent"),))
-    with pytest.raises(ThinkerError, match="did not answer the handshake within 0.3 s"):
+    with pytest.raises(ThinkerError, match="silent' .*misbehaving_engine.py silent`. did not "
+                                           "answer `csl 1` within 0.3 s"):
         proto.create()
 
 

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 __all__ = ["CslError", "BoardConfigError", "InvalidMoveError", "ConfigError", "UsageError",
            "SettingError", "ConfigFileError", "InputEnded", "ResultsWriteError", "ThinkerError",
-           "SetupRefused", "EngineError", "EngineDied", "EngineProtocolError", "NotationError",
+           "SetupRefused", "EngineError", "EngineDied", "EngineRefused", "EngineProtocolError", "NotationError",
            "SessionStateError", "MatchAborted", "Refused", "WorkerStartError", "Terminated",
            "WorkerProtocolError", "EXIT_STATUS", "exit_status"]
 
@@ -114,6 +114,14 @@ class EngineError(ThinkerError):
 
 class EngineDied(EngineError):
     """An engine's process ended while it was expected to answer."""
+
+
+class EngineRefused(EngineError):
+    """An engine answered its settings with ``error``: it refuses its parameters.
+
+    The only engine failure of a setup that is a refusal (bad input, exit 2
+    before anything plays); an engine that cannot start, speaks another
+    version or does not answer misbehaves, and forfeits its matches."""
 
 
 class EngineProtocolError(ThinkerError):

@@ -26,18 +26,22 @@ from dataclasses import dataclass
 from functools import cache
 from typing import IO, ClassVar, TypeVar, cast
 
-from csl_game.errors import ConfigError, EngineDied, EngineError
+from csl_game.errors import ConfigError, EngineDied, EngineError, EngineRefused
 from csl_game.model.board import Board
 from csl_game.thinker import engine_protocol as protocol
 from csl_game.thinker.api import AbstractThinker, CancellationToken, FutureMove, MatchConfig
 
-__all__ = ["EngineSpec", "EngineThinker", "EngineError", "EngineDied", "engine_class",
-           "ENGINE_PREFIX", "HANDSHAKE_TIMEOUT", "STOP_GRACE"]
+__all__ = ["EngineSpec", "EngineThinker", "EngineError", "EngineDied", "EngineRefused",
+           "engine_class", "ENGINE_PREFIX", "HELLO_TIMEOUT", "HANDSHAKE_TIMEOUT", "STOP_GRACE"]
 
 ENGINE_PREFIX = "engine:"
 """How an engine declaration is written among thinker sources (``--thinkers`` paths)."""
-HANDSHAKE_TIMEOUT = 10.0
-"""Seconds an engine has to answer the handshake, and then the setup."""
+HELLO_TIMEOUT = 4.0
+"""Seconds an engine has to answer ``csl VERSION`` with its own ``csl`` line."""
+HANDSHAKE_TIMEOUT = 5.0
+"""Seconds an engine then has to answer ``setup`` with ``ready``. Both together
+stay within the default setup time limit (10 s), so that a silent engine is
+told as such, not as a setup that took too long."""
 STOP_GRACE = 1.0
 """Seconds an engine has to answer ``stop`` before it is killed. A worker process
 is killed sooner (the runner's own grace); this grace matters when thinkers run
@@ -183,6 +187,9 @@ class _Process:
 
     def __init__(self, spec: EngineSpec) -> None:
         self.name = spec.name
+        self.command = spec.command
+        self.ended = ""
+        """How its process ended, once it did."""
         try:
             self._popen = subprocess.Popen(spec.argv(), stdin=subprocess.PIPE,
                                            stdout=subprocess.PIPE)
@@ -233,7 +240,9 @@ class _Process:
             code: int | None = self._popen.wait(1.0)
         except subprocess.TimeoutExpired:
             code = None
-        return EngineDied(f"engine '{self.name}' stopped answering: {_exit_text(code)}")
+        self.ended = _exit_text(code)
+        return EngineDied(f"engine '{self.name}' (`{self.command}`) stopped answering: "
+                          f"{self.ended}")
 
     def kill(self) -> None:
         """End the engine now."""
@@ -278,22 +287,27 @@ class EngineThinker(AbstractThinker):
         process = self._process = _Process(self.engine)
         try:
             self._shake_hands(process, params)
+        except EngineDied:
+            process.close()
+            raise EngineDied(f"{self._called} ended before it was set up: "
+                             f"{process.ended}") from None
         except BaseException:
             process.close()  # now, not when the failed thinker is collected
             raise
 
     def _shake_hands(self, process: _Process, params: str) -> None:
         process.send(protocol.hello())
-        hello = self._expect(protocol.Hello, "the handshake")
+        hello = self._expect(protocol.Hello, f"`{protocol.hello()}`", HELLO_TIMEOUT)
         if hello.version != protocol.VERSION:
-            raise EngineError(f"engine '{self.engine.name}' speaks protocol version "
-                              f"{hello.version}; this csl-game speaks {protocol.VERSION}")
+            raise EngineError(f"{self._called} speaks protocol version {hello.version}; "
+                              f"this csl-game speaks {protocol.VERSION}")
         self._name = hello.name or self._name
         config = MatchConfig(self.rows, self.cols, self.win_sequence,
                              self.round_pieces_per_player, self.square_pieces_per_player,
                              self.time_limit_ms)
         process.send(protocol.setup(config, params))
-        self._name = self._expect(protocol.Ready, "its settings").name or self._name
+        self._name = self._expect(protocol.Ready, "its settings (`setup`)",
+                                  HANDSHAKE_TIMEOUT).name or self._name
 
     def think(self, board: Board, ct: CancellationToken) -> FutureMove:
         """Send the position, and return the engine's answer (NO_MOVE once cancelled).
@@ -329,10 +343,15 @@ class EngineThinker(AbstractThinker):
         except protocol.EngineProtocolError as e:
             raise protocol.EngineProtocolError(f"engine '{self.engine.name}' {e}") from None
 
-    def _expect(self, kind: type[M], what: str) -> M:
+    @property
+    def _called(self) -> str:
+        """The engine as messages name it: its name and its command."""
+        return f"engine '{self.engine.name}' (`{self.engine.command}`)"
+
+    def _expect(self, kind: type[M], what: str, timeout: float) -> M:
         """The next message, which must be of `kind`; info lines are passed on."""
         process = self._running()
-        deadline = time.perf_counter() + HANDSHAKE_TIMEOUT
+        deadline = time.perf_counter() + timeout
         while (left := deadline - time.perf_counter()) > 0:
             line = process.next_line(left)
             if line is None:
@@ -340,18 +359,19 @@ class EngineThinker(AbstractThinker):
             message = self._message(line)
             if isinstance(message, kind):
                 return message
-            self._other(message, what)
-        raise EngineError(f"engine '{self.engine.name}' did not answer {what} "
-                          f"within {HANDSHAKE_TIMEOUT:g} s")
+            self._other(message, what, refusal=kind is protocol.Ready)
+        raise EngineError(f"{self._called} did not answer {what} within {timeout:g} s")
 
-    def _other(self, message: protocol.EngineMessage, what: str) -> None:
-        """Pass an info line on; any other message is wrong here."""
+    def _other(self, message: protocol.EngineMessage, what: str, refusal: bool = False) -> None:
+        """Pass an info line on; any other message is wrong here (an ``error``
+        answering the settings is a refusal of them: `EngineRefused`)."""
         if isinstance(message, protocol.Info):
             self.on_thinking_info(message.text)
             return
         if isinstance(message, protocol.Failed):
-            raise EngineError(f"engine '{self.engine.name}' reported an error "
-                              f"(waiting for {what}): {message.text}")
+            error = EngineRefused if refusal else EngineError
+            raise error(f"engine '{self.engine.name}' reported an error "
+                        f"(waiting for {what}): {message.text}")
         raise protocol.EngineProtocolError(
             f"engine '{self.engine.name}' sent a '{_word(message)}' line while "
             f"csl-game waited for {what}")

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from csl_game.errors import SetupRefused, ThinkerError
+from csl_game.errors import (
+    EngineError,
+    EngineProtocolError,
+    EngineRefused,
+    SetupRefused,
+    ThinkerError,
+)
 from csl_game.thinker.api import AbstractThinker, InfoHandler, MatchConfig, thinker_display_name
 from csl_game.thinker.discovery import fqn_of, registry
 
@@ -36,12 +42,19 @@ class ThinkerPrototype:
         """A new thinker, configured and with setup() already run.
 
         Raises:
-            SetupRefused: the constructor or setup() failed (a ThinkerError).
+            SetupRefused: the constructor or setup() failed (a ThinkerError),
+                or an engine refused its settings.
+            EngineError, EngineProtocolError: an engine could not start, or
+                did not answer as the protocol says (no refusal: it failed).
         """
         try:
             thinker = self.thinker_class()
             thinker._configure(self.match_config, info)
             thinker.setup(self.params)
+        except (EngineError, EngineProtocolError) as e:
+            if isinstance(e, EngineRefused):
+                raise SetupRefused(self.fqn, self.params, type(e).__name__, str(e)) from e
+            raise  # an engine that cannot start or answer refuses nothing: it failed
         except Exception as e:  # user code: any failure is the thinker's
             raise SetupRefused(self.fqn, self.params, type(e).__name__, str(e)) from e
         return thinker

@@ -52,11 +52,11 @@ def _in_process(prototype: ThinkerPrototype) -> SetupReport:
     """Set up and name the thinker here (in-process mode: thinker code may run here)."""
     try:
         thinker = prototype.create()
-    except ThinkerError as e:
-        error, reason = ((e.error, e.reason) if isinstance(e, SetupRefused)
-                         else (type(e).__name__, str(e)))
+    except SetupRefused as e:
         return SetupReport(prototype.default_name, Forfeit(ForfeitReason.SETUP, str(e)),
-                           True, error, reason)
+                           True, e.error, e.reason)
+    except ThinkerError as e:  # it failed (an engine that would not start): no refusal
+        return SetupReport(prototype.default_name, Forfeit(ForfeitReason.SETUP, str(e)))
     except KeyboardInterrupt:
         raise
     except BaseException as e:  # user code: SystemExit and friends are forfeits too

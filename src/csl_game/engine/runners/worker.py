@@ -165,9 +165,10 @@ def _make_thinker(spec: WorkerSpec, output: OutputForwarder) -> AbstractThinker:
     except ThinkerError as e:
         if isinstance(e.__cause__, MemoryError):  # out of memory is no refusal
             _out_of_memory()
-        error, reason = ((e.error, plain_text(e.reason)) if isinstance(e, SetupRefused)
-                         else (type(e).__name__, plain_text(str(e))))
-        output.send_after(SetupFailed(plain_text(str(e)), True, error, reason))
+        if isinstance(e, SetupRefused):
+            output.send_after(SetupFailed(plain_text(str(e)), True, e.error, plain_text(e.reason)))
+        else:  # it failed (an engine that would not start): no refusal, a forfeit
+            output.send_after(SetupFailed(plain_text(str(e))))
     except MemoryError:
         _out_of_memory()
     except BaseException as e:  # a thinker module may raise anything at import or setup
