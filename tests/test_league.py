@@ -59,7 +59,7 @@ def test_main_prints_the_tables(capsys: pytest.CaptureFixture[str]) -> None:
                  "--markdown"]) == 0
     out, err = capsys.readouterr()
     assert "| 1 |" in out and "Sequential" in out and "Random" in out
-    assert "[1/2]" in err and "[2/2]" in err
+    assert "Game 1/2:" in err and "Game 2/2:" in err
 
 
 @pytest.mark.parametrize("argv", [

@@ -116,7 +116,7 @@ def _progress(out: TextIO, league: League) -> Callable[[int, int, GameRecord], N
         white, red = league.names[rec.white], league.names[rec.red]
         how = f" ({res.forfeit})" if res.forfeit else ""
         opening = format_moves(rec.opening)
-        print(f"[{i}/{total}] {white} vs {red} [{opening}]: {res.winner}{how} "
+        print(f"Game {i}/{total}: {white} vs {red} [{opening}]: {res.winner}{how} "
               f"in {len(res.moves)} moves", file=out, flush=True)
     return report
 

@@ -76,12 +76,13 @@ class SessionProgress:
         else:
             print(line, file=self.out, flush=True)
 
-    def record(self, white: str, red: str, result: MatchResult) -> None:
-        """Call once per finished match."""
+    def record(self, number: int, white: str, red: str, result: MatchResult) -> None:
+        """Call once per finished match; `number` is the match's own (its place in
+        the session's order, from 1), as results files, reports and replays give it."""
         self.done += 1
         self._progress.update(self._task, completed=self.done)
         if self.quiet:
             return
-        self.say(f"[{self.done}/{self.total}] {_line(white, red, result)}")
+        self.say(f"Match {number}/{self.total}: {_line(white, red, result)}")
         if self._live is not None:
             self._live.update(self._render())

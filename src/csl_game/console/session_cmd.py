@@ -230,7 +230,8 @@ def _play(session: Session, args: argparse.Namespace, done: set[int]) -> None:
 def _on_event(event: SessionEvent, session: Session, progress: SessionProgress) -> None:
     if isinstance(event, PostMatch):
         record = event.record
-        progress.record(session.names[record.white], session.names[record.red], record.result)
+        progress.record(event.index + 1, session.names[record.white], session.names[record.red],
+                        record.result)
     elif isinstance(event, TieBreakRound) and not progress.quiet:
         progress.say(narration.tie_break_round(event.round, event.players))
 

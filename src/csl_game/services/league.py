@@ -165,7 +165,8 @@ class League:
                 for g in range(self.games) for w, r in pairs]
 
     def play(self, progress: Callable[[int, int, GameRecord], None] | None = None) -> None:
-        """Play every game, `workers` at once; `progress` hears of each as it ends."""
+        """Play every game, `workers` at once; `progress` hears of each as it ends,
+        with its number (from 1, in the league's order, as results files give it)."""
         total = self.session.total_matches
         limit = self.config.time_limit_ms / 1000
 
@@ -177,7 +178,7 @@ class League:
             record = GameRecord(rec.white, rec.red, opening, rec.result, stats)
             self.records.append(record)
             if progress is not None:
-                progress(len(self.records), total, record)
+                progress(event.index + 1, total, record)
 
         self.session.subscribe(on_event)
         self.session.run()
