@@ -240,3 +240,19 @@ def test_too_few_file_descriptors_is_one_line_not_a_forfeit(files: dict[str, str
                           text=True, timeout=60, preexec_fn=low)
     assert proc.returncode == 1, proc.stderr
     assert proc.stderr.count("\n") == 1 and "Too many open files" in proc.stderr
+
+
+def test_the_window_without_a_display_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    """Plain `csl-game` where SDL finds no display (and none was faked on purpose)
+    says so and exits, instead of playing in a window nobody sees."""
+    if sys.platform not in ("linux", "freebsd"):
+        pytest.skip("a display is always there on this platform")
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("DISPLAY", "WAYLAND_DISPLAY", "SDL_VIDEODRIVER")}
+    env["HOME"] = env["APPDATA"] = str(tmp_path)  # no remembered setup to start from
+    done = subprocess.run([sys.executable, "-m", "csl_game"], env=env, capture_output=True,
+                          text=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert done.returncode == 2, done.stdout + done.stderr
+    ours = [line for line in done.stderr.splitlines() if line.startswith("csl-game:")]
+    assert len(ours) == 1 and "no display" in ours[0]
+    assert "Traceback" not in done.stderr

@@ -35,7 +35,7 @@ from __future__ import annotations
 __all__ = ["CslError", "BoardConfigError", "InvalidMoveError", "ConfigError", "UsageError",
            "SettingError", "ConfigFileError", "InputEnded", "ResultsWriteError", "ThinkerError",
            "SetupRefused", "EngineError", "EngineDied", "EngineRefused", "EngineProtocolError", "NotationError",
-           "SessionStateError", "MatchAborted", "Refused", "WorkerStartError", "Terminated",
+           "SessionStateError", "MatchAborted", "Refused", "WorkerStartError", "NoDisplay", "Terminated",
            "WorkerProtocolError", "EXIT_STATUS", "exit_status"]
 
 
@@ -154,6 +154,10 @@ class Refused(SessionStateError):
     """The match refuses a request now (undo, resign); the message says why."""
 
 
+class NoDisplay(CslError):
+    """The window was asked for where there is no display to open it on."""
+
+
 class WorkerStartError(CslError):
     """The program could not start a worker process (no file descriptors,
     memory or processes left): its own failure, which no thinker is charged with."""
@@ -180,6 +184,7 @@ EXIT_STATUS: dict[type[BaseException], int] = {
     ConfigError: 2,
     ResultsWriteError: 2,
     ThinkerError: 2,
+    NoDisplay: 2,
     SessionStateError: 1,
     WorkerStartError: 1,
     WorkerProtocolError: 1,

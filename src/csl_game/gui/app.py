@@ -14,6 +14,7 @@ overlays they open.
 from __future__ import annotations
 
 import gc
+import os
 import sys
 import time
 from collections.abc import Callable
@@ -30,6 +31,7 @@ from csl_game.engine import (
     start_workers_soon,
 )
 from csl_game.engine.session import Session
+from csl_game.errors import NoDisplay
 from csl_game.gui.assets import THEMES, load_theme
 from csl_game.gui.context import GuiContext
 from csl_game.gui.flow import SessionFlow
@@ -107,6 +109,7 @@ class App:
         """Open the window on the setup screen or the options' session, or on
         the scene `start` makes (a replay, say)."""
         pygame.display.init()  # the mixer opens only when a sound is played
+        _check_display()
         pygame.font.init()
         pygame.display.set_icon(_icon())
         self.screen = pygame.display.set_mode(options.window_size or _first_size(),
@@ -432,6 +435,24 @@ class App:
         self.ctx.sound.close()
         gc.unfreeze()
         pygame.quit()
+
+
+HEADLESS_DRIVERS = ("offscreen", "dummy")
+"""Video drivers SDL falls back to where there is no display."""
+
+
+def _check_display() -> None:
+    """Refuse to run a window nobody can see, unless such a driver was asked for.
+
+    Raises:
+        NoDisplay: SDL found no display and fell back to a headless driver.
+    """
+    if os.environ.get("SDL_VIDEODRIVER") or pygame.display.get_driver() not in HEADLESS_DRIVERS:
+        return
+    pygame.display.quit()
+    raise NoDisplay("there is no display to open the window on (no DISPLAY or WAYLAND_DISPLAY "
+                    "here): play in the terminal with `csl-game match` or `csl-game session`, "
+                    "or set SDL_VIDEODRIVER=offscreen to run the window unseen")
 
 
 def run_gui(options: PlayOptions) -> int:
