@@ -248,3 +248,73 @@ def test_a_policy_plays_a_match_in_a_worker(tmp_path: Path, mc: MatchConfig) -> 
     assert result.forfeit is None, result.detail
     first = result.moves[0].move
     assert (first.col, first.piece.shape) == (mc.cols // 2, R)
+
+
+# ------------------------------------------------------ the single-agent env
+SMALL = MatchConfig(rows=4, cols=5, win_sequence=3, round_pieces=5, square_pieces=5)
+
+
+def test_the_single_agent_env_passes_gymnasiums_checker() -> None:
+    from gymnasium.utils.env_checker import check_env
+
+    from csl_game.rl import SingleAgentEnv
+
+    check_env(SingleAgentEnv(SMALL, opponent="sequential"), skip_render_check=True)
+
+
+def test_the_learner_takes_each_seat_in_turn() -> None:
+    from csl_game.rl import SingleAgentEnv
+
+    game = SingleAgentEnv(SMALL, opponent="sequential")
+    observation, info = game.reset(seed=3)
+    assert observation[:, :, :4].sum() == 0 and observation[0, 0, 4] == 1  # White, to move
+    observation, info = game.reset()
+    assert observation[:, :, :4].sum() == 1 and observation[0, 0, 4] == 0  # Red, after one
+    assert info["action_mask"].dtype == bool and info["action_mask"].sum() == 10
+    assert (game.action_masks() == info["action_mask"]).all()
+
+
+def test_rewards_follow_the_board_shape_before_colour() -> None:
+    """Random games through the env: each final reward is what the board's own
+    winner check gives the learner, and every game ends."""
+    import random
+
+    from csl_game.rl import SingleAgentEnv
+
+    rng = random.Random(11)
+
+    def opponent(observation: np.ndarray, mask: np.ndarray) -> int:
+        return rng.choice(list(np.flatnonzero(mask)))
+
+    game = SingleAgentEnv(SMALL, opponent=opponent)
+    seen = set()
+    for _ in range(300):
+        _, info = game.reset()
+        done = False
+        while not done:
+            action = rng.choice(list(np.flatnonzero(info["action_mask"])))
+            _, reward, done, truncated, info = game.step(action)
+            assert not truncated
+        winner = game.board.check_winner()
+        expected = 0.0 if winner is Winner.DRAW else \
+            1.0 if winner is game.learner.winner else -1.0
+        assert reward == expected
+        seen.add(reward)
+    assert seen == {-1.0, 0.0, 1.0} or seen == {-1.0, 1.0}
+
+
+def test_illegal_actions_end_the_game_for_whoever_takes_them() -> None:
+    from csl_game.rl import SingleAgentEnv
+
+    game = SingleAgentEnv(MatchConfig(rows=2, cols=3, win_sequence=3), opponent="sequential",
+                          seat="white")
+    game.reset()
+    game.step(0)
+    game.step(0)  # column 0 is full now (two rows)
+    _, reward, done, _, info = game.step(0)
+    assert (reward, done, info.get("illegal")) == (-1.0, True, True)
+    assert not info["action_mask"].any()
+    stubborn = SingleAgentEnv(SMALL, opponent=lambda observation, mask: 2 * 5, seat="white")
+    stubborn.reset()  # its action is column 5 of five (0-4): no such column
+    _, reward, done, _, info = stubborn.step(4)
+    assert (reward, done) == (1.0, True) and "forfeit" in info
