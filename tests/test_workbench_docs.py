@@ -96,17 +96,35 @@ def run_python(block: Block, reader: Reader, monkeypatch: pytest.MonkeyPatch) ->
 
 
 def csharp_lines(block: Block, tmp_path: Path) -> list[str]:
-    """The C# block's commands for the DLLs the C# host test uses, or a skip."""
-    names = ("CSL_COMMON_DLL", "CSL_THINKER_DLL")
-    missing = [n for n in names if not os.environ.get(n)]
-    missing += [t for t in ("mcs", "mono") if shutil.which(t) is None]
+    """The C# block's commands, run where Mono is and the reference's sources
+    (CSL_REFERENCE_REPO, a clone) or DLLs (CSL_COMMON_DLL, CSL_THINKER_DLL) are,
+    as tests/test_csharp_host.py has them; else a skip."""
+    missing = [t for t in ("mcs", "mono") if shutil.which(t) is None]
+    reference = os.environ.get("CSL_REFERENCE_REPO")
+    common, thinker = os.environ.get("CSL_COMMON_DLL"), os.environ.get("CSL_THINKER_DLL")
+    if not missing and reference and not common:  # build it as the docs say
+        subprocess.run([sys.executable, str(ROOT / "examples/csharp/build_common.py"),
+                        str(tmp_path / "built"), "--source", reference],
+                       check=True, capture_output=True, timeout=600)
+        common = thinker = str(tmp_path / "built" / "ColorShapeLinks.Common.dll")
+    if "build_common.py" in block.code:
+        missing += [] if reference else ["CSL_REFERENCE_REPO"]
+    else:
+        missing += [n for n, v in (("CSL_COMMON_DLL", common), ("CSL_THINKER_DLL", thinker))
+                    if not v]
     if missing:
         pytest.skip(f"needs {', '.join(missing)} (see tests/test_csharp_host.py)")
-    shutil.copy(os.environ["CSL_COMMON_DLL"], tmp_path / "ColorShapeLinks.Common.dll")
-    thinker = os.environ.get("CSL_THINKER_CLASS",
-                             "ColorShapeLinks.Common.AI.Examples.RandomAIThinker")
-    code = (block.code.replace("DIR/MyThinker.dll", os.environ["CSL_THINKER_DLL"])
-            .replace("My.Namespace.MyThinker", thinker).replace("DIR", str(tmp_path)))
+    if "build_common.py" in block.code:
+        code = block.code.replace("python3 examples/csharp/build_common.py DIR",
+                                  f"python3 examples/csharp/build_common.py DIR "
+                                  f"--source {reference}")
+        return code.replace("DIR", str(tmp_path)).splitlines()
+    assert common and thinker
+    shutil.copy(common, tmp_path / "ColorShapeLinks.Common.dll")
+    name = os.environ.get("CSL_THINKER_CLASS",
+                          "ColorShapeLinks.Common.AI.Examples.RandomAIThinker")
+    code = (block.code.replace("DIR/MyThinker.dll", thinker)
+            .replace("My.Namespace.MyThinker", name).replace("DIR", str(tmp_path)))
     return code.splitlines()
 
 
