@@ -40,7 +40,9 @@ def test_pyproject_lists_every_package() -> None:
     st = _setuptools()
     listed = set(st["packages"])
     assert st["package-dir"]["csl_game.thinkers"] == "thinkers"
-    for top, package in (("csl_game", "csl_game"), ("thinkers", "csl_game.thinkers")):
+    assert st["package-dir"]["csl_game.examples"] == "examples"
+    for top, package in (("src/csl_game", "csl_game"), ("thinkers", "csl_game.thinkers"),
+                         ("examples", "csl_game.examples")):
         for init in (ROOT / top).rglob("__init__.py"):
             if "__pycache__" in init.parts:
                 continue
@@ -56,4 +58,12 @@ def test_pyproject_ships_every_asset() -> None:
     for path in (ROOT / "assets").rglob("*"):
         if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".py":
             rel = path.relative_to(ROOT / "assets").as_posix()
+            assert any(fnmatch.fnmatch(rel, p) for p in patterns), f"{rel} is not shipped"
+
+
+def test_pyproject_ships_every_example() -> None:
+    patterns = _setuptools()["package-data"]["csl_game.examples"]
+    for path in (ROOT / "examples").rglob("*"):
+        if path.is_file() and "__pycache__" not in path.parts and path.name != "__init__.py":
+            rel = path.relative_to(ROOT / "examples").as_posix()
             assert any(fnmatch.fnmatch(rel, p) for p in patterns), f"{rel} is not shipped"

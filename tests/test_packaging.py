@@ -94,7 +94,11 @@ def test_wheel_metadata_and_contents(dist: Path) -> None:
                meta.get_all("Project-URL") or ())
     for path in ("csl_game/thinkers/minimax.py", "csl_game/assets/theme.json",
                  "csl_game/assets/fonts/DejaVuSans.ttf", "csl_game/py.typed",
-                 "csl_game/model/notation.py", "csl_game/gui/scenes/replay.py"):
+                 "csl_game/model/notation.py", "csl_game/gui/scenes/replay.py",
+                 "csl_game/examples/engines/random_engine.c",
+                 "csl_game/examples/engines/thinking_engine.py",
+                 "csl_game/examples/csharp/CslEngineHost.cs",
+                 "csl_game/examples/csharp/build_common.py"):
         assert path in names
     tops = {n.split("/")[0] for n in names}
     assert tops == {"csl_game", info}, f"only csl_game is installed, not {tops}"
@@ -133,3 +137,8 @@ def test_fresh_venv_lists_and_plays_builtins_beside_a_thinkers_package(
         assert "Game Over, " in played
     assert _run(venv / BIN / "csl-game", "--version", cwd=work, env=env).stdout == \
         f"csl-game {VERSION}\n"
+    # the examples a checkout has, out of the wheel
+    _run(venv / BIN / "csl-game", "info", "--examples", "ex", cwd=work, env=env)
+    for name in ("engines/random_engine.py", "engines/thinking_engine.py",
+                 "csharp/CslEngineHost.cs", "csharp/build_common.py"):
+        assert (work / "ex" / name).read_bytes() == (ROOT / "examples" / name).read_bytes()

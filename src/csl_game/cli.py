@@ -11,12 +11,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import signal
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from functools import partial
+from pathlib import Path
 from types import FrameType
 from typing import NoReturn, TextIO
 
@@ -33,7 +35,7 @@ from csl_game.engine.match import Human, Match, MatchResult, Player
 from csl_game.engine.results import result_to_json
 from csl_game.engine.scheduler import runner_factory
 from csl_game.engine.session import Session, SessionOptions
-from csl_game.errors import CslError, Terminated, UsageError, exit_status
+from csl_game.errors import ConfigError, CslError, Terminated, UsageError, exit_status
 from csl_game.services import narration
 from csl_game.services import settings as cfg
 from csl_game.services.options import (
@@ -235,6 +237,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 
 def cmd_info(args: argparse.Namespace) -> int:
+    if args.examples is not None:
+        return _copy_examples(Path(args.examples))
     reg = registry(tuple(args.thinkers))
     print("Known thinkers:")
     for fqn in sorted(reg.classes, key=reg.short_name):
@@ -243,6 +247,34 @@ def cmd_info(args: argparse.Namespace) -> int:
         print(f"  {reg.short_name(fqn):<14} {fqn}{summary}")
     for problem in reg.problems:
         print(f"warning: {problem}", file=sys.stderr)
+    return 0
+
+
+def _copy_examples(into: Path) -> int:
+    """Copy the shipped examples into `into` (made if need be, never overwriting).
+
+    Raises:
+        ConfigError: a file of the same name is there, or `into` cannot be written.
+    """
+    from importlib.resources import as_file, files
+
+    with as_file(files("csl_game.examples")) as root:
+        shipped = [p for p in sorted(Path(root).rglob("*")) if p.is_file()
+                   and p.suffix in (".py", ".c", ".cs") and p.name != "__init__.py"
+                   and "__pycache__" not in p.parts]
+        taken = [into / p.relative_to(root) for p in shipped if (into / p.relative_to(root)).exists()]
+        if taken:
+            raise ConfigError(f"--examples: {taken[0]} is there already; name a new folder")
+        try:
+            for path in shipped:
+                target = into / path.relative_to(root)
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(path, target)
+        except OSError as e:
+            raise ConfigError(f"--examples: cannot write into {into}: {e.strerror or e}") from None
+    print(f"Copied {len(shipped)} example files into {into}:")
+    for path in shipped:
+        print(f"  {(into / path.relative_to(root)).as_posix()}")
     return 0
 
 

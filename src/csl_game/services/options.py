@@ -240,6 +240,9 @@ OPTIONS: tuple[Option, ...] = (
          action="store_true", default=False),
     _opt("anchor", "--anchor", "with --ratings: hold this player at this Elo (default: the "
          "average at 0)", {"report"}, metavar="NAME=ELO"),
+    _opt("examples", "--examples", "copy the examples (engines in Python and C, the C# host "
+         "and its build script) into DIR, as a checkout has them in examples/", {"info"},
+         metavar="DIR"),
     _opt("output", "-o --output", "the folder --format reference writes into (default: here)",
          {"report", "openings"}, default=".", metavar="DIR", defaults={"openings": None},
          helps={"openings": "write the book to FILE (default: standard output)"}),
