@@ -405,3 +405,18 @@ def test_reloading_a_thinker_file_from_another_folder(tmp_path: Path) -> None:
     assert registry((str(first),)).resolve("one").__name__ == "OneThinker"
     assert registry((str(first),)).resolve("one") is registry((str(first),)).resolve("one")
     assert registry((str(second),)).resolve("two").__name__ == "TwoThinker"
+
+
+def test_the_thinker_api_declares_every_attribute_type() -> None:
+    """What a thinker author reads (the board, the fast core) has a declared type
+    for every public attribute, so that type checkers (pyright --verifytypes:
+    100 % for csl_game.thinker.api) never have to guess one."""
+    import typing
+
+    from csl_game.model.board import Board
+    from csl_game.model.core import FastBoard, Geometry
+
+    for cls in (Board, FastBoard, Geometry):
+        hints = typing.get_type_hints(cls)
+        public = [name for name in cls.__slots__ if not name.startswith("_")]
+        assert public and all(name in hints for name in public), (cls, public, hints)

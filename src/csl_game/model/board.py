@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from enum import Enum
 from functools import lru_cache
+from typing import ClassVar
 
 from csl_game.errors import InvalidMoveError
 from csl_game.model.core import FastBoard, geometry
@@ -107,6 +108,11 @@ class Board:
 
     __slots__ = ("rows", "cols", "win_sequence", "round_pieces", "square_pieces",
                  "_fast", "_history", "_result", "_moves", "_cells")
+    rows: int
+    cols: int
+    win_sequence: int
+    round_pieces: int
+    square_pieces: int
 
     def __init__(self, rows: int = 6, cols: int = 7, win_sequence: int = 4,
                  round_pieces: int = 10, square_pieces: int = 11) -> None:
@@ -341,7 +347,7 @@ class Board:
             return NotImplemented
         return (self.settings == other.settings and self._history == other._history)
 
-    __hash__ = None  # type: ignore[assignment]
+    __hash__: ClassVar[None] = None  # type: ignore[assignment]  # mutable: no hash
 
     @property
     def settings(self) -> tuple[int, int, int, int, int]:

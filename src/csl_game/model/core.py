@@ -43,6 +43,17 @@ class Geometry:
 
     __slots__ = ("rows", "cols", "win_sequence", "round_pieces", "square_pieces",
                  "height", "full", "bottom", "max_moves", "offset", "runs")
+    rows: int
+    cols: int
+    win_sequence: int
+    round_pieces: int
+    square_pieces: int
+    height: int
+    full: int
+    bottom: int
+    max_moves: int
+    offset: int
+    runs: Callable[[int], int]
 
     def __init__(self, rows: int, cols: int, win_sequence: int, round_pieces: int,
                  square_pieces: int) -> None:
@@ -61,7 +72,7 @@ class Geometry:
         self.offset = height * cols + win_sequence * (height + 1)
         """Where the upper half starts in a search of two sets at once:
         ``runs(a << offset | b)`` finds runs of `a` above this bit and of `b` below."""
-        self.runs: Callable[[int], int] = _run_finder(_shift_plans(height, win_sequence))
+        self.runs = _run_finder(_shift_plans(height, win_sequence))
         """runs(cells): the start bit of every run of win_sequence cells, any direction."""
 
     def index(self, row: int, col: int) -> int:
@@ -155,6 +166,13 @@ class FastBoard:
     """
 
     __slots__ = ("geometry", "colors", "shapes", "heights", "counts", "turn", "ply")
+    geometry: Geometry
+    colors: list[int]
+    shapes: list[int]
+    heights: list[int]
+    counts: list[int]
+    turn: int
+    ply: int
 
     def __init__(self, geometry: Geometry) -> None:
         """An empty board of this geometry, White to move."""
