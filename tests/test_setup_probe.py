@@ -143,3 +143,21 @@ def test_equal_players_share_one_probe_and_probes_leave_nothing() -> None:
 def test_in_process_mode_sets_up_here() -> None:
     report = SetupProbe(ThinkerPrototype("minimax", "4", MC), in_process=True).poll()
     assert report is not None and report.name == "MinimaxD4"
+
+
+def test_the_engines_diagnostics_are_logged_when_asked() -> None:
+    """--log-level info tells what happened to the worker processes and why a
+    player forfeited, on standard error; by default nothing of it is shown."""
+    import subprocess
+
+    argv = [sys.executable, "-m", "csl_game", "match", "-W", "setuphog", "-R", "random",
+            "--thinkers", MISBEHAVING[0], "--memory-limit", "200", "-t", "100"]
+    quiet = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+    told = subprocess.run([*argv, "--log-level", "info"], capture_output=True, text=True,
+                          timeout=120)
+    assert quiet.returncode == told.returncode == 0
+    assert "csl-game: INFO" not in quiet.stderr
+    assert "(misbehaving_thinkers.SetupHogThinker) ended while setting up the thinker: " \
+           "exit code" in told.stderr
+    forfeit = [line for line in told.stderr.splitlines() if "SetupHog (White) forfeits" in line]
+    assert len(forfeit) == 1 and "setup: " in forfeit[0] and "memory limit 200 MB" in forfeit[0]

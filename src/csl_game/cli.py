@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import shutil
 import signal
@@ -396,6 +397,8 @@ def _sigterm_unwinds() -> Iterator[None]:
 
 def _dispatch(argv: list[str]) -> int:
     args = _parse(argv)
+    logging.basicConfig(stream=sys.stderr, level=args.log_level.upper(),
+                        format="csl-game: %(levelname)s: %(name)s: %(message)s")
     registry(tuple(getattr(args, "thinkers", ())))  # a bad --thinkers path is bad input
     return COMMANDS[args.verb](args)
 

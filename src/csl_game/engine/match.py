@@ -8,6 +8,7 @@ the subscribers, always on the thread that calls `update()`.
 
 from __future__ import annotations
 
+import logging
 import queue
 import threading
 import time
@@ -33,6 +34,8 @@ __all__ = ["MatchAborted", "Refused", "Human", "Player", "Match", "MatchState", 
            "PlayedMove",
            "MatchEvent", "MatchStarted", "NextTurn", "MovePerformed", "InvalidPlay",
            "BoardUpdated", "ThinkingInfo", "MatchOver", "MovesTakenBack", "Resigned"]
+
+log = logging.getLogger(__name__)
 
 
 
@@ -411,6 +414,8 @@ class Match:
     def _forfeit(self, reason: ForfeitReason, detail: str) -> None:
         """The one path by which a player loses other than on the board."""
         color = self.board.turn
+        log.info("%s (%s) forfeits: %s: %s", self.names[color], color.name.title(),
+                 reason.name.lower(), detail)
         self._emit(InvalidPlay(color, self.names[color], reason, detail))
         self._finish(MatchResult(color.other.winner, *self.names, forfeit=reason,
                                  detail=detail, moves=tuple(self._moves)))

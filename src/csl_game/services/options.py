@@ -240,6 +240,10 @@ OPTIONS: tuple[Option, ...] = (
          action="store_true", default=False),
     _opt("anchor", "--anchor", "with --ratings: hold this player at this Elo (default: the "
          "average at 0)", {"report"}, metavar="NAME=ELO"),
+    _opt("log_level", "--log-level", "diagnostics of the engine on standard error: worker "
+         "processes started, killed and ended, forfeits (default: warning, only what went "
+         "wrong with the program's own machinery)", frozenset(VERBS), default="warning",
+         choices=("debug", "info", "warning", "error"), metavar="LEVEL"),
     _opt("examples", "--examples", "copy the examples (engines in Python and C, the C# host "
          "and its build script) into DIR, as a checkout has them in examples/", {"info"},
          metavar="DIR"),

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import logging
 import multiprocessing
 import os
 import sys
@@ -50,6 +51,9 @@ from csl_game.thinker.discovery import builtin_modules
 from csl_game.thinker.engine_thinker import exit_text
 
 __all__ = ["WorkerHandle", "SetupDone", "mp_context", "start_server_soon", "close_all"]
+
+log = logging.getLogger(__name__)
+"""Diagnostics of worker processes: started, killed, dead (--log-level info or debug)."""
 
 _POLL_BUDGET = 0.002  # seconds of message handling per poll, so a GUI frame stays short
 _STALLED = 2.0
@@ -231,6 +235,7 @@ class WorkerHandle:
         try:
             self._process = self._start()
             self._pid = self._process.pid
+            log.debug("worker %s started for %s", self._pid, spec.fqn)
             self._reader: FrameReader = frame_reader(self._from_worker)
         except (OSError, MemoryError) as e:
             raise WorkerStartError(f"could not start a worker process for {spec.fqn}: "
@@ -272,6 +277,8 @@ class WorkerHandle:
 
     def _over_memory(self, used: int) -> None:
         self.memory_used = used  # before the kill, so its death is read as this
+        log.warning("worker %s (%s) uses %d MB, over its %d MB: killing it", self._pid,
+                    self.spec.fqn, used >> 20, self.spec.memory_limit_mb)
 
     @property
     def pid(self) -> int | None:
@@ -308,6 +315,7 @@ class WorkerHandle:
     def _misbehaved(self, what: str) -> None:
         """The worker wrote on its result pipe what is no message: it is killed."""
         self.protocol_error = f"its process wrote what is no message on its pipe: {what}"
+        log.warning("worker %s (%s) %s; killing it", self._pid, self.spec.fqn, self.protocol_error)
         self.kill()
 
     def _handle(self, message: Message) -> None:
@@ -377,6 +385,8 @@ class WorkerHandle:
             return self.death(setting_up=True)
         if now - self.started_at < self.startup_timeout:
             return None
+        log.info("worker %s (%s) took more than %g s to set its thinker up: killing it",
+                 self._pid, self.spec.fqn, self.startup_timeout)
         self.kill()
         return Forfeit(ForfeitReason.SETUP,
                        f"setting up the thinker (loading it, its setup() and its name) took "
@@ -391,6 +401,7 @@ class WorkerHandle:
         """
         code = self.exitcode
         when = " while setting up the thinker" if setting_up else ""
+        log.info("worker %s (%s) ended%s: exit code %s", self._pid, self.spec.fqn, when, code)
         if code == EXIT_HARNESS:
             raise WorkerStartError(f"a worker process for {self.spec.fqn} could not make "
                                    "its own pipes and threads")
@@ -428,6 +439,7 @@ class WorkerHandle:
             memory_watch.forget(self._proc)
         if self.closed or self._process.exitcode is not None:
             return
+        log.debug("killing worker %s (%s) and its process tree", self._pid, self.spec.fqn)
         if self._proc is not None:
             kill_tree(self._proc)
         else:

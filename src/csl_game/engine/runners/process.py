@@ -12,6 +12,7 @@ the parent's end of one worker `csl_game.engine.runners.handle`.
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 import time
@@ -43,6 +44,8 @@ from csl_game.thinker.prototype import ThinkerPrototype
 
 __all__ = ["ProcessRunner", "WorkerPool", "DEFAULT_MEMORY_LIMIT_MB", "CANCEL_GRACE",
            "STARTUP_TIMEOUT", "start_server_soon", "worker_spec"]
+
+log = logging.getLogger(__name__)
 
 DEFAULT_MEMORY_LIMIT_MB = MEMORY_LIMIT_MB
 CANCEL_GRACE = 0.4
@@ -167,6 +170,8 @@ class _ProcessJob(ThinkJob):
             return None
         if now - self._cancel_at < self._grace:
             return None
+        log.warning("worker %s (%s) did not answer %.1f s after being asked to stop: "
+                    "killing it", self._worker.pid, self._worker.spec.fqn, self._grace)
         self._worker.kill()
         return ThinkOutcome(Forfeit(ForfeitReason.IGNORED_CANCELLATION,
                                     f"no answer {self._grace:.1f} s after being asked to stop "
@@ -222,6 +227,7 @@ class WorkerPool:
             while idle:
                 worker = idle.pop()
                 if worker.healthy:
+                    log.debug("worker %s reused for %s", worker.pid, spec.fqn)
                     self.reused += 1
                     worker.reset(spec, info)
                     return worker
@@ -234,6 +240,8 @@ class WorkerPool:
         if not taken."""
         worker.pump()  # a worker that never played may not have said "ready" yet
         if worker.lingering_threads():
+            log.info("worker %s (%s) is not reused: its thinker left threads running",
+                     worker.pid, worker.spec.fqn)
             return False
         with self._lock:
             count = sum(len(v) for v in self._idle.values())
