@@ -26,6 +26,7 @@ from csl_game.services.settings import (
     read_session_engines,
     read_session_file,
 )
+from csl_game.services.tables import Grid
 from csl_game.thinker.api import MatchConfig
 from csl_game.thinker.discovery import BUILTIN_PACKAGE, registry
 from csl_game.thinker.engine_thinker import EngineSpec
@@ -60,17 +61,8 @@ def matrix_rows(tallies: list[Tally], matrix: list[list[float | None]]) -> list[
 
 def render(rows: list[list[str]], markdown: bool, name_col: int = 1) -> str:
     """A table as aligned text or as Markdown; the names column is left-aligned."""
-    if markdown:
-        head, *body = rows
-        lines = ["| " + " | ".join(head) + " |",
-                 "|" + "|".join("---" if i == name_col else "---:"
-                                for i in range(len(head))) + "|"]
-        lines += ["| " + " | ".join(r) + " |" for r in body]
-        return "\n".join(lines)
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    return "\n".join("  ".join(cell.ljust(w) if i == name_col else cell.rjust(w)
-                               for i, (cell, w) in enumerate(zip(r, widths))).rstrip()
-                     for r in rows)
+    grid = Grid.of(rows[0], rows[1:], left=(name_col,))
+    return grid.markdown() if markdown else grid.text()
 
 
 # ------------------------------------------------------------------ command line

@@ -20,19 +20,15 @@ from rich.table import Table
 
 from csl_game.engine.match import MatchResult
 from csl_game.engine.standings import Standing, winner_text
+from csl_game.services.tables import Grid
 
 __all__ = ["SessionProgress", "standings_table"]
 
 
 def standings_table(table: Sequence[Standing], title: str = "Standings") -> Table:
-    out = Table(title=title, title_justify="left")
-    for header, justify in (("#", "right"), ("Player", "left"), ("Pts", "right"),
-                            ("W", "right"), ("D", "right"), ("L", "right")):
-        out.add_column(header, justify=justify)  # type: ignore[arg-type]
-    for s in table:
-        out.add_row(str(s.position), s.name, str(s.points), str(s.wins), str(s.draws),
-                    str(s.losses))
-    return out
+    return Grid.of(("#", "Player", "Pts", "W", "D", "L"),
+                   ((s.position, s.name, s.points, s.wins, s.draws, s.losses) for s in table),
+                   title=title).rich()
 
 
 def _line(white: str, red: str, result: MatchResult) -> str:

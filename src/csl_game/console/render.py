@@ -19,6 +19,7 @@ from csl_game.engine.match import (
 from csl_game.engine.standings import Standing
 from csl_game.model.board import Board, PColor, Pos
 from csl_game.services import narration as msg
+from csl_game.services.tables import Grid
 
 __all__ = ["render_board", "render_standings", "ConsoleListener", "PIECE_CHARS", "LEGEND"]
 
@@ -49,16 +50,12 @@ def render_board(board: Board, highlight: Sequence[Pos] = ()) -> str:
 def render_standings(table: Sequence[Standing], elo: Mapping[int, str] | None = None) -> str:
     """A standings table, one player a line, equal points sharing a position;
     with `elo` (by player index: 'Elo ± error'), a column of ratings."""
-    name_w = max([len(s.name) for s in table] + [6])
-    label = "Elo (\u00b195%)"  # maximum likelihood, average 0, and half its 95 % interval
-    elo_w = max([len(v) for v in (elo or {}).values()] + [len(label)])
-    head = f"  {'#':>3}  {'Player':<{name_w}}  {'Pts':>4}  {'W':>3} {'D':>3} {'L':>3}"
-    lines = [head + (f"  {label:>{elo_w}}" if elo else "")]
-    for s in table:
-        line = (f"  {s.position:>3}. {s.name:<{name_w}}  {s.points:>4}  "
-                f"{s.wins:>3} {s.draws:>3} {s.losses:>3}")
-        lines.append(line + (f"  {elo.get(s.player, '-'):>{elo_w}}" if elo else ""))
-    return "\n".join(lines)
+    header = ["#", "Player", "Pts", "W", "D", "L"]
+    if elo:
+        header.append("Elo (\u00b195%)")  # maximum likelihood, average 0, half its interval
+    rows = [[f"{s.position}.", s.name, s.points, s.wins, s.draws, s.losses,
+             *([elo.get(s.player, "-")] if elo else [])] for s in table]
+    return "\n".join("    " + line for line in Grid.of(header, rows).text().splitlines())
 
 
 class ConsoleListener:

@@ -13,6 +13,7 @@ from csl_game.engine.ratings import Rating, rate_records
 from csl_game.engine.results import PlayerInfo, record_from_json
 from csl_game.engine.standings import MatchRecord, Points, Standing, standings, winner_text
 from csl_game.errors import ConfigError
+from csl_game.services.tables import Grid
 
 __all__ = ["Report", "load_report", "FORMATS", "parse_anchor"]
 
@@ -71,14 +72,13 @@ class Report:
         if fmt == "csv":
             return _csv(rows)
         where = (f"{_md(anchor[0])} at {anchor[1]:g}" if anchor else "the average at 0")
-        lines = ["## Ratings", "", f"Maximum-likelihood Elo ({where}), with 95 % intervals.",
-                 "", "| # | Player | Elo | 95 % interval | Games | Score |",
-                 "|---:|---|---:|---|---:|---:|"]
-        for row in rows:
-            lines.append(f"| {row['rank']} | {_md(row['name'])} | {row['elo']:+.1f} | "
-                         f"[{row['ci95_low']:+.1f}, {row['ci95_high']:+.1f}] | {row['games']} "
-                         f"| {100 * row['score']:.1f} % |")
-        return "\n".join(lines)
+        grid = Grid.of(("#", "Player", "Elo", "95 % interval", "Games", "Score"),
+                       ((row["rank"], row["name"], f"{row['elo']:+.1f}",
+                         f"[{row['ci95_low']:+.1f}, {row['ci95_high']:+.1f}]", row["games"],
+                         f"{100 * row['score']:.1f} %") for row in rows), left=(1, 3))
+        return "\n".join(["## Ratings", "",
+                          f"Maximum-likelihood Elo ({where}), with 95 % intervals.", "",
+                          grid.markdown()])
 
     def render(self, fmt: str, table: str = "standings") -> str:
         if fmt == "json":
@@ -92,23 +92,22 @@ class Report:
         raise ConfigError(f"unknown report format '{fmt}' (choose from {', '.join(FORMATS)})")
 
     def markdown(self) -> str:
-        lines = ["## Standings", "", "| # | Player | Points | W | D | L |",
-                 "|---:|---|---:|---:|---:|---:|"]
-        for s in self.table:
-            lines.append(f"| {s.position} | {_md(s.name)} | {s.points} | {s.wins} | "
-                         f"{s.draws} | {s.losses} |")
-        lines += ["", "## Results", "", "| Match | White | Red | Result |", "|---:|---|---|---|"]
+        standings = Grid.of(("#", "Player", "Points", "W", "D", "L"),
+                            ((s.position, s.name, s.points, s.wins, s.draws, s.losses)
+                             for s in self.table), title="Standings")
+        results = []
         for row, (_, rec) in zip(self.result_rows(), sorted(zip(self.indices, self.records),
                                                             key=lambda x: x[0])):
-            white, red = _md(row["white"]), _md(row["red"])
+            white, red = row["white"], row["red"]
             if row["winner"] == "white":
                 white = f"**{white}**"
             elif row["winner"] == "red":
                 red = f"**{red}**"
             why = f" ({rec.result.forfeit})" if rec.result.forfeit else ""
-            lines.append(f"| {row['match'] + 1} | {white} | {red} | "
-                         f"{winner_text(rec.result)}{why} |")
-        return "\n".join(lines)
+            results.append((row["match"] + 1, white, red, f"{winner_text(rec.result)}{why}"))
+        table = Grid.of(("Match", "White", "Red", "Result"), results, left=(1, 2, 3),
+                        title="Results")
+        return standings.markdown() + "\n\n" + table.markdown()
 
 
 def _md(text: str) -> str:
