@@ -36,6 +36,7 @@ from csl_game.engine.match import Human, Match, MatchResult, Player
 from csl_game.engine.results import result_to_json
 from csl_game.engine.scheduler import runner_factory
 from csl_game.engine.session import Session, SessionOptions
+from csl_game.engine.standings import Points
 from csl_game.errors import ConfigError, CslError, Terminated, UsageError, exit_status
 from csl_game.services import narration
 from csl_game.services import settings as cfg
@@ -182,6 +183,8 @@ def cmd_report(args: argparse.Namespace) -> int:
 
     points = points_of(args)
     assert points is not None
+    if args.serve:
+        return _serve_site(args, points)
     docs, twice = first_lines(read_results(args.results_file))
     if twice:
         print(f"csl-game: note: {duplicates_note(args.results_file, twice)}", file=sys.stderr)
@@ -200,9 +203,71 @@ def cmd_report(args: argparse.Namespace) -> int:
         print(f"wrote {written[0]} and {len(written) - 1} match transcripts in "
               f"{written[0].parent / 'results'}")
         return 0
+    if args.format == "html":
+        from csl_game.services.site import write_site
+
+        folder = write_site(docs, args.output, points)
+        print(f"wrote the site of {len(docs)} matches: {folder / 'index.html'}")
+        return 0
     report = load_report(docs, points)
     print(report.render(args.format, args.table))
     return 0
+
+
+def _serve_site(args: argparse.Namespace, points: Points) -> int:
+    """Serve a site folder as it is, or the site of a results file, rebuilt as it grows."""
+    import tempfile
+
+    from csl_game.engine.results import first_lines, read_results
+    from csl_game.services.serve import SiteServer
+    from csl_game.services.site import write_site
+
+    if not 0 <= args.port <= 65535:
+        raise UsageError(f"--port must be from 0 to 65535, got {args.port}")
+    source = Path(args.results_file)
+    rebuild = None
+    if source.is_dir():
+        if not (source / "index.html").is_file():
+            raise ConfigError(f"{source} holds no site (no index.html)")
+        folder = source
+    else:
+        folder = Path(args.output) if args.output != "." else \
+            Path(tempfile.mkdtemp(prefix="csl-site-"))
+        seen: list[tuple[int, float]] = []
+
+        def rebuild() -> None:
+            stat = source.stat()
+            if seen and seen[-1] == (stat.st_size, stat.st_mtime):
+                return
+            seen.append((stat.st_size, stat.st_mtime))
+            write_site(first_lines(read_results(source))[0], folder, points, live=True)
+
+        rebuild()
+    try:
+        server = SiteServer(folder, args.host, args.port, rebuild=rebuild)
+    except OSError as e:
+        raise ConfigError(f"cannot listen on {args.host}:{args.port}: {e.strerror or e}") \
+            from None
+    with server:
+        shown = "localhost" if args.host in ("0.0.0.0", "::", "127.0.0.1") else args.host
+        print(f"Serving the site of {source} at http://{shown}:{server.port}/", flush=True)
+        if args.host in ("0.0.0.0", "::"):
+            print(f"  for others on the network: http://{_lan_address()}:{server.port}/ "
+                  "(Ctrl+C stops)", flush=True)
+        server.serve_forever()
+    return 0
+
+
+def _lan_address() -> str:
+    """This machine's address on its network (no packet is sent), else its name."""
+    import socket
+
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.connect(("192.0.2.1", 9))  # TEST-NET-1: picks the outgoing interface
+            return str(probe.getsockname()[0])
+        except OSError:
+            return socket.gethostname()
 
 
 def _has_display() -> bool:
@@ -294,6 +359,8 @@ def _play_flags(args: argparse.Namespace) -> dict[str, object]:
     path, resume = results_paths(args.results, args.resume)
     if path:
         flags.update(results_file=path, resume=resume)
+    if args.site:
+        flags.update(site_folder=args.site)
     return flags
 
 

@@ -26,6 +26,7 @@ from csl_game.services.settings import (
     read_session_engines,
     read_session_file,
 )
+from csl_game.services.site import follow
 from csl_game.services.tables import Grid
 from csl_game.thinker.api import MatchConfig
 from csl_game.thinker.discovery import BUILTIN_PACKAGE, registry
@@ -138,6 +139,8 @@ def run_league(args: argparse.Namespace) -> int:
                 else make_openings(config, args.opening_plies, args.seed))
     league = League(entries, config, args.games, openings, in_process=args.in_process,
                     workers=args.workers)
+    if args.site:
+        follow(league.session, args.site, points)
     started = time.perf_counter()
     league.play(None if args.quiet else _progress(sys.stderr, league))
     tallies, matrix = tally(league, points)

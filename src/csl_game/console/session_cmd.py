@@ -29,6 +29,7 @@ from csl_game.services.openings import read_book
 from csl_game.services.options import points_of
 from csl_game.services.settings import read_session_file
 from csl_game.services.setup_file import refusal
+from csl_game.services.site import follow
 from csl_game.thinker.api import MatchConfig
 from csl_game.thinker.prototype import ThinkerPrototype
 
@@ -161,7 +162,10 @@ def run_session(args: argparse.Namespace, mc: MatchConfig) -> int:
                 fixtures=_book_fixtures(args, mc, players))
             session = Session(players, mc, options, results=writer)
             stack.callback(session.abort)
-            _play(session, args, session.resume(docs, path))
+            done = session.resume(docs, path)
+            if args.site:
+                follow(session, args.site, points, docs)
+            _play(session, args, done)
     except WorkerStartError as e:
         kept = (f"; the results so far are in {path}: resume with --resume {path}"
                 if path and Path(path).is_file() else "")

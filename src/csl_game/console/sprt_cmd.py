@@ -22,11 +22,13 @@ from csl_game.console.session_cmd import (
 )
 from csl_game.engine.results import ResultsWriter
 from csl_game.engine.scheduler import Opening, default_workers
+from csl_game.engine.standings import Points
 from csl_game.engine.stats import SPRT
 from csl_game.errors import UsageError
 from csl_game.services.league import make_openings
 from csl_game.services.openings import format_book, make_book, read_book
 from csl_game.services.options import match_config
+from csl_game.services.site import follow
 from csl_game.services.sprt import SprtRun, SprtState
 from csl_game.thinker.api import MatchConfig
 from csl_game.thinker.prototype import ThinkerPrototype
@@ -84,6 +86,8 @@ def run_sprt(args: argparse.Namespace) -> int:
         stack.callback(run.session.abort)
         if docs:
             print(f"Resumed {run.resume(docs, path)} games from {path}", file=out)
+        if args.site:
+            follow(run.session, args.site, Points(), docs)
         if not args.quiet:
             print(f"SPRT {run.session.names[0]} vs {run.session.names[1]}: elo0 {sprt.elo0:g}, "
                   f"elo1 {sprt.elo1:g}, alpha {sprt.alpha:g}, beta {sprt.beta:g}, "

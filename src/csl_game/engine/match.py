@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
 
+from csl_game.engine.figures import Figures, turn_figures
 from csl_game.engine.judge import explain, judge, move_text
 from csl_game.engine.runners.base import (
     Forfeit,
@@ -66,6 +67,8 @@ class PlayedMove:
 
     move: Move
     elapsed: float
+    figures: Figures = ()
+    """What its thinker reported while thinking it (csl_game.engine.figures)."""
 
 
 @dataclass(frozen=True)
@@ -198,6 +201,8 @@ class Match:
         self._ready: tuple[FutureMove, float] | None = None
         """A judged move and its thinking time, waiting for the minimum move time."""
         self._turn_started = 0.0
+        self._turn_info: list[str] = []
+        """The mover's thinking-info lines of this turn."""
         self._moves: list[PlayedMove] = []
 
     # ------------------------------------------------------------- listening
@@ -362,12 +367,15 @@ class Match:
                 color, text = self._info.get_nowait()
             except queue.Empty:
                 return
+            if color is self.board.turn and self.state is MatchState.THINKING:
+                self._turn_info.append(text)
             self._emit(ThinkingInfo(color, self.names[color], text))
 
     def _begin_turn(self) -> None:
         color = self.board.turn
         runner = self._runners[color]
         self._turn_started = self._clock()
+        self._turn_info = []
         self._ready = None
         self._emit(NextTurn(color, self.names[color], runner is None))
         if runner is None:
@@ -400,7 +408,7 @@ class Match:
         color = self.board.turn
         row = self.board.do_move(move.shape, move.column)
         played = Move(row, move.column, self.board[row, move.column])  # type: ignore[arg-type]
-        self._moves.append(PlayedMove(played, elapsed))
+        self._moves.append(PlayedMove(played, elapsed, turn_figures(self._turn_info)))
         self._emit(MovePerformed(color, self.names[color], played, elapsed))
         self._emit(BoardUpdated(self.board.copy()))
         solution: list[Pos] = []

@@ -102,12 +102,16 @@ def _fit(k: int, points: dict[tuple[int, int], float],
          count: dict[tuple[int, int], int]) -> list[float]:
     """Strengths (natural log units) maximizing the likelihood, by MM iterations."""
     wins = [sum(points.get((i, j), 0.0) for j in range(k)) for i in range(k)]
+    met: list[list[tuple[int, int]]] = [[] for _ in range(k)]  # (opponent, games) per player
+    for (i, j), n in count.items():
+        met[i].append((j, n))
     gamma = [1.0] * k
     for _ in range(10_000):
         new = []
         for i in range(k):
-            denominator = sum(n / (gamma[i] + gamma[j]) for (a, j), n in count.items() if a == i)
-            new.append(wins[i] / denominator if denominator else gamma[i])
+            g = gamma[i]
+            denominator = sum(n / (g + gamma[j]) for j, n in met[i])
+            new.append(wins[i] / denominator if denominator else g)
         mean_log = sum(math.log(g) for g in new) / k
         new = [g / math.exp(mean_log) for g in new]
         change = max(abs(math.log(a) - math.log(b)) for a, b in zip(new, gamma))

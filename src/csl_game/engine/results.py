@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
+from csl_game.engine.figures import Figures
 from csl_game.engine.match import MatchResult, PlayedMove
 from csl_game.engine.runners.base import ForfeitReason
 from csl_game.engine.standings import MatchRecord
@@ -61,8 +62,11 @@ def result_to_json(result: MatchResult, mc: MatchConfig) -> dict[str, Any]:
         "moves": [{"row": m.move.row, "col": m.move.col,
                    "color": m.move.piece.color.name.lower(),
                    "shape": m.move.piece.shape.name.lower(),
-                   "ms": round(m.elapsed * 1000, 3)} for m in result.moves],
+                   "ms": round(m.elapsed * 1000, 3),
+                   **({"figures": dict(m.figures)} if m.figures else {})}
+                  for m in result.moves],
         "settings": settings_json(mc),
+        **({"resigned": True} if result.resigned else {}),
     }
 
 
@@ -74,16 +78,24 @@ def record_to_json(index: int, white: PlayerInfo, red: PlayerInfo,
     return doc
 
 
+def _figures(given: object) -> Figures:
+    """A move's figures from a results line (none in older files, or if malformed)."""
+    if not isinstance(given, dict):
+        return ()
+    return tuple((str(k), float(v)) for k, v in given.items()
+                 if isinstance(v, int | float) and not isinstance(v, bool))
+
+
 def _result_from_json(doc: dict[str, Any]) -> MatchResult:
     moves = tuple(
         PlayedMove(Move(m["row"], m["col"], Piece(PColor[m["color"].upper()],
                                                    PShape[m["shape"].upper()])),
-                   m["ms"] / 1000) for m in doc.get("moves", ()))
+                   m["ms"] / 1000, _figures(m.get("figures"))) for m in doc.get("moves", ()))
     forfeit = doc.get("forfeit")
     return MatchResult(Winner[doc["winner"].upper()], doc["white"]["name"],
                        doc["red"]["name"], tuple(Pos(*p) for p in doc.get("solution", ())),
                        ForfeitReason[forfeit.upper()] if forfeit else None,
-                       doc.get("detail", ""), moves)
+                       doc.get("detail", ""), moves, doc.get("resigned") is True)
 
 
 def record_from_json(doc: dict[str, Any], index_of: dict[PlayerInfo, int]) -> MatchRecord:

@@ -11,10 +11,10 @@ through ``on_thinking_info`` as ``key=value`` words (``depth=7 nodes=12345``,
 from __future__ import annotations
 
 import random
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from csl_game.engine.figures import parse_figures
 from csl_game.engine.match import MatchResult
 from csl_game.engine.ratings import plus_minus, rate_records
 from csl_game.engine.runners.base import ForfeitReason
@@ -29,12 +29,8 @@ from csl_game.thinker.prototype import ThinkerPrototype
 __all__ = ["Entry", "SideStats", "GameRecord", "League", "Tally", "tally", "make_openings",
            "parse_info", "Opening"]
 
-_INFO_WORD = re.compile(r"(\w+)=(-?\d+(?:\.\d+)?)")
-
-
-def parse_info(text: str) -> dict[str, float]:
-    """The ``key=number`` words of a thinking-info line."""
-    return {k.lower(): float(v) for k, v in _INFO_WORD.findall(text)}
+parse_info = parse_figures
+"""The ``key=number`` words of a thinking-info line (csl_game.engine.figures)."""
 
 
 @dataclass(frozen=True)

@@ -231,8 +231,17 @@ OPTIONS: tuple[Option, ...] = (
     _opt("results_file", "results_file", "a results file (a JSON line per match), or match "
          "--json output", {"report", "replay"}, metavar="RESULTS_FILE"),
     _opt("format", "--format", "md, csv or json on standard output; reference writes the "
-         "reference framework's standings.md and results/ into --output", {"report"},
-         default="md", choices=("md", "csv", "json", "reference")),
+         "reference framework's standings.md and results/ into --output; html writes the "
+         "tournament's web site into --output", {"report"},
+         default="md", choices=("md", "csv", "json", "reference", "html")),
+    _opt("serve", "--serve", "serve the tournament's web site over HTTP (built from the "
+         "results file, and rebuilt as it grows; or a site folder as it is) until Ctrl+C",
+         {"report"}, action="store_true", default=False),
+    _opt("port", "--port", "with --serve: the port (default 8000)", {"report"}, default=8000,
+         metavar="P", **_INT),
+    _opt("host", "--host", "with --serve: the address to listen on (default 0.0.0.0: every "
+         "network of this machine; 127.0.0.1: this machine only)", {"report"},
+         default="0.0.0.0", metavar="ADDRESS"),
     _opt("table", "--table", "which table CSV gives", {"report"}, default="standings",
          choices=("standings", "results")),
     _opt("ratings", "--ratings", "print every player's maximum-likelihood Elo with its 95 % "
@@ -240,6 +249,9 @@ OPTIONS: tuple[Option, ...] = (
          action="store_true", default=False),
     _opt("anchor", "--anchor", "with --ratings: hold this player at this Elo (default: the "
          "average at 0)", {"report"}, metavar="NAME=ELO"),
+    _opt("site", "--site", "keep the tournament's web site in DIR up to date as each match "
+         "ends (csl-game report --format html writes the same site)",
+         {"session", "league", "sprt", "play"}, metavar="DIR"),
     _opt("log_level", "--log-level", "diagnostics of the engine on standard error: worker "
          "processes started, killed and ended, forfeits (default: warning, only what went "
          "wrong with the program's own machinery)", frozenset(VERBS), default="warning",

@@ -157,6 +157,8 @@ class PlayOptions:
     """Append each match's result to this file as a JSON line the moment it ends ("": none)."""
     resume: bool = False
     """Take the matches already in `results_file` as played, and append the rest."""
+    site_folder: str = ""
+    """Keep the tournament's web site in this folder as each match ends ("": none)."""
     competition: bool = False
     """Break a tie in first place of a tournament by the competition rules."""
     unknown_track: bool = False
@@ -204,6 +206,10 @@ class PlayOptions:
         session = Session(self.players(), self.match, options, results=writer)
         try:
             session.resume(docs, self.results_file)
+            if self.site_folder:
+                from csl_game.services.site import follow
+
+                follow(session, self.site_folder, self.points, docs)
         except ConfigError:
             session.abort()
             raise

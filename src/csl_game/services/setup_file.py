@@ -162,6 +162,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("results_file", "Results file (a JSON line per match)", str, "options",
             "results_file"),
     Setting("resume", "Resume from the results file", bool, "options", "resume"),
+    Setting("site_folder", "Web site folder (kept up to date as matches end)", str, "options",
+            "site_folder"),
 )
 SETTING = {s.key: s for s in SETTINGS}
 """The settings by key."""

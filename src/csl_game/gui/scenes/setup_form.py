@@ -289,7 +289,8 @@ FORM: tuple[tuple[str, tuple[tuple[str, tuple[str, ...]], ...]], ...] = (
                     ("Matches played at once", ("workers",)),
                     ("Competition tie-breaks for first place", ("competition",)))),
     ("Results", (("Results file (a line per match)", ("results_file",)),
-                 ("Resume from the results file", ("resume",)))),
+                 ("Resume from the results file", ("resume",)),
+                 ("Web site folder (live)", ("site_folder",)))),
 )
 """Sections of the settings form: rows of a label and one or more settings."""
 

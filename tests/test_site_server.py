@@ -1,0 +1,158 @@
+"""`report --serve` withstands what a network sends: hostile clients on
+loopback only (127.0.0.1), bounded in number and time. The server serves the
+site's own files and nothing else, refuses other methods, survives garbage,
+oversized requests, silent and trickling clients and more clients than it
+serves at once, and goes on serving honest ones."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from csl_game.services.serve import SiteServer
+from csl_game.services.site import write_site
+
+DOC = {"white": {"thinker": "a", "params": "", "name": "Alice"},
+       "red": {"thinker": "b", "params": "", "name": "Bob"}, "winner": "white",
+       "winner_name": "Alice", "solution": [[0, 0], [0, 1], [0, 2]], "forfeit": None,
+       "detail": "", "match": 0,
+       "settings": {"rows": 3, "cols": 3, "win_sequence": 3, "round_pieces": 5,
+                    "square_pieces": 5, "time_limit_ms": 100},
+       "moves": [{"row": 0, "col": c, "color": color, "shape": "round", "ms": 1.0}
+                 for c, color in ((0, "white"), (0, "red"), (1, "white"), (1, "red"),
+                                  (2, "white"))]}
+MAX_CLIENTS, READ_S, CONNECTION_S = 4, 0.5, 2.0
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[SiteServer]:
+    write_site([DOC], tmp_path / "site")
+    (tmp_path / "secret.txt").write_text("root:x:0:0")
+    srv = SiteServer(tmp_path / "site", "127.0.0.1", 0, max_clients=MAX_CLIENTS,
+                     read_timeout=READ_S, connection_timeout=CONNECTION_S)
+    thread = threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.05},
+                              daemon=True)
+    thread.start()
+    try:
+        yield srv
+    finally:
+        srv.shutdown()
+        srv.server_close()
+        thread.join(5)
+
+
+def _connect(srv: SiteServer) -> socket.socket:
+    return socket.create_connection(("127.0.0.1", srv.port), timeout=5)
+
+
+def _exchange(srv: SiteServer, raw: bytes) -> bytes:
+    """Send `raw` and read the whole answer (the server closes after one)."""
+    with _connect(srv) as s:
+        s.sendall(raw)
+        chunks = []
+        while chunk := s.recv(65536):
+            chunks.append(chunk)
+        return b"".join(chunks)
+
+
+def _get(srv: SiteServer, target: str, method: str = "GET") -> tuple[int, bytes]:
+    answer = _exchange(srv, f"{method} {target} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+    status = int(answer.split(b" ", 2)[1]) if answer.startswith(b"HTTP/") else 0
+    return status, answer
+
+
+def test_it_serves_the_site(server: SiteServer) -> None:
+    status, answer = _get(server, "/")
+    assert status == 200 and b"<h1>Tournament</h1>" in answer
+    assert b"Content-Security-Policy: default-src 'none'" in answer
+    assert _get(server, "/match-1.html")[0] == 200
+    status, answer = _get(server, "/style.css", "HEAD")
+    assert status == 200 and b"text/css" in answer and answer.endswith(b"\r\n\r\n")
+
+
+@pytest.mark.parametrize("target", [
+    "/../secret.txt", "/%2e%2e/secret.txt", "/..%2fsecret.txt", "//secret.txt",
+    "/../../../../etc/passwd", "/%2e%2e%2f%2e%2e%2fetc%2fpasswd", "/.index.html.tmp",
+    "/sub/index.html", "/C:%5cWindows%5cwin.ini", "/index.html%00.css", "/" + "a" * 300,
+    "http://evil/../secret.txt", "*"])
+def test_nothing_but_the_sites_own_files(server: SiteServer, target: str) -> None:
+    status, answer = _get(server, target)
+    assert status in (400, 404), (target, answer[:200])
+    assert b"root:" not in answer
+
+
+@pytest.mark.parametrize("method", ["POST", "PUT", "DELETE", "OPTIONS", "TRACE", "BREW"])
+def test_only_get_and_head(server: SiteServer, method: str) -> None:
+    assert _get(server, "/", method)[0] in (405, 501)
+
+
+@pytest.mark.parametrize("raw", [
+    b"\x00\xff\xfe garbage\r\n\r\n", b"GET\r\n\r\n", b"GET / HTTP/9.9\r\n\r\n",
+    b"GET " + b"/" * 70_000 + b" HTTP/1.1\r\n\r\n",
+    b"GET / HTTP/1.1\r\n" + b"X-A: b\r\n" * 200 + b"\r\n",
+    b"GET / HTTP/1.1\r\nX-Long: " + b"x" * 70_000 + b"\r\n\r\n"])
+def test_garbage_gets_an_error_and_the_server_goes_on(server: SiteServer, raw: bytes) -> None:
+    answer = _exchange(server, raw)
+    assert answer == b"" or answer.startswith((b"HTTP/1.0 4", b"HTTP/1.0 5", b"<!DOCTYPE")), \
+        answer[:100]
+    assert _get(server, "/")[0] == 200
+
+
+def test_silent_and_trickling_clients_are_cut_off(server: SiteServer) -> None:
+    started = time.monotonic()
+    silent = _connect(server)
+    trickle = _connect(server)
+    trickle.sendall(b"GET / HTTP/1.1\r\n")
+    ended = {}
+
+    def drip() -> None:  # a header byte well within each read's timeout, for ever
+        try:
+            while time.monotonic() - started < 10:
+                trickle.sendall(b"X")
+                time.sleep(READ_S / 3)
+        except OSError:
+            ended["trickle"] = time.monotonic() - started
+
+    dripper = threading.Thread(target=drip, daemon=True)
+    dripper.start()
+    silent.settimeout(5)
+    try:
+        said = silent.recv(100)
+    except ConnectionResetError:
+        said = b""
+    ended["silent"] = time.monotonic() - started
+    assert said == b"", said  # closed without an answer
+    dripper.join(12)
+    assert ended["silent"] < READ_S + 1.5, ended
+    assert "trickle" in ended and ended["trickle"] < CONNECTION_S + 1.5, ended
+    silent.close()
+    trickle.close()
+    assert _get(server, "/")[0] == 200
+
+
+def test_more_clients_than_it_serves_are_turned_away(server: SiteServer) -> None:
+    hogs = [_connect(server) for _ in range(MAX_CLIENTS)]
+    time.sleep(0.2)  # each holds a slot, sending nothing
+    extra = _connect(server)
+    extra.settimeout(2)
+    started = time.monotonic()
+    try:
+        assert extra.recv(100) == b""  # closed at once, not served, not queued
+    except ConnectionResetError:
+        pass
+    assert time.monotonic() - started < 1.0
+    for hog in hogs:
+        hog.close()
+    deadline = time.monotonic() + READ_S + 2
+    while time.monotonic() < deadline:  # the slots come back once the hogs are gone
+        if _get(server, "/")[0] == 200:
+            break
+        time.sleep(0.1)
+    else:
+        pytest.fail("the server did not recover its slots")
+    assert threading.active_count() < 30
