@@ -230,3 +230,19 @@ def test_a_match_page_steps_through_every_move(played: Path) -> None:
 
 if __name__ == "__main__":
     sys.exit(pytest.main([__file__, "-v"]))
+
+
+def test_a_leagues_live_site_in_the_browser(tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    site = tmp_path / "site"
+    assert main(["league", "--thinker", "negamax depth=2", "--thinker", "random 1",
+                 "--thinker", "sequential", "--games", "1", "-r", "5", "-c", "6", "-w", "4",
+                 "-t", "100", "--site", str(site)]) == 0
+    capsys.readouterr()
+    page, log = _render(site / "index.html")
+    assert not _console_errors(log)
+    standings, crosstable, matches = page.tables[:3]
+    assert sorted(r[1] for r in standings[1:]) == ["NegamaxD2", "Random", "Sequential"]
+    assert len(matches) == 1 + 6  # each pair with both colours
+    assert crosstable[1][1] == standings[1][1]  # in the standings' order
+    assert len(list(site.glob("match-*.html"))) == 6

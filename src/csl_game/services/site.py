@@ -48,6 +48,8 @@ __all__ = ["write_site", "SiteWriter", "follow", "match_page_name", "how_it_ende
 
 REFRESH_SECONDS = 10
 """How often a live site's pages reload themselves."""
+SCORE_CAP = 1000.0
+"""Scores beyond this (proven wins and losses) are drawn at it."""
 INDEX_EVERY = 1.0
 """Seconds between rewrites of a live site's index (each match's page is written
 at once; the index, whose ratings take the longest, at most this often)."""
@@ -233,15 +235,15 @@ def _page(title: str, body: str, live: bool, home: bool = False) -> str:
 
 
 def _table(header: Sequence[str], rows: Iterable[Sequence[str]], caption: str,
-           numeric: Sequence[int] = ()) -> str:
-    """An HTML table; cells are already escaped HTML."""
+           numeric: Sequence[int] = (), row_header: int = 1) -> str:
+    """An HTML table; cells are already escaped HTML; column `row_header` heads its row."""
     head = "".join(f'<th scope="col"{" class=num" if i in numeric else ""}>{_e(h)}</th>'
                    for i, h in enumerate(header))
     body = []
     for row in rows:
         cells = []
         for i, cell in enumerate(row):
-            tag = "th scope=\"row\"" if i == 1 else "td"
+            tag = "th scope=\"row\"" if i == row_header else "td"
             cls = " class=num" if i in numeric else ""
             cells.append(f"<{tag}{cls}>{cell}</{tag.split()[0]}>")
         body.append("<tr>" + "".join(cells) + "</tr>")
@@ -315,7 +317,8 @@ class _Site:
                          _e(_result_text(d)), _e(how_it_ended(d)), _e(len(d.get("moves", ())))])
         return ('<section><h2 id="matches">Matches</h2>' + _table(
             ["Match", "White", "Red", "Result", "How it ended", "Moves"], rows,
-            "Every match, with its result and how it ended", numeric=(0, 5)) + "</section>")
+            "Every match, with its result and how it ended", numeric=(0, 5), row_header=0)
+            + "</section>")
 
     def _points_chart(self, report: Report, docs: Sequence[dict[str, Any]]) -> str:
         names = [p.name for p in report.players]
@@ -369,7 +372,7 @@ class _Site:
                 '<section><h2 id="moves">Moves</h2>' + _table(
                     ["#", "Move", "Played", "ms", "Thinker's figures"], rows,
                     "Every move with its thinking time and what the thinker reported",
-                    numeric=(0, 3)) + "</section>",
+                    numeric=(0, 3), row_header=0) + "</section>",
                 '<script type="application/json" id="match-data">'
                 + json.dumps(data).replace("</", "<\\/") + "</script>",
                 '<script src="site.js"></script>']
@@ -384,13 +387,15 @@ class _Site:
             figures = m.get("figures") or {}
             if "score" in figures:
                 sign = 1 if m["color"] == "white" else -1
-                scores.append(sign * float(figures["score"]))
+                # a proven win is scored near a million: drawn at the chart's edge
+                scores.append(max(-SCORE_CAP, min(SCORE_CAP, sign * float(figures["score"]))))
             if "depth" in figures:
                 depths.append(float(figures["depth"]))
         charts = ""
         if scores:
             charts += line_chart([("White's advantage", scores)], "Evaluation over the game "
-                                 "(the thinkers' own scores)", "scored move", "score")
+                                 f"(the thinkers' own scores, at most \u00b1{SCORE_CAP:g})",
+                                 "scored move", "score")
         if depths:
             charts += line_chart([("depth", depths)], "Search depth of each move",
                                  "reported move", "plies")
