@@ -156,3 +156,40 @@ def test_more_clients_than_it_serves_are_turned_away(server: SiteServer) -> None
     else:
         pytest.fail("the server did not recover its slots")
     assert threading.active_count() < 30
+
+
+def test_report_serves_a_growing_results_file(tmp_path: Path) -> None:
+    """`report FILE --serve`: the site of the file as it is when asked, rebuilt
+    when it grows; bad ports are bad input."""
+    import json
+    import re
+    import subprocess
+    import sys
+    import urllib.request
+
+    results = tmp_path / "r.jsonl"
+    results.write_text(json.dumps(DOC) + "\n")
+    proc = subprocess.Popen([sys.executable, "-m", "csl_game", "report", str(results),
+                             "--serve", "--port", "0", "--host", "127.0.0.1"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        first = proc.stdout.readline()
+        url = re.search(r"http://\S+/", first)
+        assert url, first
+        with urllib.request.urlopen(url[0], timeout=10) as answer:
+            assert b"1 matches played" in answer.read()
+        second = {**DOC, "match": 1, "winner": "red", "winner_name": "Bob"}
+        with results.open("a") as f:
+            f.write(json.dumps(second) + "\n")
+        time.sleep(1.1)  # rebuilt at most once a second
+        with urllib.request.urlopen(url[0], timeout=10) as answer:
+            assert b"2 matches played" in answer.read()
+        with urllib.request.urlopen(url[0] + "match-2.html", timeout=10) as answer:
+            assert answer.status == 200
+    finally:
+        proc.terminate()
+        proc.wait(10)
+    bad = subprocess.run([sys.executable, "-m", "csl_game", "report", str(results), "--serve",
+                          "--port", "70000"], capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and "--port must be from 0 to 65535" in bad.stderr
