@@ -52,13 +52,20 @@ def test_match_plays_an_engine(capsys: pytest.CaptureFixture[str], in_process: l
 @pytest.mark.parametrize("argv, problem", [
     (["info", "--engine", "nocommand"], "write NAME=COMMAND"),
     (["match", "-W", "e", "--engine", "e=./a", "--engine", "e=./b"], "declared twice"),
-    (["play", "--ai", "ghost", "--engine", "ghost=/no/such/engine"], "cannot start"),
 ])
 def test_a_bad_engine_is_bad_input(capsys: pytest.CaptureFixture[str], argv: list[str],
                                    problem: str, opened: list[PlayOptions]) -> None:
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert problem in err and err.count("\n") == 1 and not opened
+
+
+def test_an_engine_that_cannot_start_is_no_bad_input(opened: list[PlayOptions]) -> None:
+    """It fails as the players' setups do, in the window ("The AI failed to
+    start", tests/test_gui_setup_failure.py), not as a refused parameter."""
+    assert main(["play", "--ai", "ghost", "--engine", "ghost=/no/such/engine"]) == 0
+    (options,) = opened
+    assert options.ais[0] == AIEntry("ghost", "")
 
 
 def test_play_takes_an_engine_as_an_ai(opened: list[PlayOptions]) -> None:
