@@ -33,7 +33,7 @@ def test_each_verbs_parser_is_the_tables(verb: str) -> None:
         action = actions[dest]
         assert tuple(action.option_strings) == (() if option.positional
                                                 else option.flags_for(verb))
-        assert action.help == option.help_for(verb)
+        assert action.help == option.help_for(verb).replace("%", "%%")
         if not option.positional:
             assert action.default == option.default_for(verb), (verb, dest)
             assert action.required == (verb in option.required)
@@ -130,3 +130,13 @@ def test_board_flags_are_checked_alike_in_every_verb(
         extra = ["-g", str(games)] if verb == "session" else []
         assert main([verb, *extra, "-r", "41"]) == 2
         assert "-r/--rows" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("verb", VERBS)
+def test_every_verbs_help_prints(verb: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """--help of every verb prints its usage (a % in a help text once broke it)."""
+    assert main([verb, "--help"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"usage: csl-game {verb}") and "options:" in out
+    if verb == "report":
+        assert "95 % interval" in out

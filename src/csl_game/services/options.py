@@ -291,7 +291,8 @@ def add_options(parser: argparse.ArgumentParser, verb: str, board_note: str = ""
         if option.group is not None:
             title = option.group % board_note if "%s" in option.group else option.group
             target = groups.setdefault(option.group, parser.add_argument_group(title))
-        kwargs = dict(option.kwargs, help=option.help_for(verb))
+        # argparse formats help texts with %: "95 % interval" must stay text
+        kwargs = dict(option.kwargs, help=option.help_for(verb).replace("%", "%%"))
         if option.positional:
             target.add_argument(option.dest, **kwargs)
             continue
