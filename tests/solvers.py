@@ -105,3 +105,40 @@ def move_values(pos: FastBoard) -> dict[int, int]:
     """The exact value of every legal move, for the player to move."""
     memo: dict[tuple[int, ...], int] = {}
     return {m: value_of_move(pos, m, memo) for m in pos.legal_moves()}
+
+
+def solve(board: Board, memo: dict[tuple[object, ...], tuple[int, int]] | None = None
+          ) -> tuple[int, int]:
+    """The exact value of `board` for the player to move, by plain minimax over
+    the model's own Board (memoized by position, no pruning, no heuristics):
+    (1 win, 0 draw, -1 loss; plies to the end with best play: the winner
+    hastens it, the loser delays it; for a draw, the plies left to the end)."""
+    memo = {} if memo is None else memo
+    key = (tuple(board[r, c] for r in range(board.rows) for c in range(board.cols)),
+           board.turn)
+    if key in memo:
+        return memo[key]
+    me = WINS[int(board.turn)]
+    best: tuple[int, int] | None = None
+    for col, shape in board.legal_moves():
+        board.do_move(shape, col)
+        winner = board.check_winner()
+        if winner is Winner.NONE:
+            outcome, plies = solve(board, memo)
+            value = (-outcome, plies + 1)
+        else:
+            value = (0 if winner is Winner.DRAW else 1 if winner is me else -1, 1)
+        board.undo_move()
+        if best is None or _better(value, best):
+            best = value
+    assert best is not None, "a position with no move is over"
+    memo[key] = best
+    return best
+
+
+def _better(a: tuple[int, int], b: tuple[int, int]) -> bool:
+    """Whether a is better than b for the player choosing: a win over a draw
+    over a loss; a quicker win, a slower loss."""
+    if a[0] != b[0]:
+        return a[0] > b[0]
+    return a[1] < b[1] if a[0] == 1 else a[1] > b[1] if a[0] == -1 else False

@@ -41,6 +41,7 @@ from csl_game.errors import ConfigError, CslError, Terminated, UsageError, exit_
 from csl_game.services import narration
 from csl_game.services import settings as cfg
 from csl_game.services.options import (
+    ALIASES,
     VERBS,
     add_options,
     flag_text,
@@ -79,7 +80,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"csl-game {__version__}")
     sub = parser.add_subparsers(dest="verb", parser_class=_Parser, metavar="VERB")
     for verb, help in _VERB_HELP.items():
-        verb_parser = sub.add_parser(verb, help=help, description=help)
+        aliases = [a for a, v in ALIASES.items() if v == verb]
+        verb_parser = sub.add_parser(verb, help=help, description=help, aliases=aliases)
         note = ("500 ms a move, as the setup screen says" if verb == "play"
                 else f"{cfg.CONSOLE_TIME_LIMIT_MS} ms a move")
         add_options(verb_parser, verb, note)
@@ -93,6 +95,8 @@ _VERB_HELP = {
     "league": "rank the thinkers: every pair, both colours, several openings",
     "sprt": "test NEW against BASE in game pairs until the SPRT decides (docs/testing.md)",
     "openings": "write an opening book of balanced openings",
+    "analyse": "analyse a position: every move's value, proven results, the best line "
+               "(alias analyze)",
     "report": "standings and results of a results file",
     "replay": "replay a match of a results file or of match --json output, in the window "
               "or the terminal",
@@ -102,6 +106,8 @@ _VERB_HELP = {
 
 def _parse(argv: Sequence[str]) -> argparse.Namespace:
     args = list(argv)
+    if args and args[0] in ALIASES:
+        args[0] = ALIASES[args[0]]
     if args and args[0] not in VERBS and not args[0].startswith("-"):
         raise UsageError(f"unknown command '{args[0]}' (choose from {', '.join(VERBS)})")
     if not args or (args[0] not in VERBS and args[0] not in ("-h", "--help", "--version")):
@@ -414,6 +420,12 @@ def cmd_openings(args: argparse.Namespace) -> int:
     return run_openings(args)
 
 
+def cmd_analyse(args: argparse.Namespace) -> int:
+    from csl_game.console.analyse_cmd import run_analyse
+
+    return run_analyse(args)
+
+
 def cmd_league(args: argparse.Namespace) -> int:
     from csl_game.console.league_cmd import run_league
 
@@ -423,7 +435,7 @@ def cmd_league(args: argparse.Namespace) -> int:
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "play": cmd_play, "match": cmd_match, "session": cmd_session, "report": cmd_report,
     "replay": cmd_replay, "info": cmd_info, "league": cmd_league,
-    "sprt": cmd_sprt, "openings": cmd_openings}
+    "sprt": cmd_sprt, "openings": cmd_openings, "analyse": cmd_analyse}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -26,16 +26,20 @@ from csl_game.thinker.api import MatchConfig
 
 __all__ = ["Option", "OPTIONS", "VERBS", "CONSOLE_TIME_LIMIT_MS", "add_options", "options_of",
            "flag_text", "check_ranges", "match_config", "default_pieces", "points_of",
-           "unknown_track_config", "BOARD", "MATCH_KEYS"]
+           "unknown_track_config", "BOARD", "MATCH_KEYS", "ALIASES"]
 
-VERBS = ("play", "match", "session", "league", "sprt", "openings", "report", "replay", "info")
+VERBS = ("play", "match", "session", "league", "sprt", "openings", "analyse", "report",
+         "replay", "info")
+ALIASES = {"analyze": "analyse"}
+"""Other spellings of verbs."""
 
 
 BOARD = "board and timing (6x7, 4 in a row, rows x cols / 4 pieces of each shape; AIs %s)"
 _PLAYERS = "finding thinkers"
 _TOURNAMENT = "tournament"
 
-_BOARD_VERBS = frozenset({"play", "match", "session", "league", "sprt", "openings"})
+_BOARD_VERBS = frozenset({"play", "match", "session", "league", "sprt", "openings",
+                          "analyse"})
 _FINDING = frozenset({"play", "match", "session", "league", "sprt", "report", "info"})
 
 
@@ -98,7 +102,9 @@ OPTIONS: tuple[Option, ...] = (
     _opt("square_pieces", "-s --square-pieces", "square pieces per player", _BOARD_VERBS,
          setting="square_pieces", group=BOARD, **_INT),
     _opt("time_limit", "-t --time-limit", "AI time limit per move in ms", _BOARD_VERBS,
-         setting="time_limit_ms", group=BOARD, metavar="MS", **_INT),
+         setting="time_limit_ms", group=BOARD, metavar="MS",
+         helps={"analyse": "time to analyse, in ms (default 3000; with --depth: none)"},
+         **_INT),
     _opt("min_move_time", "-m --min-move-time", "minimum apparent AI move time in ms",
          _BOARD_VERBS, setting="min_move_time_ms", group=BOARD, metavar="MS", **_INT),
     # ---------------------------------------------------------------- finding thinkers
@@ -177,9 +183,10 @@ OPTIONS: tuple[Option, ...] = (
     _opt("red_params", "--red-params", "Red thinker's parameters", {"match"}, default="",
          metavar="S"),
     _opt("json", "--json", "print the result as JSON on stdout (the match goes to stderr)",
-         {"match", "sprt"}, action="store_true", default=False,
+         {"match", "sprt", "analyse"}, action="store_true", default=False,
          helps={"sprt": "print the result as one JSON object, the last line of standard output "
-                        "(progress goes to standard error)"}),
+                        "(progress goes to standard error)",
+                "analyse": "print the analysis as one JSON object"}),
     # ---------------------------------------------------------------- session
     _opt("dask", "--dask", "play the matches on a Dask cluster (needs csl-game[dask])",
          {"session", "sprt"}, metavar="ADDRESS"),
@@ -249,6 +256,11 @@ OPTIONS: tuple[Option, ...] = (
          action="store_true", default=False),
     _opt("anchor", "--anchor", "with --ratings: hold this player at this Elo (default: the "
          "average at 0)", {"report"}, metavar="NAME=ELO"),
+    _opt("moves", "moves", "the position: its moves from the empty board in move "
+         "notation (3r 2s ...); none for the empty board", {"analyse"}, nargs="*",
+         metavar="MOVE"),
+    _opt("depth", "--depth", "analyse this many plies deep (instead of for a time)",
+         {"analyse"}, metavar="N", **_INT),
     _opt("site", "--site", "keep the tournament's web site in DIR up to date as each match "
          "ends (csl-game report --format html writes the same site)",
          {"session", "league", "sprt", "play"}, metavar="DIR"),

@@ -168,6 +168,8 @@ def _add_builtins(reg: ThinkerRegistry) -> None:
         reg.problems.append(f"built-in thinkers not found: {e}")
         return
     for info in pkgutil.iter_modules(package.__path__, BUILTIN_PACKAGE + "."):
+        if info.name.rpartition(".")[2].startswith("_"):
+            continue  # helpers, and the analysis service's analyst: no players
         try:
             reg.add_module(importlib.import_module(info.name))
         except Exception as e:

@@ -1,0 +1,175 @@
+"""The analysis service and `csl-game analyse`: every proven result is exact.
+
+What the analyst proves is checked against tests/solvers.solve, a plain
+memoized minimax over the model's own Board with no pruning and no
+evaluation (independent of the analyst's alpha-beta and of negamax)."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import time
+
+import pytest
+
+from csl_game import Board, CancellationToken, MatchConfig, PShape, ThinkerPrototype, Winner
+from csl_game.cli import main
+from csl_game.engine.runners.process import ProcessRunner
+from csl_game.model.notation import format_move, play_moves
+from csl_game.services.analysis import AnalysisJob, _analyst, _from_report
+from solvers import solve
+
+SMALL = [MatchConfig(rows=3, cols=4, win_sequence=3, round_pieces=3, square_pieces=3),
+         MatchConfig(rows=4, cols=4, win_sequence=3, round_pieces=4, square_pieces=4)]
+
+
+def _analysed(board: Board, config: MatchConfig) -> dict[str, object]:
+    """The analyst's last report, run here until it has proven every move."""
+    said: list[str] = []
+    thinker = ThinkerPrototype(_analyst(), "", config).create(said.append)
+    thinker.think(board.copy(), CancellationToken())
+    return json.loads(said[-1].split(" ", 1)[1])  # type: ignore[no-any-return]
+
+
+def _truth(board: Board, col: int, shape: PShape, memo: dict) -> tuple[str, int]:  # type: ignore[type-arg]
+    """The exact result of playing (col, shape) for the mover, and its plies."""
+    mover = (Winner.WHITE, Winner.RED)[int(board.turn)]
+    board.do_move(shape, col)
+    try:
+        winner = board.check_winner()
+        if winner is Winner.NONE:
+            outcome, plies = solve(board, memo)
+            return {1: "loss", 0: "draw", -1: "win"}[outcome], plies + 1
+        return ("draw" if winner is Winner.DRAW else "win" if winner is mover else "loss"), 1
+    finally:
+        board.undo_move()
+
+
+def _random_position(config: MatchConfig, rng: random.Random, plies: int) -> Board:
+    board = config.new_board()
+    for _ in range(plies):
+        moves = board.legal_moves()
+        col, shape = rng.choice(moves)
+        board.do_move(shape, col)
+        if board.check_winner() is not Winner.NONE:
+            board.undo_move()
+            break
+    return board
+
+
+@pytest.mark.parametrize("config", SMALL, ids=["3x4", "4x4"])
+def test_every_proven_result_is_exact(config: MatchConfig) -> None:
+    rng = random.Random(config.rows * 10 + config.cols)
+    proven = 0
+    for _ in range(12):
+        empty = config.rows * config.cols
+        board = _random_position(config, rng, rng.randrange(empty - 10, empty - 5))
+        report = _analysed(board, config)
+        memo: dict = {}  # type: ignore[type-arg]
+        for entry in report["moves"]:  # type: ignore[attr-defined]
+            col, shape = entry["move"] >> 1, PShape(entry["move"] & 1)
+            assert entry["result"] is not None, "solved: searched to the end"
+            assert (entry["result"], entry["plies"]) == _truth(board, col, shape, memo), \
+                (" ".join(format_move(m.col, m.piece.shape) for m in board.history), entry)
+            proven += 1
+    assert proven > 50
+
+
+def test_known_positions(capsys: pytest.CaptureFixture[str]) -> None:
+    """A win in one, a shape trap (every move but the round ones loses at
+    once: a square completes Red's squares), wins in 3 and 5, a drawn end."""
+    config = MatchConfig(rows=4, cols=5, win_sequence=3, round_pieces=5, square_pieces=5)
+    cases = {"2r 2s 1r 3s": ("white", 1),  # 0r completes three whites in a row
+             "3r 3s 1r 1s 0s": None}  # Red to move: checked against the solver
+    for moves, expected in cases.items():
+        assert main(["analyse", *moves.split(), "-r", "4", "-c", "5", "-w", "3",
+                     "--json"]) == 0
+        found = json.loads(capsys.readouterr().out)
+        board = play_moves(config.new_board(), moves)
+        if expected is not None:
+            assert (found["result"], found["plies"]) == expected
+        memo: dict = {}  # type: ignore[type-arg]
+        for entry in found["moves"]:
+            col, shape = int(entry["move"][:-1]), PShape("rs".index(entry["move"][-1]))
+            if entry["result"] is None:
+                continue
+            result, plies = _truth(board, col, shape, memo)
+            mover = board.turn.name.lower()
+            named = {"win": mover, "loss": board.turn.other.name.lower(), "draw": "draw"}
+            assert (entry["result"], entry["plies"]) == (named[result], plies)
+    assert {"to_move", "best", "line", "result", "plies", "score", "moves"} <= set(found)
+
+
+def test_a_drawn_end_is_proven_a_draw(capsys: pytest.CaptureFixture[str]) -> None:
+    """2x3, three in a row, 10+11 pieces: after 0r 1s 2r 0s 1r White's last
+    move 2s fills the board with no run."""
+    assert main(["analyse", "0r", "1s", "2r", "0s", "1r", "-r", "2", "-c", "3", "-w", "3",
+                 "-o", "3", "-s", "3", "--json"]) == 0
+    found = json.loads(capsys.readouterr().out)
+    board = play_moves(MatchConfig(rows=2, cols=3, win_sequence=3, round_pieces=3,
+                                   square_pieces=3).new_board(), "0r 1s 2r 0s 1r")
+    memo: dict = {}  # type: ignore[type-arg]
+    for entry in found["moves"]:
+        col, shape = int(entry["move"][:-1]), PShape("rs".index(entry["move"][-1]))
+        result, plies = _truth(board, col, shape, memo)
+        assert entry["plies"] == plies
+        assert (entry["result"] == "draw") == (result == "draw")
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["analyse", "3r", "3x"], "3x"),
+    (["analyse", "0r", "0s", "0r", "0s", "0r", "0s", "0r"], "column 0 is full"),
+    (["analyse", "0r", "1s", "0r", "1s", "0r", "1s", "0r"], "the game is over: White has won"),
+    (["analyse", "--depth", "0"], "--depth must be at least 1"),
+])
+def test_bad_positions_are_one_line_and_exit_2(argv: list[str], words: str,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert words in err and err.count("\n") == 1
+
+
+def test_analyze_is_the_same_verb(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["analyze", "2r", "2s", "1r", "3s", "-r", "4", "-c", "5", "-w", "3",
+                 "--depth", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "Best: 0r, White wins in 1" in out and "White to move" in out
+
+
+@pytest.mark.timing
+def test_the_analysis_runs_in_a_worker_and_stops_at_once() -> None:
+    """On the empty 6x7 board nothing is solved quickly: the job reports depth
+    after depth from its worker, and close() ends the search and the worker."""
+    import psutil
+
+    config = MatchConfig()
+    job = AnalysisJob(config.new_board(), config, ProcessRunner)
+    try:
+        deadline = time.monotonic() + 20
+        while (job.poll() is None or job.latest is None or job.latest.depth < 3) \
+                and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert job.latest is not None and job.latest.depth >= 3 and not job.done
+        assert len(job.latest.moves) == 14 and job.latest.best.result is None
+        pid = job._runner.pid  # type: ignore[union-attr]
+        assert pid is not None and pid != os.getpid(), "the analysis runs in a worker"
+        started = time.perf_counter()
+    finally:
+        job.close()
+    assert time.perf_counter() - started < 1.5
+    deadline = time.monotonic() + 3
+    while psutil.pid_exists(pid) and psutil.Process(pid).status() != psutil.STATUS_ZOMBIE \
+            and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+
+
+def test_reports_read_from_the_movers_side() -> None:
+    report = {"depth": 2, "moves": [
+        {"move": 0, "result": "win", "plies": 3, "score": 0, "line": [0, 2]},
+        {"move": 2, "result": None, "plies": None, "score": 40, "line": [2]},
+        {"move": 3, "result": "loss", "plies": 2, "score": 0, "line": [3]}]}
+    found = _from_report(report, Board().turn.other)  # Red to move
+    assert [m.result for m in found.moves] == ["red", None, "white"]
+    assert found.moves[1].score == -40 and found.line == ("0r", "1r")
