@@ -243,7 +243,7 @@ def test_a_hint_is_shown_on_the_board(make_app: MakeApp) -> None:
     key(app, pygame.K_h)
     tools = scene.tools
     assert tools is not None and tools.hint is not None, "the hint is thought out off the UI thread"
-    run_until(app, lambda: tools.hinted is not None, frames=600)
+    run_until(app, lambda: tools.hinted is not None, seconds=20)  # a 1 s search in a worker
     col, row, piece = tools.hinted
     assert piece.color is PColor.WHITE and row == 0
     assert scene._pointer().hint == tools.hinted
