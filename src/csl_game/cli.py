@@ -239,14 +239,14 @@ def _serve_site(args: argparse.Namespace, points: Points) -> int:
     else:
         folder = Path(args.output) if args.output != "." else \
             Path(tempfile.mkdtemp(prefix="csl-site-"))
-        seen: list[tuple[int, float]] = []
+        built_from: tuple[int, float] | None = None
 
         def rebuild() -> None:
+            nonlocal built_from
             stat = source.stat()
-            if seen and seen[-1] == (stat.st_size, stat.st_mtime):
-                return
-            seen.append((stat.st_size, stat.st_mtime))
-            write_site(first_lines(read_results(source))[0], folder, points, live=True)
+            if built_from != (stat.st_size, stat.st_mtime):  # only when the file changed
+                built_from = (stat.st_size, stat.st_mtime)
+                write_site(first_lines(read_results(source))[0], folder, points, live=True)
 
         rebuild()
     try:

@@ -26,7 +26,7 @@ import json
 import os
 import tempfile
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from importlib.resources import files
@@ -42,6 +42,7 @@ from csl_game.engine.standings import Points
 from csl_game.errors import ConfigError
 from csl_game.services.narration import FORFEIT_WORDS
 from csl_game.services.report import Report, load_report
+from csl_game.services.tables import Grid
 
 __all__ = ["write_site", "SiteWriter", "follow", "match_page_name", "how_it_ended",
            "REFRESH_SECONDS"]
@@ -234,23 +235,6 @@ def _page(title: str, body: str, live: bool, home: bool = False) -> str:
             f'<footer>Written by csl-game at {stamp} ({state}).</footer></body></html>\n')
 
 
-def _table(header: Sequence[str], rows: Iterable[Sequence[str]], caption: str,
-           numeric: Sequence[int] = (), row_header: int = 1) -> str:
-    """An HTML table; cells are already escaped HTML; column `row_header` heads its row."""
-    head = "".join(f'<th scope="col"{" class=num" if i in numeric else ""}>{_e(h)}</th>'
-                   for i, h in enumerate(header))
-    body = []
-    for row in rows:
-        cells = []
-        for i, cell in enumerate(row):
-            tag = "th scope=\"row\"" if i == row_header else "td"
-            cls = " class=num" if i in numeric else ""
-            cells.append(f"<{tag}{cls}>{cell}</{tag.split()[0]}>")
-        body.append("<tr>" + "".join(cells) + "</tr>")
-    return (f'<div class="scroll"><table><caption>{_e(caption)}</caption><thead><tr>{head}'
-            f'</tr></thead><tbody>{"".join(body)}</tbody></table></div>')
-
-
 @dataclass
 class _Site:
     docs: list[dict[str, Any]]
@@ -275,10 +259,10 @@ class _Site:
                               _e(s.draws), _e(s.losses), f"{100 * score:.1f} %",
                               "-" if r is None else
                               f"{r.elo:+.0f} &plusmn; {(r.ci95[1] - r.ci95[0]) / 2:.0f}"])
-        body.append('<section><h2 id="standings">Standings</h2>' + _table(
-            ["#", "Player", "Points", "W", "D", "L", "Score", "Elo (95 %)"], standings,
+        body.append('<section><h2 id="standings">Standings</h2>' + Grid.of(
+            ["#", "Player", "Points", "W", "D", "L", "Score", "Elo (95 %)"], standings).html(
             "Standings: points, wins, draws and losses, score, and maximum-likelihood Elo "
-            "with half its 95 % interval", numeric=(0, 2, 3, 4, 5, 6, 7)) + "</section>")
+            "with half its 95 % interval") + "</section>")
         body.append(self._crosstable(report))
         body.append(self._matches(docs))
         body.append('<section><h2 id="plots">Plots</h2>' + self._points_chart(report, docs)
@@ -303,9 +287,9 @@ class _Site:
                              f"{sum(got):g}/{len(got)}")
             rows.append(cells)
         header = ["#", "Player", *(str(j + 1) for j in range(len(names)))]
-        return ('<section><h2 id="crosstable">Crosstable</h2>' + _table(
-            header, rows, "Points each player (row) scored against each other (column), "
-            "out of the games they played", numeric=tuple(range(2, len(header))))
+        return ('<section><h2 id="crosstable">Crosstable</h2>' + Grid.of(
+            header, rows, left=(0, 1)).html("Points each player (row) scored against each "
+                                            "other (column), out of the games they played")
             + "</section>")
 
     def _matches(self, docs: Sequence[dict[str, Any]]) -> str:
@@ -315,10 +299,10 @@ class _Site:
             link = f'<a href="{match_page_name(index)}">{index + 1}</a>'
             rows.append([link, _e(d["white"]["name"]), _e(d["red"]["name"]),
                          _e(_result_text(d)), _e(how_it_ended(d)), _e(len(d.get("moves", ())))])
-        return ('<section><h2 id="matches">Matches</h2>' + _table(
+        return ('<section><h2 id="matches">Matches</h2>' + Grid.of(
             ["Match", "White", "Red", "Result", "How it ended", "Moves"], rows,
-            "Every match, with its result and how it ended", numeric=(0, 5), row_header=0)
-            + "</section>")
+            left=(1, 2, 3, 4)).html("Every match, with its result and how it ended",
+                                    row_header=0) + "</section>")
 
     def _points_chart(self, report: Report, docs: Sequence[dict[str, Any]]) -> str:
         names = [p.name for p in report.players]
@@ -369,10 +353,10 @@ class _Site:
                 f'<p class="status" id="status" aria-live="polite">After all {len(moves)} '
                 "moves.</p></div>",
                 self._figures_chart(moves),
-                '<section><h2 id="moves">Moves</h2>' + _table(
+                '<section><h2 id="moves">Moves</h2>' + Grid.of(
                     ["#", "Move", "Played", "ms", "Thinker's figures"], rows,
-                    "Every move with its thinking time and what the thinker reported",
-                    numeric=(0, 3), row_header=0) + "</section>",
+                    left=(1, 2, 4)).html("Every move with its thinking time and what the "
+                                         "thinker reported", row_header=0) + "</section>",
                 '<script type="application/json" id="match-data">'
                 + json.dumps(data).replace("</", "<\\/") + "</script>",
                 '<script src="site.js"></script>']
@@ -414,8 +398,7 @@ def write_site(docs: Sequence[dict[str, Any]], folder: str | Path, points: Point
         ConfigError: no match in `docs`, a malformed line, or `folder` cannot be written.
     """
     writer = SiteWriter(folder, points, live)
-    for doc in docs:
-        writer.docs.append(doc)
+    writer.docs.extend(docs)
     writer.write_all()
     return writer.folder
 

@@ -65,6 +65,22 @@ class Grid:
         lines = [line.rstrip() for line in out.getvalue().splitlines()]
         return "\n".join(([self.title] if self.title else []) + lines)
 
+    def html(self, caption: str, row_header: int = 1) -> str:
+        """An HTML table with its caption; the cells are HTML already (escaped by
+        the caller), the header and caption text; column `row_header` heads its row."""
+        from html import escape
+
+        def cls(i: int) -> str:
+            return "" if i in self.left else " class=num"
+
+        head = "".join(f'<th scope="col"{cls(i)}>{escape(h)}</th>'
+                       for i, h in enumerate(self.header))
+        body = "".join("<tr>" + "".join(
+            f'<th scope="row"{cls(i)}>{cell}</th>' if i == row_header else f"<td{cls(i)}>{cell}</td>"
+            for i, cell in enumerate(row)) + "</tr>" for row in self.rows)
+        return (f'<div class="scroll"><table><caption>{escape(caption)}</caption><thead><tr>'
+                f"{head}</tr></thead><tbody>{body}</tbody></table></div>")
+
     def markdown(self) -> str:
         """A Markdown (GFM) table; a `|` in a cell is escaped."""
         def line(cells: Sequence[str]) -> str:
