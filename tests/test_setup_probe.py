@@ -127,7 +127,9 @@ def test_the_setup_screen_check_never_blocks_and_finds_refusals() -> None:
         worst = max(worst, time.perf_counter() - started)
         time.sleep(0.01)
     checker.close()
-    assert worst < 0.05, "a frame's check took too long"
+    # A check that waited for the hanging thinker would take its whole set-up
+    # time (seconds); a busy machine can hold a frame for a tenth of a second.
+    assert worst < 0.3, "a frame's check took too long"
     assert check.problems == {"players[2].params": "negamax does not accept 'depth=x': "
                               "parameter depth must be a whole number, got 'x'"}
 

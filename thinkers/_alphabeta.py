@@ -13,6 +13,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
+from csl_game.model.board import Winner
 from csl_game.model.core import FastBoard, Geometry
 
 from ._tactics import Tables, column_of, popcount, tactics, win_cells, winning_shape, zobrist_hash
@@ -196,6 +197,29 @@ class Searcher:
         moves.remove(best_move)
         moves.insert(0, best_move)
         return best, best_move
+
+    def principal_line(self, first: int, length: int) -> list[int]:
+        """The line the last search expects, `first` first: each next move is
+        the one the transposition table holds for the position reached (the
+        usual way engines show a principal variation; it stops at a missing,
+        replaced or unplayable entry, or at the game's end)."""
+        pos, line, played = self.pos, [], []
+        move = first
+        while move >= 0 and len(line) < length:
+            col, shape = move >> 1, move & 1
+            if col >= self.geo.cols or pos.heights[col] >= self.geo.rows \
+                    or not pos.counts[2 * pos.turn + shape]:
+                break
+            line.append(move)
+            played.append((move, self._play(move)))
+            if pos.winner_after(shape) is not Winner.NONE:
+                break
+            slot = self.hash & self.tt_mask
+            move = (self.tt_entries[slot] & self.move_mask) - 1 \
+                if self.tt_keys[slot] == self.hash else -1
+        for m, idx in reversed(played):
+            self._undo(m, idx)
+        return line
 
     def _play(self, m: int) -> int:
         pos = self.pos

@@ -3,9 +3,11 @@ time until stopped or solved; the analysis service (csl_game.services.analysis)
 runs it in a worker process like any thinker and reads its reports.
 
 Not a player (discovery skips private modules). After each depth it reports
-one thinking-info line: ``analysis `` and a JSON object ``{"depth": d,
+one thinking-info line: ``analysis `` and a JSON object ``{"position":
+moves, "depth": d,
 "moves": [{"move": code, "result": r, "plies": k, "score": s,
-"line": [codes]}, ...]}`` best first, from the mover's side: `result` is
+"line": [codes]}, ...]}`` (`position`: the moves that led to the position
+analysed, in move notation) best first, from the mover's side: `result` is
 ``"win"``, ``"loss"`` or ``"draw"`` when proven (then `plies` is the number of
 plies to the end with best play: the winner hastens it, the loser delays it),
 else null and `score` is the negamax search's evaluation.
@@ -24,6 +26,7 @@ import json
 
 from csl_game.model.board import Board, Winner
 from csl_game.model.core import FastBoard
+from csl_game.model.notation import format_history
 from csl_game.thinker.api import AbstractThinker, CancellationToken, FutureMove
 
 from ._alphabeta import Searcher, SearchStopped
@@ -90,6 +93,7 @@ class AnalystThinker(AbstractThinker):
 
     def think(self, board: Board, ct: CancellationToken) -> FutureMove:
         pos = board.fast_board()
+        position = format_history(board.history)
         searcher = Searcher(tables_for(pos.geometry), _TT)
         prover = _Prover(ct)
         found: dict[int, dict[str, object]] = {}
@@ -103,7 +107,8 @@ class AnalystThinker(AbstractThinker):
             except (_Stop, SearchStopped):
                 break
             ranked = sorted(found.values(), key=_rank, reverse=True)
-            self.on_thinking_info("analysis " + json.dumps({"depth": depth, "moves": ranked}))
+            self.on_thinking_info("analysis " + json.dumps(
+                {"position": position, "depth": depth, "moves": ranked}))
             if all(m["result"] is not None for m in ranked):
                 break
         if not found:

@@ -24,6 +24,8 @@ from ._tactics import tables_for
 
 _DEFAULTS: dict[str, Value] = {"depth": 0, "tt": 1 << 20, "margin": -1}
 _LABELS = {"depth": "D", "tt": "TT", "margin": "M"}
+_LINE_PLIES = 12
+"""The most moves of the expected line reported (``line=``)."""
 _CHECK_SPACING = 0.0003
 """Seconds of search between two readings of the clock, about."""
 
@@ -52,7 +54,8 @@ class NegamaxThinker(SearchThinker):
         searcher.start(pos, deadline, lambda: ct.is_cancellation_requested)
         win, moves, losses = searcher.root_moves()
         if win is not None:
-            self.on_thinking_info("win in one")
+            self.on_thinking_info(f"win in one: depth=1 score={WIN - 1} mate=1 "
+                                  f"line={_token(win)}")
             return win
         if len(moves) <= 1:
             only = moves[0] if moves else losses[0][1]
@@ -66,7 +69,7 @@ class NegamaxThinker(SearchThinker):
     def _deepen(self, searcher: Searcher, moves: list[int], start: float) -> int:
         """Iterative deepening until the deadline or a settled result; the
         best move of the deepest iteration, finished or not."""
-        best_move, score, done = moves[0], 0, 0
+        best_move, score, done, line = moves[0], 0, 0, [moves[0]]
         remaining = searcher.geo.max_moves - searcher.pos.ply
         for depth in range(1, min(self.max_depth, remaining) + 1):
             searcher.ext_limit = depth + 8
@@ -77,17 +80,27 @@ class NegamaxThinker(SearchThinker):
                 best_move = searcher.root_best if searcher.root_best is not None else best_move
                 break
             done = depth
+            line = searcher.principal_line(best_move, _LINE_PLIES)
             if _settled(score, done):
                 break
             elapsed = time.perf_counter() - start
             spacing = searcher.nodes * _CHECK_SPACING / max(elapsed, 1e-6)
             searcher.check_mask = (1 << min(max(int(spacing).bit_length() - 1, 3), 7)) - 1
         elapsed = max(time.perf_counter() - start, 1e-6)
+        if line[0] != best_move:  # the unfinished depth found a better move
+            line = [best_move]
+        mate = f" mate={WIN - score if score > 0 else -(WIN + score)}" \
+            if abs(score) > MATE_BOUND else ""
         self.on_thinking_info(f"depth={done} nodes={searcher.nodes} "
-                              f"nps={searcher.nodes / elapsed:.0f} score={score} "
+                              f"nps={searcher.nodes / elapsed:.0f} score={score}{mate} "
                               f"time={elapsed * 1000:.0f}ms "
-                              f"margin={self.clock.margin * 1000:.0f}ms")
+                              f"margin={self.clock.margin * 1000:.0f}ms "
+                              f"line={','.join(_token(m) for m in line)}")
         return best_move
+
+
+def _token(move: int) -> str:
+    return f"{move >> 1}{'rs'[move & 1]}"
 
 
 def _settled(score: int, depth: int) -> bool:

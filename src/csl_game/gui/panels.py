@@ -189,10 +189,13 @@ class MessageLog:
         self._out = out
         self._keep = keep
 
-    def add(self, text: str) -> None:
-        """Log one message (one line on standard output)."""
+    def add(self, text: str, shown: bool = True) -> None:
+        """Log one message (one line on standard output); `shown=False` keeps it
+        off the screen's log (something else on screen shows it)."""
         line = " ".join(text.split("\n"))
         print(line, file=self._out or sys.stdout, flush=True)
+        if not shown:
+            return
         self.lines.append(line)
         del self.lines[:-self._keep]
         self.version += 1

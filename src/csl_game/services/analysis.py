@@ -12,17 +12,19 @@ from __future__ import annotations
 
 import importlib
 import json
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from csl_game.engine.runners.base import RunnerFactory, ThinkerRunner, ThinkJob
-from csl_game.model.board import Board, PColor, Winner
-from csl_game.model.notation import format_move
+from csl_game.model.board import Board, PColor, Piece, Pos, PShape, Winner
+from csl_game.model.notation import format_history, format_move, parse_move
 from csl_game.thinker.api import AbstractThinker, MatchConfig
 from csl_game.thinker.prototype import ThinkerPrototype
 
-__all__ = ["Analysis", "MoveValue", "AnalysisJob", "analyse", "LONG_MS"]
+__all__ = ["Analysis", "MoveValue", "AnalysisJob", "Analyst", "analyse", "LONG_MS", "Threat", "threats",
+           "line_cells", "score_share"]
 
 ANALYST_MODULE = "csl_game.thinkers._analyst"
 LONG_MS = 3_600_000
@@ -132,6 +134,83 @@ class AnalysisJob:
             self._runner = None
 
 
+class Analyst:
+    """One worker that analyses whichever position it is shown, for a window
+    that follows a game: `show()` a position (the previous search stops at
+    once, the worker stays), `poll()` every frame. Never blocks.
+
+    Reports name the position they are about, so a late report of the
+    previous one is never taken for the new one's.
+    """
+
+    def __init__(self, config: MatchConfig, runner_factory: RunnerFactory,
+                 time_ms: int = LONG_MS) -> None:
+        limited = replace(config, time_limit_ms=time_ms, min_move_time_ms=0)
+        self._prototype = ThinkerPrototype(_analyst(), "", limited)
+        self._factory = runner_factory
+        self._runner: ThinkerRunner | None = None
+        self._job: ThinkJob | None = None
+        self._reports: list[str] = []
+        self._key: str | None = None
+        self.board: Board | None = None
+        """The position being analysed (None: none)."""
+        self.latest: Analysis | None = None
+        """Its deepest analysis so far."""
+        self.done = True
+        """The search of `board` ended: solved or out of time (or none runs)."""
+
+    def show(self, board: Board | None) -> None:
+        """Analyse `board` from now on (None or a finished game: stop)."""
+        if board is not None and position_problem(board) is not None:
+            board = None
+        key = None if board is None else format_history(board.history)
+        if key == self._key:
+            return
+        self._key, self.latest = key, None
+        self.board = None if board is None else board.copy()
+        if self._job is not None:
+            self._job.cancel()
+            self._job = None
+        self.done = board is None
+        if self.board is None:
+            return
+        if self._runner is None:
+            self._runner = self._factory(self._prototype, self._reports.append)
+        self._job = self._runner.start(self.board)
+
+    def poll(self) -> Analysis | None:
+        """The latest analysis of the position shown (None before its first depth)."""
+        outcome = self._job.poll() if self._job is not None else None
+        if outcome is not None:
+            self._job = None
+            self.done = True
+            if outcome.forfeit is not None and self._runner is not None:
+                self._runner.close()  # out of time, or its worker died: a new one next time
+                self._runner = None
+        while self._reports:
+            text = self._reports.pop(0)
+            if not text.startswith(_PREFIX) or self.board is None:
+                continue
+            report = json.loads(text[len(_PREFIX):])
+            if report.get("position") == self._key:
+                self.latest = _from_report(report, self.board.turn)
+        return self.latest
+
+    @property
+    def running(self) -> bool:
+        return self._job is not None
+
+    def close(self) -> None:
+        """Stop the search and end the worker."""
+        if self._job is not None:
+            self._job.cancel()
+            self._job = None
+        if self._runner is not None:
+            self._runner.close()
+            self._runner = None
+        self._key, self.board, self.done = None, None, True
+
+
 def analyse(board: Board, config: MatchConfig, runner_factory: RunnerFactory,
             time_ms: int | None = None, depth: int | None = None) -> Analysis | None:
     """Analyse until solved, `depth` reached or `time_ms` spent; the last analysis."""
@@ -154,6 +233,95 @@ def position_problem(board: Board) -> str | None:
         return None
     return "the game is over: a draw" if winner is Winner.DRAW else \
         f"the game is over: {winner.name.title()} has won"
+
+
+@dataclass(frozen=True)
+class Threat:
+    """An empty cell where `piece` would complete a run, and whom it gives the win."""
+
+    pos: Pos
+    piece: Piece
+    winner: PColor
+    """By the winner check's order: a shape run wins for the shape's owner
+    (round: White) even when the same piece also completes a colour run."""
+    playable: bool
+    """Whether the cell can be filled on the next move (the one under it is taken)."""
+
+
+def threats(board: Board) -> tuple[Threat, ...]:
+    """Every (empty cell, piece) that would end the game with a win, from the
+    runs of `win_sequence` cells along the win corridors holding one empty cell
+    and n-1 pieces of one shape or one colour. Pieces a player has none of left
+    are still listed (the marks show the position's lines, not a move list).
+    Ordered by row, column, colour, shape."""
+    n = board.win_sequence
+    shape_runs: set[tuple[Pos, PShape]] = set()
+    colour_runs: set[tuple[Pos, PColor]] = set()
+    for corridor in board.win_corridors:
+        cells = [board[p] for p in corridor]
+        for start in range(len(corridor) - n + 1):
+            window = cells[start:start + n]
+            empty = [i for i, piece in enumerate(window) if piece is None]
+            if len(empty) != 1:
+                continue
+            pieces = [piece for piece in window if piece is not None]
+            pos = corridor[start + empty[0]]
+            if all(piece.shape is pieces[0].shape for piece in pieces):
+                shape_runs.add((pos, pieces[0].shape))
+            if all(piece.color is pieces[0].color for piece in pieces):
+                colour_runs.add((pos, pieces[0].color))
+    marked = {pos for pos, _ in shape_runs} | {pos for pos, _ in colour_runs}
+    found = []
+    for pos in sorted(marked):
+        playable = board.column_height(pos.col) == pos.row
+        for color in PColor:
+            for shape in PShape:
+                if (pos, shape) in shape_runs:
+                    winner = PColor.WHITE if shape is PShape.ROUND else PColor.RED
+                elif (pos, color) in colour_runs:
+                    winner = color
+                else:
+                    continue
+                found.append(Threat(pos, Piece(color, shape), winner, playable))
+    return tuple(found)
+
+
+def line_cells(board: Board, line: Sequence[str]) -> list[tuple[Pos, Piece]]:
+    """Where the moves of `line` land, played in turn from `board` (stops at
+    the first that cannot be played or once the game ends)."""
+    work = board.copy()
+    cells = []
+    for token in line:
+        try:
+            col, shape = parse_move(token)
+            row = work.do_move(shape, col)
+        except ValueError:
+            break
+        if row < 0:
+            break
+        cells.append((Pos(row, col), Piece(work.turn.other, shape)))
+        if work.check_winner() is not Winner.NONE:
+            break
+    return cells
+
+
+SCORE_SCALE = 400.0
+"""Score units over which the bar moves from even to about three quarters:
+the analyst's evaluation is in the negamax searcher's units (a threat cell is
+tens to hundreds)."""
+
+
+def score_share(value: MoveValue) -> float:
+    """White's share of the evaluation bar, 0 to 1: 1 or 0 for a proven win,
+    0.5 for a proven draw, else a logistic of the score (only for drawing:
+    game review's expected score is calibrated from games)."""
+    if value.result == "white":
+        return 1.0
+    if value.result == "red":
+        return 0.0
+    if value.result == "draw" or value.score is None:
+        return 0.5
+    return 1 / (1 + math.exp(-value.score / SCORE_SCALE))
 
 
 def moves_text(moves: Sequence[str]) -> str:

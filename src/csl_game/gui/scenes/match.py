@@ -36,6 +36,7 @@ from csl_game.gui.layout import DROP_HEIGHT, BoardLayout, compute_layout
 from csl_game.gui.panels import LogView, PanelState, PlayerPanel
 from csl_game.gui.scene import Scene
 from csl_game.gui.scenes.choices import Offer
+from csl_game.gui.scenes.insight_panel import BoardInsight
 from csl_game.gui.scenes.match_tools import MatchTools
 from csl_game.gui.scenes.result import ResultOverlay
 from csl_game.gui.sound import Effect
@@ -55,7 +56,8 @@ _DROP_KEYS = (pygame.K_RETURN, pygame.K_KP_ENTER, pygame.K_SPACE, pygame.K_DOWN)
 _SHAPE_KEYS = (pygame.K_TAB, pygame.K_s)
 _DIGITS = {getattr(pygame, f"K_{d}"): d for d in range(10)} | {
     getattr(pygame, f"K_KP{d}"): d for d in range(10)}
-_TOOL_KEYS = {pygame.K_h: "hint", pygame.K_u: "undo", pygame.K_r: "resign"}
+_TOOL_KEYS = {pygame.K_h: "hint", pygame.K_u: "undo", pygame.K_r: "resign",
+              pygame.K_a: "analysis"}
 
 
 class MatchScene(Scene):
@@ -82,6 +84,8 @@ class MatchScene(Scene):
         self._last_drawn: tuple[BoardLayout, list[tuple[pygame.Rect, object]]] | None = None
         self._dirty: list[pygame.Rect] | None = None
         self.tools: MatchTools | None = None
+        self.insight: BoardInsight | None = None
+        """The analysis and the spectator's figures (made with the match)."""
         self._clock = 0.0
         self._first_digit: tuple[int, float] | None = None
         self.score_note = ""
@@ -97,6 +101,8 @@ class MatchScene(Scene):
             self.result.close()
         if self.tools is not None:
             self.tools.close()
+        if self.insight is not None:
+            self.insight.close()
         self.session.close_match()
 
     def resize(self, size: tuple[int, int]) -> None:
@@ -113,6 +119,8 @@ class MatchScene(Scene):
         for panel in self.panels:
             panel.forget()
         self.log_view.forget()
+        if self.insight is not None:
+            self.insight.forget()
         self._last_drawn = None
         self.resize(size)
 
@@ -128,7 +136,8 @@ class MatchScene(Scene):
         return (self.ctx.log.version, self.visual.version, self.visual.epoch,
                 tools.hinted if tools else None, result.shown if result else None,
                 self.input_enabled, controls.column if controls else None,
-                tuple(controls.selected.values()) if controls else None, self._banner)
+                tuple(controls.selected.values()) if controls else None, self._banner,
+                self.insight.version if self.insight else None)
 
     def take_changed(self) -> bool:
         look = self._look()
@@ -153,7 +162,13 @@ class MatchScene(Scene):
         assert self.match is not None, "the session is playing a match"
         self.controls = HumanControls(self.match)
         self.match.subscribe(self._on_match_event)
-        self.tools = MatchTools(self.ctx, self.session, self.match, self._undone)
+        if self.insight is not None:
+            self.insight.close()
+        self.insight = BoardInsight(self.session.config, self.session.runner_factory,
+                                    self.ctx.art, self.ctx.text,
+                                    spectating=not any(map(self.match.is_human, PColor)))
+        self.tools = MatchTools(self.ctx, self.session, self.match, self._undone,
+                                self.insight.toggle)
         self.tools.build(self.layout.toolbar, self.ctx.size)
 
     @property
@@ -171,6 +186,8 @@ class MatchScene(Scene):
                            if (p := board[r, c]) is not None})
         if self.controls is not None:
             self.controls.refresh()
+        if self.insight is not None and self.insight.spectator is not None:
+            self.insight.spectator.forget_after(board.move_count)
 
     @property
     def input_enabled(self) -> bool:
@@ -191,7 +208,8 @@ class MatchScene(Scene):
                     self._say(HUMAN_HINT)
             case NextTurn(color=color, name=name, is_human=human):
                 if not human:
-                    self._say(messages.thinking(color, name))
+                    self.ctx.log.add(messages.thinking(color, name),
+                                     shown=not self.insight or not self.insight.spectator)
                 self._title(color, name, human)
             case MovePerformed(color=color, name=name, move=move, elapsed=elapsed):
                 self._say(messages.placed(color, name, move.piece.shape, move.col, elapsed))
@@ -212,7 +230,11 @@ class MatchScene(Scene):
                 if rest:  # a traceback: for the thinker's author, not the log
                     print("\n".join(rest), file=sys.stderr, flush=True)
             case ThinkingInfo(color=color, name=name, text=text):
-                self._say(messages.thinking_info(color, name, text))
+                spectator = self.insight.spectator if self.insight else None
+                if spectator is not None and self.match is not None:
+                    spectator.info(color, text, self.match.board.move_count + 1)
+                self.ctx.log.add(messages.thinking_info(color, name, text),
+                                 shown=spectator is None)
             case MatchOver(result=result):
                 if result.solution:
                     self.visual.show_win(result.solution)
@@ -390,6 +412,9 @@ class MatchScene(Scene):
         if self.tools is not None:
             self.tools.update(dt)
             self.tools.refresh(self.input_enabled)
+        if self.insight is not None and self.match is not None:
+            idle = self.visual.idle and not self.match.is_over
+            self.insight.follow(self.match.board if idle else None)
         result = self.result
         if result is None or not self.visual.idle:
             return
@@ -405,10 +430,18 @@ class MatchScene(Scene):
         states = [self._panel_state(color) for color in PColor]
         clocks = [self._thinking_time(color) for color in PColor]
         self.view.draw(surface, self.visual, pointer)
+        insight = self.insight
+        if insight is not None and self.visual.idle:
+            insight.draw_board(surface, lay)
         for color in PColor:
             self.panels[color].draw(surface, lay.panels[color], states[color], lay.scale,
                                     clocks[color])
-        self.log_view.draw(surface, lay.log, self.ctx.log, lay.scale)
+        log = insight.log_rect(lay) if insight is not None else lay.log
+        self.log_view.draw(surface, log, self.ctx.log, lay.scale)
+        panel = None
+        if insight is not None and self.match is not None:
+            names = (self.match.name(PColor.WHITE), self.match.name(PColor.RED))
+            panel = insight.draw_panel(surface, lay, names, self.match.board.move_count)
         banner = self._banner if self.visual.idle else None
         if banner is not None:
             self.view.draw_banner(surface, self.visual, *banner, room=self.banner_room)
@@ -417,7 +450,9 @@ class MatchScene(Scene):
               for rect, sig in self.view.regions(self.visual, pointer, banner)),
             *((lay.panels[c].rect, (states[c], PlayerPanel.clock_key(clocks[c])
                                     if states[c].thinking else None)) for c in PColor),
-            (lay.log, (id(self.ctx.log), self.ctx.log.version))])
+            (log, (id(self.ctx.log), self.ctx.log.version)),
+            *(((panel, insight.version),) if panel is not None and insight else ()),
+            (lay.board_region, insight.version if insight and insight.tool.on else None)])
         box = self.result.box if self.result is not None else None
         if box is not None and self._dirty is not None:
             self._dirty.append(box)  # its widgets, drawn later, change on hover and count down

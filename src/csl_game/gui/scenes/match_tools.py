@@ -1,4 +1,4 @@
-"""What a human can do in a match besides moving: hint, undo, resign, the menu.
+"""What a human can do in a match besides moving: hint, undo, resign, analysis, the menu.
 
 `MatchTools` shows them as a row of buttons above the log (each also has a
 key, which the match scene passes on) and carries them out through the
@@ -28,16 +28,19 @@ __all__ = ["MatchTools", "RESIGN_CONFIRM_S"]
 RESIGN_CONFIRM_S = 4.0
 """Resign asks to be pressed again within this many seconds."""
 _TOOLS = (("hint", "Hint", "H"), ("undo", "Undo", "U or Ctrl+Z"), ("resign", "Resign", "R"),
-          ("menu", "Menu", "Esc"))
+          ("analysis", "Analysis", "A"), ("menu", "Menu", "Esc"))
+_SHORT = {"analysis": "Eval"}
+"""Shorter names, for a row too short for the others."""
 
 
 class MatchTools:
-    """The hint, undo, resign and menu buttons of a match, and what they do."""
+    """The hint, undo, resign, analysis and menu buttons of a match, and what they do."""
 
     def __init__(self, ctx: GuiContext, session: Session, match: Match,
-                 on_undo: Callable[[int], None]) -> None:
+                 on_undo: Callable[[int], None], on_analysis: Callable[[], None]) -> None:
         self.ctx, self.session, self.match = ctx, session, match
         self.on_undo = on_undo
+        self.on_analysis = on_analysis
         self.layer = WidgetLayer(ctx.ui)
         self.buttons: dict[str, UIButton] = {}
         self.hint: Hint | None = None
@@ -53,19 +56,38 @@ class MatchTools:
 
     # ------------------------------------------------------------- widgets
     def build(self, rect: Rect, size: tuple[int, int]) -> None:
-        """The buttons in `rect`, a row of equal widths."""
+        """The buttons in `rect`, right-aligned, each as wide as its text
+        needs (with its key when there is room), shrunk alike when the row
+        is short; a long name gives way to its short form first."""
         root = self.layer.open(size)
         m = Metrics(size)
-        tools = _TOOLS if self.has_human else _TOOLS[-1:]
+        tools = _TOOLS if self.has_human else _TOOLS[-2:]
         gap = max(4, m.gap // 2)
-        width = (rect.w - gap * (len(_TOOLS) - 1)) // len(_TOOLS)
+        pad = 2 * m.gap + 4
+        even = (rect.w - gap * (len(_TOOLS) - 1)) // len(_TOOLS)
+        probe = button(Rect(0, 0, even, rect.h), "", root, "#tool")
+        font = probe.font
+        probe.kill()
+
+        def need(label: str) -> int:
+            return (font.size(label)[0] if font is not None else 8 * len(label)) + pad
+
+        room = rect.w - gap * (len(tools) - 1)
+        labels = [text for _, text, _ in tools]
+        if sum(map(need, labels)) > room:
+            labels = [_SHORT.get(name, text) for name, text, _ in tools]
+        full = [f"{label} ({keys})" for label, (_, _, keys) in zip(labels, tools, strict=True)]
+        if sum(map(need, full)) <= room:
+            labels = full
+        widths = [need(label) for label in labels]
+        spare = room - sum(widths)
+        if spare < 0 or self.has_human:  # a full row: share out what is left
+            widths = [w + spare // len(widths) for w in widths]
         self.buttons = {}
         self._states = {}
-        x = rect.right - len(tools) * width - (len(tools) - 1) * gap
-        for name, text, keys in tools:
-            widget = button(Rect(x, rect.y, width, rect.h), text, root, "#tool")
-            if widget.font is not None and widget.font.size(f"{text} ({keys})")[0] < width - 8:
-                widget.set_text(f"{text} ({keys})")
+        x = rect.right - sum(widths) - gap * (len(tools) - 1)
+        for (name, text, keys), label, width in zip(tools, labels, widths, strict=True):
+            widget = button(Rect(x, rect.y, width, rect.h), label, root, "#tool")
             widget.set_tooltip(f"{text}: {keys}")
             self.buttons[name] = self.layer.on(widget, self._handler(name))
             x += width + gap
@@ -86,7 +108,7 @@ class MatchTools:
         over = self.match.is_over
         wanted = {"hint": human_to_play and self.hint is None,
                   "undo": self.match.undo_problem() is None,
-                  "resign": not over and self.has_human, "menu": True}
+                  "resign": not over and self.has_human, "analysis": True, "menu": True}
         for name, widget in self.buttons.items():
             if self._states.get(name) != wanted[name]:
                 (widget.enable if wanted[name] else widget.disable)()
@@ -96,7 +118,7 @@ class MatchTools:
     def act(self, name: str) -> None:
         """Do what the tool `name` does (a click or its key)."""
         {"hint": self.ask_hint, "undo": self.undo, "resign": self.resign,
-         "menu": self.ctx.nav.open_menu}[name]()
+         "analysis": self.on_analysis, "menu": self.ctx.nav.open_menu}[name]()
 
     def ask_hint(self) -> None:
         match = self.match

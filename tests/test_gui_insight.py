@@ -1,0 +1,155 @@
+"""The analysis panel, threat marks, best line and spectator's figures in the
+window, driven with real key and mouse events under the dummy video driver,
+checked by state and by the pixels drawn."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable
+
+import pygame
+import pytest
+
+from csl_game.gui.app import App
+from csl_game.gui.insight import split_for_panel
+from csl_game.gui.scenes.match import MatchScene
+from csl_game.model.board import Board, PColor, Winner
+from csl_game.services.settings import AIEntry, PlayOptions
+from csl_game.thinker.api import MatchConfig
+from gui_events import DT, Apps, board_scene, click, click_at, key, run_until
+from solvers import solve
+
+SMALL = dict(rows=4, cols=4, win_sequence=3, round_pieces=4, square_pieces=4)
+MakeApp = Callable[..., App]
+
+
+@pytest.fixture
+def make_app(apps: Apps) -> MakeApp:
+    def make(*ais: AIEntry, size: tuple[int, int] = (1024, 700), out: io.StringIO | None = None,
+             **options: object) -> App:
+        config = MatchConfig(**SMALL, time_limit_ms=2000, min_move_time_ms=0)
+        app = apps.open(PlayOptions(ais=ais, match=config, window_size=size, in_process=True,
+                                    last_move_animation_s=0.0, wait_before_match=False,
+                                    **options),  # type: ignore[arg-type]
+                        out=out or io.StringIO())
+        key(app, pygame.K_RETURN, frames=2)  # past the players' introduction
+        run_until(app, lambda: isinstance(app.scenes.current, MatchScene), frames=200)
+        return app
+
+    return make
+
+
+def _drop(app: App, col: int) -> None:
+    scene = board_scene(app)
+    run_until(app, lambda: scene.input_enabled, seconds=20)
+    click_at(app, scene.layout.arrows[col].center, frames=1)
+    run_until(app, lambda: scene.visual.idle and (
+        scene.input_enabled or scene.match is not None and scene.match.is_over), seconds=20)
+
+
+def _settle(app: App, frames: int = 3) -> pygame.Surface:
+    for _ in range(frames):
+        app.step(DT)
+    pygame.event.post(pygame.event.Event(pygame.VIDEOEXPOSE))  # draw the whole window
+    app.step(DT)
+    return app.screen.copy()
+
+
+def _same(a: pygame.Surface, b: pygame.Surface, rect: pygame.Rect) -> bool:
+    return pygame.image.tobytes(a.subsurface(rect), "RGB") == \
+        pygame.image.tobytes(b.subsurface(rect), "RGB")
+
+
+@pytest.mark.parametrize("size", [(800, 600), (1920, 1080)])
+def test_the_analysis_panel_marks_threats_and_shows_the_proven_line(
+        make_app: MakeApp, size: tuple[int, int]) -> None:
+    app = make_app(AIEntry("sequential"), size=size)
+    scene = board_scene(app)
+    for col in (1, 2):  # White rounds on 1 and 2; the sequential Red fills 0, then 1
+        _drop(app, col)
+    tool = scene.insight.tool  # type: ignore[union-attr]
+    assert not tool.on, "off by default in a game against the AI"
+    button = scene.tools.buttons["analysis"]  # type: ignore[union-attr]
+    pygame.event.post(pygame.event.Event(pygame.MOUSEMOTION, pos=button.rect.center,
+                                         rel=(0, 0), buttons=(0, 0, 0)))
+    off = _settle(app)  # the pointer where the click to turn it off will be
+    key(app, pygame.K_a)
+    assert tool.on and tool.marks, "a round in column 3 would give White three in a row"
+    board = scene.match.board  # type: ignore[union-attr]
+    run_until(app, lambda: tool.analysis is not None and not tool.searching, seconds=60)
+    on = _settle(app)
+    lay = scene.layout
+    panel, log = split_for_panel(lay.log, lay.scale)
+    assert not _same(off, on, panel), "the panel is drawn where the log was"
+    for mark in tool.marks:
+        assert not _same(off, on, lay.cell_rect(mark.pos.row, mark.pos.col)), mark
+    assert tool.cells, "the best line is drawn on the board"
+    first = tool.cells[0][0]
+    assert not _same(off, on, lay.cell_rect(first.row, first.col))
+    # What the panel says is exact: the independent solver agrees.
+    analysis = tool.analysis
+    assert analysis is not None
+    best = analysis.best
+    winner, plies = solve(board.copy())
+    assert (best.result, best.plies) == (
+        {Winner.WHITE: "white", Winner.RED: "red", Winner.DRAW: "draw"}[winner], plies)
+    # The button turns it off again, and the screen is as it was.
+    click(app, button)
+    assert not tool.on and tool.analyst is None, "off stops the analysis worker"
+    again = _settle(app)
+    assert _same(off, again, lay.board_region) and _same(off, again, lay.log)
+
+
+def test_watching_ais_shows_each_sides_figures_not_raw_lines(make_app: MakeApp) -> None:
+    out = io.StringIO()
+    app = make_app(AIEntry("negamax", "depth=3"), AIEntry("negamax", "depth=2"), out=out)
+    scene = board_scene(app)
+    insight = scene.insight
+    assert insight is not None and insight.spectator is not None and insight.shown
+    run_until(app, lambda: scene.match is not None and scene.match.board.move_count >= 4,
+              seconds=60)
+    white, red = insight.spectator.sides
+    assert white.figures.get("depth") == 3 and red.figures.get("depth") == 2
+    assert white.evals and red.evals, "the graph has each side's evaluations"
+    assert all(0 <= v <= 1 for v in [*white.evals.values(), *red.evals.values()])
+    assert white.line and white.line[0][-1] in "rs"
+    assert not any(" says: " in line for line in app.log.lines), "the screen's log is spared"
+    assert " says: depth=3" in out.getvalue(), "standard output keeps every line"
+    panel = split_for_panel(scene.layout.log, scene.layout.scale)[0]
+    shot = _settle(app, frames=1)
+    colours = {tuple(shot.get_at((x, y)))[:3] for x in range(panel.x, panel.right, 3)
+               for y in range(panel.y, panel.bottom, 3)}
+    assert len(colours) > 8, "figures are drawn in the panel"
+
+
+def test_the_analysis_follows_the_moves_and_stops_when_the_game_ends(
+        make_app: MakeApp) -> None:
+    app = make_app(AIEntry("sequential"))
+    scene = board_scene(app)
+    run_until(app, lambda: scene.input_enabled, seconds=20)
+    key(app, pygame.K_a)
+    tool = scene.insight.tool  # type: ignore[union-attr]
+    run_until(app, lambda: tool.analysis is not None, seconds=30)
+    assert tool.board is not None and tool.board.move_count == 0
+    _drop(app, 1)
+    run_until(app, lambda: tool.board is not None and tool.board.move_count == 2, seconds=30)
+    run_until(app, lambda: tool.analysis is not None, seconds=30)
+    assert tool.analysis.to_move == "white"  # type: ignore[union-attr]
+    for col in (2, 3):  # White 1r 2r 3r wins (Red fills column 0, then 1)
+        if scene.match is not None and scene.match.is_over:
+            break
+        _drop(app, col)
+    run_until(app, lambda: scene.match is not None and scene.match.is_over, seconds=30)
+    run_until(app, lambda: tool.board is None, seconds=10)
+    assert tool.status() == "Game over" and not tool.searching
+
+
+def test_threat_marks_follow_the_rules_order_on_the_board(make_app: MakeApp) -> None:
+    from csl_game.services.analysis import threats
+
+    board = Board(**SMALL)  # type: ignore[arg-type]
+    for col, shape in ((1, 0), (0, 1), (2, 0), (1, 1)):
+        board.do_move(shape, col)  # type: ignore[arg-type]
+    cells = {(t.pos, t.piece.color, t.piece.shape): t.winner for t in threats(board)}
+    # A red round piece on the bottom right completes three rounds: White's win.
+    assert cells[(type(next(iter(cells))[0])(0, 3), PColor.RED, 0)] is PColor.WHITE
