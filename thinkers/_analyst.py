@@ -182,11 +182,15 @@ def best_line(pos: FastBoard, entry: dict[str, object], depth: int, prover: _Pro
     line = [move]
     proven = entry["plies"] if entry["result"] is not None else None
     left = (proven if isinstance(proven, int) else depth) - 1
+    sign = {"win": 1, "loss": -1}.get(str(entry["result"]), 0)
     child.play(move >> 1, move & 1)
     last = child.winner_after(move & 1)
     while last is Winner.NONE and len(line) < LINE_PLIES and (left > 0 or proven is None):
         if proven is not None:
-            m = prover.value(child, left, -_INF, _INF, 0)[1]
+            # The value here is known: a null window around it finds a move
+            # that keeps it (none does better), far quicker than a full search.
+            target = (sign if len(line) % 2 == 0 else -sign) * (WIN - (left - 1))
+            m = prover.value(child, left, target - 1, target, 0)[1]
         else:
             m = _searcher_move(child, max(1, left), searcher, ct)
         line.append(m)
