@@ -173,3 +173,52 @@ def test_reports_read_from_the_movers_side() -> None:
     found = _from_report(report, Board().turn.other)  # Red to move
     assert [m.result for m in found.moves] == ["red", None, "white"]
     assert found.moves[1].score == -40 and found.line == ("0r", "1r")
+
+
+def _line_ends_as_proven(board: Board, best: dict[str, object], memo: dict) -> None:  # type: ignore[type-arg]
+    """The line is legal move after move and every move keeps the proven value:
+    the winner hastens the end, the loser delays it; it ends with the result
+    after exactly `plies` plies when that is within 8."""
+    line, plies = best["line"], best["plies"]
+    assert isinstance(line, list) and isinstance(plies, int)
+    assert len(line) == min(plies, 8)
+    sign = {"win": 1, "loss": -1, "draw": 0}[str(best["result"])]
+    mover = board.turn
+    for i, code in enumerate(line):
+        assert (code >> 1, PShape(code & 1)) in board.legal_moves(), (line, i)
+        outcome, left = solve(board, memo)
+        assert (outcome, left) == (sign if i % 2 == 0 else -sign, plies - i), (line, i)
+        board.do_move(PShape(code & 1), code >> 1)
+    winner = board.check_winner()
+    if plies <= 8:
+        expected = {1: mover.winner, -1: mover.other.winner, 0: Winner.DRAW}[sign]
+        assert winner is expected
+    else:
+        assert winner is Winner.NONE
+
+
+@pytest.mark.parametrize("config", SMALL, ids=["3x4", "4x4"])
+def test_the_best_line_of_a_proven_result_is_exact(config: MatchConfig) -> None:
+    rng = random.Random(7 + config.rows)
+    lengths = set()
+    for _ in range(10):
+        empty = config.rows * config.cols
+        board = _random_position(config, rng, rng.randrange(empty - 11, empty - 5))
+        best = _analysed(board, config)["moves"][0]  # type: ignore[index]
+        _line_ends_as_proven(board.copy(), best, {})
+        lengths.add(len(best["line"]))
+    assert max(lengths) > 2
+
+
+def test_an_unproven_best_line_is_eight_legal_plies() -> None:
+    config = MatchConfig()
+    board = play_moves(config.new_board(), "3r 3s 2r 4s")
+    said: list[str] = []
+    thinker = ThinkerPrototype(_analyst(), "3", config).create(said.append)
+    thinker.think(board.copy(), CancellationToken())
+    best = json.loads(said[-1].split(" ", 1)[1])["moves"][0]
+    assert best["result"] is None and len(best["line"]) == 8
+    for code in best["line"]:
+        assert (code >> 1, PShape(code & 1)) in board.legal_moves()
+        board.do_move(PShape(code & 1), code >> 1)
+        assert board.check_winner() is Winner.NONE

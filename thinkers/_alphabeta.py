@@ -203,7 +203,9 @@ class Searcher:
         the one the transposition table holds for the position reached (the
         usual way engines show a principal variation; it stops at a missing,
         replaced or unplayable entry, or at the game's end)."""
-        pos, line, played = self.pos, [], []
+        pos = self.pos
+        line: list[int] = []
+        played: list[tuple[int, int]] = []
         move = first
         while move >= 0 and len(line) < length:
             col, shape = move >> 1, move & 1

@@ -10,7 +10,9 @@ moves, "depth": d,
 analysed, in move notation) best first, from the mover's side: `result` is
 ``"win"``, ``"loss"`` or ``"draw"`` when proven (then `plies` is the number of
 plies to the end with best play: the winner hastens it, the loser delays it),
-else null and `score` is the negamax search's evaluation.
+else null and `score` is the negamax search's evaluation. The best move's
+`line` is up to LINE_PLIES plies long (see `best_line`); the others' are the
+move and the prover's reply.
 
 Proofs come from a plain alpha-beta search of its own, with no pruning but
 alpha-beta's and no evaluation: a position beyond its depth counts as
@@ -32,12 +34,14 @@ from csl_game.thinker.api import AbstractThinker, CancellationToken, FutureMove
 from ._alphabeta import Searcher, SearchStopped
 from ._tactics import tables_for
 
-__all__ = ["AnalystThinker", "WIN"]
+__all__ = ["AnalystThinker", "WIN", "best_line", "LINE_PLIES"]
 
 WIN = 1_000_000
 _UNKNOWN = 0
 _INF = WIN + 1
 _TT = 1 << 16
+LINE_PLIES = 8
+"""The longest best line reported (a proven one ends sooner with the game)."""
 
 
 class _Stop(Exception):
@@ -107,9 +111,14 @@ class AnalystThinker(AbstractThinker):
             except (_Stop, SearchStopped):
                 break
             ranked = sorted(found.values(), key=_rank, reverse=True)
+            stopped = False
+            try:
+                ranked[0]["line"] = best_line(pos, ranked[0], depth, prover, searcher, ct)
+            except (_Stop, SearchStopped):
+                stopped = True
             self.on_thinking_info("analysis " + json.dumps(
                 {"position": position, "depth": depth, "moves": ranked}))
-            if all(m["result"] is not None for m in ranked):
+            if stopped or all(m["result"] is not None for m in ranked):
                 break
         if not found:
             return FutureMove.NO_MOVE
@@ -160,3 +169,49 @@ def _value(pos: FastBoard, move: int, depth: int, prover: _Prover, searcher: Sea
             best, _ = searcher.search_root(max(1, min(depth, left)), list(moves))
             entry["score"] = -best
     return entry
+
+
+def best_line(pos: FastBoard, entry: dict[str, object], depth: int, prover: _Prover,
+              searcher: Searcher, ct: CancellationToken) -> list[int]:
+    """The best line of up to LINE_PLIES plies that starts with the entry's move.
+
+    A proven result's line follows the prover's best move at each step, searched
+    exactly as deep as the plies left (the winner hastens the end, the loser
+    delays it), so it ends with that result after exactly `plies` plies when
+    that is within LINE_PLIES. Otherwise the negamax searcher's best move at
+    each step, one ply shallower each time.
+    """
+    move = entry["move"]
+    assert isinstance(move, int)
+    child = pos.copy()
+    line = [move]
+    proven = entry["plies"] if entry["result"] is not None else None
+    left = (proven if isinstance(proven, int) else depth) - 1
+    sign = {"win": 1, "loss": -1}.get(str(entry["result"]), 0)
+    child.play(move >> 1, move & 1)
+    last = child.winner_after(move & 1)
+    while last is Winner.NONE and len(line) < LINE_PLIES and (left > 0 or proven is None):
+        if proven is not None:
+            # The value here is known: a null window around it finds a move
+            # that keeps it (none does better), far quicker than a full search.
+            target = (sign if len(line) % 2 == 0 else -sign) * (WIN - (left - 1))
+            m = prover.value(child, left, target - 1, target, 0)[1]
+        else:
+            m = _searcher_move(child, max(1, left), searcher, ct)
+        line.append(m)
+        child.play(m >> 1, m & 1)
+        last, left = child.winner_after(m & 1), left - 1
+    return line
+
+
+def _searcher_move(pos: FastBoard, depth: int, searcher: Searcher,
+                   ct: CancellationToken) -> int:
+    """Negamax's choice in `pos` at `depth` (a win at once, a forced move, or searched)."""
+    searcher.start(pos.copy(), float("inf"), lambda: ct.is_cancellation_requested)
+    win, moves, losses = searcher.root_moves()
+    if win is not None:
+        return win
+    if not moves:
+        return losses[0][1]
+    left = pos.geometry.max_moves - pos.ply
+    return searcher.search_root(max(1, min(depth, left)), list(moves))[1]

@@ -295,6 +295,10 @@ def cmd_replay(args: argparse.Namespace) -> int:
             print(f"{number:>4}  {replay.players}: {narration.game_over(replay.result)}")
         return 0
     replay = pick_replay(replays, args.match)
+    if args.review:
+        from csl_game.console.review_cmd import run_review
+
+        return run_review(replay, args)
     if args.console or not _has_display():
         from csl_game.console.replay_cmd import print_replay, step_replay
 

@@ -183,8 +183,9 @@ OPTIONS: tuple[Option, ...] = (
     _opt("red_params", "--red-params", "Red thinker's parameters", {"match"}, default="",
          metavar="S"),
     _opt("json", "--json", "print the result as JSON on stdout (the match goes to stderr)",
-         {"match", "sprt", "analyse"}, action="store_true", default=False,
-         helps={"sprt": "print the result as one JSON object, the last line of standard output "
+         {"match", "sprt", "analyse", "replay"}, action="store_true", default=False,
+         helps={"replay": "with --review: print the review as one JSON object",
+                "sprt": "print the result as one JSON object, the last line of standard output "
                         "(progress goes to standard error)",
                 "analyse": "print the analysis as one JSON object"}),
     # ---------------------------------------------------------------- session
@@ -278,6 +279,12 @@ OPTIONS: tuple[Option, ...] = (
          "holds several)", {"replay"}, metavar="N", **_INT),
     _opt("list", "--list", "list the file's matches", {"replay"}, action="store_true",
          default=False),
+    _opt("review", "--review", "review the match in the terminal: every move graded against "
+         "the analysis of the position before it (best, good, inaccuracy, mistake, "
+         "blunder), the better move, each player's accuracy", {"replay"},
+         action="store_true", default=False),
+    _opt("review_time", "--review-time", "with --review: time to analyse each position, in "
+         "ms (default 1000)", {"replay"}, default=1000, metavar="MS", **_INT),
     _opt("console", "--console", "in the terminal (also without a display): every move and "
          "board, or step with Enter when at a terminal", {"replay"}, action="store_true",
          default=False),

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pygame
 from pygame import Rect
 
-from csl_game.engine.runners.base import RunnerFactory
+from csl_game.engine import RunnerFactory
 from csl_game.gui.insight import AnalysisTool, InsightPanel, Spectator, draw_marks, split_for_panel
 from csl_game.gui.layout import BoardLayout
 from csl_game.gui.pieces import PieceArt
