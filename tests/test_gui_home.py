@@ -155,7 +155,14 @@ def test_settings_change_the_board_of_the_home_games(apps: Apps, user_home: Path
     settings = app.scenes.current
     assert isinstance(settings, SettingsScene) and settings.form is not None
     assert "workers" not in settings.form.controls, "only what a home game uses"
-    type_into(app, settings.form.controls["rows"], "5")  # type: ignore[arg-type]
+    rows = settings.form.controls["rows"]
+    type_into(app, rows, "45")  # type: ignore[arg-type]
+    assert not settings.buttons["save"].is_enabled
+    assert settings.message is not None and "Rows" in settings.message.html_text
+    enter(app)
+    assert app.scenes.current is settings, "nothing bad is saved"
+    type_into(app, rows, "5")  # type: ignore[arg-type]
+    assert settings.buttons["save"].is_enabled
     enter(app)  # saves
     assert isinstance(app.scenes.current, HomeScene)
     assert "rows = 5" in (user_home / "last-setup.toml").read_text(encoding="utf-8")

@@ -22,7 +22,7 @@ from csl_game.gui.context import GuiContext
 from csl_game.gui.focus import KeyFocus
 from csl_game.gui.scenes.choices import ENTER_KEYS
 from csl_game.gui.scenes.setup import unknown_track_entries
-from csl_game.gui.scenes.setup_form import FORM, SettingsForm, field_label
+from csl_game.gui.scenes.setup_form import FORM, SCROLL_BAR, SettingsForm, field_label
 from csl_game.gui.widgets import Metrics, WidgetScene, button, label
 from csl_game.services.settings import PlayOptions
 from csl_game.services.setup_file import SETTING, SetupChecker, setting_values
@@ -55,13 +55,15 @@ class SettingsScene(WidgetScene):
     def build(self, root: UIContainer, m: Metrics) -> None:
         w, h = m.size
         width = min(w - 2 * m.margin, round(760 * m.scale))
-        x = (w - width) // 2
-        label(Rect(x, m.margin, width, m.title), "Settings", root, "#title_left")
-        small = m.row + 6
-        bottom = Rect(x, h - m.margin - small, width, small)
+        small, form_h = m.row + 6, SettingsForm.height(m, HOME_SECTIONS) + 4
+        total = m.title + m.gap + form_h + m.gap + 2 * m.row + m.gap + small
+        x, top = (w - width) // 2, max(m.margin, (h - total) // 2)
+        label(Rect(x, top, width, m.title), "Settings", root, "#title_left")
+        body_top = top + m.title + m.gap
+        bottom_y = min(h - m.margin - small, body_top + form_h + 2 * m.gap + 2 * m.row)
+        bottom = Rect(x, bottom_y, width - SCROLL_BAR, small)
         message = Rect(x, bottom.y - m.gap - 2 * m.row, width, 2 * m.row)
-        top = m.margin + m.title + m.gap
-        body = Rect(x, top, width, message.y - m.gap - top)
+        body = Rect(x, body_top, width, message.y - m.gap - body_top)
         self.form = SettingsForm(root, m, body, self.entries, self.on, self._set_entry,
                                  HOME_SECTIONS, "For every game started from the home screen")
         self.message = UITextBox("", message, root.ui_manager, container=root,

@@ -319,7 +319,7 @@ class SettingsForm:
         sections = FORM if sections is None else sections
         label(Rect(rect.x, rect.y, rect.w, m.row), heading, root, "#heading")
         pitch, head = m.row + 2, max(20, round(24 * m.scale))
-        height = sum(head + pitch * len(rows) for _, rows in sections)
+        height = self.height(m, sections) - m.row
         body = Rect(rect.x, rect.y + m.row, rect.w, rect.h - m.row)
         scroller = UIScrollingContainer(body, root.ui_manager, container=root,
                                         allow_scroll_x=False, object_id="#form")
@@ -353,6 +353,12 @@ class SettingsForm:
                         SETTING[key], Rect(x, y, small, m.row), entries[key], scroller, on,
                         edited)
                 y += pitch
+
+    @staticmethod
+    def height(m: Metrics, sections: Sections = FORM) -> int:
+        """The height the form needs to show every one of `sections` without scrolling."""
+        pitch, head = m.row + 2, max(20, round(24 * m.scale))
+        return m.row + sum(head + pitch * len(rows) for _, rows in sections)
 
     @staticmethod
     def _control(setting: Setting, rect: Rect, value: str | bool, container: Any,
