@@ -38,11 +38,26 @@ CONFIG = ('rows = 5\ncols = 8\ntime_limit_ms = 900\npoints_per_win = 2\n'
           '[[players]]\nthinker = "random"\nactive = false\n')
 
 
-def test_no_ai_and_no_config_opens_the_setup_screen(opened: list[PlayOptions]) -> None:
-    assert main([]) == 0 and main(["play", "-r", "5"]) == 0
-    assert opened[0].show_setup and opened[0].ais == ()
-    assert opened[1].show_setup and opened[1].match.rows == 5
+def test_no_flag_opens_home_and_settings_alone_the_setup_screen(
+        opened: list[PlayOptions]) -> None:
+    assert main([]) == 0 and main(["play", "-r", "5"]) == 0 and main(["play"]) == 0
+    assert opened[0].show_home and opened[0].ais == ()
+    assert opened[2].show_home and opened[2].ais == ()
+    assert not opened[1].show_home and opened[1].show_setup and opened[1].match.rows == 5
     assert opened[0].match.time_limit_ms == 500 and opened[0].match.min_move_time_ms == 250
+
+
+@pytest.mark.parametrize("args", [["--ai", "hard"], ["--level", "easy"], ["-c", "9"],
+                                  ["--time-limit", "300"], ["--auto"], ["--workers", "2"]])
+def test_any_flag_that_says_what_to_play_skips_home(opened: list[PlayOptions],
+                                                    args: list[str]) -> None:
+    assert main(["play", *args, "--in-process"]) == 0
+    assert not opened[0].show_home
+
+
+def test_thinker_paths_alone_still_open_home(opened: list[PlayOptions]) -> None:
+    assert main(["play", "--thinkers", FAKES]) == 0
+    assert opened[0].show_home and opened[0].thinker_paths == (FAKES,)
 
 
 def test_a_config_file_gives_every_setting_and_skips_setup(

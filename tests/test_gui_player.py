@@ -190,10 +190,12 @@ def test_escape_menu_resume_new_game_and_setup(make_app: MakeApp) -> None:
     assert app.overlay is None and app.scenes.current is scene
     key(app, pygame.K_ESCAPE)
     key(app, pygame.K_DOWN)
-    assert focused(app) == "New game"
+    assert focused(app) == "Restart", "a match being played restarts"
     enter(app)
     assert app.overlay is None and isinstance(app.scenes.current, PreMatchScene)
     key(app, pygame.K_ESCAPE)
+    assert [item.text for item in app.overlay.items][:4] == [  # type: ignore[union-attr]
+        "Resume", "Play again", "Back to setup", "Home"]
     focus_on(app, "Back to setup", pygame.K_DOWN)
     enter(app)
     assert isinstance(app.scenes.current, SetupScene) and app.flow is None

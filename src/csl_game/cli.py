@@ -375,7 +375,12 @@ def _play_flags(args: argparse.Namespace) -> dict[str, object]:
 
 
 def _play_options(args: argparse.Namespace) -> cfg.PlayOptions:
-    """The GUI defaults, then the --config file, then --ai and the board flags."""
+    """The GUI defaults, then the --config file, then --ai and the board flags.
+
+    Without a flag that says what to play (players, a setup file, a setting),
+    the window opens on the home screen; with only settings, on the setup
+    screen; with players, on their game.
+    """
     from csl_game.services.setup_file import (
         apply_settings,
         check_config,
@@ -400,9 +405,11 @@ def _play_options(args: argparse.Namespace) -> cfg.PlayOptions:
         for key in (f"players[{i}].thinker", f"players[{i}].params"):
             if key in problems:
                 raise UsageError(f"--ai {spec!r}: {problems[key]}")
+    given = bool(specs) or args.config is not None or args.auto or any(
+        v is not None for v in flags.values())
     return replace(options, ais=ais or options.ais, auto=args.auto,
                    in_process=args.in_process,
-                   show_setup=not specs and args.config is None)
+                   show_setup=not specs and args.config is None, show_home=not given)
 
 
 def cmd_play(args: argparse.Namespace) -> int:

@@ -6,15 +6,14 @@ until the window closes. A frame in which nothing happened (no event, no
 animation, no AI thinking: `Scene.busy`) is not drawn, and `run()` then
 sleeps in `pygame.event.wait` instead of ticking at 60 frames a second, so
 an idle window costs almost no CPU. The app is the scenes' navigator: it
-starts sessions, goes back to setup and quits when a scene asks; it owns the
-keys that work everywhere (Esc menu, F1 help, Ctrl+Q, M mute) and the
-overlays they open.
+shows the home screen, starts sessions, goes back home or to setup and quits
+when a scene asks; it owns the keys that work everywhere (Esc menu, F1 help,
+Ctrl+Q, M mute) and the overlays they open.
 """
 
 from __future__ import annotations
 
 import gc
-import os
 import sys
 import time
 from collections.abc import Callable
@@ -30,21 +29,21 @@ from csl_game.engine import (
     process_runner_available,
     start_workers_soon,
 )
-from csl_game.engine.session import Session
-from csl_game.errors import NoDisplay
+from csl_game.engine.session import Choice, Screen, Session
 from csl_game.gui.assets import THEMES, load_theme
 from csl_game.gui.context import GuiContext
 from csl_game.gui.flow import SessionFlow
 from csl_game.gui.focus import draw_focus_ring, focus_ring_area
-from csl_game.gui.layout import ui_scale, window_size_for
+from csl_game.gui.layout import ui_scale
 from csl_game.gui.panels import MessageLog
 from csl_game.gui.pieces import PieceArt
 from csl_game.gui.scene import Scene, SceneManager
+from csl_game.gui.scenes.home import HomeScene
 from csl_game.gui.scenes.menu import HelpOverlay, MenuItem, MenuOverlay, Overlay
 from csl_game.gui.scenes.setup import SetupScene
 from csl_game.gui.sound import Sound
 from csl_game.gui.style import Fonts, TextCache, palette, set_theme, theme_name
-from csl_game.model.board import PColor, PShape
+from csl_game.gui.window import check_display, first_size, icon, text_scale
 from csl_game.services.replay import Replay
 from csl_game.services.settings import PlayOptions
 from csl_game.services.userdata import UserData
@@ -78,41 +77,19 @@ def build_session(options: PlayOptions, runner_factory: RunnerFactory) -> Sessio
     return options.new_session(runner_factory)
 
 
-def _icon() -> pygame.Surface:
-    art = PieceArt()
-    icon = pygame.Surface((32, 32), pygame.SRCALPHA)
-    icon.blit(art.image(PColor.WHITE, PShape.ROUND, 20), (0, 0))
-    icon.blit(art.image(PColor.RED, PShape.SQUARE, 20), (12, 12))
-    return icon
-
-
-def _first_size() -> tuple[int, int]:
-    """A window size that fits the desktop the window opens on."""
-    try:
-        desktops = pygame.display.get_desktop_sizes()
-    except pygame.error:
-        desktops = []
-    return window_size_for(desktops[0] if desktops else None)
-
-
-def text_scale(size: tuple[int, int]) -> float:
-    """How much the theme's text grows with the window (never below readable)."""
-    return round(max(0.85, ui_scale(size)), 2)
-
-
 class App:
     """The game window: one frame loop, scenes on top of it; the scenes' navigator."""
 
     def __init__(self, options: PlayOptions, runner_factory: RunnerFactory | None = None,
                  out: TextIO | None = None,
                  start: Callable[[GuiContext], Scene] | None = None) -> None:
-        """Open the window on the setup screen or the options' session, or on
-        the scene `start` makes (a replay, say)."""
+        """Open the window on the home screen, the setup screen or the options'
+        session, or on the scene `start` makes (a replay, say)."""
         pygame.display.init()  # the mixer opens only when a sound is played
-        _check_display()
+        check_display()
         pygame.font.init()
-        pygame.display.set_icon(_icon())
-        self.screen = pygame.display.set_mode(options.window_size or _first_size(),
+        pygame.display.set_icon(icon())
+        self.screen = pygame.display.set_mode(options.window_size or first_size(),
                                               pygame.RESIZABLE)
         self._title = ""
         self.set_title("")
@@ -148,8 +125,17 @@ class App:
         if self.runner_factory is process_runner:
             start_workers_soon()
         self.flow: SessionFlow | None = None
+        self.base = options
+        """The options the window was opened with: every game from home starts from them."""
+        self.origin = "setup"
+        """Where 'Back' from a session goes: 'home' or 'setup'."""
+        self.has_home = options.show_home
+        """Whether the home screen was shown (the setup screen then has a Home button)."""
+        self._at_once = False
         if start is not None:
             self.scenes.switch(start(self.ctx))
+        elif options.show_home:
+            self.show_home()
         elif options.show_setup:
             self.ctx.options = user.last_setup(options) or options  # the setup last started
             self.show_setup()
@@ -176,23 +162,60 @@ class App:
         return self.ctx.log
 
     # ------------------------------------------------------------- screens
+    def show_home(self) -> None:
+        """Leave any session for the home screen."""
+        self.has_home = True
+        self._set_origin("home")
+        self.show(HomeScene(self.ctx, self.base))
+
     def show_setup(self) -> None:
-        """Leave any session for the setup screen (showing the last options)."""
+        """Leave any session for the setup screen: the last setup started when
+        coming from home, else the options last played."""
+        options = self.options
+        if self.origin == "home":
+            options = self.ctx.user.last_setup(self.base) or self.base
+            self.ctx.options = options
+        self._set_origin("setup")
+        self.show(SetupScene(self.ctx, options, self.show_home if self.has_home else None))
+
+    def go_back(self) -> None:
+        """Leave the session for the screen it came from (home or setup)."""
+        (self.show_home if self.origin == "home" else self.show_setup)()
+
+    def show(self, scene: Scene) -> None:
+        """Leave any session for `scene`."""
         self.close_overlay()
         self._end_session()
         self.set_title("")
-        self.scenes.switch(SetupScene(self.ctx, self.options))
+        self.scenes.switch(scene)
+
+    def _set_origin(self, origin: str) -> None:
+        self.origin = origin
+        self.ctx.choice_names = {Choice.SETUP: "Home"} if origin == "home" else {}
 
     def play(self, options: PlayOptions) -> None:
         """Play the session `options` describe (and remember them for setup)."""
         self.ctx.options = options
-        self.play_session(build_session(options, self.runner_factory))
+        self.play_session(build_session(options, self.runner_factory), at_once=False)
 
-    def play_session(self, session: Session) -> None:
-        """Show `session` from its first screen."""
+    def start_game(self, options: PlayOptions, swapped: bool = False) -> None:
+        """Play the single match `options` describe at once, colours swapped if
+        `swapped`; leaving it goes home."""
+        self.ctx.options = options
+        session = build_session(options, self.runner_factory)
+        if swapped:
+            session.swap()
+        self._set_origin("home")
+        self.play_session(session, at_once=True)
+
+    def play_session(self, session: Session, at_once: bool | None = None) -> None:
+        """Show `session` from its first screen; `at_once`: start a single match
+        without its pre-match screen (None: as the last session did)."""
         self.close_overlay()
         self._end_session()
-        self.flow = SessionFlow(self.ctx, self.scenes, session)
+        if at_once is not None:
+            self._at_once = at_once
+        self.flow = SessionFlow(self.ctx, self.scenes, session, self._at_once)
         self.flow.show()
 
     def _end_session(self) -> None:
@@ -218,8 +241,12 @@ class App:
         items = [MenuItem("Resume", self.close_overlay, "Esc")]
         if self.flow is not None:
             session = self.flow.session
-            items += [MenuItem("New game", lambda: self.play_session(session.again())),
-                      MenuItem("Back to setup", self.show_setup)]
+            again = "Restart" if session.screen is Screen.MATCH else "Play again"
+            items.append(MenuItem(again, lambda: self.play_session(session.again())))
+            if self.origin == "setup":
+                items.append(MenuItem("Back to setup", self.show_setup))
+        if not isinstance(self.scenes.current, HomeScene):
+            items.append(MenuItem("Home", self.show_home))
         muted = self.ctx.sound.muted
         next_theme = THEMES[(THEMES.index(theme_name()) + 1) % len(THEMES)]
         items += [MenuItem("How to play", self.show_help, "F1"),
@@ -286,7 +313,9 @@ class App:
         elif event.key == pygame.K_F1 and not isinstance(self.overlay, HelpOverlay):
             self.show_help()
         elif event.key == pygame.K_ESCAPE and self.overlay is None:
-            self.open_menu()
+            scene = self.scenes.current
+            if scene is None or not scene.escape():  # a picker goes back home
+                self.open_menu()
         elif event.key in (pygame.K_m, pygame.K_t) and not self._typing():
             if event.key == pygame.K_m:
                 self.toggle_mute()
@@ -435,24 +464,6 @@ class App:
         self.ctx.sound.close()
         gc.unfreeze()
         pygame.quit()
-
-
-HEADLESS_DRIVERS = ("offscreen", "dummy")
-"""Video drivers SDL falls back to where there is no display."""
-
-
-def _check_display() -> None:
-    """Refuse to run a window nobody can see, unless such a driver was asked for.
-
-    Raises:
-        NoDisplay: SDL found no display and fell back to a headless driver.
-    """
-    if os.environ.get("SDL_VIDEODRIVER") or pygame.display.get_driver() not in HEADLESS_DRIVERS:
-        return
-    pygame.display.quit()
-    raise NoDisplay("there is no display to open the window on (no DISPLAY or WAYLAND_DISPLAY "
-                    "here): play in the terminal with `csl-game match` or `csl-game session`, "
-                    "or set SDL_VIDEODRIVER=offscreen to run the window unseen")
 
 
 def run_gui(options: PlayOptions) -> int:

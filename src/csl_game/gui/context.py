@@ -2,21 +2,22 @@
 
 Scenes depend on a `GuiContext` (the UI manager, text, piece art, message log,
 options and window size) and, through it, on a `Navigator` for the few
-requests that leave the screen's session: back to setup, a new session,
-quit. The application implements the navigator; no scene knows the
+requests that leave the screen's session: back to setup or home, a new
+session, quit. The application implements the navigator; no scene knows the
 application.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 import pygame_gui
 
-from csl_game.engine.session import ScreenPolicy, Session
+from csl_game.engine.session import Choice, ScreenPolicy, Session
 from csl_game.gui.panels import MessageLog
 from csl_game.gui.pieces import PieceArt
+from csl_game.gui.scene import Scene
 from csl_game.gui.sound import Sound
 from csl_game.gui.style import Fonts, TextCache
 from csl_game.services.settings import PlayOptions
@@ -30,6 +31,19 @@ class Navigator(Protocol):
 
     def show_setup(self) -> None:
         """Leave any session for the setup screen."""
+
+    def show_home(self) -> None:
+        """Leave any session for the home screen."""
+
+    def go_back(self) -> None:
+        """Leave the session for the screen it was started from (home or setup)."""
+
+    def show(self, scene: Scene) -> None:
+        """Leave any session for `scene` (a screen of the home's: a picker, settings)."""
+
+    def start_game(self, options: PlayOptions, swapped: bool = False) -> None:
+        """Play the single match `options` describe at once (no pre-match screen),
+        its colours swapped if `swapped`; 'Back' from it returns home."""
 
     def play(self, options: PlayOptions) -> None:
         """Play the session `options` describe (and remember them for setup)."""
@@ -64,6 +78,8 @@ class GuiContext:
     sound: Sound
     user: UserData
     """Preferences, the last setup and scores, in the user's config folder."""
+    choice_names: dict[Choice, str] = field(default_factory=dict)
+    """Button texts of session choices other than their own ('Home' for 'Back to setup')."""
 
     @property
     def screen_policy(self) -> ScreenPolicy:

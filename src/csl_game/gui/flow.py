@@ -4,7 +4,7 @@
 session's `Screen`: a match scene while a match is played, the result in
 that scene's banner once it is over, the screens between matches, the end
 of a tournament. Choices go back to the session, or to the navigator for
-those that leave the session (play again, back to setup, quit). Scenes only
+those that leave the session (play again, back to setup or home, quit). Scenes only
 render and turn input into choices or moves; none advances the session.
 """
 
@@ -37,10 +37,14 @@ ScreenKey = tuple[Screen | None, bool, int]
 class SessionFlow:
     """Shows one session, screen after screen, until the user leaves it."""
 
-    def __init__(self, ctx: GuiContext, scenes: SceneManager, session: Session) -> None:
+    def __init__(self, ctx: GuiContext, scenes: SceneManager, session: Session,
+                 at_once: bool = False) -> None:
         self.ctx = ctx
         self.scenes = scenes
         self.session = session
+        self.at_once = at_once
+        """Start a single match as soon as its players are set up, without the
+        pre-match screen's Start (the home screen has chosen the colours)."""
         self.board: MatchScene | None = None
         """The scene of the current (or last) match, which shows its result."""
         self._shown: ScreenKey | None = None
@@ -49,7 +53,7 @@ class SessionFlow:
         self._leave: dict[Choice, Callable[[], None]] = {
             Choice.PLAY_AGAIN: lambda: nav.play_session(session.again()),
             Choice.PLAY_AGAIN_SWAPPED: lambda: nav.play_session(session.again(swapped=True)),
-            Choice.SETUP: nav.show_setup,
+            Choice.SETUP: nav.go_back,
             Choice.QUIT: nav.quit,
         }
 
@@ -61,6 +65,9 @@ class SessionFlow:
     def show(self) -> None:
         """Show the session's current screen (after the steps no screen asks about)."""
         screen = self.session.settle()
+        if (self.at_once and screen is Screen.PRE_MATCH and self.session.is_single
+                and Choice.START in self.session.choices()):
+            screen = self.session.choose(Choice.START)
         self._shown = self._key()
         if screen is Screen.MATCH:
             self.board = MatchScene(self.ctx, self.session)
@@ -76,7 +83,8 @@ class SessionFlow:
         """The choices after a match, over that match's board."""
         board = self.board
         assert board is not None and self.scenes.current is board, "a result follows a match"
-        board.show_result(Offer.of(self.session, self.ctx.screen_policy), self.choose)
+        board.show_result(Offer.of(self.session, self.ctx.screen_policy, self.ctx.choice_names),
+                          self.choose)
 
     def update(self) -> None:
         """Advance the session (once a frame); show its new screen if it moved on."""

@@ -19,6 +19,11 @@ class Scene:
     def handle_event(self, event: pygame.event.Event) -> None:
         """React to one pygame event."""
 
+    def escape(self) -> bool:
+        """Esc was pressed: act on it (a picker goes back) and return True, or
+        return False to let the window open its menu."""
+        return False
+
     def resize(self, size: tuple[int, int]) -> None:
         """The window's drawable size changed."""
 

@@ -143,6 +143,9 @@ class PlayOptions:
     show_setup: bool = False
     """Start on the setup screen (the command line asks for it when neither --ai nor
     --config is given); otherwise play these options' session at once."""
+    show_home: bool = False
+    """Start on the home screen (the command line asks for it when no flag at all
+    says what to play); it wins over `show_setup`."""
     last_move_animation_s: float = LAST_MOVE_ANIMATION_S
     wait_before_match: bool = True
     """Wait for Start before each tournament match."""

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +44,16 @@ class Preferences:
 
     muted: bool = False
     theme: str = "default"
+    home_choice: str = ""
+    """The key of the home screen's choice last taken ("": none yet)."""
+    level: str = "medium"
+    """The level last played against from the home screen."""
+    colour: str = "white"
+    """The colour last played against the computer: 'white' or 'red'."""
+    watch_white: str = "Medium"
+    """The AI last picked to play White in 'Watch AIs' (a level's or a thinker's label)."""
+    watch_red: str = "Hard"
+    """The AI last picked to play Red in 'Watch AIs'."""
 
 
 @dataclass(frozen=True)
@@ -88,10 +98,9 @@ class UserData:
         """The saved preferences; defaults for anything missing or of the wrong kind."""
         data = self._read_json(PREFERENCES)
         default = Preferences()
-        muted = data.get("muted", default.muted)
-        theme = data.get("theme", default.theme)
-        return Preferences(muted if isinstance(muted, bool) else default.muted,
-                           theme if isinstance(theme, str) else default.theme)
+        kept = {f.name: data[f.name] for f in fields(Preferences)
+                if type(data.get(f.name)) is type(getattr(default, f.name))}
+        return replace(default, **kept)
 
     def save_preferences(self, prefs: Preferences) -> bool:
         return self._write(PREFERENCES, json.dumps(asdict(prefs), indent=2) + "\n")

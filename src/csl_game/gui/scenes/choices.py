@@ -8,7 +8,7 @@ screens between matches and the result overlay of the match scene use it.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,12 +40,20 @@ class Offer:
     """What the screen chooses when its time is up."""
     timeout: float | None
     """Seconds until the default is chosen; None: the screen waits."""
+    names: tuple[tuple[Choice, str], ...] = ()
+    """Button texts other than the choices' own ('Home' for 'Back to setup')."""
 
     @classmethod
-    def of(cls, session: Session, policy: ScreenPolicy) -> Offer:
-        """The offer of `session`'s current screen under `policy`."""
+    def of(cls, session: Session, policy: ScreenPolicy,
+           names: Mapping[Choice, str] | None = None) -> Offer:
+        """The offer of `session`'s current screen under `policy`, its buttons
+        named as `names` says (the choices' own names otherwise)."""
         return cls(session.screen, session.choices(), session.default_choice,
-                   session.timeout(policy))
+                   session.timeout(policy), tuple((names or {}).items()))
+
+    def text(self, choice: Choice) -> str:
+        """What the button of `choice` says."""
+        return dict(self.names).get(choice, choice.value)
 
     @property
     def primary(self) -> Choice | None:
@@ -96,7 +104,7 @@ class ChoiceRow:
         primary = self.offer.primary
         for choice in self.offer.choices:
             oid = "#primary" if choice is primary else "#button"
-            widget = button(Rect(0, 0, -1, m.row + 6), choice.value, root, oid)
+            widget = button(Rect(0, 0, -1, m.row + 6), self.offer.text(choice), root, oid)
             widget.set_dimensions((max(m.button_w, widget.rect.w + 2 * m.gap), m.row + 6))
             self.buttons[choice] = on(widget, self._handler(choice))
         if self.offer.timeout is not None:

@@ -41,7 +41,7 @@ class ChoiceScene(WidgetScene, ShowsChoices):
                  choose: Callable[[Choice], None]) -> None:
         super().__init__(ctx)
         self.session = session
-        self.row = ChoiceRow(Offer.of(session, ctx.screen_policy), choose)
+        self.row = ChoiceRow(Offer.of(session, ctx.screen_policy, ctx.choice_names), choose)
         self._results = len(session.records)
         self.focus = KeyFocus(ctx.ui, self.layer, self._items)
         """Left, Right and Tab move between the choices; Enter or Space takes one."""

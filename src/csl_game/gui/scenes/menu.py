@@ -80,7 +80,7 @@ class Overlay:
 
 
 class MenuOverlay(Overlay):
-    """Resume, new game, setup, how to play, sound, theme, quit: a column of buttons."""
+    """Resume, restart, setup, home, how to play, sound, theme, quit: a column of buttons."""
 
     title = "Menu"
 
@@ -133,10 +133,11 @@ HOW_TO_PLAY = (
     "up, e.g. 1 then 2 for 12) \u00b7 Enter, Space or Down: drop \u00b7 Tab or S: the other "
     "shape<br>"
     "H: a hint \u00b7 U or Ctrl+Z: take back your last move \u00b7 R: resign<br>"
-    "Esc: the menu (new game, setup, sound, theme) \u00b7 M: sound on or off \u00b7 F1: this "
+    "Esc: the menu (restart, home, sound, theme) \u00b7 M: sound on or off \u00b7 F1: this "
     "page \u00b7 Ctrl+Q: quit<br>"
     "On other screens: Tab or the arrows move between buttons and fields, Enter or Space "
-    "chooses; on the setup screen Enter starts.")
+    "chooses; on the home screen the number keys choose too, and on the setup screen "
+    "Enter starts.")
 
 
 class HelpOverlay(Overlay):

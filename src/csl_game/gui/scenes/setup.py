@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import html
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -97,9 +98,12 @@ def _describe(key: str, problem: str) -> str:
 class SetupScene(WidgetScene):
     """Choose the players and settings, then start (or save them to a file)."""
 
-    def __init__(self, ctx: GuiContext, options: PlayOptions) -> None:
+    def __init__(self, ctx: GuiContext, options: PlayOptions,
+                 home: Callable[[], None] | None = None) -> None:
+        """`home`: the screen has a Home button (doing that) instead of Quit."""
         super().__init__(ctx)
         self.base = options
+        self.home = home
         self.levels: dict[str, Level] = {lv.label: lv for lv in LEVELS}
         self.thinkers = thinker_choices(options.thinker_paths)
         self.focus = KeyFocus(ctx.ui, self.layer, self._focusables, arrows="none")
@@ -163,8 +167,10 @@ class SetupScene(WidgetScene):
         start = self.on(button(Rect(rect.right - bw, rect.y, bw, rect.h), "Start", root,
                                "#primary"), lambda _e: self._start())
         self.start = start
-        quit_ = self.on(button(Rect(start.rect.x - m.gap - bw, rect.y, bw, rect.h), "Quit",
-                               root), lambda _e: self.ctx.nav.quit())
+        home = self.home
+        quit_ = self.on(button(Rect(start.rect.x - m.gap - bw, rect.y, bw, rect.h),
+                               "Quit" if home is None else "Home", root),
+                        lambda _e: self.ctx.nav.quit() if home is None else home())
         caption = round(96 * m.scale)
         label(Rect(rect.x, rect.y, caption, rect.h), "Config file", root, "#field")
         small = round(bw * 0.7)

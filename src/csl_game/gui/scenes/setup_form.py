@@ -33,7 +33,8 @@ from csl_game.services.settings import AIEntry
 from csl_game.services.setup_file import SETTING, Setting
 from csl_game.thinker.discovery import registry
 
-__all__ = ["SetupLayout", "setup_layout", "PlayerRows", "SettingsForm", "FORM", "field_label",
+__all__ = ["SetupLayout", "setup_layout", "PlayerRows", "SettingsForm", "FORM", "Sections",
+           "field_label",
            "thinker_help", "parameters_text", "MODES_HELP"]
 
 SCROLL_BAR = 20
@@ -272,7 +273,10 @@ class PlayerRows:
             self.show(self.players)
 
 
-FORM: tuple[tuple[str, tuple[tuple[str, tuple[str, ...]], ...]], ...] = (
+Sections = tuple[tuple[str, tuple[tuple[str, tuple[str, ...]], ...]], ...]
+"""Sections of a settings form: a title, then rows of a label and the settings' keys."""
+
+FORM: Sections = (
     ("Board", (("Rows", ("rows",)), ("Columns", ("cols",)),
                ("Unknown track: the rest from rows and columns", ("unknown_track",)),
                ("Win sequence", ("win_sequence",)),
@@ -305,14 +309,17 @@ def field_label(key: str) -> str:
 
 
 class SettingsForm:
-    """Every setting as a label and a text entry (a check box for yes/no), in sections."""
+    """Every setting as a label and a text entry (a check box for yes/no), in
+    sections (the sections of `FORM`, or those given)."""
 
     def __init__(self, root: UIContainer, m: Metrics, rect: Rect,
                  entries: dict[str, str | bool], on: Callable[[Any, Handler], Any],
-                 edited: Callable[[str, str | bool], None]) -> None:
-        label(Rect(rect.x, rect.y, rect.w, m.row), "Settings", root, "#heading")
+                 edited: Callable[[str, str | bool], None], sections: Sections | None = None,
+                 heading: str = "Settings") -> None:
+        sections = FORM if sections is None else sections
+        label(Rect(rect.x, rect.y, rect.w, m.row), heading, root, "#heading")
         pitch, head = m.row + 2, max(20, round(24 * m.scale))
-        height = sum(head + pitch * len(rows) for _, rows in FORM)
+        height = self.height(m, sections) - m.row
         body = Rect(rect.x, rect.y + m.row, rect.w, rect.h - m.row)
         scroller = UIScrollingContainer(body, root.ui_manager, container=root,
                                         allow_scroll_x=False, object_id="#form")
@@ -328,7 +335,7 @@ class SettingsForm:
         """Each label's own text, by id."""
         self._styles: dict[int, str] = {}
         y = 0
-        for title, rows in FORM:
+        for title, rows in sections:
             label(Rect(0, y, width, head), title.upper(), scroller, "#section")
             y += head
             for text, keys in rows:
@@ -346,6 +353,12 @@ class SettingsForm:
                         SETTING[key], Rect(x, y, small, m.row), entries[key], scroller, on,
                         edited)
                 y += pitch
+
+    @staticmethod
+    def height(m: Metrics, sections: Sections = FORM) -> int:
+        """The height the form needs to show every one of `sections` without scrolling."""
+        pitch, head = m.row + 2, max(20, round(24 * m.scale))
+        return m.row + sum(head + pitch * len(rows) for _, rows in sections)
 
     @staticmethod
     def _control(setting: Setting, rect: Rect, value: str | bool, container: Any,

@@ -1,0 +1,265 @@
+"""The home screen's pickers: the level and colour to play the computer at,
+and the two AIs to watch.
+
+Each is a small centred screen: a title, rows of choices (each under a
+caption), a note, and Back and Play (or Watch) at the bottom. Keys: Left,
+Right and Tab move along, Up and Down move between rows, Enter plays (Back
+when it has the focus), Esc goes back home. What was picked is remembered.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import pygame
+from pygame import Rect
+from pygame_gui.core import ObjectID, UIContainer
+from pygame_gui.elements import UIDropDownMenu, UITextBox
+
+from csl_game.gui.context import GuiContext
+from csl_game.gui.focus import KeyFocus
+from csl_game.gui.scenes.choices import ENTER_KEYS
+from csl_game.gui.scenes.setup import thinker_choices
+from csl_game.gui.widgets import Metrics, WidgetScene, button, label
+from csl_game.services.presets import LEVELS, NEW_OPPONENT
+from csl_game.services.quick_games import (
+    COLOURS,
+    ai_of,
+    board_options,
+    computer_game,
+    watch_game,
+)
+from csl_game.services.settings import PlayOptions
+
+__all__ = ["PickerLayout", "picker_layout", "PickerScene", "ComputerScene", "WatchScene"]
+
+_DIGITS = {**{pygame.K_1 + i: i for i in range(9)}, **{pygame.K_KP1 + i: i for i in range(9)}}
+
+
+@dataclass(frozen=True)
+class PickerLayout:
+    """Every area of a picker for one window size."""
+
+    title: Rect
+    captions: tuple[Rect, ...]
+    rows: tuple[Rect, ...]
+    note: Rect
+    back: Rect
+    go: Rect
+
+    def all_rects(self) -> list[Rect]:
+        return [self.title, *self.captions, *self.rows, self.note, self.back, self.go]
+
+
+def picker_layout(size: tuple[int, int], count: int) -> PickerLayout:
+    """A centred column of `count` captioned rows, a note of two lines, Back and Go."""
+    m = Metrics(size)
+    w, h = size
+    width = min(w - 2 * m.margin, round(620 * m.scale))
+    title_h, big, small = round(m.title * 1.3), max(m.row + 8, round(54 * m.scale)), m.row + 6
+    block = m.row + big + 2 * m.gap
+    note_h = 2 * m.row
+    total = title_h + m.gap + count * block + note_h + 2 * m.gap + small
+    x, y = (w - width) // 2, max(m.margin, (h - total) // 2)
+    title = Rect(x, y, width, title_h)
+    y = title.bottom + m.gap
+    captions = tuple(Rect(x, y + i * block, width, m.row) for i in range(count))
+    rows = tuple(Rect(x, c.bottom, width, big) for c in captions)
+    note = Rect(x, y + count * block, width, note_h)
+    half = min(round(200 * m.scale), (width - m.gap) // 2)
+    back = Rect(x, note.bottom + 2 * m.gap, half, small)
+    go = Rect(x + width - half, back.y, half, small)
+    return PickerLayout(title, captions, rows, note, back, go)
+
+
+def split(rect: Rect, count: int, gap: int) -> list[Rect]:
+    """`rect` cut into `count` equal parts side by side, `gap` apart."""
+    width = (rect.w - (count - 1) * gap) // count
+    return [Rect(rect.x + i * (width + gap), rect.y, width, rect.h) for i in range(count)]
+
+
+class PickerScene(WidgetScene):
+    """Rows of choices, a note, Back and Go; subclasses fill the rows."""
+
+    title = ""
+    captions: tuple[str, ...] = ()
+    go_text = "Play"
+
+    def __init__(self, ctx: GuiContext, base: PlayOptions) -> None:
+        super().__init__(ctx)
+        self.base = base
+        """The command line's options, which the game starts from."""
+        self.widgets: dict[str, Any] = {}
+        """Focusable widgets by key, in Tab order."""
+        self.grid: list[list[str]] = []
+        """The focusable keys row by row, for Up and Down."""
+        self.note: UITextBox | None = None
+        self.focus = KeyFocus(ctx.ui, self.layer, lambda: list(self.widgets.items()),
+                              arrows="horizontal")
+        self.focus.key = "go"
+
+    def build(self, root: UIContainer, m: Metrics) -> None:
+        lay = picker_layout(m.size, len(self.captions))
+        label(lay.title, self.title, root, "#home_title")
+        for rect, text in zip(lay.captions, self.captions):
+            label(rect, text, root, "#heading")
+        self.widgets, self.grid = {}, []
+        for index, rect in enumerate(lay.rows):
+            self.grid.append(self.build_row(index, rect, root, m))
+        self.note = UITextBox(self.note_text(), lay.note, root.ui_manager, container=root,
+                              object_id=ObjectID("#home_note", "@text_box"))
+        self.widgets["back"] = self.on(button(lay.back, "Back", root), lambda _e: self.back())
+        self.widgets["go"] = self.on(button(lay.go, self.go_text, root, "#primary"),
+                                     lambda _e: self.go())
+        self.grid.append(["back", "go"])
+
+    def build_row(self, index: int, rect: Rect, root: UIContainer, m: Metrics) -> list[str]:
+        """Make row `index`'s widgets in `rect`; returns their keys."""
+        raise NotImplementedError
+
+    def note_text(self) -> str:
+        return ""
+
+    def go(self) -> None:
+        """Start what was picked."""
+        raise NotImplementedError
+
+    def back(self) -> None:
+        self.ctx.nav.show_home()
+
+    def escape(self) -> bool:
+        self.back()
+        return True
+
+    def focus_rect(self) -> Rect | None:
+        return self.focus.rect()
+
+    def handle_event(self, event: pygame.event.Event) -> None:
+        if self.layer.dispatch(event):
+            return
+        if event.type != pygame.KEYDOWN:
+            return
+        if event.key in (pygame.K_UP, pygame.K_DOWN) and not isinstance(
+                self.focus.widget(), UIDropDownMenu):
+            self._jump(-1 if event.key == pygame.K_UP else 1)
+        elif self.focus.handle_key(event):
+            pass
+        elif event.key in ENTER_KEYS:
+            self.go()  # Enter plays, wherever the focus is (but on a button)
+        else:
+            self.shortcut(event)
+        self._changed = True
+
+    def shortcut(self, event: pygame.event.Event) -> None:
+        """A key of the picker's own (the number keys pick a level)."""
+
+    def _jump(self, step: int) -> None:
+        """Focus the row above or below, at the same place along it."""
+        row = next((i for i, keys in enumerate(self.grid) if self.focus.key in keys), None)
+        if row is None:
+            self.focus.set("go")
+            return
+        along = self.grid[row].index(self.focus.key)  # type: ignore[arg-type]
+        target = self.grid[(row + step) % len(self.grid)]
+        self.focus.set(target[min(along, len(target) - 1)])
+
+
+class ComputerScene(PickerScene):
+    """The level to play against, and the colour to play."""
+
+    title = "Play the computer"
+    captions = ("Level", "You play")
+
+    def __init__(self, ctx: GuiContext, base: PlayOptions) -> None:
+        super().__init__(ctx, base)
+        prefs = ctx.user.preferences()
+        names = [lv.name for lv in LEVELS]
+        self.level = prefs.level if prefs.level in names else NEW_OPPONENT
+        self.colour = prefs.colour if prefs.colour in COLOURS else COLOURS[0]
+
+    def build_row(self, index: int, rect: Rect, root: UIContainer, m: Metrics) -> list[str]:
+        if index == 0:
+            items = [(f"level.{lv.name}", f"{n}   {lv.label}", lv.name == self.level,
+                      self._picker(self.pick_level, lv.name)) for n, lv in enumerate(LEVELS, 1)]
+        else:
+            texts = {"white": "White (moves first)", "red": "Red"}
+            items = [(f"colour.{c}", texts[c], c == self.colour,
+                      self._picker(self.pick_colour, c)) for c in COLOURS]
+        keys = []
+        for (key, text, chosen, act), part in zip(items, split(rect, len(items), m.gap)):
+            style = "#option_chosen" if chosen else "#option"
+            self.widgets[key] = self.on(button(part, text, root, style), act)
+            keys.append(key)
+        return keys
+
+    @staticmethod
+    def _picker(act: Callable[[str], None], value: str) -> Callable[[pygame.event.Event], None]:
+        return lambda _event: act(value)
+
+    def note_text(self) -> str:
+        lv = next(lv for lv in LEVELS if lv.name == self.level)
+        return f"<b>{lv.label}</b>: {lv.description}"
+
+    def pick_level(self, name: str) -> None:
+        self.level = name
+        self.rebuild()
+
+    def pick_colour(self, colour: str) -> None:
+        self.colour = colour
+        self.rebuild()
+
+    def shortcut(self, event: pygame.event.Event) -> None:
+        index = _DIGITS.get(event.key)
+        if index is not None and index < len(LEVELS):
+            self.focus.key = f"level.{LEVELS[index].name}"
+            self.pick_level(LEVELS[index].name)
+
+    def go(self) -> None:
+        self.ctx.user.update_preferences(level=self.level, colour=self.colour)
+        board = board_options(self.base, self.ctx.user.last_setup(self.base))
+        self.ctx.nav.start_game(computer_game(board, self.level),
+                                swapped=self.colour == "red")
+
+
+class WatchScene(PickerScene):
+    """Two AIs, each a level or any thinker discovery finds."""
+
+    title = "Watch AIs"
+    captions = ("White (moves first)", "Red")
+    go_text = "Watch"
+
+    def __init__(self, ctx: GuiContext, base: PlayOptions) -> None:
+        super().__init__(ctx, base)
+        self.thinkers = thinker_choices(base.thinker_paths)
+        self.options: list[str | tuple[str, str]] = [*(lv.label for lv in LEVELS),
+                                                     *self.thinkers]
+        prefs = ctx.user.preferences()
+        self.picked = [p if p in self.options else default for p, default in
+                       ((prefs.watch_white, LEVELS[1].label), (prefs.watch_red, LEVELS[-1].label))]
+
+    def build_row(self, index: int, rect: Rect, root: UIContainer, m: Metrics) -> list[str]:
+        height = m.row + 6
+        menu = UIDropDownMenu(self.options, self.picked[index],
+                              Rect(rect.x, rect.y + (rect.h - height) // 2, rect.w, height),
+                              root.ui_manager, container=root,
+                              object_id=ObjectID("#thinker", "@drop_down"))
+        key = ("white", "red")[index]
+        self.widgets[key] = self.on(menu, lambda e: self.pick(index, e.text))
+        return [key]
+
+    def pick(self, index: int, text: str) -> None:
+        self.picked[index] = text
+        self.rebuild()
+
+    def note_text(self) -> str:
+        return ("Levels are the built-in AIs at Easy, Medium and Hard; the others are "
+                "every thinker found (built in, --thinkers, installed). Up and Down pick.")
+
+    def go(self) -> None:
+        white, red = self.picked
+        self.ctx.user.update_preferences(watch_white=white, watch_red=red)
+        board = board_options(self.base, self.ctx.user.last_setup(self.base))
+        self.ctx.nav.start_game(watch_game(board, ai_of(white, self.thinkers),
+                                           ai_of(red, self.thinkers)))
