@@ -122,6 +122,7 @@ class App:
         self._ring_area: pygame.Rect | None = None
         """Where the last frame drew the focus ring."""
         self.runner_factory = runner_factory or default_runner_factory(options)
+        self.ctx.runner_factory = self.runner_factory
         if self.runner_factory is process_runner:
             start_workers_soon()
         self.flow: SessionFlow | None = None

@@ -14,6 +14,7 @@ from typing import Protocol
 
 import pygame_gui
 
+from csl_game.engine import RunnerFactory
 from csl_game.engine.session import Choice, ScreenPolicy, Session
 from csl_game.gui.panels import MessageLog
 from csl_game.gui.pieces import PieceArt
@@ -78,6 +79,8 @@ class GuiContext:
     sound: Sound
     user: UserData
     """Preferences, the last setup and scores, in the user's config folder."""
+    runner_factory: RunnerFactory | None = None
+    """How the window runs thinker code off its thread (analysis, hints); None: threads."""
     choice_names: dict[Choice, str] = field(default_factory=dict)
     """Button texts of session choices other than their own ('Home' for 'Back to setup')."""
 

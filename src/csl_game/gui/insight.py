@@ -23,6 +23,7 @@ from csl_game.gui.pieces import Look, PieceArt, draw_piece_shape
 from csl_game.gui.style import TextCache, TextRole, palette
 from csl_game.model.board import Board, PColor, Piece, Pos, PShape
 from csl_game.services.analysis import (
+    FOUND_WIN,
     Analysis,
     Analyst,
     MoveValue,
@@ -67,6 +68,8 @@ def eval_text(value: MoveValue) -> str:
     score = value.score or 0.0
     if abs(score) < 10:
         return "Even"
+    if abs(score) >= FOUND_WIN:
+        return value.text()
     return f"{'White' if score > 0 else 'Red'} +{abs(score):.0f}"
 
 

@@ -27,18 +27,11 @@ from csl_game.engine.runners.base import RunnerFactory
 from csl_game.errors import InvalidMoveError
 from csl_game.model.board import Board, PShape, Winner
 from csl_game.model.notation import format_move
-from csl_game.services.analysis import Analysis, AnalysisJob, MoveValue
+from csl_game.services.analysis import SCALE, Analysis, AnalysisJob, MoveValue, expected_score
 from csl_game.thinker.api import MatchConfig
 
 __all__ = ["ReviewedMove", "Review", "ReviewJob", "expected_score", "grade",
            "move_accuracy", "SCALE", "THRESHOLDS", "GRADES", "DEFAULT_MS"]
-
-SCALE = 139.5
-"""k of P(White scores) = 1 / (1 + exp(-score / k)), score in negamax units
-(White's advantage). Fitted by maximum likelihood with
-benchmarks/calibrate_eval.py (defaults: seed 1) on 2026-11-25: 300 games of negamax
-depth 5 against itself from random openings of 2 to 8 plies on 6x7, 3,958
-positions; 95 % interval 105.8 .. 192.4 (cluster bootstrap over games)."""
 
 THRESHOLDS = ((0.15, "blunder"), (0.10, "mistake"), (0.05, "inaccuracy"))
 """Loss of expected score (the mover's, 0..1) from which a move is graded so:
@@ -46,18 +39,6 @@ lichess's winning-chance thresholds 0.3, 0.2, 0.1 (on -1..1) halved."""
 GRADES = ("best", "good", "inaccuracy", "mistake", "blunder")
 DEFAULT_MS = 1000
 """Time to analyse each position of a game, in ms."""
-_RESULT_SCORES = {"white": 1.0, "red": 0.0, "draw": 0.5}
-
-
-def expected_score(value: MoveValue) -> float:
-    """White's expected score (0..1) of a move: 1, 0 or 1/2 for a proven win of
-    White, of Red, or draw; else the logistic of its score (White's advantage)."""
-    if value.result is not None:
-        return _RESULT_SCORES[value.result]
-    x = -(value.score or 0.0) / SCALE
-    if x > 700:  # exp would overflow: the score is a win of Red's, all but proven
-        return 0.0
-    return 1.0 / (1.0 + math.exp(x))
 
 
 def _for(color: str, white_score: float) -> float:
