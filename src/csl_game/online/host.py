@@ -320,10 +320,10 @@ class Host:
         if self.seat is None:
             self._seat(conn, hello)
         else:
+            self._broadcast(Resumed())  # to the spectators: the seat is told by its welcome
             self.seat.conn, self.seat.away_since, self.seat.offered = conn, None, False
             self.game_clock.resume()
             self._events.append(PlayerBack(self.seat.name))
-            self._broadcast(Resumed())
         conn.send(self._welcome(self.remote_color))
 
     def _refusal(self, hello: Hello) -> str | None:
