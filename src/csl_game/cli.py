@@ -65,8 +65,6 @@ BROKEN_PIPE = 141
 command-line tools end then."""
 
 
-
-
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         raise UsageError(message)
@@ -457,8 +455,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(devnull, sys.stdout.fileno())
         os.close(devnull)
         return BROKEN_PIPE
-
-
 
 
 def _terminate(signum: int, frame: FrameType | None) -> None:
