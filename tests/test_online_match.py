@@ -6,7 +6,9 @@ the host's results file always tell the same result."""
 from __future__ import annotations
 
 import json
+import signal
 import socket
+import sys
 from pathlib import Path
 
 import pytest
@@ -67,6 +69,33 @@ def test_a_human_joins_through_standard_input(tmp_path: Path) -> None:
     assert server.json()["white"] == "Human" and server.json()["red"] == "Sequential"
     assert "Invalid move" in joiner.text()  # column 9 does not exist: asked again
     assert "White (Human), your move" in joiner.text()
+
+
+def test_a_human_hosts_through_standard_input() -> None:
+    typed = "".join(f"{c} {s}\n" for _ in range(12) for c in (3, 2, 4, 1, 5, 0, 6)
+                    for s in "rs")
+    server, port = host("-t", "200", "--json", stdin=typed)
+    try:
+        joiner = join(port, "-R", "sequential", "--json")
+        assert joiner.finish() == 0, joiner.text()
+        assert server.finish() == 0, server.text()
+    finally:
+        server.kill()
+        joiner.kill()
+    assert server.json() == joiner.json() and server.json()["white"] == "Human"
+    assert "White (Human), your move" in server.text()
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT is a POSIX signal")
+def test_ctrl_c_stops_a_waiting_host() -> None:
+    server, _ = host("-W", "random")
+    try:
+        server.wait_for("Waiting for a player")
+        server.proc.send_signal(signal.SIGINT)
+        assert server.finish(10) == 130
+    finally:
+        server.kill()
+    assert "csl-game: interrupted" in server.text() and "Traceback" not in server.text()
 
 
 def test_the_joiner_killed_mid_game_comes_back(tmp_path: Path) -> None:
