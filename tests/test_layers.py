@@ -24,6 +24,7 @@ LAYERS = {
     "csl_game.engine.runners": 2,
     "csl_game.engine": 3,
     "csl_game.services": 4,
+    "csl_game.online": 4,  # online play: protocol, host and client, beside the services
     "csl_game.console": 5,
     "csl_game.gui": 5,
     "csl_game.rl": 5,  # the game for learning agents: a frontend, as the console is
@@ -100,8 +101,8 @@ def test_cycle_finder_sees_cycles() -> None:
     assert any({"csl_game.model.board", "csl_game.engine.match"} <= set(c) for c in cycles)
 
 
-FRONTENDS = ("csl_game.console", "csl_game.gui", "csl_game.rl", "csl_game.cli",
-             "csl_game.__main__")
+FRONTENDS = ("csl_game.console", "csl_game.gui", "csl_game.rl", "csl_game.online",
+             "csl_game.cli", "csl_game.__main__")
 
 
 def runner_imports(graph: dict[str, set[str]]) -> list[str]:

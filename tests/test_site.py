@@ -99,7 +99,7 @@ def test_how_each_match_ended_is_named() -> None:
     assert how_it_ended({"winner": "red", "forfeit": None, "resigned": True}) == "resignation"
     named = {how_it_ended({"winner": "red", "forfeit": r.name.lower()}) for r in ForfeitReason}
     assert named == {"timeout", "crash", "out of memory", "gave up", "invalid move",
-                     "setup failed"}
+                     "setup failed", "left"}
 
 
 def test_a_reader_never_sees_half_a_page(played: Path, tmp_path: Path) -> None:

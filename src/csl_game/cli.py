@@ -1,4 +1,4 @@
-"""The command line: ``csl-game [play|match|session|report|replay|league|info] ...``.
+"""The command line: ``csl-game [play|match|watch|session|report|replay|league|info] ...``.
 
 Exit status: 0 when the command did its job (whoever won), 2 for bad usage or
 bad input (one line on stderr, no traceback), 130 when interrupted, 141 when
@@ -33,7 +33,7 @@ from csl_game.console.session_cmd import (
     setup_limit_of,
 )
 from csl_game.engine.match import Human, Match, MatchResult, Player
-from csl_game.engine.results import result_to_json
+from csl_game.engine.results import ResultsWriter, result_to_json
 from csl_game.engine.scheduler import runner_factory
 from csl_game.engine.session import Session, SessionOptions
 from csl_game.engine.standings import Points
@@ -65,8 +65,6 @@ BROKEN_PIPE = 141
 command-line tools end then."""
 
 
-
-
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         raise UsageError(message)
@@ -90,7 +88,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 _VERB_HELP = {
     "play": "open the game window (the default verb)",
-    "match": "play one match in the terminal",
+    "match": "play one match in the terminal (--listen and --connect: over the network)",
+    "watch": "follow a match hosted with match --listen, read-only",
     "session": "play a complete tournament in the terminal",
     "league": "rank the thinkers: every pair, both colours, several openings",
     "sprt": "test NEW against BASE in game pairs until the SPRT decides (docs/testing.md)",
@@ -153,6 +152,10 @@ def _human_input(out: TextIO) -> Callable[[Match], None]:
 
 
 def cmd_match(args: argparse.Namespace) -> int:
+    if args.listen is not None or args.connect is not None:
+        from csl_game.console.online_cmd import run_online
+
+        return run_online(args)
     mc = match_config(args)
     paths = tuple(args.thinkers)
     players = [_player(args.white, args.white_params, mc, paths),
@@ -163,7 +166,8 @@ def cmd_match(args: argparse.Namespace) -> int:
     options = SessionOptions(runner_factory=runner_factory(args.in_process, None, limit, memory),
                              in_process=args.in_process, setup_limit=limit,
                              memory_limit_mb=memory, known_setups=known)
-    session = Session(players, mc, options)
+    results = ResultsWriter(args.results) if args.results else None
+    session = Session(players, mc, options, results=results)
     listener = ConsoleListener(out)
     ask = _human_input(out)
 
@@ -171,7 +175,11 @@ def cmd_match(args: argparse.Namespace) -> int:
         match.subscribe(listener.on_match_event)
         return match.run(on_human=ask)
 
-    session.run(play)
+    try:
+        session.run(play)
+    finally:
+        if results is not None:
+            results.close()
     result = session.records[0].result
     if args.json:
         print(json.dumps(result_to_json(result, mc)), flush=True)
@@ -181,6 +189,12 @@ def cmd_match(args: argparse.Namespace) -> int:
 def cmd_session(args: argparse.Namespace) -> int:
     add_engine_sources(args, cfg.read_session_engines(args.game_file))
     return run_session(args, _match_config_for_session(args))
+
+
+def cmd_watch(args: argparse.Namespace) -> int:
+    from csl_game.console.online_cmd import run_watch
+
+    return run_watch(args)
 
 
 def cmd_report(args: argparse.Namespace) -> int:
@@ -225,6 +239,7 @@ def _serve_site(args: argparse.Namespace, points: Points) -> int:
     import tempfile
 
     from csl_game.engine.results import first_lines, read_results
+    from csl_game.online.wire import lan_address
     from csl_game.services.serve import SiteServer
     from csl_game.services.site import write_site
 
@@ -258,22 +273,10 @@ def _serve_site(args: argparse.Namespace, points: Points) -> int:
         shown = "localhost" if args.host in ("0.0.0.0", "::", "127.0.0.1") else args.host
         print(f"Serving the site of {source} at http://{shown}:{server.port}/", flush=True)
         if args.host in ("0.0.0.0", "::"):
-            print(f"  for others on the network: http://{_lan_address()}:{server.port}/ "
+            print(f"  for others on the network: http://{lan_address()}:{server.port}/ "
                   "(Ctrl+C stops)", flush=True)
         server.serve_forever()
     return 0
-
-
-def _lan_address() -> str:
-    """This machine's address on its network (no packet is sent), else its name."""
-    import socket
-
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
-        try:
-            probe.connect(("192.0.2.1", 9))  # TEST-NET-1: picks the outgoing interface
-            return str(probe.getsockname()[0])
-        except OSError:
-            return socket.gethostname()
 
 
 def _has_display() -> bool:
@@ -444,7 +447,7 @@ def cmd_league(args: argparse.Namespace) -> int:
 
 
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
-    "play": cmd_play, "match": cmd_match, "session": cmd_session, "report": cmd_report,
+    "play": cmd_play, "match": cmd_match, "watch": cmd_watch, "session": cmd_session, "report": cmd_report,
     "replay": cmd_replay, "info": cmd_info, "league": cmd_league,
     "sprt": cmd_sprt, "openings": cmd_openings, "analyse": cmd_analyse}
 
@@ -463,8 +466,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(devnull, sys.stdout.fileno())
         os.close(devnull)
         return BROKEN_PIPE
-
-
 
 
 def _terminate(signum: int, frame: FrameType | None) -> None:

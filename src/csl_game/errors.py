@@ -21,6 +21,8 @@
     │   ├── MatchAborted                a match stopped from outside before it ended
     │   └── Refused                     a request a match refuses now (undo, resign)
     ├── WorkerStartError                the program could not start a worker process
+    ├── NetworkError                    an online game's address, connection or host failed
+    │   └── ProtocolError (ValueError)  a line that is no message of the online protocol
     └── WorkerProtocolError (ValueError) bytes from a worker that are no message of its
     Terminated (BaseException)          SIGTERM: unwinds like Ctrl+C
 
@@ -36,7 +38,7 @@ __all__ = ["CslError", "BoardConfigError", "InvalidMoveError", "ConfigError", "U
            "SettingError", "ConfigFileError", "InputEnded", "ResultsWriteError", "ThinkerError",
            "SetupRefused", "EngineError", "EngineDied", "EngineRefused", "EngineProtocolError", "NotationError",
            "SessionStateError", "MatchAborted", "Refused", "WorkerStartError", "NoDisplay", "Terminated",
-           "WorkerProtocolError", "EXIT_STATUS", "exit_status"]
+           "WorkerProtocolError", "NetworkError", "ProtocolError", "EXIT_STATUS", "exit_status"]
 
 
 class CslError(Exception):
@@ -169,6 +171,18 @@ class WorkerProtocolError(CslError, ValueError):
     and it costs that thinker its match (never reaches the command line)."""
 
 
+class NetworkError(CslError):
+    """An online game could not go on: a bad address, a connection refused or
+    lost for good, or the host's refusal (a wrong code, another version). The
+    message says which, in one line."""
+
+
+class ProtocolError(NetworkError, ValueError):
+    """A line from the network that is no message of the online protocol
+    (csl_game.online.protocol): too long, not JSON, unknown, or a field of the
+    wrong type or out of range. The connection that sent it is closed."""
+
+
 class Terminated(BaseException):
     """The program was asked to end (SIGTERM): unwinds like Ctrl+C, so every
     match is stopped, every worker ended and the results file closed."""
@@ -185,6 +199,7 @@ EXIT_STATUS: dict[type[BaseException], int] = {
     ResultsWriteError: 2,
     ThinkerError: 2,
     NoDisplay: 2,
+    NetworkError: 2,
     SessionStateError: 1,
     WorkerStartError: 1,
     WorkerProtocolError: 1,

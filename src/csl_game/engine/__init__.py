@@ -20,6 +20,8 @@ from csl_game.engine.events import (
 from csl_game.engine.match import Human, Match, MatchEvent, MatchResult, Player
 from csl_game.engine.options import Fixture, SessionOptions
 from csl_game.engine.presenter import Presenter, SessionState
+from csl_game.engine.remote import Remote
+from csl_game.engine.runners.answer import MoveAnswer
 from csl_game.engine.runners.base import (
     MEMORY_LIMIT_MB,
     SETUP_TIME_LIMIT,
@@ -29,6 +31,7 @@ from csl_game.engine.runners.base import (
     RunnerFactory,
     ThinkerRunner,
     ThinkJob,
+    ThinkOutcome,
 )
 from csl_game.engine.runners.probe import SetupProbe, SetupReport, probe_all
 from csl_game.engine.runners.thread import ThreadRunner
@@ -41,7 +44,7 @@ __all__ = ["Match", "MatchEvent", "MatchResult", "Human", "Player", "Session",
            "SessionOptions", "SessionState", "Fixture", "Presenter", "SessionEvent",
            "SessionStarted", "PreMatch", "PostMatch", "TieBreakRound", "SessionEnded",
            "Forfeit", "ForfeitReason", "InfoCallback", "RunnerFactory", "ThinkerRunner",
-           "ThinkJob", "ThreadRunner", "SETUP_TIME_LIMIT", "MEMORY_LIMIT_MB", "SetupProbe", "SetupReport",
+           "ThinkJob", "ThinkOutcome", "MoveAnswer", "Remote", "ThreadRunner", "SETUP_TIME_LIMIT", "MEMORY_LIMIT_MB", "SetupProbe", "SetupReport",
            "probe_all", "runner_factory", "WorkerStartError", "process_runner",
            "process_runner_available", "start_workers_soon"]
 

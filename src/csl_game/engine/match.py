@@ -18,6 +18,7 @@ from enum import Enum
 
 from csl_game.engine.figures import Figures, turn_figures
 from csl_game.engine.judge import explain, judge, move_text
+from csl_game.engine.remote import Remote
 from csl_game.engine.runners.base import (
     Forfeit,
     ForfeitReason,
@@ -31,7 +32,7 @@ from csl_game.model.board import Board, Move, PColor, Pos, PShape, Winner
 from csl_game.thinker.api import FutureMove, MatchConfig
 from csl_game.thinker.prototype import ThinkerPrototype
 
-__all__ = ["MatchAborted", "Refused", "Human", "Player", "Match", "MatchState", "MatchResult",
+__all__ = ["MatchAborted", "Refused", "Human", "Remote", "Player", "Match", "MatchState", "MatchResult",
            "PlayedMove",
            "MatchEvent", "MatchStarted", "NextTurn", "MovePerformed", "InvalidPlay",
            "BoardUpdated", "ThinkingInfo", "MatchOver", "MovesTakenBack", "Resigned"]
@@ -54,11 +55,12 @@ class Human:
         return self.name
 
 
-Player = Human | ThinkerPrototype
+Player = Human | ThinkerPrototype | Remote
+"""A human at this machine, a thinker, or a player on another machine."""
 
 
 def _human_name(player: Player) -> str:
-    return player.name if isinstance(player, Human) else player.default_name
+    return player.name if isinstance(player, Human | Remote) else player.default_name
 
 
 @dataclass(frozen=True)
@@ -190,8 +192,7 @@ class Match:
         self._info: queue.SimpleQueue[tuple[PColor, str]] = queue.SimpleQueue()
         self._players = (white, red)
         self._runners: list[ThinkerRunner | None] = [
-            None if isinstance(p, Human) else runner_factory(p, self._info_sink(color))
-            for color, p in zip(PColor, self._players)]
+            self._runner_of(p, runner_factory, color) for color, p in zip(PColor, self._players)]
         if names is None:
             white_name, red_name = (r.name if r is not None else _human_name(p)
                                     for r, p in zip(self._runners, self._players))
@@ -204,6 +205,14 @@ class Match:
         self._turn_info: list[str] = []
         """The mover's thinking-info lines of this turn."""
         self._moves: list[PlayedMove] = []
+
+    def _runner_of(self, player: Player, factory: RunnerFactory,
+                   color: PColor) -> ThinkerRunner | None:
+        if isinstance(player, Human):
+            return None
+        if isinstance(player, Remote):
+            return player.runner(self._info_sink(color))
+        return factory(player, self._info_sink(color))
 
     # ------------------------------------------------------------- listening
     def subscribe(self, callback: Callable[[MatchEvent], None]) -> None:
@@ -301,6 +310,8 @@ class Match:
             return "the match is over"
         if not any(map(self.is_human, PColor)):
             return "only AIs play this match"
+        if any(isinstance(p, Remote) for p in self._players):
+            return "a player on another machine takes part"
         if self._undo_count() == 0:
             return "no human has moved yet"
         return None
@@ -419,9 +430,23 @@ class Match:
             self._finish(MatchResult(winner, *self.names, solution=tuple(solution),
                                      moves=tuple(self._moves)))
 
-    def _forfeit(self, reason: ForfeitReason, detail: str) -> None:
+    def forfeit(self, color: PColor, reason: ForfeitReason, detail: str = "") -> None:
+        """`color` loses other than on the board, whoever is to move (a player
+        on another machine who left and did not come back).
+
+        Raises:
+            Refused: the match is over.
+        """
+        if self.is_over:
+            raise Refused(f"{color} cannot forfeit: the match is over")
+        if self._job is not None:
+            self._job.cancel()
+            self._job = None
+        self._forfeit(reason, detail, color)
+
+    def _forfeit(self, reason: ForfeitReason, detail: str, color: PColor | None = None) -> None:
         """The one path by which a player loses other than on the board."""
-        color = self.board.turn
+        color = self.board.turn if color is None else color
         log.info("%s (%s) forfeits: %s: %s", self.names[color], color.name.title(),
                  reason.name.lower(), detail)
         self._emit(InvalidPlay(color, self.names[color], reason, detail))

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from csl_game.engine.match import Human, Player
+from csl_game.engine.match import Human, Player, Remote
 from csl_game.engine.runners.base import (
     MEMORY_LIMIT_MB,
     SETUP_TIME_LIMIT,
@@ -76,7 +76,7 @@ class PlayerSetups:
 
     def _name(self, index: int) -> str:
         player = self._players[index]
-        if isinstance(player, Human):
+        if isinstance(player, Human | Remote):
             return player.name
         report = self.reports[index] if self.reports is not None else None
         return report.name if report is not None else player.default_name

@@ -128,6 +128,8 @@ FORFEIT_WORDS: dict[ForfeitReason, tuple[str, str]] = {
     ForfeitReason.NO_PIECES: ("invalid move", "tried a shape it has no pieces left of"),
     ForfeitReason.SETUP: ("setup failed", "could not be set up"),
     ForfeitReason.PROTOCOL: ("crash", "wrote garbage on its worker's pipe"),
+    ForfeitReason.DISCONNECTED: ("left", "left the game (its connection dropped) and did "
+                                 "not come back"),
 }
 """Per forfeit: (a word or two for a results table, what the player did, in plain words)."""
 

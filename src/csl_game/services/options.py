@@ -28,8 +28,8 @@ __all__ = ["Option", "OPTIONS", "VERBS", "CONSOLE_TIME_LIMIT_MS", "add_options",
            "flag_text", "check_ranges", "match_config", "default_pieces", "points_of",
            "unknown_track_config", "BOARD", "MATCH_KEYS", "ALIASES"]
 
-VERBS = ("play", "match", "session", "league", "sprt", "openings", "analyse", "report",
-         "replay", "info")
+VERBS = ("play", "match", "watch", "session", "league", "sprt", "openings", "analyse",
+         "report", "replay", "info")
 ALIASES = {"analyze": "analyse"}
 """Other spellings of verbs."""
 
@@ -37,6 +37,7 @@ ALIASES = {"analyze": "analyse"}
 BOARD = "board and timing (6x7, 4 in a row, rows x cols / 4 pieces of each shape; AIs %s)"
 _PLAYERS = "finding thinkers"
 _TOURNAMENT = "tournament"
+_ONLINE = "online play (docs/online.md)"
 
 _BOARD_VERBS = frozenset({"play", "match", "session", "league", "sprt", "openings",
                           "analyse"})
@@ -150,7 +151,9 @@ OPTIONS: tuple[Option, ...] = (
          "spelling of --points-per-win/-draw/-loss)", {"play", "session", "league", "report"},
          nargs=3, metavar=("WIN", "DRAW", "LOSS"), group=_TOURNAMENT, **_INT),
     _opt("results", "--results", "append each match's result to FILE as a JSON line as it "
-         "ends", {"play", "session", "sprt"}, metavar="FILE", group=_TOURNAMENT),
+         "ends", {"play", "match", "session", "sprt"}, metavar="FILE", group=_TOURNAMENT,
+         helps={"match": "append the match's result to FILE as a JSON line (with --listen: "
+                         "the host writes it)"}),
     _opt("resume", "--resume", "take the matches already in results FILE as played, append "
          "the rest (an SPRT goes on with the same statistics)", {"play", "session", "sprt"},
          metavar="FILE", group=_TOURNAMENT),
@@ -182,8 +185,30 @@ OPTIONS: tuple[Option, ...] = (
          default="", metavar="S"),
     _opt("red_params", "--red-params", "Red thinker's parameters", {"match"}, default="",
          metavar="S"),
+    _opt("listen", "--listen", "host the match for a player on another machine: bare PORT "
+         "listens on every network of this machine, HOST:PORT on that address only (PORT 0: "
+         "any free port); this side plays -W or -R (a human by default, White unless -R)",
+         {"match"}, metavar="[HOST:]PORT", group=_ONLINE),
+    _opt("connect", "--connect", "join a match hosted with --listen and play the other side "
+         "(-W or -R for a thinker, a human by default); board settings are the host's",
+         {"match"}, metavar="HOST:PORT", group=_ONLINE),
+    _opt("code", "--code", "the join code (with --listen: made up when not given; with "
+         "--connect: the one the host printed)", {"match"}, metavar="CODE", group=_ONLINE),
+    _opt("reconnect_timeout", "--reconnect-timeout", "seconds a dropped player has to come "
+         "back before the host may claim the game (the joiner tries that long; default 120)",
+         {"match", "watch"}, default=120.0, metavar="S", type=float, group=_ONLINE,
+         helps={"watch": "seconds to keep trying to reconnect when the connection drops "
+                         "(default 120)"}),
+    _opt("handshake_timeout", "--handshake-timeout", "with --listen: seconds a new "
+         "connection has to say hello (default 10)", {"match"}, default=10.0, metavar="S",
+         type=float, group=_ONLINE),
+    _opt("spectators", "--spectators", "with --listen: spectators allowed at once (csl-game "
+         "watch; default 8, 0 for none)", {"match"}, default=8, metavar="N", group=_ONLINE,
+         **_INT),
+    _opt("address", "address", "the host's address, as its --listen printed it", {"watch"},
+         metavar="HOST:PORT"),
     _opt("json", "--json", "print the result as JSON on stdout (the match goes to stderr)",
-         {"match", "sprt", "analyse", "replay"}, action="store_true", default=False,
+         {"match", "watch", "sprt", "analyse", "replay"}, action="store_true", default=False,
          helps={"replay": "with --review: print the review as one JSON object",
                 "sprt": "print the result as one JSON object, the last line of standard output "
                         "(progress goes to standard error)",

@@ -50,6 +50,9 @@ class ForfeitReason(Enum):
     PROTOCOL = "broke the worker protocol"
     """Its worker process wrote on the result pipe what is no message (garbage,
     an oversized or unfinished message): only thinker code writes such things."""
+    DISCONNECTED = "left the game and did not come back"
+    """A player on another machine whose connection dropped, for longer than
+    its opponent would wait."""
     SETUP = "could not be set up"
     """The thinker could not even be made ready to play (its module did not
     import, its constructor or setup() failed, its engine did not start)."""

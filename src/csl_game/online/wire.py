@@ -1,0 +1,226 @@
+"""Connections of the online game: non-blocking sockets, bounded at the edge.
+
+A `Connection` wraps one TCP socket in non-blocking mode. Reading gives the
+complete lines that arrived (`protocol.LineReader`: no line longer than
+`MAX_LINE`), at most `RateLimit` allows; writing queues bytes and sends what
+the socket takes, up to `MAX_QUEUED` bytes waiting (a peer that reads nothing
+is cut off rather than let memory grow). `fail()` sends one error line, then
+closes: it stops reading for the game, lets the line leave, and discards
+what the peer still sends for at most `DRAIN_S` seconds, so the peer can read
+why before the connection goes. Nothing here blocks.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import socket
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from csl_game.online.protocol import (
+    MAX_LINE,
+    ClientMessage,
+    ErrorMsg,
+    HostMessage,
+    LineReader,
+    ProtocolError,
+    encode,
+)
+
+__all__ = ["Connection", "RateLimit", "MAX_QUEUED", "DRAIN_S", "parse_address", "Clock",
+           "lan_address", "is_refused"]
+
+MAX_QUEUED = 1 << 20
+"""Bytes waiting to be sent to one peer before it is cut off."""
+DRAIN_S = 1.0
+"""Seconds a failed connection is kept to let its error line leave."""
+_CHUNK = 65536
+_DRAIN_BYTES = 1 << 20
+Clock = Callable[[], float]
+
+
+@dataclass
+class RateLimit:
+    """A token bucket: `rate` messages a second on average, `burst` at once."""
+
+    rate: float = 20.0
+    burst: float = 40.0
+    _tokens: float = -1.0
+    _at: float = 0.0
+
+    def allow(self, now: float) -> bool:
+        """Take one token if there is one."""
+        if self._tokens < 0:
+            self._tokens, self._at = self.burst, now
+        self._tokens = min(self.burst, self._tokens + (now - self._at) * self.rate)
+        self._at = now
+        if self._tokens < 1:
+            return False
+        self._tokens -= 1
+        return True
+
+
+class Connection:
+    """One peer: lines in (bounded, rate-limited), messages out (queued)."""
+
+    def __init__(self, sock: socket.socket, peer: str, clock: Clock = time.monotonic,
+                 rate: RateLimit | None = None, max_line: int = MAX_LINE) -> None:
+        sock.setblocking(False)
+        self.sock = sock
+        self.peer = peer
+        self._clock = clock
+        self._reader = LineReader(max_line)
+        self._rate = rate or RateLimit()
+        self._out = bytearray()
+        self.opened = clock()
+        self.heard = self.opened
+        """When the peer last sent a line."""
+        self.closed = False
+        self.failing_since: float | None = None
+        """When fail() was called (the connection drains until DRAIN_S later)."""
+        self._drained = 0
+        self._shut = False
+
+    # ------------------------------------------------------------------ reading
+    def read(self) -> list[bytes]:
+        """The complete lines that arrived, without blocking ([] when none).
+        A peer that closed, reset or broke a bound leaves `closed` set (a
+        broken bound through `fail()`, with its error line)."""
+        if self.closed:
+            return []
+        if self.failing_since is not None:
+            self._drain()
+            return []
+        lines: list[bytes] = []
+        for _ in range(4):  # at most 256 KiB a call: others get their turn
+            try:
+                data = self.sock.recv(_CHUNK)
+            except (BlockingIOError, InterruptedError):
+                break
+            except OSError:
+                self.close()
+                break
+            if not data:
+                self.close()
+                break
+            try:
+                lines += self._reader.feed(data)
+            except ProtocolError as e:
+                self.fail(str(e))
+                return []
+            if len(data) < _CHUNK:
+                break
+        now = self._clock()
+        if lines:
+            self.heard = now
+        for count, _ in enumerate(lines):
+            if not self._rate.allow(now):
+                self.fail("too many messages: at most "
+                          f"{self._rate.rate:g} a second")
+                return lines[:count]
+        return lines
+
+    # ------------------------------------------------------------------ writing
+    def send(self, msg: HostMessage | ClientMessage) -> None:
+        """Queue a message and send what the socket takes now."""
+        if self.closed or self._shut:
+            return
+        self._out += encode(msg)
+        if len(self._out) > MAX_QUEUED:
+            self.close()  # it reads nothing: cut it off
+            return
+        self.flush()
+
+    def flush(self) -> None:
+        """Send what the socket takes of the queue, without blocking."""
+        while self._out and not self.closed:
+            try:
+                sent = self.sock.send(self._out)
+            except (BlockingIOError, InterruptedError):
+                return
+            except OSError:
+                self.close()
+                return
+            del self._out[:sent]
+        if not self._out and self.failing_since is not None and not self._shut:
+            self._shut = True
+            with contextlib.suppress(OSError):
+                self.sock.shutdown(socket.SHUT_WR)
+
+    @property
+    def pending(self) -> bool:
+        """Whether bytes wait to be sent."""
+        return bool(self._out) and not self.closed
+
+    # ------------------------------------------------------------------ ending
+    def fail(self, message: str) -> None:
+        """Send `message` as the last line (an error), then close."""
+        if self.closed or self.failing_since is not None:
+            return
+        self.send(ErrorMsg(message[:500]))
+        self.failing_since = self._clock()
+        self.flush()
+
+    def _drain(self) -> None:
+        self.flush()
+        assert self.failing_since is not None
+        if self._clock() - self.failing_since > DRAIN_S or self._drained > _DRAIN_BYTES:
+            self.close()
+            return
+        try:
+            data = self.sock.recv(_CHUNK)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError:
+            data = b""
+        self._drained += len(data)
+        if not data and not self._out:
+            self.close()
+
+    def close(self) -> None:
+        """Close now (what is queued is dropped)."""
+        if not self.closed:
+            self.closed = True
+            with contextlib.suppress(OSError):
+                self.sock.close()
+
+
+def parse_address(text: str, bare: bool = False) -> tuple[str, int]:
+    """'HOST:PORT' (or '[v6]:PORT'), or with `bare` also 'PORT' and ':PORT'
+    (host '': every interface): (host, port).
+
+    Raises:
+        ValueError: not such an address, or a port beyond 0-65535 (message in words).
+    """
+    host, sep, port = text.strip().rpartition(":")
+    if not sep:
+        if not bare:
+            raise ValueError(f"'{text}' is not HOST:PORT")
+        port = text.strip()
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+    if not port.isdigit() or len(port) > 5:
+        raise ValueError(f"'{text}': the port must be a number from 0 to 65535")
+    if not 0 <= int(port) <= 65535:
+        raise ValueError(f"'{text}': the port must be from 0 to 65535, not {int(port)}")
+    if not host and not bare:
+        raise ValueError(f"'{text}' names no host (HOST:PORT)")
+    return host, int(port)
+
+
+def lan_address() -> str:
+    """This machine's address on its network (no packet is sent), else its name."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.connect(("192.0.2.1", 9))  # TEST-NET-1: picks the outgoing interface
+            return str(probe.getsockname()[0])
+        except OSError:
+            return socket.gethostname()
+
+
+def is_refused(error: OSError) -> bool:
+    """Whether a connect failed because nothing listens there."""
+    return isinstance(error, ConnectionRefusedError) or error.errno in (
+        errno.ECONNREFUSED, getattr(errno, "WSAECONNREFUSED", -1))

@@ -1,0 +1,199 @@
+"""The online protocol without sockets: every message encodes and decodes to
+itself, and what is no message (garbage, absurd values, unknown keys, deep
+nesting, oversized lines, floods) is refused with ProtocolError."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from csl_game.engine import ForfeitReason, MatchResult
+from csl_game.engine.match import PlayedMove
+from csl_game.model.board import Move, PColor, Piece, Pos, PShape, Winner
+from csl_game.online.protocol import (
+    MAX_LINE,
+    PROTOCOL_VERSION,
+    ErrorMsg,
+    ForfeitMsg,
+    Hello,
+    LineReader,
+    MoveMsg,
+    Paused,
+    Ping,
+    Played,
+    Pong,
+    ProtocolError,
+    Result,
+    Resumed,
+    Welcome,
+    decode_client,
+    decode_host,
+    encode,
+)
+from csl_game.online.wire import RateLimit, parse_address
+from csl_game.thinker.api import MatchConfig
+
+names = st.text(st.characters(codec="utf-8", categories=("L", "N", "P", "Zs")), min_size=1,
+                max_size=40).filter(str.isprintable)
+shapes = st.sampled_from(PShape)
+
+
+@settings(max_examples=60, deadline=None)
+@given(ply=st.integers(0, 1600), col=st.integers(0, 63), shape=shapes)
+def test_moves_round_trip(ply: int, col: int, shape: PShape) -> None:
+    assert decode_client(encode(MoveMsg(ply, col, shape))[:-1]) == MoveMsg(ply, col, shape)
+
+
+@settings(max_examples=60, deadline=None)
+@given(name=names, code=st.text(min_size=0, max_size=64).filter(str.isprintable),
+       kind=st.sampled_from(("human", "ai")), color=st.sampled_from([None, *PColor]),
+       rows=st.none() | st.integers(1, 40))
+def test_hellos_round_trip(name: str, code: str, kind: str, color: PColor | None,
+                           rows: int | None) -> None:
+    hello = Hello(PROTOCOL_VERSION, "player", code, name, kind, color,
+                  None if rows is None else {"rows": rows})
+    line = encode(hello)
+    assert line.endswith(b"\n") and line.count(b"\n") == 1 and line.isascii()
+    assert decode_client(line[:-1]) == hello
+
+
+@settings(max_examples=40, deadline=None)
+@given(moves=st.lists(st.tuples(st.integers(0, 6), shapes,
+                                st.integers(0, 10 ** 6).map(lambda m: m / 1000)), max_size=42),
+       waiting=st.sampled_from(["", "Bob"]), color=st.sampled_from([None, *PColor]))
+def test_welcomes_round_trip(moves: list[tuple[int, PShape, float]], waiting: str,
+                             color: PColor | None) -> None:
+    welcome = Welcome(PROTOCOL_VERSION, "spectator" if color is None else "player", color,
+                      MatchConfig(time_limit_ms=200), ("Alice", "Bob"), (True, False),
+                      tuple(moves), waiting)
+    assert decode_host(encode(welcome)[:-1]) == welcome
+
+
+def test_every_host_message_round_trips() -> None:
+    result = MatchResult(Winner.RED, "Alice", "Bob", (Pos(0, 0), Pos(1, 1)),
+                         ForfeitReason.TIMEOUT, "time limit 200 ms\nsecond line",
+                         (PlayedMove(Move(0, 3, Piece(PColor.WHITE, PShape.ROUND)), 0.012,
+                                     (("depth", 5), ("nodes", 1.5))),))
+    config = MatchConfig(rows=6, cols=7, time_limit_ms=200)
+    for msg in (Played(3, 2, PShape.SQUARE, 0.25), Paused("Bob"), Resumed(), Ping(),
+                ErrorMsg("wrong join code"), Result(result, config)):
+        assert decode_host(encode(msg)[:-1]) == msg
+    for msg in (Pong(), ForfeitMsg(4, ForfeitReason.EXCEPTION, "Traceback\n  line"),
+                Hello(PROTOCOL_VERSION, "spectator")):
+        assert decode_client(encode(msg)[:-1]) == msg
+
+
+DEEP = b"[" * 100_000 + b"]" * 100_000
+ABSURD = [
+    b"", b"\xff\xfe\x00garbage", b"not json", b"[1, 2]", b"null", b'"hello"', b"1e999",
+    DEEP[:60_000], b'{"type": "hello", "x": ' + b"[" * 5000 + b"]" * 5000 + b"}",
+    b'{"type": "launch_missiles"}', b'{"kind": "move"}', b'{"type": ["move"]}',
+    b'{"type": "move", "ply": 0, "col": -1, "shape": "round"}',
+    b'{"type": "move", "ply": 0, "col": 64, "shape": "round"}',
+    b'{"type": "move", "ply": 0, "col": 1e3, "shape": "round"}',
+    b'{"type": "move", "ply": 0, "col": 3.0, "shape": "round"}',
+    b'{"type": "move", "ply": 0, "col": true, "shape": "round"}',
+    b'{"type": "move", "ply": 0, "col": "3", "shape": "round"}',
+    b'{"type": "move", "ply": 0, "col": ' + b"9" * 5000 + b', "shape": "round"}',
+    b'{"type": "move", "ply": 0, "col": ' + b"9" * 400 + b', "shape": "round"}',
+    b'{"type": "move", "ply": -5, "col": 3, "shape": "round"}',
+    b'{"type": "move", "ply": 0, "col": 3, "shape": "triangle"}',
+    b'{"type": "move", "ply": 0, "col": 3, "shape": 0}',
+    b'{"type": "move", "ply": 0, "col": 3, "shape": "round", "extra": 1}',
+    b'{"type": "move", "ply": 0, "col": 3}',
+    b'{"type": "move", "ply": NaN, "col": 3, "shape": "round"}',
+    b'{"type": "forfeit", "ply": 0, "reason": "bored", "detail": ""}',
+    b'{"type": "forfeit", "ply": 0, "reason": "timeout", "detail": "\\u001b[2J"}',
+    b'{"type": "forfeit", "ply": 0, "reason": "timeout", "detail": "' + b"x" * 3000 + b'"}',
+    b'{"type": "hello", "version": 1, "role": "king"}',
+    b'{"type": "hello", "version": -1, "role": "spectator"}',
+    b'{"type": "hello", "version": ' + b"1" * 300 + b', "role": "spectator"}',
+    b'{"type": "hello", "version": 1, "role": "spectator", "code": "x"}',
+    b'{"type": "hello", "version": 1, "role": "player", "code": "abcd", "name": "",'
+    b' "kind": "human"}',
+    b'{"type": "hello", "version": 1, "role": "player", "code": "abcd", "name": "' +
+    b"n" * 41 + b'", "kind": "human"}',
+    b'{"type": "hello", "version": 1, "role": "player", "code": "abcd", "name": "a\\nb",'
+    b' "kind": "human"}',
+    b'{"type": "hello", "version": 1, "role": "player", "code": ["abcd"], "name": "a",'
+    b' "kind": "human"}',
+    b'{"type": "hello", "version": 1, "role": "player", "code": "abcd", "name": "a",'
+    b' "kind": "robot"}',
+    b'{"type": "hello", "version": 1, "role": "player", "code": "abcd", "name": "a",'
+    b' "kind": "ai", "settings": {"rows": -1}}',
+    b'{"type": "hello", "version": 1, "role": "player", "code": "abcd", "name": "a",'
+    b' "kind": "ai", "settings": {"rows": 100000000000}}',
+    b'{"type": "hello", "version": 1, "role": "player", "code": "abcd", "name": "a",'
+    b' "kind": "ai", "settings": {"path": "/etc/passwd"}}',
+    b'{"type": "hello", "version": 1, "role": "player", "code": "abcd", "name": "a",'
+    b' "kind": "ai", "settings": [6, 7]}',
+    b'{"type": "hello", "version": 1, "role": "player", "code": "abcd", "name": "a",'
+    b' "kind": "ai", "color": "blue"}',
+]
+
+
+@pytest.mark.parametrize("line", ABSURD, ids=lambda b: repr(b[:40]))
+def test_what_is_no_message_is_refused(line: bytes) -> None:
+    with pytest.raises(ProtocolError):
+        decode_client(line)
+
+
+HOST_ABSURD = [
+    b'{"type": "welcome"}', b'{"type": "played", "ply": 0, "col": 0, "shape": "round",'
+    b' "ms": -1}', b'{"type": "played", "ply": 0, "col": 0, "shape": "round", "ms": 1e300}',
+    b'{"type": "result", "result": {}}', b'{"type": "result", "result": [1]}',
+    b'{"type": "paused", "name": "\\u0007bell"}', b'{"type": "error"}',
+    b'{"type": "move", "ply": 0, "col": 0, "shape": "round"}',
+]
+
+
+@pytest.mark.parametrize("line", HOST_ABSURD, ids=lambda b: repr(b[:40]))
+def test_what_no_host_sends_is_refused(line: bytes) -> None:
+    with pytest.raises(ProtocolError):
+        decode_host(line)
+
+
+def test_a_welcome_of_an_unplayable_board_is_refused() -> None:
+    doc = json.loads(encode(Welcome(1, "spectator", None, MatchConfig(), ("a", "b"),
+                                    (True, True), (), "")))
+    doc["settings"]["win_sequence"] = 40  # no line of 40 fits on 6 x 7
+    with pytest.raises(ProtocolError, match="no playable game"):
+        decode_host(json.dumps(doc).encode())
+
+
+def test_lines_are_bounded() -> None:
+    reader = LineReader()
+    assert reader.feed(b'{"a": 1}\n{"b"') == [b'{"a": 1}']
+    assert reader.feed(b': 2}\n') == [b'{"b": 2}']
+    with pytest.raises(ProtocolError, match="longer than"):
+        reader.feed(b"x" * MAX_LINE)  # refused as it arrives: no newline is waited for
+    reader = LineReader(max_line=10)
+    with pytest.raises(ProtocolError):
+        reader.feed(b"0123456789abc\n")
+    assert LineReader(max_line=10).feed(b"012345678\n") == [b"012345678"]
+
+
+def test_the_rate_limit_allows_bursts_then_the_rate() -> None:
+    limit = RateLimit(rate=10, burst=5)
+    assert [limit.allow(0.0) for _ in range(6)] == [True] * 5 + [False]
+    assert limit.allow(0.1) and not limit.allow(0.1)
+    assert all(limit.allow(t / 10) for t in range(10, 20))
+
+
+@pytest.mark.parametrize("text, bare, expected", [
+    ("127.0.0.1:5000", False, ("127.0.0.1", 5000)), ("[::1]:80", False, ("::1", 80)),
+    ("5000", True, ("", 5000)), (":0", True, ("", 0)), ("host.lan:65535", False,
+                                                        ("host.lan", 65535))])
+def test_addresses(text: str, bare: bool, expected: tuple[str, int]) -> None:
+    assert parse_address(text, bare) == expected
+
+
+@pytest.mark.parametrize("text, bare", [("5000", False), ("host:70000", False), ("host:", False),
+                                        (":5000", False), ("host:-1", False), ("x:1e3", False),
+                                        ("70000", True), ("", True), ("host:123456", False)])
+def test_bad_addresses(text: str, bare: bool) -> None:
+    with pytest.raises(ValueError, match="port|HOST"):
+        parse_address(text, bare)
