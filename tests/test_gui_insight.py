@@ -13,7 +13,8 @@ import pytest
 from csl_game.gui.app import App
 from csl_game.gui.insight import split_for_panel
 from csl_game.gui.scenes.match import MatchScene
-from csl_game.model.board import Board, PColor, Winner
+from csl_game.model.board import Board, PColor, Pos, Winner
+from csl_game.services.replay import Replay
 from csl_game.services.settings import AIEntry, PlayOptions
 from csl_game.thinker.api import MatchConfig
 from gui_events import DT, Apps, board_scene, click, click_at, key, run_until
@@ -153,3 +154,93 @@ def test_threat_marks_follow_the_rules_order_on_the_board(make_app: MakeApp) -> 
     cells = {(t.pos, t.piece.color, t.piece.shape): t.winner for t in threats(board)}
     # A red round piece on the bottom right completes three rounds: White's win.
     assert cells[(type(next(iter(cells))[0])(0, 3), PColor.RED, 0)] is PColor.WHITE
+
+
+# ----------------------------------------------------------------- game review
+def _review_replay() -> Replay:
+    """A 4x4 game where White misses a win and the block: White 0r, Red 3s,
+    White 0s, Red 2s, White 3r?? (0r makes three whites in column 0), Red 1s
+    makes three squares and wins."""
+    from csl_game.engine.match import MatchResult, PlayedMove
+    from csl_game.model.board import Move, Piece, PShape
+
+    board = Board(**SMALL)  # type: ignore[arg-type]
+    moves = []
+    for col, shape in ((0, PShape.ROUND), (3, PShape.SQUARE), (0, PShape.SQUARE),
+                       (2, PShape.SQUARE), (3, PShape.ROUND), (1, PShape.SQUARE)):
+        color = board.turn
+        row = board.do_move(shape, col)
+        moves.append(PlayedMove(Move(row, col, Piece(color, shape)), 0.01))
+    solution: list[Pos] = []
+    winner = board.check_winner(solution)
+    assert winner is Winner.RED
+    result = MatchResult(winner, "Random", "Negamax", solution=tuple(solution),
+                         moves=tuple(moves))
+    return Replay(board.settings, 1000, result)
+
+
+def test_review_grades_the_moves_and_shows_the_better_one(apps: Apps) -> None:
+    from csl_game.engine import ThreadRunner
+    from csl_game.gui.scenes.replay import ReplayScene
+
+    replay = _review_replay()
+    app = apps.open(PlayOptions(window_size=(1024, 700)), runner_factory=ThreadRunner,
+                    start=lambda ctx: ReplayScene(ctx, replay))
+    scene = app.scenes.current
+    assert isinstance(scene, ReplayScene) and not scene.review.started
+    key(app, pygame.K_v)
+    assert scene.review.started
+    run_until(app, lambda: scene.review.job is None and scene.review.review is not None,
+              seconds=90)
+    review = scene.review.review
+    assert review is not None and len(review.moves) == 6
+    blunder = review.moves[4]
+    assert blunder.grade == "blunder" and blunder.best.move == "0r", blunder
+    assert blunder.played.result == "red" and blunder.best.result == "white"
+    assert review.graph()[-1] == 0.0, "the game ended in Red's win"
+    before = _settle(app)
+    key(app, pygame.K_x)  # to the next mistake: the first one graded so from the start
+    mistakes = [m.ply + 1 for m in review.moves if m.grade in ("inaccuracy", "mistake",
+                                                               "blunder")]
+    assert scene.step == mistakes[0]
+    scene.go(5)
+    run_until(app, lambda: scene.visual.idle, frames=200)
+    better = scene.review.better(5, scene.boards)
+    assert better is not None and better[0] == Pos(2, 0)
+    after = _settle(app)
+    assert not _same(before, after, scene.layout.cell_rect(2, 0)), "the better move is drawn"
+    assert any("Blunder (best 0r)" in line for line in scene.log.lines)
+    assert review.accuracy("red") is not None and review.accuracy("white") is not None
+    assert review.accuracy("white") < review.accuracy("red")  # type: ignore[operator]
+
+
+def test_review_after_a_game_opens_the_game_with_its_review(make_app: MakeApp) -> None:
+    from csl_game.engine.session import Choice
+    from csl_game.gui.scenes.replay import ReplayScene
+    from gui_events import press, shown_result
+
+    app = make_app(AIEntry("sequential"))
+    scene = board_scene(app)
+    for col in (1, 2, 3):  # White 1r 2r 3r wins; Red fills 0 then 1
+        if scene.match is not None and scene.match.is_over:
+            break
+        _drop(app, col)
+    run_until(app, lambda: shown_result_or_none(app), seconds=30)
+    assert Choice.REVIEW in shown_result(app).choices
+    press(app, Choice.REVIEW)
+    review = app.scenes.current
+    assert isinstance(review, ReplayScene) and review.review.started
+    assert [p.move for p in review.replay.moves] == \
+        [p.move for p in scene.match.result.moves]  # type: ignore[union-attr]
+    assert "Play again" in [b.text for b in review.buttons.values()]
+    run_until(app, lambda: review.review.job is None, seconds=90)
+    old = app.flow.session if app.flow is not None else None
+    click(app, next(b for b in review.buttons.values() if b.text == "Play again"))
+    assert not isinstance(app.scenes.current, ReplayScene)
+    assert app.flow is not None and app.flow.session is not old, "a new game"
+
+
+def shown_result_or_none(app: App) -> bool:
+    from gui_events import result_overlay
+
+    return result_overlay(app) is not None

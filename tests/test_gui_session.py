@@ -88,8 +88,8 @@ def test_two_humans_from_setup_to_a_win_and_back(make_app: MakeApp) -> None:
     result = shown_result(app)
     assert board_scene(app)._banner == ("White (Player 1) wins",
                                         "White (Player 1) made 3 round pieces in a row")
-    assert result.choices == (Choice.PLAY_AGAIN, Choice.PLAY_AGAIN_SWAPPED, Choice.SETUP,
-                              Choice.QUIT)
+    assert result.choices == (Choice.PLAY_AGAIN, Choice.PLAY_AGAIN_SWAPPED, Choice.REVIEW,
+                              Choice.SETUP, Choice.QUIT)
     press(app, Choice.PLAY_AGAIN_SWAPPED)
     assert names_shown(app) == ("Player 2", "Player 1")
     press(app, Choice.START)

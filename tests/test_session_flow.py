@@ -88,8 +88,8 @@ def test_a_single_match_ends_on_its_final_screen() -> None:
     play_current(session)
     assert session.state is SessionState.POST_MATCH and session.screen is None
     assert session.settle() is Screen.FINAL and session.state is SessionState.END
-    assert session.choices() == (Choice.PLAY_AGAIN, Choice.PLAY_AGAIN_SWAPPED, Choice.SETUP,
-                                 Choice.QUIT)
+    assert session.choices() == (Choice.PLAY_AGAIN, Choice.PLAY_AGAIN_SWAPPED, Choice.REVIEW,
+                                 Choice.SETUP, Choice.QUIT)
     assert session.default_choice is Choice.QUIT
     with pytest.raises(SessionStateError):
         session.choose(Choice.PLAY_AGAIN)  # the frontend's to act on

@@ -102,7 +102,8 @@ class Presenter:
         if screen is Screen.POST_MATCH:
             return (Choice.OK,)
         if screen is Screen.FINAL and s.is_single:
-            return (Choice.PLAY_AGAIN, Choice.PLAY_AGAIN_SWAPPED, Choice.SETUP, Choice.QUIT)
+            return (Choice.PLAY_AGAIN, Choice.PLAY_AGAIN_SWAPPED, Choice.REVIEW, Choice.SETUP,
+                    Choice.QUIT)
         if screen is Screen.FINAL:
             return (Choice.QUIT, Choice.PLAY_AGAIN, Choice.SETUP)
         return ()

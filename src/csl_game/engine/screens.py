@@ -67,14 +67,15 @@ class Choice(Enum):
     OK = "OK"
     PLAY_AGAIN = "Play again"
     PLAY_AGAIN_SWAPPED = "Swap and play again"
+    REVIEW = "Review"
     SETUP = "Back to setup"
     QUIT = "Quit"
 
     @property
     def leaves_session(self) -> bool:
         """Whether the frontend acts on it (a new session, setup, quit)."""
-        return self in (Choice.PLAY_AGAIN, Choice.PLAY_AGAIN_SWAPPED, Choice.SETUP,
-                        Choice.QUIT)
+        return self in (Choice.PLAY_AGAIN, Choice.PLAY_AGAIN_SWAPPED, Choice.REVIEW,
+                        Choice.SETUP, Choice.QUIT)
 
 
 @dataclass(frozen=True)

@@ -477,5 +477,6 @@ def run_replay(replay: Replay, auto: bool = False) -> int:
     one after another and close at the end. Returns the exit status (0)."""
     from csl_game.gui.scenes.replay import ReplayScene
 
-    return App(PlayOptions(auto=auto), ThreadRunner,
+    options = PlayOptions(auto=auto)  # the analysis and the review run in worker processes
+    return App(options, default_runner_factory(options),
                start=lambda ctx: ReplayScene(ctx, replay, play=auto, quit_at_end=auto)).run()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from csl_game.engine.match import Human
 from csl_game.engine.session import (
     Choice,
     PostMatch,
@@ -27,7 +28,9 @@ from csl_game.gui.scene import SceneManager
 from csl_game.gui.scenes.choices import Offer
 from csl_game.gui.scenes.info import FinalScene, PreMatchScene
 from csl_game.gui.scenes.match import MatchScene
+from csl_game.gui.scenes.replay import ReplayScene
 from csl_game.services import narration as messages
+from csl_game.services.replay import Replay
 
 __all__ = ["SessionFlow"]
 
@@ -53,9 +56,28 @@ class SessionFlow:
         self._leave: dict[Choice, Callable[[], None]] = {
             Choice.PLAY_AGAIN: lambda: nav.play_session(session.again()),
             Choice.PLAY_AGAIN_SWAPPED: lambda: nav.play_session(session.again(swapped=True)),
+            Choice.REVIEW: self._review,
             Choice.SETUP: nav.go_back,
             Choice.QUIT: nav.quit,
         }
+
+    def _review(self) -> None:
+        """The game just played, reviewed move by move (from its replay),
+        with Play again and the way back on its bar."""
+        session, nav = self.session, self.ctx.nav
+        if not session.records:
+            return
+        record = session.records[-1]
+        config = session.config
+        humans = tuple(isinstance(session.players[i], Human)
+                       for i in (record.white, record.red))
+        replay = Replay((config.rows, config.cols, config.win_sequence, config.round_pieces,
+                         config.square_pieces), config.time_limit_ms, record.result, None,
+                        (humans[0], humans[1]))
+        back = self.ctx.choice_names.get(Choice.SETUP, Choice.SETUP.value)
+        nav.show(ReplayScene(self.ctx, replay, review=True, after=(
+            ("Play again", lambda: nav.play_session(session.again())),
+            (back, nav.go_back))))
 
     def _key(self) -> ScreenKey:
         """What decides which screen shows the session, and for which match."""

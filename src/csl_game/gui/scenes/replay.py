@@ -13,24 +13,29 @@ from __future__ import annotations
 
 import io
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import pygame
 from pygame import Rect
 from pygame_gui.elements import UIButton, UILabel
 
+from csl_game.engine import ThreadRunner
 from csl_game.engine.standings import winner_text
 from csl_game.gui.animation import VisualBoard
 from csl_game.gui.board_view import BoardView, Pointer
 from csl_game.gui.context import GuiContext
+from csl_game.gui.insight import split_for_panel
 from csl_game.gui.layout import DROP_HEIGHT, BoardLayout, compute_layout
 from csl_game.gui.panels import LogView, MessageLog, PanelState, PlayerPanel
+from csl_game.gui.review_view import GRADE_WORDS, ReviewPanel, ReviewTool, draw_better
 from csl_game.gui.scene import Scene
+from csl_game.gui.scenes.insight_panel import BoardInsight
 from csl_game.gui.style import backdrop
 from csl_game.gui.widgets import Handler, Metrics, WidgetLayer, button, label, set_text
 from csl_game.model.board import Board, PColor, Pos, PShape, Winner
 from csl_game.services import narration as messages
 from csl_game.services.replay import Replay
+from csl_game.thinker.api import MatchConfig
 
 __all__ = ["ReplayScene", "PLAY_INTERVAL_S", "KEYS_HINT", "duration"]
 
@@ -38,7 +43,7 @@ PLAY_INTERVAL_S = 0.6
 """While playing, the pause between one piece landing and the next move."""
 END_PAUSE_S = 1.5
 """With quit_at_end, how long the end stays on screen."""
-KEYS_HINT = "Keys: Left/Right step, Home/End, Space plays"
+KEYS_HINT = "Keys: Left/Right step, Home/End, Space plays, V review, X next mistake, A analysis"
 
 _BACK_KEYS = (pygame.K_LEFT, pygame.K_BACKSPACE, pygame.K_b)
 _FORWARD_KEYS = (pygame.K_RIGHT, pygame.K_RETURN, pygame.K_KP_ENTER, pygame.K_n)
@@ -49,9 +54,12 @@ class ReplayScene(Scene):
     """Shows a recorded match one position at a time; the user moves through it."""
 
     def __init__(self, ctx: GuiContext, replay: Replay, play: bool = False,
-                 quit_at_end: bool = False) -> None:
+                 quit_at_end: bool = False, review: bool = False,
+                 after: Sequence[tuple[str, Callable[[], None]]] = ()) -> None:
         """`play` starts playing the moves at once; `quit_at_end` closes the
-        window once the last one has been shown for a moment."""
+        window once the last one has been shown for a moment; `review` starts
+        the game review at once; `after` adds buttons (text, action) to the bar
+        (what to do next, after a game just played)."""
         self.ctx = ctx
         self.replay = replay
         self.boards: list[Board] = replay.boards()
@@ -73,6 +81,14 @@ class ReplayScene(Scene):
         self._bar_back: pygame.Surface | None = None
         self._drawn: object = None
         self._dirty: list[Rect] | None = None
+        factory = ctx.runner_factory or ThreadRunner
+        self.insight = BoardInsight(MatchConfig(*replay.settings), factory, ctx.art, ctx.text,
+                                    spectating=False)
+        self.review = ReviewTool(replay, factory)
+        self.review_panel = ReviewPanel(ctx.text)
+        self.after = tuple(after)
+        if review:
+            self.review.start()
 
     @property
     def last(self) -> int:
@@ -86,6 +102,8 @@ class ReplayScene(Scene):
 
     def exit(self) -> None:
         self.layer.close()
+        self.insight.close()
+        self.review.close()
 
     def resize(self, size: tuple[int, int]) -> None:
         self.layout, self.bar = self._layouts(size)
@@ -106,9 +124,11 @@ class ReplayScene(Scene):
         m = Metrics(size)
         root = self.layer.open(size)
         texts = {"start": "\u00ab Start", "back": "\u2039 Back", "play": "Play",
-                 "forward": "Next \u203a", "end": "End \u00bb"}
+                 "forward": "Next \u203a", "end": "End \u00bb", "review": "Review",
+                 **{f"after{i}": text for i, (text, _) in enumerate(self.after)}}
         actions = {"start": self.to_start, "back": self.back, "play": self.toggle_play,
-                   "forward": self.forward, "end": self.to_end}
+                   "forward": self.forward, "end": self.to_end, "review": self.start_review,
+                   **{f"after{i}": act for i, (_, act) in enumerate(self.after)}}
         x, y = m.margin, self.bar.y + m.gap
         for name, text in texts.items():
             widget = button(Rect(x, y, m.button_w, m.row + 6), text, root)
@@ -151,6 +171,19 @@ class ReplayScene(Scene):
 
     def forward(self) -> None:
         self.go(self.step + 1)
+
+    def start_review(self) -> None:
+        """Review the game (once): every move graded as the analysis comes."""
+        self.review.start()
+        self._show_log()
+        self._refresh_bar()
+
+    def next_mistake(self) -> None:
+        """Jump to the next move graded an inaccuracy, a mistake or a blunder."""
+        step = self.review.next_mistake(self.step)
+        if step is not None:
+            self.playing = False
+            self.go(step)
 
     def back(self) -> None:
         self.playing = False
@@ -195,6 +228,12 @@ class ReplayScene(Scene):
             self.to_end()
         elif key in (pygame.K_SPACE, pygame.K_p):
             self.toggle_play()
+        elif key == pygame.K_v:
+            self.start_review()
+        elif key == pygame.K_x:
+            self.next_mistake()
+        elif key == pygame.K_a:
+            self.insight.toggle()
         elif key in _QUIT_KEYS:
             self.ctx.nav.quit()
 
@@ -202,6 +241,13 @@ class ReplayScene(Scene):
     def update(self, dt: float) -> None:
         """Animate; while playing, the next move once the last has landed."""
         self.visual.update(dt)
+        reviewed = self.review.version
+        self.review.update()
+        if self.review.version != reviewed:
+            self._show_log()
+            self._refresh_bar()
+        board = self.boards[self.step]
+        self.insight.follow(board if self.visual.idle and not self._finished(board) else None)
         if not self.visual.idle:
             return
         self._wait += dt
@@ -213,6 +259,10 @@ class ReplayScene(Scene):
         elif self.quit_at_end and self.step == self.last and self._wait >= END_PAUSE_S:
             self.ctx.nav.quit()
 
+    @staticmethod
+    def _finished(board: Board) -> bool:
+        return board.check_winner() is not Winner.NONE
+
     # ------------------------------------------------------------- texts
     def _show_log(self) -> None:
         replay = self.replay
@@ -220,7 +270,13 @@ class ReplayScene(Scene):
         for i in range(self.step):
             played = replay.moves[i]
             color = played.move.piece.color
-            lines.append(f"{i + 1}. {color}: {replay.token(i)} in {duration(played.elapsed)}")
+            line = f"{i + 1}. {color}: {replay.token(i)} in {duration(played.elapsed)}"
+            reviewed = self.review.move(i + 1)
+            if reviewed is not None:
+                line += f" \u00b7 {GRADE_WORDS[reviewed.grade]}"
+                if reviewed.grade != "best":
+                    line += f" (best {reviewed.best.move})"
+            lines.append(line)
         if self.step == self.last:
             lines.append(self._ending())
         self.log.lines = lines
@@ -254,7 +310,8 @@ class ReplayScene(Scene):
             play.set_text("Pause" if self.playing else "Play")
         for name, enabled in (("start", self.step > 0), ("back", self.step > 0),
                               ("forward", self.step < self.last),
-                              ("end", self.step < self.last)):
+                              ("end", self.step < self.last),
+                              ("review", not self.review.started and self.last > 0)):
             widget = self.buttons.get(name)
             if widget is not None and widget.is_enabled != enabled:
                 widget.enable() if enabled else widget.disable()
@@ -311,18 +368,39 @@ class ReplayScene(Scene):
         lay = self.layout
         pointer, banner = self._pointer(), self._banner()
         states = [self._panel_state(color) for color in PColor]
+        better = self.review.better(self.step, self.boards) if self.visual.idle else None
         key = (lay, BoardView.signature(self.visual, pointer, banner), states,
-               self.log.version)
+               self.log.version, self.insight.version, self.review.version, better)
         self.view.draw(surface, self.visual, pointer)
+        if self.visual.idle:
+            self.insight.draw_board(surface, lay)
+            draw_better(surface, lay, self.ctx.art, better)
         for color in PColor:
             self.panels[color].draw(surface, lay.panels[color], states[color], lay.scale)
-        self.log_view.draw(surface, lay.log, self.log, lay.scale)
+        self._draw_panels(surface, lay)
         if banner is not None:
             self.view.draw_banner(surface, self.visual, *banner)
         self._draw_bar(surface)
         # The bar's widgets are drawn after the scene and change on hover.
         self._dirty = [self.bar] if key == self._drawn else None
         self._drawn = key
+
+    def _draw_panels(self, surface: pygame.Surface, lay: BoardLayout) -> None:
+        """The log; the review and the analysis take its area when shown (the
+        review beside the log, the analysis in the log's place with both)."""
+        names = self.replay.names
+        if not self.review.started:
+            if self.insight.shown:
+                self.insight.draw_panel(surface, lay, names, self.step)
+            self.log_view.draw(surface, self.insight.log_rect(lay), self.log, lay.scale)
+            return
+        panel, log = split_for_panel(lay.log, lay.scale)
+        self.review_panel.draw(surface, panel, lay.scale, self.review, self.step, names)
+        if self.insight.shown:
+            self.insight.panel.draw(surface, log, lay.scale, self.insight.tool, None, names,
+                                    self.step)
+        else:
+            self.log_view.draw(surface, log, self.log, lay.scale)
 
     def _draw_bar(self, surface: pygame.Surface) -> None:
         if self._bar_back is None or self._bar_back.get_size() != self.bar.size:
@@ -332,6 +410,12 @@ class ReplayScene(Scene):
 
     def dirty_rects(self) -> list[Rect] | None:
         return self._dirty
+
+    def take_changed(self) -> bool:
+        """The review and the analysis change the screen without an event."""
+        look = (self.review.version, self.insight.version, self.step)
+        changed, self._looked = look != getattr(self, "_looked", None), look
+        return changed
 
 
 def duration(seconds: float) -> str:
