@@ -31,6 +31,9 @@ _TOOLS = (("hint", "Hint", "H"), ("undo", "Undo", "U or Ctrl+Z"), ("resign", "Re
           ("analysis", "Analysis", "A"), ("menu", "Menu", "Esc"))
 _SHORT = {"analysis": "Eval"}
 """Shorter names, for a row too short for the others."""
+_SYMBOLS = {"hint": "?", "undo": "\u21b6", "resign": "\u2691", "analysis": "\u25d1",
+            "menu": "\u2630"}
+"""What the buttons show in a row too short even for the short names."""
 
 
 class MatchTools:
@@ -76,6 +79,8 @@ class MatchTools:
         labels = [text for _, text, _ in tools]
         if sum(map(need, labels)) > room:
             labels = [_SHORT.get(name, text) for name, text, _ in tools]
+        if sum(map(need, labels)) > room:  # a narrow sidebar: symbols, named by tooltips
+            labels = [_SYMBOLS[name] for name, _, _ in tools]
         full = [f"{label} ({keys})" for label, (_, _, keys) in zip(labels, tools, strict=True)]
         if sum(map(need, full)) <= room:
             labels = full
