@@ -66,7 +66,7 @@ class MatchTools:
         m = Metrics(size)
         tools = _TOOLS if self.has_human else _TOOLS[-2:]
         gap = max(4, m.gap // 2)
-        pad = 2 * m.gap + 4
+        pad = m.gap + 6
         even = (rect.w - gap * (len(_TOOLS) - 1)) // len(_TOOLS)
         probe = button(Rect(0, 0, even, rect.h), "", root, "#tool")
         font = probe.font
