@@ -91,9 +91,10 @@ def test_the_analysis_panel_marks_threats_and_shows_the_proven_line(
     analysis = tool.analysis
     assert analysis is not None
     best = analysis.best
-    winner, plies = solve(board.copy())
-    assert (best.result, best.plies) == (
-        {Winner.WHITE: "white", Winner.RED: "red", Winner.DRAW: "draw"}[winner], plies)
+    outcome, plies = solve(board.copy())  # 1: the player to move wins, -1: loses, 0: draw
+    mover = board.turn.name.lower()
+    other = board.turn.other.name.lower()
+    assert (best.result, best.plies) == ({1: mover, -1: other, 0: "draw"}[outcome], plies)
     # The button turns it off again, and the screen is as it was.
     click(app, button)
     assert not tool.on and tool.analyst is None, "off stops the analysis worker"
