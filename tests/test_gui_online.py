@@ -149,7 +149,11 @@ def test_home_to_host_with_the_keyboard_shows_the_code(apps: Apps) -> None:
     assert drawn(app.screen, code_rect) > 10, "the code is drawn"
     assert app.ctx.user.preferences().online_port == "127.0.0.1:0", "remembered"
     key(app, pygame.K_ESCAPE, frames=2)
-    assert isinstance(app.scenes.current, OnlineScene), "Esc cancels back to the picker"
+    again = app.scenes.current
+    assert isinstance(again, OnlineScene), "Esc cancels back to the picker"
+    assert again.focus.key == "mode.host"
+    key(app, pygame.K_RETURN, frames=2)  # Enter on the mode chosen hosts again, as remembered
+    assert isinstance(app.scenes.current, OnlineWaitScene)
 
 
 def test_the_online_picker_fits_and_remembers(apps: Apps) -> None:

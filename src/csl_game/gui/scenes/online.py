@@ -23,6 +23,7 @@ from csl_game.engine import Human, Player, ThreadRunner
 from csl_game.errors import CslError
 from csl_game.gui.context import GuiContext
 from csl_game.gui.online_table import HostTable, JoinedTable, Table
+from csl_game.gui.scenes.choices import ENTER_KEYS
 from csl_game.gui.scenes.online_wait import OnlineWaitScene, invitation
 from csl_game.gui.scenes.pickers import PickerScene, split
 from csl_game.gui.widgets import Metrics, button, label
@@ -40,10 +41,10 @@ __all__ = ["OnlineScene", "DEFAULT_PORT", "online_layout", "default_name"]
 DEFAULT_PORT = 5907
 HOST_LIMITS = HostLimits()
 """The bounds a hosted game holds connections to (the reconnect time-out, ...)."""
-MODES = {"host": "Host a game", "join": "Join a friend", "watch": "Watch a game"}
+MODES = {"host": "Host", "join": "Join", "watch": "Watch"}
 _GO = {"host": "Host", "join": "Join", "watch": "Watch"}
 _NOTES = {
-    "host": "Your friend picks Play online, then Join a friend, and types the address "
+    "host": "Your friend picks Play online, then Join, and types the address "
             "and code the next screen shows. The board is the one in Settings.",
     "join": "Type the address (HOST:PORT) and the code your friend's window shows.",
     "watch": "Follow a hosted game, read-only: the host's address is enough.",
@@ -141,11 +142,12 @@ class OnlineScene(PickerScene):
                 (f"colour.{c}", text, c == self.colour, self._setter("colour", c))
                 for c, text in (("white", "White (moves first)"), ("red", "Red"))])
         if key == "player":
-            choices = [("human", "You"), *((lv.name, lv.label + " AI") for lv in LEVELS)]
+            choices = [("human", "You"), *((lv.name, f"{lv.label} AI" if m.scale > 0.9
+                                            else lv.label) for lv in LEVELS)]
             return self._options(rect, m, root, [
                 (f"player.{k}", text, k == self.player, self._setter("player", k))
                 for k, text in choices])
-        holder = {"host_code": "made up for you", "code": "from your friend's screen",
+        holder = {"host_code": "leave empty: one is made up", "code": "from your friend's screen",
                   "address": "e.g. 192.168.1.5:5907"}.get(key)
         entry = UITextEntryLine(Rect(rect.x, rect.y + 2, rect.w, rect.h - 4), root.ui_manager,
                                 container=root, initial_text=self.values[key],
@@ -182,7 +184,14 @@ class OnlineScene(PickerScene):
     def handle_event(self, event: pygame.event.Event) -> None:
         if event.type == pygame.MOUSEBUTTONUP:
             self.focus.follow_mouse()
+        if event.type == pygame.KEYDOWN and event.key in ENTER_KEYS and \
+                self.focus.key in self._chosen():
+            self.go()  # Enter on what is chosen already goes, as Enter in an entry does
+            return
         super().handle_event(event)
+
+    def _chosen(self) -> set[str]:
+        return {f"mode.{self.mode}", f"colour.{self.colour}", f"player.{self.player}"}
 
     # ------------------------------------------------------------- going
     def go(self) -> None:

@@ -397,5 +397,7 @@ class OnlineBoardScene(Scene):
         if self.table.notice is not None:
             return "Paused"
         if to_play and human:
-            return "Your turn" if color is self.you else "To play"
+            if color is self.you:
+                return "Your turn"
+            return "Their turn" if self.table.local is not None else "To play"
         return "Waiting" if not to_play else ""
