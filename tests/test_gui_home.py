@@ -74,7 +74,8 @@ def test_home_is_the_first_view_with_numbered_choices(apps: Apps) -> None:
     texts = [scene.buttons[c.key].text for c in HOME_CHOICES]
     assert texts == [f"{n}    {c.label}" for n, c in enumerate(HOME_CHOICES, 1)]
     assert [c.label for c in HOME_CHOICES] == [
-        "Play the computer", "Two players on this computer", "Watch AIs", "Tournament"]
+        "Play the computer", "Two players on this computer", "Watch AIs", "Tournament",
+        "Play online"]
     assert focused(app) == "computer", "a first window starts on the first choice"
 
 
@@ -294,7 +295,8 @@ def test_one_more_choice_is_one_more_item(apps: Apps) -> None:
     app.scenes.switch(HomeScene(app.ctx, app.base, [*HOME_CHOICES, extra]))
     app.step(DT)
     scene = app.scenes.current
-    assert isinstance(scene, HomeScene) and scene.buttons["extra"].text.startswith("5")
+    number = len(HOME_CHOICES) + 1
+    assert isinstance(scene, HomeScene) and scene.buttons["extra"].text.startswith(str(number))
     _on_screen_and_apart(_widget_rects(app), (800, 600))
-    key(app, pygame.K_5)
+    key(app, pygame.K_0 + number)
     assert chosen == ["PlayOptions"] and UserData().preferences().home_choice == "extra"

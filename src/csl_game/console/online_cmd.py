@@ -19,7 +19,7 @@ from csl_game.console.render import ConsoleListener
 from csl_game.console.session_cmd import check_thinkers, memory_limit_of, setup_limit_of
 from csl_game.engine import Human, Player, runner_factory
 from csl_game.engine.match import Match, MatchEvent, MatchResult, MatchStarted
-from csl_game.engine.results import PlayerInfo, ResultsWriter, record_to_json, result_to_json
+from csl_game.engine.results import ResultsWriter, record_to_json, result_to_json
 from csl_game.errors import InputEnded, NetworkError, UsageError
 from csl_game.model.board import PColor
 from csl_game.online.client import Back, Failed, GoingOn, Joined, Lost, OnlineEvent, Waiting
@@ -34,6 +34,7 @@ from csl_game.online.host import (
     TurnedAway,
 )
 from csl_game.online.protocol import MAX_CODE, PROTOCOL_VERSION, Hello
+from csl_game.online.records import player_infos
 from csl_game.online.wire import lan_address, parse_address
 from csl_game.services.options import MATCH_KEYS, match_config
 from csl_game.thinker.api import MatchConfig
@@ -43,8 +44,6 @@ __all__ = ["run_online", "run_watch"]
 
 _STEP = 0.05
 _SETTING_OF = {"time_limit": "time_limit_ms", "min_move_time": "min_move_time_ms"}
-REMOTE_THINKER = "remote"
-"""What a results file names as the thinker of the player who joined."""
 
 
 class _Lines:
@@ -134,7 +133,7 @@ def _host(args: argparse.Namespace) -> int:
         host.subscribe(ConsoleListener(out).on_match_event)
         result = _host_loop(host, out)
         if results is not None:
-            results.write(record_to_json(0, *_infos(host, local, args), result, mc))
+            results.write(record_to_json(0, *player_infos(host, local), result, mc))
         if args.json:
             print(json.dumps(result_to_json(result, mc)), flush=True)
     finally:
@@ -157,15 +156,6 @@ def _announce(host: Host, out: TextIO) -> None:
     if host.limits.spectators:
         print(f"  spectators watch with:       csl-game watch {shown}:{host.port}", file=out)
     print("Waiting for a player to join (Ctrl+C stops)...", file=out, flush=True)
-
-
-def _infos(host: Host, local: Player, args: argparse.Namespace) -> tuple[PlayerInfo, PlayerInfo]:
-    assert host.names is not None
-    mine = PlayerInfo("human", "", host.names[host.local_color])
-    if isinstance(local, ThinkerPrototype):
-        mine = PlayerInfo(local.requested_name, local.params, host.names[host.local_color])
-    theirs = PlayerInfo(REMOTE_THINKER, "", host.names[host.remote_color])
-    return (mine, theirs) if host.local_color is PColor.WHITE else (theirs, mine)
 
 
 def _host_loop(host: Host, out: TextIO) -> MatchResult:

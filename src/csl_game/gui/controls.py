@@ -1,22 +1,35 @@
 """A human's choices on the board: the column in focus and the shape to drop.
 
 Legality is the model's: `Board.move_problem()` decides what may be played,
-and `Match.submit_move` plays it. Nothing here knows a rule of the game.
+and the mover's `submit_move` plays it (a local `Match`, or an online game
+that sends it to its host). Nothing here knows a rule of the game.
 """
 
 from __future__ import annotations
 
-from csl_game.engine.match import Match
-from csl_game.errors import InvalidMoveError
-from csl_game.model.board import PColor, Piece, PShape
+from typing import Protocol
 
-__all__ = ["HumanControls"]
+from csl_game.errors import InvalidMoveError
+from csl_game.model.board import Board, PColor, Piece, PShape
+
+__all__ = ["HumanControls", "Mover"]
+
+
+class Mover(Protocol):
+    """What takes a human's moves: a board to play on, and where moves go."""
+
+    @property
+    def board(self) -> Board:
+        """The position moves are played on."""
+
+    def submit_move(self, col: int, shape: PShape) -> None:
+        """Play (or send) the move; InvalidMoveError if it is not legal now."""
 
 
 class HumanControls:
     """Column focus and per-player shape selection for human players."""
 
-    def __init__(self, match: Match) -> None:
+    def __init__(self, match: Mover) -> None:
         self.match = match
         self.column: int | None = None
         """The column in focus (under the mouse or picked with keys)."""

@@ -42,6 +42,8 @@ class PanelState:
     emphasis: bool = False
     """Show the status in the highlight colour (whose turn it is, who won)."""
     hover: PShape | None = None
+    kind: str = ""
+    """Who plays, beside the colour ("": Human or AI; online: 'Your friend')."""
 
 
 class PlayerPanel:
@@ -100,7 +102,7 @@ class PlayerPanel:
         size = TextRole.BODY.size(s)
         icon = self.art.image(st.color, st.color.shape, max(6, round(size * 1.1)))
         surf.blit(icon, icon.get_rect(midleft=rect.midleft))
-        kind = "Human" if st.is_human else "AI"
+        kind = st.kind or ("Human" if st.is_human else "AI")
         x = rect.x + icon.get_width() + round(6 * s)
         label = self.text.fit(f"{st.color} · {kind}", size, palette().text_dim, rect.right - x)
         surf.blit(label, label.get_rect(midleft=(x, rect.centery)))

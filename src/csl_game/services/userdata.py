@@ -54,6 +54,22 @@ class Preferences:
     """The AI last picked to play White in 'Watch AIs' (a level's or a thinker's label)."""
     watch_red: str = "Hard"
     """The AI last picked to play Red in 'Watch AIs'."""
+    online_mode: str = "host"
+    """What 'Play online' last did: 'host', 'join' or 'watch'."""
+    online_port: str = ""
+    """The port last hosted on ("": the default)."""
+    online_host_code: str = ""
+    """The join code last given when hosting ("": made up each time)."""
+    online_address: str = ""
+    """The host's address (HOST:PORT) last joined or watched."""
+    online_code: str = ""
+    """The join code last typed to join."""
+    online_name: str = ""
+    """The name last played online under ("": the computer's user name)."""
+    online_colour: str = "white"
+    """The colour last hosted as: 'white' or 'red'."""
+    online_player: str = "human"
+    """Who played the hosting side: 'human' or a level's name."""
 
 
 @dataclass(frozen=True)

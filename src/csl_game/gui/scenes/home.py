@@ -21,6 +21,7 @@ from pygame_gui.elements import UIButton, UILabel
 from csl_game.gui.context import GuiContext
 from csl_game.gui.focus import KeyFocus
 from csl_game.gui.scenes.board_settings import SettingsScene
+from csl_game.gui.scenes.online import OnlineScene
 from csl_game.gui.scenes.pickers import ComputerScene, WatchScene
 from csl_game.gui.widgets import Metrics, WidgetScene, button, label, set_text
 from csl_game.model.board import PColor, PShape
@@ -59,6 +60,10 @@ def _watch(home: HomeScene) -> None:
     home.ctx.nav.show(WatchScene(home.ctx, home.base))
 
 
+def _online(home: HomeScene) -> None:
+    home.ctx.nav.show(OnlineScene(home.ctx, home.base))
+
+
 def _tournament(home: HomeScene) -> None:
     home.ctx.nav.show_setup()
 
@@ -72,6 +77,8 @@ HOME_CHOICES: tuple[HomeChoice, ...] = (
                "Two AIs of your choice play each other"),
     HomeChoice("tournament", "Tournament", _tournament,
                "Any number of AIs; every setting"),
+    HomeChoice("online", "Play online", _online,
+               "Play a friend on another computer, or watch their game"),
 )
 """The home screen's choices, top to bottom (their numbers are their shortcuts)."""
 

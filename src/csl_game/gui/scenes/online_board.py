@@ -1,0 +1,403 @@
+"""The board of an online game, at either end or watched: the match scene's
+board, panels and log, driven by a `Table` (gui/online_table.py).
+
+The table is polled once a frame; its events become log lines and
+animations as in the match scene, and this window's human moves with the
+same mouse and keys (a column's arrow, or the arrows or a digit and Enter;
+Tab switches the shape). While the game cannot go on (a dropped connection,
+a failure) a notice over the board says why, with its buttons (Claim the
+game, Keep waiting, Reconnect, Home); at the end the result, with Home.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pygame
+import pygame_gui
+
+from csl_game.engine.match import (
+    BoardUpdated,
+    InvalidPlay,
+    MatchOver,
+    MatchStarted,
+    MovePerformed,
+    NextTurn,
+)
+from csl_game.gui.animation import VisualBoard
+from csl_game.gui.board_view import BoardView, Pointer
+from csl_game.gui.context import GuiContext
+from csl_game.gui.controls import HumanControls
+from csl_game.gui.focus import KeyFocus
+from csl_game.gui.layout import DROP_HEIGHT, BoardLayout, compute_layout
+from csl_game.gui.online_table import Action, Happening, Notice, Table
+from csl_game.gui.panels import LogView, PanelState, PlayerPanel
+from csl_game.gui.scene import Scene
+from csl_game.gui.sound import Effect
+from csl_game.gui.style import TextRole, palette
+from csl_game.gui.widgets import Metrics, WidgetLayer, button
+from csl_game.model.board import PColor, Pos, PShape, Winner
+from csl_game.services import narration as messages
+
+__all__ = ["OnlineBoardScene", "NoticeButtons"]
+
+HUMAN_HINT = ("To play, click a column's arrow, or pick a column with the arrow or "
+              "digit keys and press Enter; Tab switches the shape.")
+_DROP_KEYS = (pygame.K_RETURN, pygame.K_KP_ENTER, pygame.K_SPACE, pygame.K_DOWN)
+_SHAPE_KEYS = (pygame.K_TAB, pygame.K_s)
+_DIGITS = {getattr(pygame, f"K_{d}"): d for d in range(10)} | {
+    getattr(pygame, f"K_KP{d}"): d for d in range(10)}
+DIGIT_PAIR_S = 1.0
+
+
+class NoticeButtons:
+    """A row of buttons at the bottom of the banner over the board."""
+
+    def __init__(self, ui: pygame_gui.UIManager, act: Callable[[Action], None]) -> None:
+        self.layer = WidgetLayer(ui)
+        self.act = act
+        self.buttons: dict[Action, pygame_gui.elements.UIButton] = {}
+        self.focus = KeyFocus(ui, self.layer, lambda: [(a.name, b) for a, b in
+                                                       self.buttons.items()])
+        self.shown_for: tuple[object, ...] | None = None
+
+    def room(self, m: Metrics, actions: tuple[Action, ...]) -> tuple[int, int]:
+        if not actions:
+            return (0, 0)
+        width = len(actions) * (m.button_w + round(40 * m.scale)) + (len(actions) - 1) * m.gap
+        return (width + 4 * m.gap, m.row + 6 + m.gap)
+
+    def show(self, m: Metrics, actions: tuple[Action, ...], box: pygame.Rect) -> None:
+        """The buttons of `actions`, side by side at the bottom of `box`."""
+        root = self.layer.open(m.size)
+        self.buttons = {}
+        w = m.button_w + round(40 * m.scale)
+        total = len(actions) * w + (len(actions) - 1) * m.gap
+        x, y = box.centerx - total // 2, box.bottom - m.gap - (m.row + 6)
+        for i, action in enumerate(actions):
+            rect = pygame.Rect(x + i * (w + m.gap), y, w, m.row + 6)
+            style = "#primary" if i == 0 else "#button"
+            self.buttons[action] = self.layer.on(button(rect, action.value, root, style),
+                                                 self._handler(action))
+        if actions and (self.focus.key is None or self.focus.key not in
+                        [a.name for a in actions]):
+            self.focus.set(actions[0].name)
+
+    def _handler(self, action: Action) -> Callable[[pygame.event.Event], None]:
+        return lambda _event: self.act(action)
+
+    def close(self) -> None:
+        self.layer.close()
+        self.buttons = {}
+        self.shown_for = None
+
+    def handle_event(self, event: pygame.event.Event) -> bool:
+        if not self.buttons:
+            return False
+        return self.layer.dispatch(event) or self.focus.handle_key(event)
+
+
+class OnlineBoardScene(Scene):
+    """The board of an online game; `pending`: what the table said before it showed."""
+
+    def __init__(self, ctx: GuiContext, table: Table, where: str,
+                 pending: tuple[Happening, ...] = ()) -> None:
+        self.ctx = ctx
+        self.table = table
+        self.where = where
+        """A line above the log: where the game is played ('Hosting on port 5907')."""
+        cfg = table.config
+        self.visual = VisualBoard(cfg.rows, cfg.cols, ctx.options.last_move_animation_s,
+                                  DROP_HEIGHT)
+        self.view = BoardView(ctx.art, ctx.text)
+        self.panels = (PlayerPanel(ctx.art, ctx.text), PlayerPanel(ctx.art, ctx.text))
+        self.log_view = LogView(ctx.text)
+        self.layout: BoardLayout = compute_layout(cfg.rows, cfg.cols, ctx.size)
+        self.controls = HumanControls(table)
+        self.buttons = NoticeButtons(ctx.ui, self.act)
+        self.banner: tuple[str, str] | None = None
+        """The result (title, why), once the match is over."""
+        self._pending = list(pending)
+        self._fresh = False
+        self._pressed: tuple[str, int] | None = None
+        self._hover_toggle: PShape | None = None
+        self._clock = 0.0
+        self._first_digit: tuple[int, float] | None = None
+        self._looked: tuple[object, ...] | None = None
+
+    # ------------------------------------------------------------- lifecycle
+    def enter(self) -> None:
+        self.view.set_layout(self.layout)
+        self._reset_visual()
+        happened, self._pending = self._pending, []
+        for item in happened:
+            self._happened(item)
+
+    def exit(self) -> None:
+        self.buttons.close()
+        self.table.close()
+
+    def resize(self, size: tuple[int, int]) -> None:
+        cfg = self.table.config
+        self.layout = compute_layout(cfg.rows, cfg.cols, size)
+        self.view.set_layout(self.layout)
+        self.buttons.close()
+
+    def restyle(self, size: tuple[int, int]) -> None:
+        self.view.forget()
+        for panel in self.panels:
+            panel.forget()
+        self.log_view.forget()
+        self.resize(size)
+
+    def set_widgets_shown(self, shown: bool) -> None:
+        root = self.buttons.layer.root
+        if root is not None:
+            (root.show if shown else root.hide)()
+
+    def _reset_visual(self) -> None:
+        board = self.table.board
+        self.visual.reset({Pos(r, c): p for r in range(board.rows) for c in range(board.cols)
+                           if (p := board[r, c]) is not None})
+        self.controls.refresh()
+
+    # ------------------------------------------------------------- reading
+    @property
+    def you(self) -> PColor | None:
+        """This window's colour when a human plays it."""
+        local = self.table.local
+        return local if local is not None and self.table.is_human(local) else None
+
+    @property
+    def input_enabled(self) -> bool:
+        return self.table.awaiting_human and self.visual.idle and self.table.notice is None
+
+    @property
+    def shown_notice(self) -> Notice | None:
+        """The notice over the board: the table's, or the result once every move is shown."""
+        if self.banner is not None:
+            return Notice(*self.banner, (Action.HOME,)) if self.visual.idle else None
+        return self.table.notice
+
+    @property
+    def busy(self) -> bool:
+        visual = self.visual
+        if not visual.idle or visual.pulsing or 0 < visual.win_progress < 1:
+            return True
+        table = self.table
+        if table.result is not None or not table.ready:
+            return False
+        return not table.is_human(table.board.turn) and table.notice is None
+
+    def take_changed(self) -> bool:
+        controls = self.controls
+        look = (self.ctx.log.version, self.visual.version, self.visual.epoch,
+                self.input_enabled, controls.column, tuple(controls.selected.values()),
+                self.shown_notice, self._hover_toggle)
+        changed, self._looked = look != self._looked, look
+        return changed
+
+    # ------------------------------------------------------------- the table's news
+    def update(self, dt: float) -> None:
+        self._clock += dt
+        self.table.tick(dt)
+        for item in self.table.poll():
+            self._happened(item)
+        self.visual.update(dt)
+        self.controls.enabled = self.input_enabled
+        notice = self.shown_notice
+        key = None if notice is None else (notice.title, notice.detail, notice.actions,
+                                          self.ctx.size)
+        if key != self.buttons.shown_for:
+            self._show_buttons(notice)
+            self.buttons.shown_for = key
+
+    def _show_buttons(self, notice: Notice | None) -> None:
+        if notice is None or not notice.actions:
+            self.buttons.close()
+            return
+        m = Metrics(self.ctx.size)
+        box = self.view.banner_rect(self.visual, self.buttons.room(m, notice.actions),
+                                    notice.detail)
+        self.buttons.show(m, notice.actions, box)
+
+    def act(self, action: Action) -> None:
+        if action is Action.HOME:
+            self.ctx.nav.show_home()
+            return
+        self.table.act(action)
+        self.buttons.shown_for = None
+
+    def _happened(self, item: Happening) -> None:
+        if isinstance(item, str):
+            self.ctx.log.add(item)
+            return
+        match item:
+            case MatchStarted(white=white, red=red):
+                self.ctx.log.add(messages.match_started(white, red))
+                if self.you is not None:
+                    self.ctx.log.add(HUMAN_HINT)
+                self._fresh = True
+            case BoardUpdated() if self._fresh:
+                self._fresh = False
+                self._reset_visual()
+            case NextTurn(color=color, name=name, is_human=human):
+                self._title(color, name, human)
+            case MovePerformed(color=color, name=name, move=move, elapsed=elapsed):
+                self.ctx.log.add(messages.placed(color, name, move.piece.shape, move.col,
+                                                 elapsed))
+                self.visual.push(move)
+                self.ctx.sound.play(Effect.DROP)
+                self.controls.refresh()
+            case InvalidPlay(color=color, name=name, reason=reason, detail=detail):
+                self.ctx.sound.play(Effect.INVALID)
+                self.ctx.log.add(messages.forfeit(color, name, reason, detail))
+            case MatchOver(result=result):
+                if result.solution:
+                    self.visual.show_win(result.solution)
+                board = self.table.board
+                self.banner = (messages.result_title(result, self.you),
+                               messages.explain_result(result, board, self.you))
+                self.ctx.log.add(self.banner[1])
+                self.ctx.log.add(messages.game_over(result))
+                self.ctx.sound.play(Effect.DRAW if result.winner is Winner.DRAW else Effect.WIN)
+                self.ctx.nav.set_title(f"Online \u00b7 {self.banner[0]}")
+
+    def _title(self, color: PColor, name: str, human: bool) -> None:
+        if human and self.you is color:
+            text = "Your turn"
+        elif human:
+            text = f"{messages.who(color, name)} to play"
+        else:
+            text = f"{messages.who(color, name)} is thinking"
+        self.ctx.nav.set_title(f"Online \u00b7 {text}")
+
+    # ------------------------------------------------------------- input
+    def handle_event(self, event: pygame.event.Event) -> None:
+        if self.buttons.handle_event(event):
+            return
+        self.controls.enabled = self.input_enabled
+        if event.type == pygame.MOUSEMOTION:
+            target = self._target_at(event.pos)
+            self.controls.focus(target[1] if target and target[0] == "column" else None)
+            self._hover_toggle = PShape(target[1]) if target and target[0] == "shape" else None
+        elif event.type == pygame.MOUSEBUTTONDOWN and event.button == 1:
+            self._pressed = self._target_at(event.pos)
+        elif event.type == pygame.MOUSEBUTTONUP and event.button == 1:
+            target, pressed, self._pressed = self._target_at(event.pos), self._pressed, None
+            if target is not None and target == pressed:
+                self._activate(target)
+        elif event.type == pygame.KEYDOWN:
+            self._on_key(event.key)
+
+    def _target_at(self, pos: tuple[int, int]) -> tuple[str, int] | None:
+        col = self.layout.column_at(pos)
+        if col is not None:
+            return ("column", col)
+        shape = self.layout.panels[self.controls.color].toggle_at(pos)
+        return None if shape is None else ("shape", int(shape))
+
+    def _activate(self, target: tuple[str, int]) -> None:
+        kind, value = target
+        if kind == "column":
+            self.controls.focus(value)
+            self._drop(value)
+        else:
+            self.controls.select(PShape(value))
+
+    def _drop(self, col: int | None = None) -> None:
+        if not self.controls.drop(col) and self.controls.enabled:
+            self.ctx.sound.play(Effect.INVALID)
+
+    def _on_key(self, key: int) -> None:
+        controls = self.controls
+        if key == pygame.K_LEFT:
+            controls.step(-1)
+        elif key == pygame.K_RIGHT:
+            controls.step(+1)
+        elif key in _DIGITS:
+            self._digit(_DIGITS[key])
+        elif key in _SHAPE_KEYS:
+            controls.toggle_shape()
+        elif key in _DROP_KEYS:
+            self._drop()
+
+    def _digit(self, digit: int) -> None:
+        """A column by number: one digit, or two typed in a row on wide boards."""
+        cols = self.table.config.cols
+        first, self._first_digit = self._first_digit, None
+        if first is not None and self._clock - first[1] <= DIGIT_PAIR_S:
+            col = first[0] * 10 + digit
+            if col < cols:
+                self.controls.focus(col)
+                return
+        if digit < cols:
+            self.controls.focus(digit)
+        if 0 < digit and digit * 10 < cols:
+            self._first_digit = (digit, self._clock)
+
+    # ------------------------------------------------------------- drawing
+    def draw(self, surface: pygame.Surface) -> None:
+        lay = self.layout
+        self.view.draw(surface, self.visual, self._pointer())
+        for color in PColor:
+            state = self._panel_state(color)
+            self.panels[color].draw(surface, lay.panels[color], state, lay.scale,
+                                    self.table.thinking_time())
+        self.log_view.draw(surface, lay.log, self.ctx.log, lay.scale)
+        self._draw_where(surface, lay)
+        notice = self.shown_notice
+        if notice is not None:
+            room = self.buttons.room(Metrics(self.ctx.size), notice.actions)
+            self.view.draw_banner(surface, self.visual, notice.title, notice.detail, room)
+
+    def _draw_where(self, surface: pygame.Surface, lay: BoardLayout) -> None:
+        bar = lay.toolbar
+        text = self.ctx.text.fit(self.where, TextRole.BODY.size(lay.scale), palette().text_dim,
+                                 bar.w)
+        surface.blit(text, text.get_rect(midleft=bar.midleft))
+
+    def focus_rect(self) -> pygame.Rect | None:
+        return self.buttons.focus.rect() if self.buttons.buttons else None
+
+    def _pointer(self) -> Pointer:
+        controls = self.controls
+        if not controls.enabled:
+            return Pointer(playable=(False,) * self.table.config.cols)
+        ghost = controls.ghost()
+        return Pointer(controls.column, ghost[0] if ghost else None,
+                       ghost[1] if ghost else None, controls.playable(), None)
+
+    def _panel_state(self, color: PColor) -> PanelState:
+        table, controls = self.table, self.controls
+        board = table.board
+        human = table.is_human(color)
+        over = table.result is not None
+        to_play = not over and board.turn is color
+        enabled = to_play and controls.enabled
+        status = self._status(color, to_play, human)
+        return PanelState(
+            color=color, name=table.name(color), is_human=human,
+            counts=(board.piece_count(color, PShape.ROUND),
+                    board.piece_count(color, PShape.SQUARE)),
+            selected=controls.selected[color] if human and color is table.local else None,
+            to_play=to_play, input_enabled=enabled,
+            thinking=to_play and not human and table.notice is None, status=status,
+            emphasis=status in ("Your turn", "Winner!"),
+            hover=self._hover_toggle if enabled else None, kind=table.kind(color))
+
+    def _status(self, color: PColor, to_play: bool, human: bool) -> str:
+        result = self.table.result
+        if result is not None:
+            if not self.visual.idle:
+                return ""
+            if result.winner is Winner.DRAW:
+                return "Draw"
+            return "Winner!" if result.winner.color is color else "Lost"
+        if self.table.notice is not None:
+            return "Paused"
+        if to_play and human:
+            if color is self.you:
+                return "Your turn"
+            return "Their turn" if self.table.local is not None else "To play"
+        return "Waiting" if not to_play else ""
