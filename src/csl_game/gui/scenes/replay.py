@@ -44,6 +44,7 @@ PLAY_INTERVAL_S = 0.6
 END_PAUSE_S = 1.5
 """With quit_at_end, how long the end stays on screen."""
 KEYS_HINT = "Keys: Left/Right step, Home/End, Space plays, V review, X next mistake, A analysis"
+"""The keys, shown beside the caption where the bar has room."""
 
 _BACK_KEYS = (pygame.K_LEFT, pygame.K_BACKSPACE, pygame.K_b)
 _FORWARD_KEYS = (pygame.K_RIGHT, pygame.K_RETURN, pygame.K_KP_ENTER, pygame.K_n)
@@ -130,12 +131,20 @@ class ReplayScene(Scene):
                    "forward": self.forward, "end": self.to_end, "review": self.start_review,
                    **{f"after{i}": act for i, (_, act) in enumerate(self.after)}}
         x, y = m.margin, self.bar.y + m.gap
+        # Each button as wide as the longest text needs (at most the usual
+        # width), narrower still if the row would leave the caption no room.
+        probe = button(Rect(0, 0, m.button_w, m.row), "", root)
+        font = probe.font
+        probe.kill()
+        need = max((font.size(t)[0] if font is not None else 8 * len(t)) for t in texts.values())
+        room = (size[0] - 2 * m.margin - m.button_w) // len(texts) - m.gap
+        width = max(8, min(m.button_w, need + 2 * m.gap + 8, room))
         for name, text in texts.items():
-            widget = button(Rect(x, y, m.button_w, m.row + 6), text, root)
+            widget = button(Rect(x, y, width, m.row + 6), text, root)
             self.buttons[name] = self.layer.on(widget, _handler(actions[name]))
-            x += m.button_w + m.gap
-        width = max(m.button_w, size[0] - x - m.margin)
-        self.caption = label(Rect(x, y, width, m.row + 6), "", root, "#text")
+            x += width + m.gap
+        self.caption = label(Rect(x, y, max(8, size[0] - x - m.margin), m.row + 6), "",
+                             root, "#text")
         self._refresh_bar()
 
     # ------------------------------------------------------------- moving
