@@ -81,6 +81,12 @@ def test_known_positions(capsys: pytest.CaptureFixture[str]) -> None:
     once: a square completes Red's squares), wins in 3 and 5, a drawn end."""
     config = MatchConfig(rows=4, cols=5, win_sequence=3, round_pieces=5, square_pieces=5)
     cases = {"2r 2s 1r 3s": ("white", 1),  # 0r completes three whites in a row
+             "4s 0r 3s 2r 1s 1r 3s 3r": ("white", 3),
+             "3r 3s 2s 0r 3r 1s 3s 4s": ("white", 5),  # only 0r wins: the rest lose
+             # The shape trap: two white squares in column 0. A third white piece
+             # there wins if round (three whites) and loses if square (three
+             # squares: shape beats colour); anything else lets Red's square in.
+             "0s 3s 2r 1r 0s 4r": ("white", 1),
              "3r 3s 1r 1s 0s": None}  # Red to move: checked against the solver
     for moves, expected in cases.items():
         assert main(["analyse", *moves.split(), "-r", "4", "-c", "5", "-w", "3",
@@ -89,6 +95,11 @@ def test_known_positions(capsys: pytest.CaptureFixture[str]) -> None:
         board = play_moves(config.new_board(), moves)
         if expected is not None:
             assert (found["result"], found["plies"]) == expected
+        if moves in ("0s 3s 2r 1r 0s 4r", "3r 3s 2s 0r 3r 1s 3s 4s"):  # one move holds
+            values = {m["move"]: (m["result"], m["plies"]) for m in found["moves"]}
+            assert [m for m, v in values.items() if v[0] != "red"] == [found["best"]]
+            if moves.startswith("0s"):
+                assert values["0s"] == ("red", 1) and found["best"] == "0r"
         memo: dict = {}  # type: ignore[type-arg]
         for entry in found["moves"]:
             col, shape = int(entry["move"][:-1]), PShape("rs".index(entry["move"][-1]))
