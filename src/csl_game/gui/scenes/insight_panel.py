@@ -54,10 +54,11 @@ class BoardInsight:
         """Where the log goes: all of its area, or what the panel leaves."""
         return split_for_panel(lay.log, lay.scale)[1] if self.shown else lay.log
 
-    def draw_board(self, surface: pygame.Surface, lay: BoardLayout) -> None:
-        """The threat marks and the best line, over the board."""
+    def draw_board(self, surface: pygame.Surface, lay: BoardLayout, line: bool = True) -> None:
+        """The threat marks and (with `line`) the best line, over the board."""
         if self.tool.on:
-            draw_marks(surface, lay, self.art, self.text, self.tool.marks, self.tool.cells)
+            draw_marks(surface, lay, self.art, self.text, self.tool.marks,
+                       self.tool.cells if line else [])
 
     def draw_panel(self, surface: pygame.Surface, lay: BoardLayout, names: tuple[str, str],
                    ply: int) -> Rect | None:

@@ -382,7 +382,9 @@ class ReplayScene(Scene):
                self.log.version, self.insight.version, self.review.version, better)
         self.view.draw(surface, self.visual, pointer)
         if self.visual.idle:
-            self.insight.draw_board(surface, lay)
+            # The review's better move is for the position before the move shown,
+            # the analysis's line for the one after: only one of them at a time.
+            self.insight.draw_board(surface, lay, line=better is None)
             draw_better(surface, lay, self.ctx.art, better)
         for color in PColor:
             self.panels[color].draw(surface, lay.panels[color], states[color], lay.scale)
