@@ -23,7 +23,6 @@ from csl_game.gui.pieces import Look, PieceArt, draw_piece_shape
 from csl_game.gui.style import TextCache, TextRole, palette
 from csl_game.model.board import Board, PColor, Piece, Pos, PShape
 from csl_game.services.analysis import (
-    FOUND_WIN,
     Analysis,
     Analyst,
     MoveValue,
@@ -60,17 +59,8 @@ def split_for_panel(log: Rect, scale: float) -> tuple[Rect, Rect]:
 
 
 def eval_text(value: MoveValue) -> str:
-    """'White wins in 7', 'Draw', 'White +35', 'Even'."""
-    if value.result == "draw":
-        return "Draw"
-    if value.result is not None:
-        return f"{value.result.title()} wins in {value.plies}"
-    score = value.score or 0.0
-    if abs(score) < 10:
-        return "Even"
-    if abs(score) >= FOUND_WIN:
-        return value.text()
-    return f"{'White' if score > 0 else 'Red'} +{abs(score):.0f}"
+    """'White wins in 7', 'Draw', 'White +35', 'Even' (MoveValue.text)."""
+    return value.text()
 
 
 class AnalysisTool:

@@ -46,13 +46,17 @@ class MoveValue:
     score: float | None
 
     def text(self) -> str:
+        """'White wins in 7', 'Draw', 'Red +85' (an advantage, in the search's
+        units), 'Even' (under 10), 'White winning' (a win found, not proven)."""
         if self.result == "draw":
-            return "draw"
+            return "Draw"
         if self.result is not None:
             return f"{self.result.title()} wins in {self.plies}"
-        if self.score is not None and abs(self.score) >= FOUND_WIN:
-            return f"{'White' if self.score > 0 else 'Red'} winning"
-        return f"{self.score:+.0f}"
+        score = self.score or 0.0
+        side = "White" if score > 0 else "Red"
+        if abs(score) >= FOUND_WIN:
+            return f"{side} winning"
+        return "Even" if abs(score) < 10 else f"{side} +{abs(score):.0f}"
 
 
 @dataclass(frozen=True)
