@@ -249,8 +249,15 @@ def _join(args: argparse.Namespace) -> int:
 
 
 def run_watch(args: argparse.Namespace) -> int:
-    """``watch HOST:PORT``: a hosted match, read-only, from where it stands."""
+    """``watch HOST:PORT``: a tournament broadcast or a hosted match, read-only,
+    from where it stands."""
     address = _address(args.address, "watch")
+    from csl_game.console.tourney_cmd import follow_tournament
+    from csl_game.online.tourney_client import Watched
+
+    done = follow_tournament(Watched(address), args)
+    if done is not None:
+        return done
     joined = Joined(address, Hello(PROTOCOL_VERSION, "spectator"),
                     retry_for=args.reconnect_timeout)
     return _follow(joined, args)

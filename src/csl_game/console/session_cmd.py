@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from concurrent.futures import Executor
 from contextlib import ExitStack
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from csl_game.console.progress import SessionProgress
 from csl_game.console.render import ConsoleListener, render_standings
@@ -32,6 +32,9 @@ from csl_game.services.setup_file import refusal
 from csl_game.services.site import follow
 from csl_game.thinker.api import MatchConfig
 from csl_game.thinker.prototype import ThinkerPrototype
+
+if TYPE_CHECKING:
+    from csl_game.online.broadcast import Broadcaster
 
 __all__ = ["run_session", "results_paths", "check_thinkers", "setup_limit_of", "memory_limit_of",
            "DASK_TIMEOUT"]
@@ -111,8 +114,8 @@ def _connect(client_class: Any, address: str) -> Any:
 
 
 def _workers(args: argparse.Namespace) -> int:
-    if args.verbose:
-        return 1
+    if args.verbose or args.listen is not None:
+        return 1  # one match at a time, here: every move is printed or broadcast
     workers = default_workers() if args.workers is None else args.workers
     if workers < 1:
         raise ConfigError(f"--workers must be at least 1, got {workers}")
@@ -156,7 +159,8 @@ def run_session(args: argparse.Namespace, mc: MatchConfig) -> int:
             options = SessionOptions(
                 points=points,
                 runner_factory=runner_factory(args.in_process, None, limit, memory),
-                workers=workers, in_process=args.in_process, foreground=args.verbose,
+                workers=workers, in_process=args.in_process,
+                foreground=args.verbose or args.listen is not None,
                 competition=args.competition, executor=executor, tournament=True,
                 setup_limit=limit, memory_limit_mb=memory, known_setups=known,
                 fixtures=_book_fixtures(args, mc, players))
@@ -165,7 +169,13 @@ def run_session(args: argparse.Namespace, mc: MatchConfig) -> int:
             done = session.resume(docs, path)
             if args.site:
                 follow(session, args.site, points, docs)
-            _play(session, args, done)
+            broadcaster = None
+            if args.listen is not None:
+                from csl_game.console.tourney_cmd import start_broadcast
+
+                broadcaster = start_broadcast(session, args)
+                stack.callback(broadcaster.close)
+            _play(session, args, done, broadcaster)
     except WorkerStartError as e:
         kept = (f"; the results so far are in {path}: resume with --resume {path}"
                 if path and Path(path).is_file() else "")
@@ -222,13 +232,20 @@ def _resumed(path: str) -> list[dict[str, Any]]:
     return docs
 
 
-def _play(session: Session, args: argparse.Namespace, done: set[int]) -> None:
+def _play(session: Session, args: argparse.Namespace, done: set[int],
+          broadcaster: Broadcaster | None = None) -> None:
     if not args.quiet:
         _print_plan(session, len(done))
     with SessionProgress(session.total_matches, len(done), session.standings,
                          quiet=args.quiet or args.verbose) as progress:
         session.subscribe(lambda event: _on_event(event, session, progress))
-        session.run(_verbose_match if args.verbose else None)
+
+        def play(match: Match) -> MatchResult:
+            if broadcaster is not None:
+                broadcaster.follow_match(match)
+            return _verbose_match(match) if args.verbose else match.run()
+
+        session.run(play)
 
 
 def _on_event(event: SessionEvent, session: Session, progress: SessionProgress) -> None:

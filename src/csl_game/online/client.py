@@ -16,6 +16,7 @@ import socket
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from csl_game.engine import (
     Forfeit,
@@ -102,8 +103,10 @@ class Link:
     """One connection to a host: connect (without blocking), hello, messages."""
 
     def __init__(self, address: tuple[str, int], hello: Hello, clock: Clock = time.monotonic,
-                 idle_timeout: float = IDLE_TIMEOUT) -> None:
-        """Start connecting (the host name is looked up here, which may wait).
+                 idle_timeout: float = IDLE_TIMEOUT,
+                 decode: Callable[[bytes], Any] = decode_host) -> None:
+        """Start connecting (the host name is looked up here, which may wait);
+        `decode` parses the host's lines (a tournament broadcast's has more types).
 
         Raises:
             NetworkError: the host name is unknown.
@@ -112,6 +115,7 @@ class Link:
         self._hello = hello
         self._clock = clock
         self._idle = idle_timeout
+        self._decode = decode
         self.shown = f"{address[0]}:{address[1]}"
         try:
             family, kind, proto, _, target = socket.getaddrinfo(
@@ -135,17 +139,18 @@ class Link:
     def closed(self) -> bool:
         return self.error is not None
 
-    def poll(self) -> list[HostMessage]:
-        """The host's messages that arrived, without blocking ([] once closed)."""
+    def poll(self) -> list[Any]:
+        """The host's messages that arrived, without blocking ([] once closed):
+        HostMessages, or what `decode` gives."""
         if self.error is not None:
             return []
         if self.conn is None and not self._connected():
             return []
         assert self.conn is not None
-        messages: list[HostMessage] = []
+        messages: list[Any] = []
         for line in self.conn.read():
             try:
-                msg = decode_host(line)
+                msg = self._decode(line)
             except ProtocolError as e:
                 self._end(None, f"the host sent what is no message of the protocol: {e}")
                 return messages

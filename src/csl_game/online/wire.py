@@ -125,9 +125,14 @@ class Connection:
     # ------------------------------------------------------------------ writing
     def send(self, msg: HostMessage | ClientMessage) -> None:
         """Queue a message and send what the socket takes now."""
+        self.send_line(encode(msg))
+
+    def send_line(self, line: bytes) -> None:
+        """Queue one encoded line (a message of another module's protocol) and
+        send what the socket takes now."""
         if self.closed or self._shut:
             return
-        self._out += encode(msg)
+        self._out += line
         if len(self._out) > MAX_QUEUED:
             self.close()  # it reads nothing: cut it off
             return

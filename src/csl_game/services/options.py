@@ -188,7 +188,10 @@ OPTIONS: tuple[Option, ...] = (
     _opt("listen", "--listen", "host the match for a player on another machine: bare PORT "
          "listens on every network of this machine, HOST:PORT on that address only (PORT 0: "
          "any free port); this side plays -W or -R (a human by default, White unless -R)",
-         {"match"}, metavar="[HOST:]PORT", group=_ONLINE),
+         {"match", "session"}, metavar="[HOST:]PORT", group=_ONLINE,
+         helps={v: "broadcast the tournament to spectators (csl-game watch), read-only: bare PORT listens on every network of this machine, "
+                   "HOST:PORT on that address only (PORT 0: any free port); matches are "
+                   "played one at a time so every move is seen" for v in ("session",)}),
     _opt("connect", "--connect", "join a match hosted with --listen and play the other side "
          "(-W or -R for a thinker, a human by default); board settings are the host's",
          {"match"}, metavar="HOST:PORT", group=_ONLINE),
@@ -200,10 +203,11 @@ OPTIONS: tuple[Option, ...] = (
          helps={"watch": "seconds to keep trying to reconnect when the connection drops "
                          "(default 120)"}),
     _opt("handshake_timeout", "--handshake-timeout", "with --listen: seconds a new "
-         "connection has to say hello (default 10)", {"match"}, default=10.0, metavar="S",
+         "connection has to say hello (default 10)", {"match", "session"}, default=10.0, metavar="S",
          type=float, group=_ONLINE),
     _opt("spectators", "--spectators", "with --listen: spectators allowed at once (csl-game "
-         "watch; default 8, 0 for none)", {"match"}, default=8, metavar="N", group=_ONLINE,
+         "watch; default 8, 0 for none)", {"match", "session"}, default=8, metavar="N", group=_ONLINE,
+         helps={"session": "with --listen: spectators allowed at once (default 8)"},
          **_INT),
     _opt("address", "address", "the host's address, as its --listen printed it", {"watch"},
          metavar="HOST:PORT"),

@@ -26,6 +26,7 @@ from csl_game.gui.online_table import HostTable, JoinedTable, Table
 from csl_game.gui.scenes.choices import ENTER_KEYS
 from csl_game.gui.scenes.online_wait import OnlineWaitScene, invitation
 from csl_game.gui.scenes.pickers import PickerScene, split
+from csl_game.gui.tourney_table import WatchTable
 from csl_game.gui.widgets import Metrics, button, label
 from csl_game.model.board import PColor
 from csl_game.online.host import Host, HostLimits
@@ -226,8 +227,8 @@ class OnlineScene(PickerScene):
         address = _address(self.values["address"])
         shown = f"{address[0]}:{address[1]}"
         if self.mode == "watch":
-            table = JoinedTable(address, Hello(PROTOCOL_VERSION, "spectator"))
-            return table, f"Watching {shown}", [("Watching", shown)]
+            watch = WatchTable(address)  # a tournament broadcast, or a hosted match
+            return watch, f"Watching {shown}", [("Watching", shown)]
         hello = Hello(PROTOCOL_VERSION, "player", _code(self.values["code"], "the join code"),
                       self._name(), "human")
         table = JoinedTable(address, hello)

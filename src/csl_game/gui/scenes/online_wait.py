@@ -18,7 +18,9 @@ from csl_game.gui.context import GuiContext
 from csl_game.gui.focus import KeyFocus
 from csl_game.gui.online_table import Happening, HostTable, Table
 from csl_game.gui.scenes.online_board import OnlineBoardScene
+from csl_game.gui.scenes.tourney_board import TourneyBoardScene
 from csl_game.gui.style import TextRole, palette
+from csl_game.gui.tourney_table import WatchTable
 from csl_game.gui.widgets import Metrics, WidgetScene, button, label
 from csl_game.online.host import Host
 from csl_game.online.wire import lan_address
@@ -146,8 +148,11 @@ class OnlineWaitScene(WidgetScene):
                 self._happened.append(item)
         if self.table.ready:
             self._handed = True
-            self.ctx.nav.show(OnlineBoardScene(self.ctx, self.table, self.where,
-                                               tuple(self._happened)))
+            table, pending = self.table, tuple(self._happened)
+            if isinstance(table, WatchTable) and table.is_tournament:
+                self.ctx.nav.show(TourneyBoardScene(self.ctx, table, self.where, pending))
+            else:
+                self.ctx.nav.show(OnlineBoardScene(self.ctx, table, self.where, pending))
         elif self.table.failed is not None:
             self.back(self.table.failed)
 

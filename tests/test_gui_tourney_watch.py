@@ -1,0 +1,90 @@
+"""The window's Watch of a tournament broadcast (``session --listen`` in another
+process, on loopback), under the dummy driver: the online board for the
+match being played, the standings drawn between matches, and at the end the
+final standings the session prints itself."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pygame
+import pytest
+
+from csl_game.gui.app import App
+from csl_game.gui.scenes.online import OnlineScene
+from csl_game.gui.scenes.tourney_board import TourneyBoardScene
+from gui_events import DT, Apps, click, key
+from online_procs import Proc
+from test_gui_online import drawn, type_text, window
+from test_online_tourney import BOARD, _final_rows
+
+SECONDS = 40.0
+
+
+@pytest.fixture
+def session(tmp_path: Path) -> Iterator[tuple[Proc, int]]:
+    path = tmp_path / "three.txt"
+    path.write_text("random 1\nsequential\nrandom 2\n")
+    proc = Proc("session", "-g", str(path), "--in-process", "--listen", "127.0.0.1:0", *BOARD)
+    try:
+        yield proc, int(proc.wait_for(r"Broadcasting the tournament on port (\d+)")[1])
+    finally:
+        proc.kill()
+
+
+def steps(app: App, done: Callable[[], bool], seconds: float = SECONDS) -> None:
+    end = time.monotonic() + seconds
+    while not done():
+        assert time.monotonic() < end, "the condition was not met in time"
+        app.step(DT)
+        time.sleep(0.002)
+
+
+def watch(app: App, port: int) -> None:
+    key(app, pygame.K_5, frames=2)  # Play online
+    scene = app.scenes.current
+    assert isinstance(scene, OnlineScene)
+    click(app, scene.widgets["mode.watch"])
+    scene = app.scenes.current  # type: ignore[assignment]
+    assert isinstance(scene, OnlineScene)
+    click(app, scene.widgets["address"], frames=1)
+    type_text(app, f"127.0.0.1:{port}")
+    click(app, scene.widgets["go"])
+
+
+def shown(app: App) -> TourneyBoardScene | None:
+    scene = app.scenes.current
+    return scene if isinstance(scene, TourneyBoardScene) else None
+
+
+def test_the_window_watches_a_tournament_with_standings_between_matches(
+        apps: Apps, session: tuple[Proc, int]) -> None:
+    proc, port = session
+    app = window(apps)
+    watch(app, port)
+    steps(app, lambda: shown(app) is not None)
+    scene = shown(app)
+    assert scene is not None and scene.watch.is_tournament
+    # a match on the board, then the standings after it
+    steps(app, lambda: not scene.watch.between and scene.table.board.move_count > 0)
+    app.step(DT)
+    assert scene.standings_rect is None
+    steps(app, lambda: scene.showing_standings and scene.watch.standings is not None
+          and scene.watch.standings.played >= 1)
+    app.step(DT)
+    assert scene.standings_rect is not None
+    assert drawn(app.screen, scene.standings_rect) > 4, "the standings table is drawn"
+    if os.environ.get("CSL_SHOTS"):
+        pygame.image.save(app.screen, os.environ["CSL_SHOTS"])
+    assert len(scene.watch.rows) == 3
+    # the next match takes the board again, and the end shows the session's standings
+    steps(app, lambda: not scene.showing_standings)
+    steps(app, lambda: scene.watch.standings is not None and scene.watch.standings.final)
+    app.step(DT)
+    assert scene.showing_standings and scene.standings_rect is not None
+    assert proc.finish(30) == 0, proc.text()
+    final = [(s.name, s.points, s.wins, s.draws, s.losses) for s in scene.watch.rows]
+    assert final == _final_rows("".join(proc.out))
