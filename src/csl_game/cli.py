@@ -374,6 +374,14 @@ def _play_flags(args: argparse.Namespace) -> dict[str, object]:
         flags.update(results_file=path, resume=resume)
     if args.site:
         flags.update(site_folder=args.site)
+    if args.listen is not None:
+        from csl_game.online.wire import parse_address
+
+        try:
+            parse_address(args.listen, bare=True)
+        except ValueError as e:
+            raise UsageError(f"--listen {e}") from None
+        flags.update(listen=args.listen)
     return flags
 
 

@@ -25,7 +25,7 @@ from csl_game.online.tourney_client import (
     Watched,
     WatchEvent,
 )
-from csl_game.online.wire import lan_address, parse_address
+from csl_game.online.wire import parse_address
 
 __all__ = ["start_broadcast", "follow_tournament", "standings_json"]
 
@@ -57,13 +57,7 @@ def start_broadcast(session: Session, args: argparse.Namespace,
 
 def announce(broadcaster: Broadcaster, out: TextIO) -> None:
     """The lines that tell where to watch from."""
-    where = broadcaster.bound_host
-    shown = lan_address() if not where else (f"[{where}]" if ":" in where else where)
-    networks = "every network of this machine" if not where else f"address {where}"
-    print(f"Broadcasting the tournament on port {broadcaster.port} ({networks}), "
-          f"spectators only (at most {broadcaster.limits.spectators})", file=out)
-    print(f"  spectators watch with: csl-game watch {shown}:{broadcaster.port}", file=out,
-          flush=True)
+    print("\n".join(broadcaster.where_to_watch()), file=out, flush=True)
 
 
 def _say_refused(event: TurnedAway) -> None:

@@ -23,6 +23,7 @@ from csl_game.engine.session import (
     SessionEvent,
     TieBreakRound,
 )
+from csl_game.gui.broadcasting import WindowBroadcast
 from csl_game.gui.context import GuiContext
 from csl_game.gui.scene import SceneManager
 from csl_game.gui.scenes.choices import Offer
@@ -52,6 +53,9 @@ class SessionFlow:
         """The scene of the current (or last) match, which shows its result."""
         self._shown: ScreenKey | None = None
         session.subscribe(self._log)
+        self.broadcast = WindowBroadcast(session, ctx.options.listen, ctx.log) \
+            if ctx.options.listen else None
+        """Spectators' view of the session (``play --listen``), if asked for."""
         nav = ctx.nav
         self._leave: dict[Choice, Callable[[], None]] = {
             Choice.PLAY_AGAIN: lambda: nav.play_session(session.again()),
@@ -92,6 +96,8 @@ class SessionFlow:
             screen = self.session.choose(Choice.START)
         self._shown = self._key()
         if screen is Screen.MATCH:
+            if self.broadcast is not None:
+                self.broadcast.follow(self.session.match)
             self.board = MatchScene(self.ctx, self.session)
             self.scenes.switch(self.board)
         elif screen is Screen.PRE_MATCH:
@@ -113,6 +119,8 @@ class SessionFlow:
         self.session.update()
         if self._key() != self._shown:
             self.show()
+        if self.broadcast is not None:
+            self.broadcast.poll()
 
     def choose(self, choice: Choice) -> None:
         """Act on a choice of the current screen."""
@@ -123,8 +131,10 @@ class SessionFlow:
         self.show()
 
     def close(self) -> None:
-        """Stop the current match and any played off screen."""
+        """Stop the current match and any played off screen, and the broadcast."""
         self.session.abort()
+        if self.broadcast is not None:
+            self.broadcast.close()
 
     def _log(self, event: SessionEvent) -> None:
         if self.session.is_single:

@@ -50,7 +50,7 @@ from csl_game.online.tourney_protocol import (
     TourneyMessage,
     encode_tourney,
 )
-from csl_game.online.wire import Clock, Connection
+from csl_game.online.wire import Clock, Connection, lan_address
 
 __all__ = ["Broadcaster"]
 
@@ -174,6 +174,15 @@ class Broadcaster:
             select.select(socks, writing, [], timeout)
         except (OSError, ValueError):  # a socket closed meanwhile: look again next time
             time.sleep(min(timeout, 0.01))
+
+    def where_to_watch(self) -> list[str]:
+        """The lines that tell where spectators watch from."""
+        where = self.bound_host
+        shown = lan_address() if not where else (f"[{where}]" if ":" in where else where)
+        networks = "every network of this machine" if not where else f"address {where}"
+        return [f"Broadcasting the tournament on port {self.port} ({networks}), "
+                f"spectators only (at most {self.limits.spectators})",
+                f"  spectators watch with: csl-game watch {shown}:{self.port}"]
 
     def serve(self, on_refused: Callable[[TurnedAway], None] | None = None) -> None:
         """Poll on a daemon thread until `close()` (the console's way)."""

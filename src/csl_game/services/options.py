@@ -188,10 +188,15 @@ OPTIONS: tuple[Option, ...] = (
     _opt("listen", "--listen", "host the match for a player on another machine: bare PORT "
          "listens on every network of this machine, HOST:PORT on that address only (PORT 0: "
          "any free port); this side plays -W or -R (a human by default, White unless -R)",
-         {"match", "session"}, metavar="[HOST:]PORT", group=_ONLINE,
-         helps={v: "broadcast the tournament to spectators (csl-game watch), read-only: bare PORT listens on every network of this machine, "
-                   "HOST:PORT on that address only (PORT 0: any free port); matches are "
-                   "played one at a time so every move is seen" for v in ("session",)}),
+         {"match", "session", "play"}, metavar="[HOST:]PORT", group=_ONLINE,
+         helps={"session": "broadcast the tournament to spectators (csl-game watch), "
+                "read-only: bare PORT listens on every network of this machine, HOST:PORT "
+                "on that address only (PORT 0: any free port); matches are played one at a "
+                "time so every move is seen",
+                "play": "broadcast the window's games to spectators (csl-game watch, or "
+                "Watch in another window), read-only, with the standings after each "
+                "match: bare PORT listens on every network of this machine, HOST:PORT on "
+                "that address only (PORT 0: any free port)"}),
     _opt("connect", "--connect", "join a match hosted with --listen and play the other side "
          "(-W or -R for a thinker, a human by default); board settings are the host's",
          {"match"}, metavar="HOST:PORT", group=_ONLINE),

@@ -160,6 +160,8 @@ class PlayOptions:
     """Append each match's result to this file as a JSON line the moment it ends ("": none)."""
     resume: bool = False
     """Take the matches already in `results_file` as played, and append the rest."""
+    listen: str = ""
+    """Broadcast each session to spectators at this [HOST:]PORT ("": none)."""
     site_folder: str = ""
     """Keep the tournament's web site in this folder as each match ends ("": none)."""
     competition: bool = False

@@ -164,6 +164,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("resume", "Resume from the results file", bool, "options", "resume"),
     Setting("site_folder", "Web site folder (kept up to date as matches end)", str, "options",
             "site_folder"),
+    Setting("listen", "Broadcast to spectators at [HOST:]PORT", str, "options", "listen"),
 )
 SETTING = {s.key: s for s in SETTINGS}
 """The settings by key."""
