@@ -16,7 +16,7 @@ from csl_game.engine.match import MatchStarted
 from csl_game.gui.context import GuiContext
 from csl_game.gui.online_table import Happening, Notice
 from csl_game.gui.scenes.online_board import OnlineBoardScene
-from csl_game.gui.style import TextRole, palette
+from csl_game.gui.style import TextRole, backdrop, palette
 from csl_game.gui.tables import STANDINGS, _widths, paint_rows, standings_rows
 from csl_game.gui.tourney_table import WatchTable
 
@@ -69,7 +69,7 @@ class TourneyBoardScene(OnlineBoardScene):
         w, h = surface.get_size()
         scale = self.layout.scale
         colors = palette()
-        surface.fill(colors.panel)
+        surface.blit(backdrop((w, h)), (0, 0))
         width = min(w - round(48 * scale), round(640 * scale))
         x, y = (w - width) // 2, max(round(24 * scale), h // 10)
         title = self.ctx.text.fit(self._standings_title(), TextRole.BANNER.size(scale), colors.text,
@@ -84,8 +84,9 @@ class TourneyBoardScene(OnlineBoardScene):
         room = max(line, h - y - line - round(80 * scale))
         body = paint_rows(rows[:max(1, room // line)], widths, line, pad, self.ctx.text, scale)
         box = pygame.Rect(x, y, width, head.get_height() + body.get_height())
-        pygame.draw.rect(surface, colors.shade, box.inflate(2 * pad, 2 * pad),
-                         border_radius=pad)
+        frame = box.inflate(2 * pad, 2 * pad)
+        pygame.draw.rect(surface, colors.panel, frame, border_radius=pad)
+        pygame.draw.rect(surface, colors.panel_edge, frame, 1, border_radius=pad)
         surface.blit(head, (x, y))
         pygame.draw.line(surface, colors.text_dim, (x, y + line), (x + width, y + line))
         surface.blit(body, (x, y + line))
