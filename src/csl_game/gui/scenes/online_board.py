@@ -64,14 +64,14 @@ class NoticeButtons:
     def room(self, m: Metrics, actions: tuple[Action, ...]) -> tuple[int, int]:
         if not actions:
             return (0, 0)
-        width = len(actions) * (m.button_w + round(40 * m.scale)) + (len(actions) - 1) * m.gap
+        width = len(actions) * _button_width(m) + (len(actions) - 1) * m.gap
         return (width + 4 * m.gap, m.row + 6 + m.gap)
 
     def show(self, m: Metrics, actions: tuple[Action, ...], box: pygame.Rect) -> None:
         """The buttons of `actions`, side by side at the bottom of `box`."""
         root = self.layer.open(m.size)
         self.buttons = {}
-        w = m.button_w + round(40 * m.scale)
+        w = _button_width(m)
         total = len(actions) * w + (len(actions) - 1) * m.gap
         x, y = box.centerx - total // 2, box.bottom - m.gap - (m.row + 6)
         for i, action in enumerate(actions):
@@ -401,3 +401,8 @@ class OnlineBoardScene(Scene):
                 return "Your turn"
             return "Their turn" if self.table.local is not None else "To play"
         return "Waiting" if not to_play else ""
+
+
+def _button_width(m: Metrics) -> int:
+    """Wide enough for "Claim the game" in the primary style's bold text."""
+    return m.button_w + round(64 * m.scale)
