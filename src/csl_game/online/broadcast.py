@@ -31,7 +31,15 @@ from csl_game.engine.match import Match, MatchEvent, MatchOver, MatchStarted, Mo
 from csl_game.engine.session import Session
 from csl_game.engine.standings import Standing
 from csl_game.model.board import PShape
-from csl_game.online.host import HostLimits, TurnedAway, _listen, _peer_text
+from csl_game.online.host import (
+    HostLimits,
+    TurnedAway,
+    _listen,
+    accept_waiting,
+    dismiss,
+    drain_and_close,
+    wait_for_news,
+)
 from csl_game.online.protocol import (
     PROTOCOL_VERSION,
     Hello,
@@ -55,7 +63,6 @@ from csl_game.online.wire import Clock, Connection, lan_address
 __all__ = ["Broadcaster"]
 
 log = logging.getLogger(__name__)
-_MAX_CLOSING = 64
 
 
 class Broadcaster:
@@ -162,18 +169,12 @@ class Broadcaster:
 
     def wait(self, timeout: float) -> None:
         """Block until a connection has news, at most `timeout` seconds."""
-        import select
-
         with self._lock:
             if self.closed:
                 time.sleep(timeout)
                 return
-            socks = [self._listener, *(c.sock for c in self._connections() if not c.closed)]
-            writing = [c.sock for c in self._connections() if c.pending]
-        try:
-            select.select(socks, writing, [], timeout)
-        except (OSError, ValueError):  # a socket closed meanwhile: look again next time
-            time.sleep(min(timeout, 0.01))
+            conns = self._connections()
+        wait_for_news(self._listener, conns, timeout)
 
     def where_to_watch(self) -> list[str]:
         """The lines that tell where spectators watch from."""
@@ -207,29 +208,14 @@ class Broadcaster:
                 return
             self.closed = True
             self._listener.close()
-            end = self._now() + linger
-            while any(c.pending for c in self._connections()) and self._now() < end:
-                for conn in self._connections():
-                    conn.flush()
-                time.sleep(0.01)
-            for conn in self._connections():
-                conn.close()
+            drain_and_close(self._connections(), linger, self._now)
 
     # ------------------------------------------------------------------ connections
     def _connections(self) -> list[Connection]:
         return [*self._pending, *self._spectators, *self._closing]
 
     def _accept(self) -> None:
-        for _ in range(64):
-            try:
-                sock, peer = self._listener.accept()
-            except OSError:  # nothing waiting, out of file descriptors, a reset
-                return
-            conn = Connection(sock, _peer_text(peer), self._now)
-            if len(self._pending) >= self.limits.max_pending:
-                self._turn_away(conn, "too many connections are waiting; try again later")
-            else:
-                self._pending.append(conn)
+        accept_waiting(self._listener, self._pending, self.limits, self._now, self._turn_away)
 
     def _turn_away(self, conn: Connection, reason: str) -> None:
         log.info("turned away %s: %s", conn.peer, reason)
@@ -237,11 +223,7 @@ class Broadcaster:
         for group in (self._pending, self._spectators):
             if conn in group:
                 group.remove(conn)
-        if len(self._closing) >= _MAX_CLOSING:
-            conn.close()
-            return
-        conn.fail(reason)
-        self._closing.append(conn)
+        dismiss(conn, reason, self._closing)
 
     def _handle(self, conn: Connection, line: bytes) -> None:
         if conn.closed or conn.failing_since is not None:

@@ -219,12 +219,7 @@ class Host:
 
     def wait(self, timeout: float) -> None:
         """Block until a connection has news, at most `timeout` seconds."""
-        socks = [self._listener, *(c.sock for c in self._connections() if not c.closed)]
-        writing = [c.sock for c in self._connections() if c.pending]
-        try:
-            select.select(socks, writing, [], timeout)
-        except (OSError, ValueError):  # a socket closed meanwhile: look again next time
-            time.sleep(min(timeout, 0.01))
+        wait_for_news(self._listener, self._connections(), timeout)
 
     def claim(self) -> None:
         """The absent player forfeits: the match ends now.
@@ -242,13 +237,7 @@ class Host:
         """Stop listening; let what is queued leave (at most `linger` seconds);
         close every connection and the match."""
         self._listener.close()
-        end = self._now() + linger
-        while any(c.pending for c in self._connections()) and self._now() < end:
-            for conn in self._connections():
-                conn.flush()
-            time.sleep(0.01)
-        for conn in self._connections():
-            conn.close()
+        drain_and_close(self._connections(), linger, self._now)
         if self.match is not None:
             self.match.close()
 
@@ -258,18 +247,7 @@ class Host:
         return [*self._pending, *seat, *self._spectators, *self._closing]
 
     def _accept(self) -> None:
-        for _ in range(64):
-            try:
-                sock, peer = self._listener.accept()
-            except (BlockingIOError, InterruptedError):
-                return
-            except OSError:  # out of file descriptors, a connection reset before accept
-                return
-            conn = Connection(sock, _peer_text(peer), self._now)
-            if len(self._pending) >= self.limits.max_pending:
-                self._turn_away(conn, "too many connections are waiting; try again later")
-            else:
-                self._pending.append(conn)
+        accept_waiting(self._listener, self._pending, self.limits, self._now, self._turn_away)
 
     def _turn_away(self, conn: Connection, reason: str) -> None:
         log.info("turned away %s: %s", conn.peer, reason)
@@ -279,11 +257,7 @@ class Host:
                 group.remove(conn)
         if self.seat is not None and self.seat.conn is conn:
             self._leave()
-        if len(self._closing) >= _MAX_CLOSING:
-            conn.close()
-            return
-        conn.fail(reason)
-        self._closing.append(conn)
+        dismiss(conn, reason, self._closing)
 
     def _handle(self, conn: Connection, line: bytes) -> None:
         if conn.closed or conn.failing_since is not None:
@@ -447,6 +421,53 @@ class Host:
             self._broadcast(Result(event.result, self.config))
             for conn in self._pending:
                 conn.fail("the game is over")
+
+
+def accept_waiting(listener: socket.socket, pending: list[Connection], limits: HostLimits,
+                   now: Clock, turn_away: Callable[[Connection, str], None]) -> None:
+    """Take the connections waiting at `listener` (64 at most a call) into
+    `pending`; beyond `limits.max_pending` waiting for their hello, turn them away."""
+    for _ in range(64):
+        try:
+            sock, peer = listener.accept()
+        except OSError:  # nothing waiting, out of file descriptors, a reset before accept
+            return
+        conn = Connection(sock, _peer_text(peer), now)
+        if len(pending) >= limits.max_pending:
+            turn_away(conn, "too many connections are waiting; try again later")
+        else:
+            pending.append(conn)
+
+
+def dismiss(conn: Connection, reason: str, closing: list[Connection]) -> None:
+    """Tell `conn` why and let it close (among `closing`), or close it at once
+    when too many are closing already."""
+    if len(closing) >= _MAX_CLOSING:
+        conn.close()
+        return
+    conn.fail(reason)
+    closing.append(conn)
+
+
+def wait_for_news(listener: socket.socket, conns: list[Connection], timeout: float) -> None:
+    """Block until the listener or a connection has news, at most `timeout` seconds."""
+    socks = [listener, *(c.sock for c in conns if not c.closed)]
+    writing = [c.sock for c in conns if c.pending]
+    try:
+        select.select(socks, writing, [], timeout)
+    except (OSError, ValueError):  # a socket closed meanwhile: look again next time
+        time.sleep(min(timeout, 0.01))
+
+
+def drain_and_close(conns: list[Connection], linger: float, now: Clock) -> None:
+    """Let what is queued on `conns` leave (at most `linger` seconds), then close them."""
+    end = now() + linger
+    while any(c.pending for c in conns) and now() < end:
+        for conn in conns:
+            conn.flush()
+        time.sleep(0.01)
+    for conn in conns:
+        conn.close()
 
 
 def _settings_refusal(hello: Hello, config: MatchConfig) -> str | None:
