@@ -19,6 +19,7 @@ from pygame import Rect
 from csl_game.engine import RunnerFactory
 from csl_game.engine.figures import parse_figures, parse_line
 from csl_game.gui.layout import BoardLayout
+from csl_game.gui.panels import log_box
 from csl_game.gui.pieces import Look, PieceArt, draw_piece_shape
 from csl_game.gui.style import TextCache, TextRole, palette
 from csl_game.model.board import Board, PColor, Piece, Pos, PShape
@@ -264,13 +265,8 @@ class InsightPanel:
     def _paint(self, rect: Rect, s: float, tool: AnalysisTool | None,
                spectator: Spectator | None, names: tuple[str, str],
                ply: int) -> pygame.Surface:
-        pal = palette()
-        surf = pygame.Surface(rect.size, pygame.SRCALPHA)
-        radius = round(8 * s)
-        pygame.draw.rect(surf, pal.log, surf.get_rect(), border_radius=radius)
-        pygame.draw.rect(surf, pal.log_edge, surf.get_rect(), 1, border_radius=radius)
+        surf, inner = log_box(rect.size, s)
         pad = round(8 * s)
-        inner = surf.get_rect().inflate(-2 * pad, -2 * pad)
         size = TextRole.LOG.size(s)
         line_h = self.text.fonts.get(size).get_linesize()
         graph_w = inner.w * 2 // 5 if spectator is not None and inner.w >= round(360 * s) else 0

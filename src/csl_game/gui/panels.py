@@ -203,6 +203,18 @@ class MessageLog:
         self.version += 1
 
 
+def log_box(size: tuple[int, int], s: float) -> tuple[pygame.Surface, pygame.Rect]:
+    """A see-through surface of `size` painted as the log's rounded box, and
+    the area inside its padding: the log and the panels beside it share it."""
+    pal = palette()
+    surf = pygame.Surface(size, pygame.SRCALPHA)
+    radius = round(8 * s)
+    pygame.draw.rect(surf, pal.log, surf.get_rect(), border_radius=radius)
+    pygame.draw.rect(surf, pal.log_edge, surf.get_rect(), 1, border_radius=radius)
+    pad = round(8 * s)
+    return surf, surf.get_rect().inflate(-2 * pad, -2 * pad)
+
+
 class LogView:
     """Draws the newest log messages that fit, wrapped, newest at the bottom."""
 
@@ -233,15 +245,10 @@ class LogView:
 
     def _paint(self, rect: pygame.Rect, log: MessageLog, s: float) -> pygame.Surface:
         pal = palette()
-        surf = pygame.Surface(rect.size, pygame.SRCALPHA)
-        radius = round(8 * s)
-        pygame.draw.rect(surf, pal.log, surf.get_rect(), border_radius=radius)
-        pygame.draw.rect(surf, pal.log_edge, surf.get_rect(), 1, border_radius=radius)
-        pad = round(8 * s)
+        surf, inner = log_box(rect.size, s)
         size = TextRole.LOG.size(s)
         font = self.text.fonts.get(size)
         line_h = font.get_linesize()
-        inner = surf.get_rect().inflate(-2 * pad, -2 * pad)
         y = inner.bottom
         for index in range(len(log.lines) - 1, -1, -1):
             color = pal.log_latest if index == len(log.lines) - 1 else pal.log_text

@@ -17,6 +17,7 @@ from pygame import Rect
 from csl_game.engine import RunnerFactory
 from csl_game.gui.insight import eval_text
 from csl_game.gui.layout import BoardLayout
+from csl_game.gui.panels import log_box
 from csl_game.gui.pieces import Look, PieceArt
 from csl_game.gui.style import TextCache, TextRole, palette
 from csl_game.model.board import Board, Piece, Pos
@@ -141,12 +142,7 @@ class ReviewPanel:
     def _paint(self, rect: Rect, s: float, tool: ReviewTool, step: int,
                names: tuple[str, str]) -> pygame.Surface:
         pal = palette()
-        surf = pygame.Surface(rect.size, pygame.SRCALPHA)
-        radius = round(8 * s)
-        pygame.draw.rect(surf, pal.log, surf.get_rect(), border_radius=radius)
-        pygame.draw.rect(surf, pal.log_edge, surf.get_rect(), 1, border_radius=radius)
-        pad = round(8 * s)
-        body = surf.get_rect().inflate(-2 * pad, -2 * pad)
+        surf, body = log_box(rect.size, s)
         size = TextRole.LOG.size(s)
         line_h = self.text.fonts.get(size).get_linesize()
         done, total = tool.progress
