@@ -105,44 +105,6 @@ def _from_report(report: dict[str, Any], mover: PColor) -> Analysis:
     return Analysis(mover.name.lower(), int(report["depth"]), tuple(moves), line)
 
 
-class AnalysisJob:
-    """One position being analysed; poll it, close it when done with it."""
-
-    def __init__(self, board: Board, config: MatchConfig, runner_factory: RunnerFactory,
-                 time_ms: int | None = None, depth: int | None = None) -> None:
-        self.board = board.copy()
-        self.latest: Analysis | None = None
-        """The deepest analysis reported so far."""
-        self._reports: list[str] = []
-        limited = replace(config, time_limit_ms=time_ms or LONG_MS, min_move_time_ms=0)
-        prototype = ThinkerPrototype(_analyst(), str(depth or ""), limited)
-        self._runner: ThinkerRunner | None = runner_factory(prototype, self._reports.append)
-        self._job: ThinkJob | None = self._runner.start(self.board)
-        self.done = False
-        """The search ended: solved, at its depth, or out of time."""
-
-    def poll(self) -> Analysis | None:
-        """The latest analysis (None before the first depth is done)."""
-        if self._job is not None and self._job.poll() is not None:
-            self.done = True
-            self._job = None
-        mover = self.board.turn
-        while self._reports:
-            text = self._reports.pop(0)
-            if text.startswith(_PREFIX):
-                self.latest = _from_report(json.loads(text[len(_PREFIX):]), mover)
-        return self.latest
-
-    def close(self) -> None:
-        """Stop the search now and end its worker."""
-        if self._job is not None:
-            self._job.cancel()
-            self._job = None
-        if self._runner is not None:
-            self._runner.close()
-            self._runner = None
-
-
 class Analyst:
     """One worker that analyses whichever position it is shown, for a window
     that follows a game: `show()` a position (the previous search stops at
@@ -153,9 +115,11 @@ class Analyst:
     """
 
     def __init__(self, config: MatchConfig, runner_factory: RunnerFactory,
-                 time_ms: int = LONG_MS) -> None:
+                 time_ms: int = LONG_MS, depth: int | None = None) -> None:
+        """Each position is searched until solved, `time_ms` spent or, given
+        `depth`, that many plies deep."""
         limited = replace(config, time_limit_ms=time_ms, min_move_time_ms=0)
-        self._prototype = ThinkerPrototype(_analyst(), "", limited)
+        self._prototype = ThinkerPrototype(_analyst(), str(depth or ""), limited)
         self._factory = runner_factory
         self._runner: ThinkerRunner | None = None
         self._job: ThinkJob | None = None
@@ -218,6 +182,15 @@ class Analyst:
             self._runner.close()
             self._runner = None
         self._key, self.board, self.done = None, None, True
+
+
+class AnalysisJob(Analyst):
+    """One position being analysed; poll it, close it when done with it."""
+
+    def __init__(self, board: Board, config: MatchConfig, runner_factory: RunnerFactory,
+                 time_ms: int | None = None, depth: int | None = None) -> None:
+        super().__init__(config, runner_factory, time_ms or LONG_MS, depth)
+        self.show(board)
 
 
 def analyse(board: Board, config: MatchConfig, runner_factory: RunnerFactory,

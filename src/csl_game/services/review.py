@@ -3,7 +3,7 @@ position before it, White's expected score along the game, and each
 player's accuracy.
 
 A `ReviewJob` analyses the positions of a game one after another (one
-`AnalysisJob` at a time, a fixed effort each) and never blocks: `poll()`
+position at a time, in one worker, a fixed effort each) and never blocks: `poll()`
 gives the review of the moves analysed so far. The position after a move
 that ended the game needs no analysis: its value is its result.
 
@@ -27,7 +27,14 @@ from csl_game.engine.runners.base import RunnerFactory
 from csl_game.errors import InvalidMoveError
 from csl_game.model.board import Board, PShape, Winner
 from csl_game.model.notation import format_move
-from csl_game.services.analysis import SCALE, Analysis, AnalysisJob, MoveValue, expected_score
+from csl_game.services.analysis import (
+    SCALE,
+    Analysis,
+    AnalysisJob,
+    Analyst,
+    MoveValue,
+    expected_score,
+)
 from csl_game.thinker.api import MatchConfig
 
 __all__ = ["ReviewedMove", "Review", "ReviewJob", "expected_score", "grade",
@@ -182,7 +189,9 @@ class ReviewJob:
         self.boards, self.tokens = _positions(config, moves)
         self.analyses: list[Analysis] = []
         """The analyses of the positions before each move, in order, so far."""
-        self._job: AnalysisJob | None = None
+        self._analyst = Analyst(config, runner_factory, time_ms_per_move)
+        """One worker for the positions in turn (a fallback job aside)."""
+        self._job: Analyst | None = None
         self._review: Review | None = None
         self._start_next()
 
@@ -201,7 +210,8 @@ class ReviewJob:
         if job is not None:
             found = job.poll()
             if job.done:
-                job.close()
+                if job is not self._analyst:
+                    job.close()
                 self._job = None
                 if found is None:  # no depth finished in the time: one ply, untimed
                     self._job = AnalysisJob(self.boards[len(self.analyses)], self.config,
@@ -219,14 +229,15 @@ class ReviewJob:
 
     def _start_next(self) -> None:
         if not self.done:
-            self._job = AnalysisJob(self.boards[len(self.analyses)], self.config,
-                                    self.runner_factory, time_ms=self.time_ms)
+            self._analyst.show(self.boards[len(self.analyses)])
+            self._job = self._analyst
 
     def close(self) -> None:
         """Stop the analysis now and end its worker."""
-        if self._job is not None:
+        if self._job is not None and self._job is not self._analyst:
             self._job.close()
-            self._job = None
+        self._job = None
+        self._analyst.close()
 
 
 def _positions(config: MatchConfig, moves: Sequence[tuple[int, PShape]]
