@@ -49,6 +49,7 @@ def _session(procs: list[Proc], game_file: str, *more: str) -> tuple[Proc, int]:
     return proc, int(proc.wait_for(r"Broadcasting the tournament on port (\d+)")[1])
 
 
+@pytest.mark.timing  # the early watcher must connect before the first match ends
 def test_watchers_print_the_sessions_final_standings(game_file: str, procs: list[Proc]) -> None:
     session, port = _session(procs, game_file)
     early = Proc("watch", f"127.0.0.1:{port}")

@@ -38,6 +38,7 @@ from csl_game.online.host import (
     accept_waiting,
     dismiss,
     drain_and_close,
+    read_message,
     wait_for_news,
 )
 from csl_game.online.protocol import (
@@ -46,8 +47,6 @@ from csl_game.online.protocol import (
     Ping,
     Played,
     Pong,
-    ProtocolError,
-    decode_client,
     encode,
 )
 from csl_game.online.tourney_protocol import (
@@ -226,17 +225,10 @@ class Broadcaster:
         dismiss(conn, reason, self._closing)
 
     def _handle(self, conn: Connection, line: bytes) -> None:
-        if conn.closed or conn.failing_since is not None:
+        msg = read_message(conn, line, self._pending, self._turn_away)
+        if msg is None:
             return
-        try:
-            msg = decode_client(line)
-        except ProtocolError as e:
-            self._turn_away(conn, f"not understood: {e}")
-            return
-        if conn in self._pending:
-            if not isinstance(msg, Hello):
-                self._turn_away(conn, "the first message must be a hello")
-                return
+        if isinstance(msg, Hello) and conn in self._pending:
             self._hello(conn, msg)
         elif not isinstance(msg, Pong):
             self._turn_away(conn, "this is a tournament broadcast: spectators only watch")

@@ -43,6 +43,7 @@ from csl_game.errors import NetworkError
 from csl_game.model.board import PColor, PShape
 from csl_game.online.protocol import (
     PROTOCOL_VERSION,
+    ClientMessage,
     ForfeitMsg,
     Hello,
     MoveMsg,
@@ -260,17 +261,10 @@ class Host:
         dismiss(conn, reason, self._closing)
 
     def _handle(self, conn: Connection, line: bytes) -> None:
-        if conn.closed or conn.failing_since is not None:
+        msg = read_message(conn, line, self._pending, self._turn_away)
+        if msg is None:
             return
-        try:
-            msg = decode_client(line)
-        except ProtocolError as e:
-            self._turn_away(conn, f"not understood: {e}")
-            return
-        if conn in self._pending:
-            if not isinstance(msg, Hello):
-                self._turn_away(conn, "the first message must be a hello")
-                return
+        if isinstance(msg, Hello) and conn in self._pending:  # the pending say nothing else
             self._pending.remove(conn)
             self._hello(conn, msg)
         elif isinstance(msg, Hello):
@@ -421,6 +415,24 @@ class Host:
             self._broadcast(Result(event.result, self.config))
             for conn in self._pending:
                 conn.fail("the game is over")
+
+
+def read_message(conn: Connection, line: bytes, pending: list[Connection],
+                 turn_away: Callable[[Connection, str], None]) -> ClientMessage | None:
+    """The message `line` brings from `conn`; None when there is none to act
+    on: `conn` is closing, or is turned away here for a line not understood
+    or for anything but a hello while it is `pending`."""
+    if conn.closed or conn.failing_since is not None:
+        return None
+    try:
+        msg = decode_client(line)
+    except ProtocolError as e:
+        turn_away(conn, f"not understood: {e}")
+        return None
+    if conn in pending and not isinstance(msg, Hello):
+        turn_away(conn, "the first message must be a hello")
+        return None
+    return msg
 
 
 def accept_waiting(listener: socket.socket, pending: list[Connection], limits: HostLimits,
