@@ -323,7 +323,7 @@ def _settings(doc: Mapping[str, Any], key: str, whole: tuple[str, ...] = ()
 
 
 def _config(doc: Mapping[str, Any], keys: tuple[str, ...] = SETTING_KEYS) -> MatchConfig:
-    values = _settings(doc, "settings", keys)
+    values: dict[str, Any] = _settings(doc, "settings", keys)
     try:
         return MatchConfig(**values)
     except ValueError as e:

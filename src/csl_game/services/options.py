@@ -401,7 +401,7 @@ def match_config(args: argparse.Namespace, time_limit_ms: int = CONSOLE_TIME_LIM
     rows = values["rows"] if values["rows"] is not None else base.rows
     cols = values["cols"] if values["cols"] is not None else base.cols
     rounds, squares = default_pieces(rows, cols)
-    chosen = {"rows": rows, "cols": cols,
+    chosen: dict[str, Any] = {"rows": rows, "cols": cols,
               "win_sequence": _given(values["win_sequence"], base.win_sequence),
               "round_pieces": _given(values["round_pieces"], rounds),
               "square_pieces": _given(values["square_pieces"], squares),

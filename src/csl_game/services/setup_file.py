@@ -30,6 +30,7 @@ import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from csl_game.engine import SetupProbe
 from csl_game.errors import ConfigError, ConfigFileError, SettingError
@@ -217,7 +218,8 @@ def apply_settings(options: PlayOptions, values: Mapping[str, object]) -> PlayOp
     if problem is not None:
         raise problem
     try:
-        config = MatchConfig(**{k: int(v) for k, v in match.items()})
+        ints: dict[str, Any] = {k: int(v) for k, v in match.items()}
+        config = MatchConfig(**ints)
     except ConfigError as e:  # a rule the checks above missed
         raise SettingError("rows", str(e)) from None
     resume = groups["options"].get("resume", options.resume)

@@ -7,8 +7,10 @@ inherited match properties and calls `setup()` with the parameter string.
 
 from __future__ import annotations
 
+import math
 import re
 import threading
+import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -52,15 +54,44 @@ FutureMove.NO_MOVE = FutureMove(-1, PShape.ROUND)
 
 
 class CancellationToken:
-    """Tells a thinking thinker to stop; thread-safe.
+    """Tells a thinking thinker to stop, and how much time it has; thread-safe.
 
-    Thinkers read `is_cancellation_requested`; the runner calls `cancel()`.
+    Thinkers read `is_cancellation_requested` and `time_left()`; the runner
+    calls `cancel()`. A runner makes each move's token with the move's time
+    limit and the match's clock (`MatchConfig.clock`), started when the move
+    is asked for; a token made with no arguments (in a test, a notebook) has
+    no limit and `time_left()` is infinite.
     """
 
-    __slots__ = ("_event",)
+    __slots__ = ("_event", "_limit", "_clock", "_start")
 
-    def __init__(self) -> None:
+    def __init__(self, time_limit: float = math.inf,
+                 clock: Callable[[], float] | None = None) -> None:
+        """A token for a move of `time_limit` seconds on `clock` (a function
+        returning seconds, started now; the wall clock by default)."""
         self._event = threading.Event()
+        self._limit = float(time_limit)
+        self._clock = clock or time.perf_counter
+        self._start = self._clock()
+
+    @property
+    def time_limit(self) -> float:
+        """Seconds this move may take on the match's clock (inf: no limit)."""
+        return self._limit
+
+    def elapsed(self) -> float:
+        """Seconds this move has cost so far, on the match's clock."""
+        return max(0.0, self._clock() - self._start)
+
+    def time_left(self) -> float:
+        """Seconds left before the time limit, on the match's clock (never
+        below 0; inf without a limit). Answer before it reaches 0: the runner
+        cancels the token then, and an answer after that loses on time.
+
+        The clock is the one the match is judged on: by default the processor
+        time of the thinker's process (its threads, its ended child processes),
+        so time the machine gives to other programs does not count."""
+        return max(0.0, self._limit - self.elapsed())
 
     @property
     def is_cancellation_requested(self) -> bool:
@@ -82,6 +113,13 @@ class MatchConfig:
 
     Defaults are the reference's standard track (6x7, four in a row, 10 round
     and 11 square pieces per player, 0.5 s per move).
+
+    `clock` is what the time limit counts: ``"cpu"`` (the default) the
+    processor time of the thinker's own processes, so a busy machine cannot
+    make it lose on time; ``"wall"`` the reference's wall-clock time.
+    `time_margin_ms` is the organiser's forgiveness: an answer up to that much
+    past the limit still counts (thinkers should not plan on it:
+    `CancellationToken.time_left()` counts to the limit itself).
     """
 
     rows: int = 6
@@ -91,13 +129,15 @@ class MatchConfig:
     square_pieces: int = 11
     time_limit_ms: int = 500
     min_move_time_ms: int = 0
+    clock: str = "cpu"
+    time_margin_ms: int = 0
 
     def __post_init__(self) -> None:
         try:
             self.new_board()
         except BoardConfigError as e:
             raise ConfigError(str(e)) from None
-        for name in ("time_limit_ms", "min_move_time_ms"):
+        for name in ("time_limit_ms", "min_move_time_ms", "time_margin_ms"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int):
                 raise ConfigError(f"{name} must be a whole number, got {value!r}")
@@ -106,6 +146,10 @@ class MatchConfig:
         if self.min_move_time_ms < 0:
             raise ConfigError(
                 f"min_move_time_ms must be at least 0, got {self.min_move_time_ms}")
+        if self.time_margin_ms < 0:
+            raise ConfigError(f"time_margin_ms must be at least 0, got {self.time_margin_ms}")
+        if self.clock not in ("cpu", "wall"):
+            raise ConfigError(f"clock must be 'cpu' or 'wall', got {self.clock!r}")
 
     def new_board(self) -> Board:
         """An empty board with these settings."""
@@ -200,5 +244,6 @@ class AbstractThinker(ABC):
 
     @property
     def time_limit_ms(self) -> int:
-        """Time allowed for one move, in milliseconds."""
+        """Time allowed for one move, in milliseconds (on the match's clock:
+        read `CancellationToken.time_left()` while thinking)."""
         return self._cfg().time_limit_ms

@@ -31,6 +31,7 @@ from typing import Any
 import psutil
 
 from csl_game.engine.runners.base import Forfeit, ForfeitReason, InfoCallback, WorkerStartError
+from csl_game.engine.runners.clocks import TreeClock
 from csl_game.engine.runners.frames import FrameReader, frame_reader
 from csl_game.engine.runners.protocol import (
     Info,
@@ -283,6 +284,16 @@ class WorkerHandle:
     @property
     def pid(self) -> int | None:
         return self._pid
+
+    def tree_clock(self) -> TreeClock | None:
+        """A new reading of the processor time of the worker's process tree
+        (None if the process cannot be read: the move is then timed on the wall)."""
+        if self._proc is None or self.closed:
+            return None
+        try:
+            return TreeClock(self._proc)
+        except (psutil.Error, OSError):
+            return None
 
     @property
     def exitcode(self) -> int | None:

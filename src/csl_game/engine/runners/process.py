@@ -29,6 +29,7 @@ from csl_game.engine.runners.base import (
     ThinkJob,
     ThinkOutcome,
 )
+from csl_game.engine.runners.clocks import TreeClock, backstop
 from csl_game.engine.runners.handle import WorkerHandle, start_server_soon
 from csl_game.engine.runners.protocol import (
     Answered,
@@ -40,9 +41,10 @@ from csl_game.engine.runners.protocol import (
     WorkerSpec,
 )
 from csl_game.model.board import Board
+from csl_game.thinker.api import MatchConfig
 from csl_game.thinker.prototype import ThinkerPrototype
 
-__all__ = ["ProcessRunner", "WorkerPool", "DEFAULT_MEMORY_LIMIT_MB", "CANCEL_GRACE",
+__all__ = ["ProcessRunner", "WorkerPool", "MoveClock", "DEFAULT_MEMORY_LIMIT_MB", "CANCEL_GRACE",
            "STARTUP_TIMEOUT", "start_server_soon", "worker_spec"]
 
 log = logging.getLogger(__name__)
@@ -61,20 +63,81 @@ def worker_spec(prototype: ThinkerPrototype, memory_limit_mb: int) -> WorkerSpec
                       prototype.match_config, prototype.paths, memory_limit_mb, os.getpid())
 
 
+class MoveClock:
+    """The parent's clock of one move, started when the worker is free for it:
+    the seconds the move has cost on the match's clock (`MatchConfig.clock`)
+    and on the wall, with the limit, margin and backstop they are held to."""
+
+    def __init__(self, config: MatchConfig, tree: TreeClock | None) -> None:
+        self.kind = config.clock if tree is not None or config.clock == "wall" else "wall"
+        self.limit = config.time_limit_ms / 1000
+        self.allowed = (config.time_limit_ms + config.time_margin_ms) / 1000
+        """The limit with the organiser's margin: what an answer must come within."""
+        self.backstop = backstop(self.allowed) if self.kind == "cpu" else self.allowed
+        """Wall seconds after which the move is lost whatever its clock says."""
+        self._tree = tree if self.kind == "cpu" else None
+        self._wall_from = time.perf_counter()
+        self._cpu_from = self._tree.read() if self._tree is not None else 0.0
+        self._charged = 0.0
+
+    def wall(self) -> float:
+        """Wall seconds since the clock started."""
+        return time.perf_counter() - self._wall_from
+
+    def charged(self) -> float:
+        """Seconds the move has cost so far on the match's clock."""
+        if self._tree is None:
+            return self.wall()
+        self._charged = max(self._charged, self._tree.read() - self._cpu_from)
+        return self._charged
+
+    def over(self) -> str | None:
+        """Why the move is over its time, or None while it is not."""
+        charged, wall = self.charged(), self.wall()
+        if charged > self.allowed:
+            return self.overrun_text(charged, wall)
+        if wall >= self.backstop:
+            return (f"{self._limit_text()}; it was still not done after {wall:.1f} s on the "
+                    f"wall clock, having used {charged * 1000:.0f} ms of CPU time "
+                    f"(a move may wait at most {self.backstop:g} s)")
+        return None
+
+    def overrun_text(self, charged: float, wall: float) -> str:
+        if self.kind == "wall":
+            return f"{self._limit_text()}; it answered after {charged * 1000:.0f} ms"
+        return (f"{self._limit_text()}; it used {charged * 1000:.0f} ms of CPU time "
+                f"({wall * 1000:.0f} ms on the wall clock)")
+
+    def _limit_text(self) -> str:
+        what = "CPU time" if self.kind == "cpu" else "wall-clock time"
+        margin = (f" and a margin of {(self.allowed - self.limit) * 1000:.0f} ms"
+                  if self.allowed > self.limit else "")
+        return f"time limit {self.limit * 1000:.0f} ms of {what}{margin}"
+
+    def next_check(self, now: float) -> float:
+        """When the move may next be over its time (`time.perf_counter()` terms)."""
+        wall_end = self._wall_from + self.backstop
+        if self._tree is None:
+            return wall_end
+        # Every core of the machine may be spending the remaining time at once.
+        remaining = (self.allowed - self._charged) / (os.cpu_count() or 1)
+        return min(wall_end, now + min(max(remaining, 0.002), 0.05))
+
+
 class _ProcessJob(ThinkJob):
     """One think() request to a worker, with the time limit enforced here."""
 
-    def __init__(self, worker: WorkerHandle, job_id: int, limit: float, grace: float,
+    def __init__(self, worker: WorkerHandle, job_id: int, config: MatchConfig, grace: float,
                  previous: _ProcessJob | None) -> None:
         self._worker = worker
         self._id = job_id
-        self._limit = limit
+        self._config = config
         self._grace = grace
         self._previous = previous
         self._created = time.perf_counter()
-        self._clock_from: float | None = None
+        self._clock: MoveClock | None = None
         self._cancel_at: float | None = None
-        self._timed_out = False
+        self._timed_out: str | None = None
         self._outcome: ThinkOutcome | None = None
 
     @property
@@ -107,14 +170,17 @@ class _ProcessJob(ThinkJob):
 
     # -------------------------------------------------------------- internals
     def _elapsed(self) -> float:
-        return time.perf_counter() - (self._clock_from or self._created)
+        """Seconds charged so far (wall seconds since the request before the clock starts)."""
+        if self._clock is None:
+            return time.perf_counter() - self._created
+        return self._clock.charged()
 
     def _next_check(self, now: float) -> float:
         """When the clocks may next change the outcome."""
         if self._cancel_at is not None:
             return self._cancel_at + self._grace
-        if self._clock_from is not None:
-            return self._clock_from + self._limit
+        if self._clock is not None:
+            return self._clock.next_check(now)
         if not self._worker.ready:
             return self._worker.started_at + self._worker.startup_timeout
         return now + 0.05  # waiting for the previous request to finish
@@ -132,14 +198,21 @@ class _ProcessJob(ThinkJob):
         return None
 
     def _from_result(self, reply: Reply) -> ThinkOutcome:
-        elapsed = reply.elapsed
-        late = self._timed_out or elapsed > self._limit
+        clock = self._clock
+        if clock is None or clock.kind == "wall":
+            # the reference's clock: the time the worker measured, and the parent's alarm
+            elapsed = reply.elapsed
+            late = self._timed_out is not None or (
+                clock is not None and elapsed > clock.allowed)
+        else:
+            elapsed = clock.charged()
+            late = (self._timed_out is not None or elapsed > clock.allowed
+                    or clock.wall() >= clock.backstop)
         if late and not isinstance(reply, OutOfMemory):  # memory is the more telling reason
-            # both clocks, so a forfeit tells the thinker's overrun from the harness's delay
-            return self._timeout(max(elapsed, self._elapsed()),
-                                 f"; it thought {elapsed * 1000:.0f} ms (timed in its worker), "
-                                 f"answering {self._elapsed() * 1000:.0f} ms after its clock "
-                                 "started here")
+            assert clock is not None
+            detail = (clock.overrun_text(elapsed, clock.wall()) if elapsed > clock.allowed
+                      else self._timed_out or clock.over() or "")
+            return self._timeout(elapsed, detail)
         if isinstance(reply, Answered):
             return ThinkOutcome(reply.answer, elapsed)
         assert isinstance(reply, (Raised, OutOfMemory))
@@ -149,23 +222,24 @@ class _ProcessJob(ThinkJob):
             reason = ForfeitReason.WORKER_DIED if reply.crashed else ForfeitReason.EXCEPTION
         return ThinkOutcome(Forfeit(reason, reply.detail), elapsed)
 
-    def _timeout(self, elapsed: float, extra: str = "") -> ThinkOutcome:
-        return ThinkOutcome(Forfeit(ForfeitReason.TIMEOUT,
-                                    f"time limit {self._limit * 1000:.0f} ms{extra}"), elapsed)
+    @staticmethod
+    def _timeout(elapsed: float, detail: str) -> ThinkOutcome:
+        return ThinkOutcome(Forfeit(ForfeitReason.TIMEOUT, detail), elapsed)
 
     def _died(self) -> ThinkOutcome:
         forfeit = self._worker.death(setting_up=not self._worker.ready)
         if self._timed_out and forfeit.reason is not ForfeitReason.MEMORY:
-            return self._timeout(self._elapsed(), f"; then {forfeit.detail}")
+            return self._timeout(self._elapsed(), f"{self._timed_out}; then {forfeit.detail}")
         return ThinkOutcome(forfeit, self._elapsed())
 
     def _enforce(self, now: float) -> ThinkOutcome | None:
-        """Start the clock, cancel at the limit, kill after the grace period."""
-        if self._clock_from is None:
+        """Start the clock, cancel when the move is over its time, kill after the grace period."""
+        if self._clock is None:
             return self._wait_for_turn(now)
         if self._cancel_at is None:
-            if now - self._clock_from >= self._limit:
-                self._timed_out = True
+            over = self._clock.over()
+            if over is not None:
+                self._timed_out = over
                 self.cancel()
             return None
         if now - self._cancel_at < self._grace:
@@ -175,8 +249,8 @@ class _ProcessJob(ThinkJob):
         self._worker.kill()
         return ThinkOutcome(Forfeit(ForfeitReason.IGNORED_CANCELLATION,
                                     f"no answer {self._grace:.1f} s after being asked to stop "
-                                    f"(time limit {self._limit * 1000:.0f} ms); its process "
-                                    "was killed"),
+                                    f"(time limit {self._config.time_limit_ms} ms); its "
+                                    "process was killed"),
                             self._elapsed())
 
     def _wait_for_turn(self, now: float) -> ThinkOutcome | None:
@@ -195,7 +269,7 @@ class _ProcessJob(ThinkJob):
             self._previous = None
             if earlier.forfeit is ForfeitReason.IGNORED_CANCELLATION:
                 return earlier
-        self._clock_from = now
+        self._clock = MoveClock(self._config, worker.tree_clock())
         return None
 
 
@@ -280,7 +354,7 @@ class ProcessRunner(ThinkerRunner):
                  startup_timeout: float = STARTUP_TIMEOUT,
                  pool: WorkerPool | None = None) -> None:
         self.name = prototype.default_name
-        self._limit = prototype.match_config.time_limit_ms / 1000
+        self._config = prototype.match_config
         self._grace = grace
         spec = worker_spec(prototype, memory_limit_mb)
         reused = pool.take(spec, info) if pool is not None else None
@@ -315,7 +389,7 @@ class ProcessRunner(ThinkerRunner):
             self._worker.results.clear()
         self._last_id += 1
         self._worker.send(Think(self._last_id, board))
-        self._job = _ProcessJob(self._worker, self._last_id, self._limit, self._grace,
+        self._job = _ProcessJob(self._worker, self._last_id, self._config, self._grace,
                                 previous)
         return self._job
 

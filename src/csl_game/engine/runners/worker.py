@@ -23,6 +23,7 @@ from typing import Any, NoReturn, cast
 import psutil
 
 from csl_game.engine.runners.answer import ask, crashed, exception_detail, plain_text
+from csl_game.engine.runners.clocks import own_clock
 from csl_game.engine.runners.output import OutputForwarder
 from csl_game.engine.runners.protocol import (
     Answered,
@@ -42,7 +43,7 @@ from csl_game.engine.runners.protocol import (
 )
 from csl_game.engine.runners.tree import mark_environment
 from csl_game.errors import SetupRefused, ThinkerError
-from csl_game.thinker.api import AbstractThinker, CancellationToken
+from csl_game.thinker.api import AbstractThinker, CancellationToken, MatchConfig
 from csl_game.thinker.discovery import registry
 from csl_game.thinker.prototype import ThinkerPrototype
 
@@ -201,19 +202,25 @@ Job = tuple[Think, CancellationToken] | Reset
 Jobs = queue.SimpleQueue[Job]
 
 
-def _read_requests(inbox: Connection, jobs: Jobs,
-                   tokens: dict[int, CancellationToken]) -> None:
+def _token(config: MatchConfig) -> CancellationToken:
+    """A move's token: its time limit on the match's clock, started now."""
+    return CancellationToken(config.time_limit_ms / 1000, own_clock(config.clock))
+
+
+def _read_requests(inbox: Connection, jobs: Jobs, tokens: dict[int, CancellationToken],
+                   config: MatchConfig) -> None:
     """Reader thread: queue think and reset requests, cancel tokens; exit with the parent."""
     try:
         while not isinstance(message := decode(inbox.recv()), Quit):
             if isinstance(message, Think):
-                tokens[message.job_id] = CancellationToken()
+                tokens[message.job_id] = _token(config)
                 jobs.put((message, tokens[message.job_id]))
             elif isinstance(message, Cancel):
                 if (running := tokens.get(message.job_id)) is not None:
                     running.cancel()
             elif isinstance(message, Reset):
                 tokens.clear()
+                config = message.spec.match_config
                 jobs.put(message)
     except (EOFError, OSError):
         pass  # the parent closed its end or died
@@ -249,14 +256,14 @@ def _limit_text() -> str:
     return "(no memory limit was set)"
 
 
-def _start_harness(inbox: Connection, outbox_conn: Connection
+def _start_harness(inbox: Connection, outbox_conn: Connection, config: MatchConfig
                    ) -> tuple[OutputForwarder, Jobs, dict[int, CancellationToken]]:
     """The worker's own pipes and threads; exit with EXIT_HARNESS if they cannot be made."""
     try:
         output = OutputForwarder(_Outbox(outbox_conn).send)
         jobs: Jobs = queue.SimpleQueue()
         tokens: dict[int, CancellationToken] = {}
-        threading.Thread(target=_read_requests, args=(inbox, jobs, tokens),
+        threading.Thread(target=_read_requests, args=(inbox, jobs, tokens, config),
                          name="csl-requests", daemon=True).start()
     except (OSError, RuntimeError, MemoryError):
         os._exit(EXIT_HARNESS)
@@ -275,7 +282,7 @@ def worker_main(inbox: Connection, outbox_conn: Connection, spec: WorkerSpec) ->
     _limit_resources(spec.memory_limit_mb)
     _reserve = bytes(_RESERVE_BYTES)  # calloc: address space, untouched pages
     threading.excepthook = _thread_hook
-    output, jobs, tokens = _start_harness(inbox, outbox_conn)
+    output, jobs, tokens = _start_harness(inbox, outbox_conn, spec.match_config)
     thinker = _make_thinker(spec, output)
     while True:
         job = jobs.get()

@@ -1,0 +1,253 @@
+"""The match clock: what a move costs a thinker, measured so that a busy
+machine cannot bend it.
+
+Two clocks (`MatchConfig.clock`):
+
+- ``cpu`` (the default): a move costs the processor time its thinker's
+  process tree spends on it, every thread and child process (an engine, a
+  pool of its own) included. Time spent waiting for a core that another
+  program holds is not the thinker's doing and costs it nothing, so a loaded
+  machine makes a tournament slower, never different. A wall-clock backstop
+  (`backstop()`) still ends a move that waits instead of thinking (a sleep, a
+  blocked read).
+- ``wall``: the reference framework's clock, the time from the request to the
+  answer as the parent sees it.
+
+The parent measures the ``cpu`` clock from outside the worker (`TreeClock`),
+so thinker code cannot tamper with it; the worker offers the thinker the same
+reading of its own process (`own_clock`) through `CancellationToken.time_left()`.
+Every reading is a float of seconds on a clock that only moves forward.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import ctypes.util
+import os
+import sys
+import threading
+import time
+from collections.abc import Callable
+
+import psutil
+
+from csl_game.thinker.api import MatchConfig
+
+__all__ = ["CLOCKS", "own_clock", "TreeClock", "ThreadClock", "backstop", "clock_text",
+           "BACKSTOP_FACTOR", "BACKSTOP_EXTRA"]
+
+CLOCKS = ("cpu", "wall")
+BACKSTOP_FACTOR = 10
+"""The wall-clock backstop of the cpu clock is this many times the limit ..."""
+BACKSTOP_EXTRA = 1.0
+"""... plus this many seconds: a thinker squeezed to a tenth of a core still
+finishes, one that sleeps or blocks still loses."""
+
+_GONE = (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess, OSError)
+_LINUX = sys.platform.startswith("linux")
+
+
+def backstop(limit: float) -> float:
+    """Wall seconds a move may take on the cpu clock before it is lost anyway."""
+    return BACKSTOP_FACTOR * limit + BACKSTOP_EXTRA
+
+
+def clock_text(config: MatchConfig) -> str:
+    """'CPU time' or 'wall-clock time': what the limit counts."""
+    return "CPU time" if config.clock == "cpu" else "wall-clock time"
+
+
+def _children_cpu() -> float:
+    """Processor seconds of this process's children that were waited for."""
+    if os.name != "posix":
+        return 0.0
+    times = os.times()
+    return times.children_user + times.children_system
+
+
+def own_clock(kind: str) -> Callable[[], float]:
+    """The clock a worker's thinker reads its time on (`CancellationToken`):
+    this process's processor time (its threads, and its children once they
+    ended) for ``cpu``, the monotonic wall clock for ``wall``."""
+    if kind == "wall":
+        return time.perf_counter
+    if os.name != "posix":
+        return time.process_time
+    return lambda: time.process_time() + _children_cpu()
+
+
+# ------------------------------------------------- another process's CPU time
+class _ProcessCpuClock:
+    """Linux and other POSIX systems with clock_getcpuclockid: a process's
+    processor time to the nanosecond (psutil reads it in 10 ms ticks)."""
+
+    def __init__(self) -> None:
+        self._fn: Callable[..., int] | None = None
+        name = ctypes.util.find_library("c") if os.name == "posix" else None
+        with contextlib.suppress(OSError, AttributeError, TypeError):
+            libc = ctypes.CDLL(name, use_errno=True)
+            fn = libc.clock_getcpuclockid
+            fn.argtypes = (ctypes.c_int, ctypes.POINTER(ctypes.c_int))
+            fn.restype = ctypes.c_int
+            self._fn = fn
+
+    def clock_id(self, pid: int) -> int | None:
+        if self._fn is None or not hasattr(time, "clock_gettime"):
+            return None
+        cid = ctypes.c_int()
+        if self._fn(pid, ctypes.byref(cid)) != 0:
+            return None
+        try:
+            time.clock_gettime(cid.value)
+        except OSError:
+            return None
+        return cid.value
+
+
+_cpu_clocks = _ProcessCpuClock()
+
+
+class _Member:
+    """One process of a tree: how to read its processor time."""
+
+    __slots__ = ("proc", "clock_id")
+
+    def __init__(self, proc: psutil.Process) -> None:
+        self.proc = proc
+        self.clock_id = _cpu_clocks.clock_id(proc.pid)
+
+    def read(self) -> float:
+        """Its processor time and its waited-for children's (raises _GONE)."""
+        times = self.proc.cpu_times()
+        reaped = times.children_user + times.children_system
+        if self.clock_id is not None:
+            return time.clock_gettime(self.clock_id) + reaped
+        return times.user + times.system + reaped
+
+
+class TreeClock:
+    """The processor time of a process and its living descendants, read from
+    outside it (the parent's reading of a worker: thinker code cannot touch it).
+
+    A descendant that ended and was waited for is counted through its parent's
+    children times, so the sum only grows; a descendant that ended without
+    being waited for keeps the time it was last seen with.
+    """
+
+    def __init__(self, root: psutil.Process) -> None:
+        self._root = _Member(root)
+        self._members: dict[int, _Member] = {}
+        self._last: dict[int, float] = {}
+        self._gone = 0.0
+        self._lock = threading.Lock()
+
+    def _descendants(self) -> list[psutil.Process]:
+        root = self._root.proc
+        if _LINUX:
+            found = _linux_descendants(root.pid)
+            if found is not None:
+                procs = []
+                for p in found:
+                    known = self._members.get(p)
+                    if known is not None:
+                        procs.append(known.proc)
+                    else:
+                        with contextlib.suppress(*_GONE):
+                            procs.append(psutil.Process(p))
+                return procs
+        try:
+            return root.children(recursive=True)
+        except _GONE:
+            return []
+
+    def read(self) -> float:
+        """Processor seconds of the whole tree so far."""
+        with self._lock:
+            try:
+                total = self._root.read()
+            except _GONE:
+                total = self._last.get(-1, 0.0)
+            self._last[-1] = total
+            seen: set[int] = set()
+            with contextlib.suppress(*_GONE):
+                for proc in self._descendants():
+                    seen.add(proc.pid)
+                    member = self._members.get(proc.pid)
+                    if member is None:
+                        with contextlib.suppress(*_GONE):
+                            member = self._members[proc.pid] = _Member(proc)
+                    if member is None:
+                        continue
+                    with contextlib.suppress(*_GONE):
+                        self._last[proc.pid] = member.read()
+            for pid in [p for p in self._members if p not in seen]:
+                # Ended: waited for (its time is in its parent's children
+                # times now) or not (keep what it was last seen with).
+                del self._members[pid]
+                last = self._last.pop(pid, 0.0)
+                if os.name != "posix":  # POSIX: in its parent's children times now
+                    self._gone += last
+            return total + self._gone + sum(v for k, v in self._last.items() if k != -1)
+
+
+def _linux_descendants(pid: int) -> list[int] | None:
+    """The descendants of `pid` from /proc/PID/task/TID/children (no walk over
+    every process of the machine); None where the kernel does not offer it."""
+    found: list[int] = []
+    todo = [pid]
+    first = True
+    while todo:
+        current = todo.pop()
+        try:
+            tids = os.listdir(f"/proc/{current}/task")
+        except OSError:
+            if first:
+                return None
+            continue
+        for tid in tids:
+            try:
+                with open(f"/proc/{current}/task/{tid}/children", "rb") as f:
+                    data = f.read()
+            except FileNotFoundError:
+                if first:
+                    return None
+                continue
+            except OSError:
+                continue
+            for word in data.split():
+                child = int(word)
+                found.append(child)
+                todo.append(child)
+        first = False
+    return found
+
+
+class ThreadClock:
+    """The processor time of one thread of this process (the in-process runner's
+    thinker), read from any thread; the wall clock where the OS offers no
+    per-thread clock."""
+
+    def __init__(self, thread: threading.Thread) -> None:
+        self._clock_id: int | None = None
+        self._native = thread.native_id
+        getcpu = getattr(time, "pthread_getcpuclockid", None)
+        if getcpu is not None and thread.ident is not None:
+            with contextlib.suppress(OSError):
+                self._clock_id = getcpu(thread.ident)
+                time.clock_gettime(self._clock_id)
+        self.exact = self._clock_id is not None or os.name == "nt"
+        self._last = 0.0
+
+    def read(self) -> float:
+        if self._clock_id is not None:
+            with contextlib.suppress(OSError):
+                self._last = time.clock_gettime(self._clock_id)
+            return self._last
+        if os.name == "nt":
+            with contextlib.suppress(*_GONE):
+                for t in psutil.Process().threads():
+                    if t.id == self._native:
+                        self._last = t.user_time + t.system_time
+            return self._last
+        return time.perf_counter()
