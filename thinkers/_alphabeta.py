@@ -102,6 +102,7 @@ class Searcher:
         self.nodes = 0
         self.deadline = float("inf")
         self.stop: Callable[[], bool] = lambda: False
+        self.clock: Callable[[], float] = time.perf_counter
         self.check_mask = 63
         """The clock is read every check_mask + 1 nodes (a power of two)."""
         self.last_check = 0.0
@@ -117,15 +118,18 @@ class Searcher:
             self.good = (0, 0)
 
     # ------------------------------------------------------------ the root
-    def start(self, pos: FastBoard, deadline: float, stop: Callable[[], bool]) -> None:
-        """Prepare a search of `pos`, which the search then plays on."""
+    def start(self, pos: FastBoard, deadline: float, stop: Callable[[], bool],
+              clock: Callable[[], float] = time.perf_counter) -> None:
+        """Prepare a search of `pos`, which the search then plays on, until
+        `deadline` on `clock` or `stop()`."""
         self.pos = pos
         self.hash = zobrist_hash(pos, self.tables)
         self.ps = self._positional(pos)
         self.nodes = 0
         self.deadline = deadline
         self.stop = stop
-        self.last_check = time.perf_counter()
+        self.clock = clock
+        self.last_check = clock()
         self.max_gap = 0.0
         for table, bias in zip(self.history, self.bias):
             for i, v in enumerate(table):
@@ -364,7 +368,7 @@ class Searcher:
 
     def _check_clock(self) -> None:
         """Raise SearchStopped at the deadline; note the longest gap between readings."""
-        now = time.perf_counter()
+        now = self.clock()
         gap = now - self.last_check
         self.last_check = now
         if gap > self.max_gap:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 import time
 from abc import abstractmethod
+from collections.abc import Callable
 
 from csl_game import AbstractThinker, Board, CancellationToken, FutureMove, PShape
 
@@ -59,15 +60,19 @@ def thinker_name(base: str, values: dict[str, Value], given: list[str],
     return base + "".join(f"{labels[k]}{values[k]}" for k in given)
 
 
-def time_budget(limit_ms: int, margin_ms: int) -> float:
+def time_budget(limit_ms: float, margin_ms: int, cpu: bool = False) -> float:
     """Seconds a thinker may search for one move.
 
     `margin_ms` is kept free before the limit; a negative value means the
-    default, 30 % of the limit and at least 30 ms, which covers the process
-    transport, a busy machine's scheduling delays and the last node.
+    default: on the wall clock 30 % of the limit and at least 30 ms, which
+    covers the process transport, a busy machine's scheduling delays and the
+    last node; on the CPU clock (which neither counts) 10 % and at least 5 ms.
     """
     limit = limit_ms / 1000
-    margin = margin_ms / 1000 if margin_ms >= 0 else max(0.03, 0.3 * limit)
+    if margin_ms >= 0:
+        margin = margin_ms / 1000
+    else:
+        margin = max(0.005, 0.1 * limit) if cpu else max(0.03, 0.3 * limit)
     return max(limit - margin, 0.2 * limit)
 
 
@@ -88,15 +93,22 @@ class TimeKeeper:
 
     BASE_MS = 20
     SHARE = 0.08
+    CPU_BASE_MS = 3
+    CPU_SHARE = 0.04
+    """On the CPU clock the transport and the scheduler's waits cost nothing:
+    what is left is the last node, the answer's way out and the clock's grain."""
     DECAY = 0.95
 
     _last_stall = 0.0
     """The stall estimate of the process's last move: a new match's first
     move starts from it, since the machine's load outlives a match."""
 
-    def __init__(self, limit_ms: int, margin_ms: int = -1) -> None:
-        """`margin_ms` >= 0 fixes the margin instead."""
+    def __init__(self, limit_ms: int, margin_ms: int = -1, cpu: bool = False) -> None:
+        """`margin_ms` >= 0 fixes the margin instead; `cpu`: the match is timed
+        on the CPU clock (`MatchConfig.clock`)."""
         self.limit = limit_ms / 1000
+        self.base = (self.CPU_BASE_MS if cpu else self.BASE_MS) / 1000
+        self.share = self.CPU_SHARE if cpu else self.SHARE
         self.fixed = margin_ms / 1000 if margin_ms >= 0 else None
         self.stall = TimeKeeper._last_stall
         """Recent longest pause between two clock readings, in seconds."""
@@ -108,11 +120,13 @@ class TimeKeeper:
         """Seconds kept free before the limit on the next move."""
         if self.fixed is not None:
             return self.fixed
-        return self.BASE_MS / 1000 + self.SHARE * self.limit + 2 * self.stall + self.overrun
+        return self.base + self.share * self.limit + 2 * self.stall + self.overrun
 
-    def budget(self) -> float:
-        """Seconds the next move may search; at least a third of the limit."""
-        return max(self.limit - self.margin, self.limit / 3)
+    def budget(self, time_left: float = float("inf")) -> float:
+        """Seconds the next move may search, of the `time_left` its token
+        gives (the limit when that is unknown); at least a third of it."""
+        limit = min(self.limit, time_left)
+        return max(limit - self.margin, limit / 3)
 
     def record(self, longest_gap: float, overrun: float) -> None:
         """Learn from a finished move: its longest pause between clock
@@ -122,20 +136,31 @@ class TimeKeeper:
 
 
 class SearchThinker(AbstractThinker):
-    """Shared plumbing of the search thinkers: the name, and think() with the
-    garbage collector paused (a collection could push a move over the limit).
+    """Shared plumbing of the search thinkers: the name, the match's clock,
+    and think() with the garbage collector paused (a collection could push a
+    move over the limit).
 
     Subclasses set `_name` in setup() and implement `_choose`, which returns
-    a move encoded as ``column << 1 | shape``.
+    a move encoded as ``column << 1 | shape``; they read the time on
+    `self.now()`, the match's own clock (the token's: the CPU time of this
+    process by default, so a busy machine does not shorten a search's time).
     """
 
     _name = ""
+    now: Callable[[], float] = staticmethod(time.perf_counter)
+    """Seconds on the match's clock, during think()."""
 
     def __str__(self) -> str:
         return self._name or super().__str__()
 
+    @property
+    def cpu_clock(self) -> bool:
+        """Whether the match is timed on the CPU clock."""
+        return self.match_clock == "cpu"
+
     def think(self, board: Board, ct: CancellationToken) -> FutureMove:
-        start = time.perf_counter()
+        self.now = ct.elapsed
+        start = self.now()
         gc_was_on = gc.isenabled()
         gc.disable()
         try:
@@ -143,10 +168,10 @@ class SearchThinker(AbstractThinker):
         finally:
             if gc_was_on:
                 gc.enable()
-        if ct.is_cancellation_requested:
-            return FutureMove.NO_MOVE
+        # Cancelled or not, the best move found is the answer: the runner
+        # decides whether it came in time.
         return FutureMove(move >> 1, PShape(move & 1))
 
     @abstractmethod
     def _choose(self, board: Board, ct: CancellationToken, start: float) -> int:
-        """The chosen move as ``column << 1 | shape``."""
+        """The chosen move as ``column << 1 | shape`` (`start` on `self.now()`)."""

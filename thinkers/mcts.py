@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import math
 import random
-import time
 
 from csl_game import Board, CancellationToken, Winner
 from csl_game.model.core import FastBoard, Geometry
@@ -125,9 +124,10 @@ class MctsThinker(SearchThinker):
             self.on_thinking_info("forced move")
             return moves[0] if moves else pos.legal_moves()[0]
         root = self._reuse(board, geo)
-        self.deadline = start + time_budget(self.time_limit_ms, self.margin_ms)
+        self.deadline = start + time_budget(min(self.time_limit_ms, ct.time_left() * 1000),
+                                            self.margin_ms, self.cpu_clock)
         playouts = 0
-        clock = time.perf_counter
+        clock = self.now
         while not ct.is_cancellation_requested and playouts < self.max_playouts:
             if clock() >= self.deadline or not self._iterate(root, pos):
                 break
@@ -135,7 +135,7 @@ class MctsThinker(SearchThinker):
         if not root.children:
             return moves[0]
         best = max(root.children, key=lambda n: n.visits)
-        elapsed = max(time.perf_counter() - start, 1e-6)
+        elapsed = max(self.now() - start, 1e-6)
         self.on_thinking_info(f"playouts={playouts} nodes={self.nodes} "
                               f"pps={playouts / elapsed:.0f} "
                               f"value={best.score / max(best.visits, 1):.2f} "
@@ -228,7 +228,7 @@ class MctsThinker(SearchThinker):
         tables = self._tables
         assert tables is not None, "_choose() sets the tables first"
         while pos.ply < max_moves:
-            if not pos.ply & 15 and time.perf_counter() >= self.deadline:
+            if not pos.ply & 15 and self.now() >= self.deadline:
                 return _LATE
             moves, decided = _safe_moves(pos, tables)
             if decided != -2:
@@ -241,7 +241,7 @@ class MctsThinker(SearchThinker):
         choice = self.rng.choice
         none = Winner.NONE
         while True:
-            if not pos.ply & 15 and time.perf_counter() >= self.deadline:
+            if not pos.ply & 15 and self.now() >= self.deadline:
                 return _LATE
             m = choice(pos.legal_moves())
             pos.play(m >> 1, m & 1)

@@ -14,8 +14,6 @@ Named ``Negamax`` plus the parameters that were set, e.g. ``NegamaxD6``.
 
 from __future__ import annotations
 
-import time
-
 from csl_game import Board, CancellationToken
 
 from ._alphabeta import MATE_BOUND, WIN, Searcher, SearchStopped, Weights
@@ -41,7 +39,7 @@ class NegamaxThinker(SearchThinker):
         self._name = thinker_name(super().__str__(), values, given, _LABELS)
         self.max_depth = int(values["depth"]) or 255
         self.tt_size = int(values["tt"])
-        self.clock = TimeKeeper(self.time_limit_ms, int(values["margin"]))
+        self.clock = TimeKeeper(self.time_limit_ms, int(values["margin"]), self.cpu_clock)
         self._searcher: Searcher | None = None
 
     def _choose(self, board: Board, ct: CancellationToken, start: float) -> int:
@@ -50,8 +48,8 @@ class NegamaxThinker(SearchThinker):
         if self._searcher is None or self._searcher.tables is not tables:
             self._searcher = Searcher(tables, self.tt_size, self.weights)
         searcher = self._searcher
-        deadline = start + self.clock.budget()
-        searcher.start(pos, deadline, lambda: ct.is_cancellation_requested)
+        deadline = start + self.clock.budget(ct.time_left())
+        searcher.start(pos, deadline, lambda: ct.is_cancellation_requested, self.now)
         win, moves, losses = searcher.root_moves()
         if win is not None:
             self.on_thinking_info(f"win in one: depth=1 score={WIN - 1} mate=1 "
@@ -62,8 +60,9 @@ class NegamaxThinker(SearchThinker):
             self.on_thinking_info("forced move")
             return only
         move = self._deepen(searcher, moves, start)
-        self.clock.record(max(searcher.max_gap, time.perf_counter() - searcher.last_check),
-                          max(0.0, time.perf_counter() - deadline))
+        now = self.now()
+        self.clock.record(max(searcher.max_gap, now - searcher.last_check),
+                          max(0.0, now - deadline))
         return move
 
     def _deepen(self, searcher: Searcher, moves: list[int], start: float) -> int:
@@ -83,10 +82,10 @@ class NegamaxThinker(SearchThinker):
             line = searcher.principal_line(best_move, _LINE_PLIES)
             if _settled(score, done):
                 break
-            elapsed = time.perf_counter() - start
+            elapsed = self.now() - start
             spacing = searcher.nodes * _CHECK_SPACING / max(elapsed, 1e-6)
             searcher.check_mask = (1 << min(max(int(spacing).bit_length() - 1, 3), 7)) - 1
-        elapsed = max(time.perf_counter() - start, 1e-6)
+        elapsed = max(self.now() - start, 1e-6)
         if line[0] != best_move:  # the unfinished depth found a better move
             line = [best_move]
         mate = f" mate={WIN - score if score > 0 else -(WIN + score)}" \

@@ -243,6 +243,12 @@ class AbstractThinker(ABC):
         return self._cfg().square_pieces
 
     @property
+    def match_clock(self) -> str:
+        """What the time limit counts: ``"cpu"`` (this thinker's processor
+        time) or ``"wall"`` (wall-clock time); see `MatchConfig.clock`."""
+        return self._cfg().clock
+
+    @property
     def time_limit_ms(self) -> int:
         """Time allowed for one move, in milliseconds (on the match's clock:
         read `CancellationToken.time_left()` while thinking)."""
