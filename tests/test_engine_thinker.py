@@ -40,6 +40,9 @@ BAD = Path(__file__).resolve().parent / "engines" / "misbehaving_engine.py"
 PY = sys.executable
 LIMIT_MS = 250
 FAST = MatchConfig(time_limit_ms=LIMIT_MS)
+WALL = MatchConfig(time_limit_ms=LIMIT_MS, clock="wall")
+"""An engine that waits (never answers, or only when told to stop) loses at the
+limit on the wall clock; on the CPU clock only at the backstop, 10 times later."""
 FULL = MatchConfig(rows=2, cols=3, win_sequence=3, time_limit_ms=LIMIT_MS)
 FEW_ROUND = MatchConfig(win_sequence=6, round_pieces=2, square_pieces=19, time_limit_ms=LIMIT_MS)
 PROMPT = LIMIT_MS / 1000 + 2  # every forfeit within the limit, plus engine start-ups
@@ -276,9 +279,10 @@ def test_a_seeded_engine_plays_the_same_moves_again() -> None:
 
 R = ForfeitReason
 CASES = [  # mode, config, reason, text in the detail
-    ("hang", FAST, R.IGNORED_CANCELLATION, "was killed"),
-    ("slow", FAST, R.TIMEOUT, f"time limit {LIMIT_MS} ms"),
-    ("late", FAST, R.TIMEOUT, f"time limit {LIMIT_MS} ms"),
+    ("hang", WALL, R.IGNORED_CANCELLATION, "was killed"),
+    ("slow", WALL, R.TIMEOUT, f"time limit {LIMIT_MS} ms"),
+    ("late", FAST, R.TIMEOUT, f"time limit {LIMIT_MS} ms of CPU time"),  # the engine's CPU
+    ("late", WALL, R.TIMEOUT, f"time limit {LIMIT_MS} ms of wall-clock time"),
     ("crash", FAST, R.WORKER_DIED, "exited with code 3"),
     ("segfault", FAST, R.WORKER_DIED, "SIGSEGV"),
     ("garbage", FAST, R.EXCEPTION, "sent 'hello there', which is not a line of the engine"),
@@ -298,7 +302,8 @@ CASES = [  # mode, config, reason, text in the detail
 
 
 @pytest.mark.timing
-@pytest.mark.parametrize("mode, mc, reason, text", CASES, ids=[c[0] for c in CASES])
+@pytest.mark.parametrize("mode, mc, reason, text", CASES,
+                         ids=[f"{c[0]}-{c[1].clock}" for c in CASES])
 def test_each_misbehaviour_forfeits_its_match(mode: str, mc: MatchConfig,
                                               reason: ForfeitReason, text: str) -> None:
     engine = ThinkerPrototype(mode, "xyz", mc, (bad(mode),))
@@ -315,8 +320,8 @@ def test_each_misbehaviour_forfeits_its_match(mode: str, mc: MatchConfig,
 @pytest.mark.parametrize("mode, reason", [("hang", R.TIMEOUT), ("crash", R.WORKER_DIED),
                                           ("garbage", R.EXCEPTION)])
 def test_misbehaviour_in_process_forfeits_too(mode: str, reason: ForfeitReason) -> None:
-    engine = ThinkerPrototype(mode, "", FAST, (bad(mode),))
-    match, _ = play(ThinkerPrototype("sequential", "", FAST), engine, FAST, in_process=True)
+    engine = ThinkerPrototype(mode, "", WALL, (bad(mode),))
+    match, _ = play(ThinkerPrototype("sequential", "", WALL), engine, WALL, in_process=True)
     assert match.result is not None
     assert (match.result.forfeit, match.result.winner) == (reason, PColor.WHITE.winner)
 

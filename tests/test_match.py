@@ -25,6 +25,7 @@ from csl_game.engine.runners.thread import ThreadRunner
 
 FAKES = (str(Path(__file__).parent / "fakes"),)
 FAST = MatchConfig(time_limit_ms=300)
+WALL = MatchConfig(time_limit_ms=300, clock="wall")
 
 
 def proto(name: str, params: str = "", mc: MatchConfig = FAST) -> ThinkerPrototype:
@@ -53,10 +54,11 @@ def run(white, red, mc: MatchConfig = FAST) -> tuple[Match, list]:
 @pytest.mark.parametrize("bad_color", list(PColor))
 def test_each_forfeit_loses_the_match(name: str, params: str, reason: ForfeitReason,
                                       bad_color: PColor) -> None:
-    bad, good = proto(name, params), proto("sequential")
+    mc = WALL if name == "sleeper" else FAST  # on the CPU clock a sleeper waits for the backstop
+    bad, good = proto(name, params, mc), proto("sequential", mc=mc)
     white, red = (bad, good) if bad_color is PColor.WHITE else (good, bad)
     start = time.perf_counter()
-    match, events = run(white, red)
+    match, events = run(white, red, mc)
     assert time.perf_counter() - start < FAST.time_limit_ms / 1000 + 1
     assert match.result is not None
     assert match.result.winner is bad_color.other.winner
@@ -91,7 +93,7 @@ def test_no_pieces_forfeit() -> None:
 
 
 def test_late_answer_is_a_timeout_even_if_it_arrives() -> None:
-    mc = MatchConfig(time_limit_ms=20)
+    mc = MatchConfig(time_limit_ms=20, clock="wall")
     match, _ = run(proto("slowpoke", "0.1", mc), proto("sequential", mc=mc), mc)
     assert match.result is not None and match.result.forfeit is ForfeitReason.TIMEOUT
 

@@ -218,7 +218,8 @@ def apply_settings(options: PlayOptions, values: Mapping[str, object]) -> PlayOp
     if problem is not None:
         raise problem
     try:
-        ints: dict[str, Any] = {k: int(v) for k, v in match.items()}
+        ints: dict[str, Any] = {k: v if isinstance(v, str) else int(v)
+                                for k, v in match.items()}
         config = MatchConfig(**ints)
     except ConfigError as e:  # a rule the checks above missed
         raise SettingError("rows", str(e)) from None

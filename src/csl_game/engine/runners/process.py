@@ -19,6 +19,7 @@ import time
 import weakref
 from typing import Any
 
+from csl_game.engine.runners.answer import MoveAnswer
 from csl_game.engine.runners.base import (
     MEMORY_LIMIT_MB,
     SETUP_TIME_LIMIT,
@@ -51,7 +52,8 @@ log = logging.getLogger(__name__)
 
 DEFAULT_MEMORY_LIMIT_MB = MEMORY_LIMIT_MB
 CANCEL_GRACE = 0.4
-"""Seconds a thinker has to answer a cancel before its process is killed."""
+"""Seconds a thinker has to answer a cancel before its process is killed: on the
+match's clock (CPU time by default, with the backstop's wall-clock bound)."""
 STARTUP_TIMEOUT = SETUP_TIME_LIMIT
 """Seconds a worker may take to load and set up its thinker (and read its name)."""
 
@@ -127,18 +129,30 @@ class MoveClock:
 class _ProcessJob(ThinkJob):
     """One think() request to a worker, with the time limit enforced here."""
 
-    def __init__(self, worker: WorkerHandle, job_id: int, config: MatchConfig, grace: float,
-                 previous: _ProcessJob | None) -> None:
+    def __init__(self, worker: WorkerHandle, job_id: int, board: Board, config: MatchConfig,
+                 grace: float, previous: _ProcessJob | None) -> None:
         self._worker = worker
         self._id = job_id
+        self._board: Board | None = board
+        """The position, until it is sent: when the worker is free for it, with
+        the clock started just before, so no thinking happens off the clock."""
         self._config = config
         self._grace = grace
         self._previous = previous
         self._created = time.perf_counter()
         self._clock: MoveClock | None = None
         self._cancel_at: float | None = None
+        self._cancel_cpu: float | None = None
         self._timed_out: str | None = None
         self._outcome: ThinkOutcome | None = None
+        if previous is None and worker.ready:
+            self._send()
+
+    def _send(self) -> None:
+        assert self._board is not None
+        self._clock = MoveClock(self._config, self._worker.tree_clock())
+        self._worker.send(Think(self._id, self._board))
+        self._board = None
 
     @property
     def pending(self) -> bool:
@@ -163,10 +177,25 @@ class _ProcessJob(ThinkJob):
             self._worker.wait_for_news(next_check - now)
         return outcome
 
+    def _past_grace(self, now: float) -> bool:
+        """Whether the thinker had its grace to answer a cancel: that much time
+        on the match's clock (a busy machine does not shorten it either), or
+        the grace's own wall-clock backstop."""
+        assert self._cancel_at is not None
+        if self._clock is None or self._clock.kind == "wall" or self._cancel_cpu is None:
+            return now - self._cancel_at >= self._grace
+        return (self._clock.charged() - self._cancel_cpu >= self._grace
+                or now - self._cancel_at >= backstop(self._grace))
+
     def cancel(self) -> None:
+        if self._outcome is None and self._board is not None:  # never sent: nothing to stop
+            self._board = None
+            self._outcome = ThinkOutcome(MoveAnswer(-1, 0), 0.0)  # as a cancelled thinker's
+            return
         if self._outcome is None and self._cancel_at is None:
             self._worker.send(Cancel(self._id))
             self._cancel_at = time.perf_counter()
+            self._cancel_cpu = self._clock.charged() if self._clock is not None else None
 
     # -------------------------------------------------------------- internals
     def _elapsed(self) -> float:
@@ -178,6 +207,8 @@ class _ProcessJob(ThinkJob):
     def _next_check(self, now: float) -> float:
         """When the clocks may next change the outcome."""
         if self._cancel_at is not None:
+            if self._clock is not None and self._clock.kind == "cpu":
+                return min(self._cancel_at + backstop(self._grace), now + 0.02)
             return self._cancel_at + self._grace
         if self._clock is not None:
             return self._clock.next_check(now)
@@ -242,7 +273,7 @@ class _ProcessJob(ThinkJob):
                 self._timed_out = over
                 self.cancel()
             return None
-        if now - self._cancel_at < self._grace:
+        if not self._past_grace(now):
             return None
         log.warning("worker %s (%s) did not answer %.1f s after being asked to stop: "
                     "killing it", self._worker.pid, self._worker.spec.fqn, self._grace)
@@ -269,7 +300,7 @@ class _ProcessJob(ThinkJob):
             self._previous = None
             if earlier.forfeit is ForfeitReason.IGNORED_CANCELLATION:
                 return earlier
-        self._clock = MoveClock(self._config, worker.tree_clock())
+        self._send()
         return None
 
 
@@ -388,8 +419,7 @@ class ProcessRunner(ThinkerRunner):
         else:
             self._worker.results.clear()
         self._last_id += 1
-        self._worker.send(Think(self._last_id, board))
-        self._job = _ProcessJob(self._worker, self._last_id, self._config, self._grace,
+        self._job = _ProcessJob(self._worker, self._last_id, board, self._config, self._grace,
                                 previous)
         return self._job
 

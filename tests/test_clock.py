@@ -1,0 +1,169 @@
+"""The match clock (issue: the clock never decides a game by accident).
+
+On the ``cpu`` clock a move costs the processor time of its thinker's process
+tree, threads and child processes included, measured by the parent; a wall
+clock backstop ends a move that waits instead of thinking. The thinkers here
+spend processor time, not wall time, so every assertion holds however busy
+the machine is: several tests run with busy processes beside them on purpose.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from csl_game import MatchConfig
+from csl_game.engine.match import Match
+from csl_game.engine.runners.base import ForfeitReason, ThinkOutcome
+from csl_game.engine.runners.clocks import backstop
+from csl_game.engine.runners.process import ProcessRunner
+from csl_game.engine.runners.thread import ThreadRunner
+from csl_game.thinker.api import CancellationToken
+from csl_game.thinker.prototype import ThinkerPrototype
+
+CLOCKED = (str(Path(__file__).parent / "clocked"),)
+CPU = MatchConfig(time_limit_ms=200)
+
+
+@contextmanager
+def busy(count: int) -> Iterator[None]:
+    """`count` processes spinning beside the test, ended when it ends."""
+    spinning = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
+                for _ in range(count)]
+    try:
+        time.sleep(0.2)
+        yield
+    finally:
+        for p in spinning:
+            p.kill()
+            p.wait()
+
+
+def think_once(name: str, params: str, mc: MatchConfig, runner: type = ProcessRunner,
+               info: list[str] | None = None) -> ThinkOutcome:
+    proto = ThinkerPrototype(name, params, mc, CLOCKED)
+    r = runner(proto, (info.append if info is not None else None))
+    try:
+        outcome = r.start(mc.new_board()).wait(None)
+        assert outcome is not None
+        return outcome
+    finally:
+        r.close()
+
+
+def test_a_token_without_a_limit_has_all_the_time() -> None:
+    ct = CancellationToken()
+    assert ct.time_left() == float("inf") and ct.time_limit == float("inf")
+    assert ct.elapsed() >= 0
+
+
+def test_a_token_counts_down_on_its_clock() -> None:
+    now = [10.0]
+    ct = CancellationToken(0.5, lambda: now[0])
+    assert ct.time_left() == 0.5
+    now[0] = 10.2
+    assert ct.time_left() == pytest.approx(0.3) and ct.elapsed() == pytest.approx(0.2)
+    now[0] = 11.0
+    assert ct.time_left() == 0.0
+
+
+@pytest.mark.parametrize("bad", [{"clock": "sundial"}, {"time_margin_ms": -1}])
+def test_match_config_checks_its_clock(bad: dict[str, object]) -> None:
+    from csl_game.errors import ConfigError
+    with pytest.raises(ConfigError):
+        MatchConfig(**bad)  # type: ignore[arg-type]
+
+
+def test_cpu_time_under_the_limit_never_loses_on_a_busy_machine() -> None:
+    """Six busy processes on the machine's cores: each move spends 60 % of
+    its limit in CPU time and answers, although it takes longer on the wall."""
+    info: list[str] = []
+    with busy(6):
+        outcomes = [think_once("spend", "60", CPU, info=info) for _ in range(4)]
+    for outcome in outcomes:
+        assert outcome.forfeit is None, outcome.detail
+        assert 0.12 <= outcome.elapsed < 0.2  # charged: its CPU time, not the wall's
+    # The thinker's own token counts on the same clock: it had about the limit.
+    left = [float(line.split()[0].split("=")[1]) for line in info if line.startswith("left=")]
+    assert left and all(0.15 < v <= 0.2 for v in left)
+
+
+def test_cpu_time_over_the_limit_loses_on_an_idle_or_busy_machine() -> None:
+    for load in (0, 4):
+        with busy(load):
+            outcome = think_once("spend", "150", CPU)
+        assert outcome.forfeit is ForfeitReason.TIMEOUT
+        assert "time limit 200 ms of CPU time; it used" in outcome.detail
+        assert outcome.elapsed > 0.2
+
+
+def test_the_wall_clock_loses_what_the_cpu_clock_keeps() -> None:
+    """The reference's clock, for comparison: 80 % of the limit in CPU time
+    is over it on the wall clock when four processes share the cores."""
+    wall = replace(CPU, clock="wall")
+    with busy(6):
+        results = [think_once("spend", "80", wall).forfeit for _ in range(3)]
+    assert ForfeitReason.TIMEOUT in results
+
+
+def test_every_thread_of_the_thinker_is_charged() -> None:
+    outcome = think_once("twothreads", "60", CPU)  # 2 x 60 % of the limit
+    assert outcome.forfeit is ForfeitReason.TIMEOUT and "of CPU time" in outcome.detail
+    outcome = think_once("twothreads", "30", CPU)  # 2 x 30 %
+    assert outcome.forfeit is None and outcome.elapsed >= 0.11
+
+
+def test_the_thinkers_child_processes_are_charged() -> None:
+    """The child spends 300 % of the limit while the thinker itself only waits."""
+    mc = MatchConfig(time_limit_ms=400)
+    outcome = think_once("child", "300", mc)
+    assert outcome.forfeit is ForfeitReason.TIMEOUT and "of CPU time" in outcome.detail
+
+
+def test_a_thinker_that_waits_loses_at_the_wall_clock_backstop() -> None:
+    mc = MatchConfig(time_limit_ms=50)
+    start = time.perf_counter()
+    outcome = think_once("nap", "10000", mc)  # sleeps 100 times its limit
+    took = time.perf_counter() - start
+    assert outcome.forfeit is ForfeitReason.TIMEOUT
+    assert "still not done after" in outcome.detail
+    assert backstop(0.05) <= took < backstop(0.05) + 2
+    # A short nap costs nothing on the CPU clock: it is not thinking.
+    assert think_once("nap", "300", mc).forfeit is None
+
+
+def test_the_margin_forgives_a_small_overrun() -> None:
+    over = "115"  # 15 % past the limit
+    assert think_once("spend", over, CPU).forfeit is ForfeitReason.TIMEOUT
+    lenient = replace(CPU, time_margin_ms=60)
+    outcome = think_once("spend", over, lenient)
+    assert outcome.forfeit is None and outcome.elapsed > 0.2
+
+
+def test_in_process_the_thinking_threads_cpu_time_is_charged() -> None:
+    with busy(4):
+        kept = think_once("spend", "60", CPU, ThreadRunner)
+        lost = think_once("spend", "150", CPU, ThreadRunner)
+    assert kept.forfeit is None and 0.12 <= kept.elapsed < 0.2
+    assert lost.forfeit is ForfeitReason.TIMEOUT and "of CPU time" in lost.detail
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("level", ["negamax", "negamax depth=3", "mcts"])
+def test_the_built_ins_answer_in_time_on_a_busy_machine(level: str) -> None:
+    """Whole games at 50 ms a move with six busy processes beside them."""
+    mc = MatchConfig(time_limit_ms=50)
+    name, _, params = level.partition(" ")
+    with busy(6):
+        for _ in range(2):
+            match = Match(mc, ThinkerPrototype(name, params, mc),
+                          ThinkerPrototype("random", "", mc), ProcessRunner)
+            result = match.run()
+            assert result.forfeit is None, result.detail
