@@ -82,10 +82,10 @@ def test_match_config_checks_its_clock(bad: dict[str, object]) -> None:
 
 
 def test_cpu_time_under_the_limit_never_loses_on_a_busy_machine() -> None:
-    """Six busy processes on the machine's cores: each move spends 60 % of
+    """Four busy processes on the machine's cores: each move spends 60 % of
     its limit in CPU time and answers, although it takes longer on the wall."""
     info: list[str] = []
-    with busy(6):
+    with busy(4):
         outcomes = [think_once("spend", "60", CPU, info=info) for _ in range(4)]
     for outcome in outcomes:
         assert outcome.forfeit is None, outcome.detail
@@ -106,9 +106,9 @@ def test_cpu_time_over_the_limit_loses_on_an_idle_or_busy_machine() -> None:
 
 def test_the_wall_clock_loses_what_the_cpu_clock_keeps() -> None:
     """The reference's clock, for comparison: 80 % of the limit in CPU time
-    is over it on the wall clock when four processes share the cores."""
+    is over it on the wall clock when four busy processes share the cores."""
     wall = replace(CPU, clock="wall")
-    with busy(6):
+    with busy(4):
         results = [think_once("spend", "80", wall).forfeit for _ in range(3)]
     assert ForfeitReason.TIMEOUT in results
 
@@ -158,11 +158,11 @@ def test_in_process_the_thinking_threads_cpu_time_is_charged() -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("level", ["negamax", "negamax depth=3", "mcts"])
 def test_the_built_ins_answer_in_time_on_a_busy_machine(level: str) -> None:
-    """Whole games at 50 ms a move with six busy processes beside them."""
+    """A whole game at 50 ms a move with four busy processes beside it."""
     mc = MatchConfig(time_limit_ms=50)
     name, _, params = level.partition(" ")
-    with busy(6):
-        for _ in range(2):
+    with busy(4):
+        for _ in range(1):
             match = Match(mc, ThinkerPrototype(name, params, mc),
                           ThinkerPrototype("random", "", mc), ProcessRunner)
             result = match.run()
