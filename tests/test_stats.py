@@ -197,3 +197,66 @@ def test_simulated_sprts_keep_their_error_rates() -> None:
     power = sum(_accepts_h1(rng, sprt, 40, 0.3) for _ in range(trials)) / trials
     assert false_h1 <= 0.05 + slack, false_h1
     assert power >= 0.95 - slack, power
+
+
+def _brute_t_value_mle(pdf: list[tuple[float, float]], t: float) -> list[float]:
+    """The maximum-likelihood distribution on {0, 1/2, 1} with t-value `t`,
+    found another way: for each share q1 of the middle score, the share of
+    the top score that gives the t-value (bisection: the t-value grows with
+    it), and the q1 of the greatest likelihood (a fine grid, then refined)."""
+    def t_of(q: list[float]) -> float:
+        mean = sum(p * a for (a, _), p in zip(pdf, q))
+        return (mean - 0.5) / math.sqrt(sum(p * (a - mean) ** 2 for (a, _), p in zip(pdf, q)))
+
+    def given(q1: float) -> list[float] | None:
+        lo, hi = 1e-15, 1 - q1 - 1e-15
+        if lo >= hi:
+            return None
+        for _ in range(200):
+            mid = (lo + hi) / 2
+            if t_of([1 - q1 - mid, q1, mid]) < t:
+                lo = mid
+            else:
+                hi = mid
+        q = [1 - q1 - lo, q1, lo]
+        return q if abs(t_of(q) - t) < 1e-9 else None
+
+    def loglik(q1: float) -> float:
+        q = given(q1)
+        return -math.inf if q is None else sum(p * math.log(x) for (_, p), x in zip(pdf, q))
+
+    best = max((i / 2000 for i in range(1, 2000)), key=loglik)
+    lo, hi = max(best - 1 / 2000, 1e-9), min(best + 1 / 2000, 1 - 1e-9)
+    for _ in range(100):  # golden-section search around the best grid point
+        a, b = lo + (hi - lo) * 0.382, lo + (hi - lo) * 0.618
+        if loglik(a) < loglik(b):
+            lo = a
+        else:
+            hi = b
+    q = given((lo + hi) / 2)
+    assert q is not None
+    return q
+
+
+@pytest.mark.parametrize("counts, t", [((3, 1, 10), 0.4), ((3, 1, 10), 1.2),
+                                       ((0, 0, 12), 1.5), ((8, 2, 2), 0.9)])
+def test_the_t_value_mle_agrees_with_a_brute_force_search(counts: tuple[int, int, int],
+                                                          t: float) -> None:
+    """Large t-values (normalized Elo bounds of 250 and more) used to raise:
+    the iteration now follows a path of t-values from 0."""
+    from csl_game.engine.stats import _mle_t_value, _pdf
+    _, pdf = _pdf(Trinomial(losses=counts[0], draws=counts[1], wins=counts[2]))
+    got = _mle_t_value(pdf, 0.5, t)
+    assert got == pytest.approx(_brute_t_value_mle(pdf, t), abs=2e-4)
+
+
+@pytest.mark.parametrize("elo1", [250, 300, 1000])
+def test_a_large_normalized_bound_gives_an_llr(elo1: float) -> None:
+    llr = SPRT(0, elo1, model="normalized").llr(Pentanomial((0, 0, 0, 1, 9)))
+    assert math.isfinite(llr) and llr > 0
+
+
+def test_no_verdict_on_zero_games_and_no_collapsed_bounds() -> None:
+    with pytest.raises(ValueError):
+        SPRT(0, 50, alpha=0.5, beta=0.5)
+    assert SPRT(0, 50).status(10.0, games=0) == "continue"

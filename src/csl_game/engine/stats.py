@@ -255,8 +255,27 @@ def _mle_expected(pdf: Pdf, s: float) -> list[float]:
 def _mle_t_value(pdf: Pdf, ref: float, t: float) -> list[float]:
     """The probabilities of the maximum-likelihood distribution on `pdf`'s
     support whose t-value ``(μ - ref)/σ`` is `t` (fishtest ``MLE_t_value``:
-    a fixed-point iteration, from the uniform distribution)."""
+    a fixed-point iteration, from the uniform distribution).
+
+    For a large `t` the uniform start is too far from the answer (the shifted
+    scores it gives do not straddle zero): the iteration then follows a path
+    of t-values from 0 to `t`, each started from the last one's answer.
+
+    Raises:
+        ValueError: no distribution on the support has that t-value.
+    """
+    try:
+        return _t_value_from(pdf, ref, t, [1 / len(pdf)] * len(pdf))
+    except ValueError:
+        pass
     probs = [1 / len(pdf)] * len(pdf)
+    steps = 64
+    for k in range(1, steps + 1):
+        probs = _t_value_from(pdf, ref, t * k / steps, probs)
+    return probs
+
+
+def _t_value_from(pdf: Pdf, ref: float, t: float, probs: list[float]) -> list[float]:
     for _ in range(20):
         mean = sum(p * a for (a, _), p in zip(pdf, probs))
         sigma = math.sqrt(sum(p * (a - mean) ** 2 for (a, _), p in zip(pdf, probs)))
@@ -286,8 +305,10 @@ class SPRT:
     model: Model = "logistic"
 
     def __post_init__(self) -> None:
-        if not (0 < self.alpha <= 0.5 and 0 < self.beta <= 0.5):
-            raise ValueError(f"alpha and beta must lie in (0, 0.5], got {self.alpha} and "
+        if not (0 < self.alpha < 0.5 and 0 < self.beta < 0.5):
+            # Wald's bounds log(β/(1-α)) and log((1-β)/α) meet at 0 when α = β = 1/2:
+            # a verdict before any game.
+            raise ValueError(f"alpha and beta must lie in (0, 0.5), got {self.alpha} and "
                              f"{self.beta}")
         if not self.elo0 < self.elo1:
             raise ValueError(f"elo0 must be below elo1, got {self.elo0} and {self.elo1}")
@@ -318,8 +339,11 @@ class SPRT:
             p0, p1 = (_mle_t_value(pdf, 0.5, t) for t in (t0, t1))
         return n * sum(p * (math.log(b) - math.log(a)) for (_, p), a, b in zip(pdf, p0, p1))
 
-    def status(self, llr: float) -> Status:
-        """H1 at or above the upper bound, H0 at or below the lower, else continue."""
+    def status(self, llr: float, games: int | None = None) -> Status:
+        """H1 at or above the upper bound, H0 at or below the lower, else
+        continue (always, with no game played)."""
+        if games == 0:
+            return "continue"
         if llr >= self.upper:
             return "H1"
         if llr <= self.lower:

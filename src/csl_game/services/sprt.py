@@ -150,7 +150,7 @@ class SprtRun:
         counts = penta if penta.pairs else tri
         llr = self.sprt.llr(counts)
         estimate = (logistic_elo if self.sprt.model == "logistic" else normalized_elo)(counts)
-        return SprtState(self.sprt, tri, penta, llr, self.sprt.status(llr), estimate)
+        return SprtState(self.sprt, tri, penta, llr, self.sprt.status(llr, penta.games), estimate)
 
     def run(self) -> SprtState:
         """Play pairs until a bound is crossed or every game is played."""
