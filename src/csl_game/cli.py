@@ -326,6 +326,8 @@ def cmd_info(args: argparse.Namespace) -> int:
         print(f"  {reg.short_name(fqn):<14} {fqn}{summary}")
     for problem in reg.problems:
         print(f"warning: {problem}", file=sys.stderr)
+    for why in reg.near_misses():
+        print(f"not listed: {why}", file=sys.stderr)
     return 0
 
 

@@ -98,9 +98,13 @@ class SetupRefused(ThinkerError):
     """A thinker's constructor or setup() raised an Exception: it refuses its
     parameters. The refusal is carried as fields, in the thinker's own words."""
 
-    def __init__(self, thinker: str, params: str, error: str, reason: str) -> None:
+    def __init__(self, thinker: str, params: str, error: str, reason: str,
+                 where: str = "") -> None:
+        at = f" (at {where})" if where else ""
         super().__init__(f"thinker {thinker} could not be set up with parameters "
-                         f"{params!r}: {error}: {reason}")
+                         f"{params!r}: {error}: {reason}{at}")
+        self.where = where
+        """Where the thinker's own code raised it: 'FILE, line N, in FUNCTION: CODE'."""
         self.thinker = thinker
         """The thinker's fully qualified name."""
         self.params = params

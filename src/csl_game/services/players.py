@@ -36,15 +36,24 @@ def refusal(prototype: ThinkerPrototype, report: SetupReport) -> str | None:
     that hangs, exits or eats its memory is misbehaviour, which costs the
     thinker its matches (with that reason) but is no bad input. `why` is the
     refusal's message when it is meant for people (a ValueError's, or one of
-    this project's errors', such as an engine that cannot start), never a
-    Python error's class name or traceback.
+    this project's errors', such as an engine that cannot start); any other
+    exception is a bug in the thinker, told as its type, message and the line
+    of the thinker's own file that raised it.
     """
     if not report.refused or report.forfeit is None:
         return None
     told = report.error in _told_errors() and report.reason.strip()
-    why = report.reason.strip().splitlines()[0] if told else \
-        "its set-up failed with these parameters"
-    return f"{prototype.requested_name} does not accept '{prototype.params}': {why}"
+    if told:
+        why = report.reason.strip().splitlines()[0]
+        return f"{prototype.requested_name} does not accept '{prototype.params}': {why}"
+    # Any other exception is a bug in the thinker's code, not in its parameters.
+    message = report.reason.strip().splitlines()[0] if report.reason.strip() else ""
+    raised = f"{report.error}: {message}" if message else report.error or "an exception"
+    at = f" at {report.where}" if report.where else ""
+    if report.error == "TypeError" and not report.where:  # called with the wrong arguments
+        at = " (a thinker's setup is `def setup(self, params: str) -> None`)"
+    return (f"{prototype.requested_name} could not be set up: its code raised "
+            f"{raised}{at}")
 
 
 def _told_errors() -> set[str]:

@@ -40,7 +40,7 @@ _LEGACY_PREFIX = "thinkers."
 """Built-in thinkers were once a top-level package; their old full names still resolve."""
 
 __all__ = ["ThinkerRegistry", "registry", "ENTRY_POINT_GROUP", "BUILTIN_PACKAGE", "fqn_of",
-           "builtin_modules"]
+           "builtin_modules", "why_abstract"]
 
 
 def fqn_of(cls: type) -> str:
@@ -48,10 +48,26 @@ def fqn_of(cls: type) -> str:
     return f"{cls.__module__}.{cls.__qualname__}"
 
 
-def _thinkers_in(module: ModuleType) -> list[type[AbstractThinker]]:
+def _classes_in(module: ModuleType) -> list[type[AbstractThinker]]:
     return [obj for _, obj in inspect.getmembers(module, inspect.isclass)
-            if issubclass(obj, AbstractThinker) and obj.__module__ == module.__name__
-            and not inspect.isabstract(obj)]
+            if issubclass(obj, AbstractThinker) and obj.__module__ == module.__name__]
+
+
+def _thinkers_in(module: ModuleType) -> list[type[AbstractThinker]]:
+    return [obj for obj in _classes_in(module) if not inspect.isabstract(obj)]
+
+
+def why_abstract(cls: type[AbstractThinker]) -> str:
+    """Why a thinker class cannot be made, in words: the methods it lacks, and
+    a near miss it defines instead (``Think``, the C# reference's spelling)."""
+    missing = sorted(getattr(cls, "__abstractmethods__", ()))
+    text = f"{cls.__qualname__} has no {', '.join(m + '()' for m in missing)}, so it cannot play"
+    for name in missing:
+        near = [a for a in vars(cls) if a != name and a.lower().strip("_") == name]
+        if near:
+            text += (f"; it defines {near[0]}(), but Python names are case-sensitive: "
+                     f"rename it {name}()")
+    return text
 
 
 _loaded_from_paths: set[str] = set()
@@ -98,14 +114,29 @@ class ThinkerRegistry:
     declared: dict[str, str] = field(default_factory=dict)
     """Declared names (lower case) by fully qualified name: engine names and
     entry-point keys."""
+    unplayable: dict[str, str] = field(default_factory=dict)
+    """Abstract thinker classes of the user's own files, by lower-case class
+    name (and short name): why each cannot play."""
 
-    def add_module(self, module: ModuleType) -> list[str]:
-        """Add the thinker classes a module defines; their fully qualified names."""
+    def add_module(self, module: ModuleType, own: bool = False) -> list[str]:
+        """Add the thinker classes a module defines; their fully qualified names.
+        `own`: a file of the user's, whose abstract classes are noted (`unplayable`)."""
         added = []
-        for cls in _thinkers_in(module):
+        for cls in _classes_in(module):
+            if inspect.isabstract(cls):
+                if own:
+                    why = why_abstract(cls)
+                    self.unplayable[cls.__name__.lower()] = why
+                    self.unplayable[thinker_display_name(cls.__name__).lower()] = why
+                continue
             self.classes[fqn_of(cls)] = cls
             added.append(fqn_of(cls))
         return added
+
+    def near_misses(self) -> list[str]:
+        """The user's abstract classes that look meant to play (a misspelt
+        think()), for listings: the reason each is missing."""
+        return sorted({why for why in self.unplayable.values() if "case-sensitive" in why})
 
     def add_class(self, cls: type[AbstractThinker], name: str = "") -> str:
         """Add one thinker class, under a declared name if given; its fully qualified name."""
@@ -156,6 +187,8 @@ class ThinkerRegistry:
         if hits:
             raise ThinkerError(f"thinker name '{name}' is ambiguous: "
                                f"use one of {', '.join(sorted(hits))}")
+        if wanted in self.unplayable:
+            raise ThinkerError(f"thinker '{name}' cannot play: {self.unplayable[wanted]}")
         known = ", ".join(sorted({self.short_name(f) for f in self.classes}))
         extra = f" ({'; '.join(self.problems)})" if self.problems else ""
         raise ThinkerError(f"unknown thinker '{name}'; known thinkers: {known}{extra}")
@@ -204,11 +237,11 @@ def _add_source(reg: ThinkerRegistry, source: str) -> None:
 
 def _add_path(reg: ThinkerRegistry, path: Path) -> None:
     if path.is_file() and path.suffix == ".py":
-        reg.add_module(_load_file(path))
+        reg.add_module(_load_file(path), own=True)
     elif path.is_dir():
         for file in sorted(path.glob("*.py")):
             if not file.name.startswith("_"):
-                reg.add_module(_load_file(file))
+                reg.add_module(_load_file(file), own=True)
     elif not path.exists():
         raise ThinkerError(f"thinker path {path} does not exist")
     else:

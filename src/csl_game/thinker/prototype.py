@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import traceback
+
 from csl_game.errors import (
     EngineError,
     EngineProtocolError,
@@ -12,7 +15,21 @@ from csl_game.errors import (
 from csl_game.thinker.api import AbstractThinker, InfoHandler, MatchConfig, thinker_display_name
 from csl_game.thinker.discovery import fqn_of, registry
 
-__all__ = ["ThinkerPrototype"]
+__all__ = ["ThinkerPrototype", "where"]
+
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def where(exc: BaseException) -> str:
+    """Where in the thinker's own code `exc` was raised: 'FILE, line N, in
+    FUNCTION: CODE' for the innermost frame outside this package ('' if none)."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__)
+              if not os.path.abspath(f.filename).startswith(_PACKAGE + os.sep)]
+    if not frames:
+        return ""
+    f = frames[-1]
+    code = f" : {f.line.strip()}" if f.line and f.line.strip() else ""
+    return f"{f.filename}, line {f.lineno}, in {f.name}{code}".replace(" : ", ": ", 1)
 
 
 class ThinkerPrototype:
@@ -56,7 +73,8 @@ class ThinkerPrototype:
                 raise SetupRefused(self.fqn, self.params, type(e).__name__, str(e)) from e
             raise  # an engine that cannot start or answer refuses nothing: it failed
         except Exception as e:  # user code: any failure is the thinker's
-            raise SetupRefused(self.fqn, self.params, type(e).__name__, str(e)) from e
+            raise SetupRefused(self.fqn, self.params, type(e).__name__, str(e),
+                               where(e)) from e
         return thinker
 
     @property

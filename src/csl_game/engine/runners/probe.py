@@ -41,6 +41,8 @@ class SetupReport:
     """When refused: the class name of the exception it raised (``ValueError``)."""
     reason: str = ""
     """When refused: that exception's message, in the thinker's own words."""
+    where: str = ""
+    """When refused: where the thinker's code raised it ('FILE, line N, in FUNCTION: CODE')."""
 
     @property
     def ok(self) -> bool:
@@ -54,7 +56,7 @@ def _in_process(prototype: ThinkerPrototype) -> SetupReport:
         thinker = prototype.create()
     except SetupRefused as e:
         return SetupReport(prototype.default_name, Forfeit(ForfeitReason.SETUP, str(e)),
-                           True, e.error, e.reason)
+                           True, e.error, e.reason, e.where)
     except ThinkerError as e:  # it failed (an engine that would not start): no refusal
         return SetupReport(prototype.default_name, Forfeit(ForfeitReason.SETUP, str(e)))
     except KeyboardInterrupt:
@@ -104,7 +106,7 @@ class SetupProbe:
                 error = worker.setup_error
                 if error is not None and error.refused:
                     self._report = SetupReport(self.prototype.default_name, done, True,
-                                               error.error, error.reason)
+                                               error.error, error.reason, error.where)
                 else:
                     self._report = SetupReport(self.prototype.default_name, done)
             self.close()

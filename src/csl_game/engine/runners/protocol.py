@@ -127,6 +127,8 @@ class SetupFailed(FromWorker):
     """When refused: the class name of the exception it raised."""
     reason: str = ""
     """When refused: that exception's message, in the thinker's own words."""
+    where: str = ""
+    """When refused: where the thinker's code raised it ('FILE, line N, in FUNCTION: CODE')."""
 
 
 @dataclass(frozen=True)
@@ -265,7 +267,7 @@ def _answer_from(value: object) -> Answer:
 
 _FIELDS: dict[type[FromWorker], tuple[tuple[type, ...], ...]] = {
     Ready: ((str,), (int,)),
-    SetupFailed: ((str,), (bool,), (str,), (str,)),
+    SetupFailed: ((str,), (bool,), (str,), (str,), (str,)),
     Info: ((str,),),
     Output: ((str,),),
     Raised: ((int,), _NUMBER, (str,), (bool,)),

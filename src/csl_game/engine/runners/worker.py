@@ -167,7 +167,8 @@ def _make_thinker(spec: WorkerSpec, output: OutputForwarder) -> AbstractThinker:
         if isinstance(e.__cause__, MemoryError):  # out of memory is no refusal
             _out_of_memory()
         if isinstance(e, SetupRefused):
-            output.send_after(SetupFailed(plain_text(str(e)), True, e.error, plain_text(e.reason)))
+            output.send_after(SetupFailed(plain_text(str(e)), True, e.error, plain_text(e.reason),
+                                          plain_text(e.where)))
         else:  # it failed (an engine that would not start): no refusal, a forfeit
             output.send_after(SetupFailed(plain_text(str(e))))
     except MemoryError:

@@ -1,0 +1,79 @@
+"""A student's mistakes, each answered with what to fix (the thinker's own
+bug named with its line, a misspelt think() named with the reason)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+TYPO = '''
+from csl_game import AbstractThinker, FutureMove, PShape
+
+
+class TypoThinker(AbstractThinker):
+    def setup(self, params):
+        self.cols_ = self.colz
+
+    def think(self, board, ct):
+        return FutureMove(0, PShape.ROUND)
+'''
+
+HABIT = '''
+from csl_game import AbstractThinker, FutureMove, PShape
+
+
+class HabitThinker(AbstractThinker):
+    def Think(self, board, ct):
+        return FutureMove(0, PShape.ROUND)
+'''
+
+SIGNATURE = '''
+from csl_game import AbstractThinker, FutureMove, PShape
+
+
+class SigThinker(AbstractThinker):
+    def setup(self):
+        pass
+
+    def think(self, board, ct):
+        return FutureMove(0, PShape.ROUND)
+'''
+
+
+def csl(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "csl_game", *args], capture_output=True,
+                          text=True, timeout=60)
+
+
+@pytest.mark.parametrize("in_process", [False, True])
+def test_a_bug_in_setup_is_shown_with_its_type_message_and_line(tmp_path: Path,
+                                                                in_process: bool) -> None:
+    (tmp_path / "typo.py").write_text(TYPO)
+    proc = csl("match", "-W", "typo", "-R", "random", "--thinkers", str(tmp_path),
+               *(["--in-process"] if in_process else []))
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in proc.stderr
+    assert "AttributeError: 'TypoThinker' object has no attribute 'colz'" in lines[0]
+    assert f"{tmp_path / 'typo.py'}, line 7, in setup: self.cols_ = self.colz" in lines[0]
+    assert "does not accept" not in lines[0]  # a bug, not its (empty) parameters
+
+
+def test_a_wrong_setup_signature_says_what_it_should_be(tmp_path: Path) -> None:
+    (tmp_path / "sig.py").write_text(SIGNATURE)
+    proc = csl("match", "-W", "sig", "-R", "random", "--thinkers", str(tmp_path))
+    assert proc.returncode == 2
+    assert "TypeError" in proc.stderr and "def setup(self, params: str)" in proc.stderr
+
+
+def test_a_class_that_spells_think_Think_is_named_with_the_reason(tmp_path: Path) -> None:
+    (tmp_path / "habit.py").write_text(HABIT)
+    proc = csl("match", "-W", "habit", "-R", "random", "--thinkers", str(tmp_path))
+    assert proc.returncode == 2
+    assert "HabitThinker has no think()" in proc.stderr
+    assert "defines Think()" in proc.stderr and "case-sensitive" in proc.stderr
+    info = csl("info", "--thinkers", str(tmp_path))
+    assert info.returncode == 0 and "not listed: HabitThinker has no think()" in info.stderr
