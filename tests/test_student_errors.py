@@ -77,3 +77,21 @@ def test_a_class_that_spells_think_Think_is_named_with_the_reason(tmp_path: Path
     assert "defines Think()" in proc.stderr and "case-sensitive" in proc.stderr
     info = csl("info", "--thinkers", str(tmp_path))
     assert info.returncode == 0 and "not listed: HabitThinker has no think()" in info.stderr
+
+
+def test_a_cut_off_last_line_is_reported_by_every_reader(tmp_path: Path) -> None:
+    league = tmp_path / "league.txt"
+    league.write_text("random\nsequential\n")
+    results = tmp_path / "r.jsonl"
+    assert csl("session", "-g", str(league), "-t", "50", "--results", str(results),
+               "-q").returncode == 0
+    text = results.read_text()
+    torn = tmp_path / "torn.jsonl"
+    torn.write_text(text[:-60])  # the second match's line, cut off mid-write
+    for args in (["report", str(torn)], ["report", str(torn), "--ratings"],
+                 ["replay", str(torn), "--list"],
+                 ["report", str(torn), "--format", "html", "-o", str(tmp_path / "site")]):
+        proc = csl(*args)
+        assert proc.returncode == 0, proc.stderr
+        assert "its last line was cut off" in proc.stderr, args
+    assert "cut off" not in csl("report", str(results)).stderr

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -26,9 +27,12 @@ from csl_game.thinker.api import MatchConfig
 ResultsError = ResultsWriteError
 """The old name of `csl_game.errors.ResultsWriteError`."""
 
+log = logging.getLogger(__name__)
+"""Results files read with a torn last line (said on standard error by default)."""
+
 __all__ = ["PlayerInfo", "result_to_json", "record_to_json", "record_from_json",
            "ResultsWriter", "ResultsError", "read_results", "settings_json", "first_lines",
-           "duplicates_note"]
+           "duplicates_note", "note_torn"]
 
 
 
@@ -116,6 +120,13 @@ def record_from_json(doc: dict[str, Any], index_of: dict[PlayerInfo, int]) -> Ma
             from None
 
 
+def note_torn(path: str | Path, characters: int) -> None:
+    """Say (on standard error, by default) that a results file's last line was cut off."""
+    log.warning("results file %s: its last line was cut off (%d characters without an "
+                "end of line: the program stopped while writing it); that match is not "
+                "counted, and --resume plays it again", path, characters)
+
+
 def read_results(path: str | Path) -> list[dict[str, Any]]:
     """Every complete line of a results file; a torn last line is skipped.
 
@@ -131,6 +142,8 @@ def read_results(path: str | Path) -> list[dict[str, Any]]:
         raise ConfigError(f"cannot read results file {p}: "
                           f"{getattr(e, 'strerror', None) or e}") from None
     lines = text.split("\n")
+    if lines[-1].strip():
+        note_torn(p, len(lines[-1]))
     docs = []
     for number, line in enumerate(lines[:-1], 1):  # the last piece has no newline
         if not line.strip():

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from csl_game.engine.match import Human, MatchResult, PlayedMove
+from csl_game.engine.results import note_torn
 from csl_game.engine.runners.base import ForfeitReason
 from csl_game.engine.session import HUMAN_THINKER
 from csl_game.errors import ConfigError, CslError
@@ -233,6 +234,7 @@ def read_replay_lines(path: str | Path) -> list[dict[str, Any]]:
             doc = json.loads(line)
         except json.JSONDecodeError as e:
             if position == len(numbered):
+                note_torn(p, len(line))
                 break
             raise ConfigError(f"{p}, line {number}: not JSON ({e.msg})") from None
         if not isinstance(doc, dict):
