@@ -19,6 +19,7 @@ says so.
 
 from __future__ import annotations
 
+import random
 from typing import Any, Literal
 
 import gymnasium
@@ -72,6 +73,7 @@ class SingleAgentEnv(gymnasium.Env[Array, np.int64]):
             self._policy = opponent
         self._thinker: AbstractThinker | None = None
         self._games = 0
+        self._seeded = False
         self.board: Board = self.config.new_board()
         """The position (read it; play through `step()`)."""
         self.learner = PColor.WHITE
@@ -82,11 +84,13 @@ class SingleAgentEnv(gymnasium.Env[Array, np.int64]):
               ) -> tuple[Array, dict[str, Any]]:
         """A new game; when the learner plays Red, the opponent has moved first.
         `seed` seeds the action space's sampling and starts the seats' alternation
-        again (the game has no chance in it; an opponent thinker may have)."""
+        again (the game has no chance in it); from then on each game's opponent
+        thinker has its own generators seeded from this environment's."""
         super().reset(seed=seed)
         if seed is not None:  # a seeded start is the same start: White first again
             self.action_space.seed(seed)
             self._games = 0
+            self._seeded = True
         self.board = self.config.new_board()
         if self.seat == "alternate":
             self.learner = (PColor.WHITE, PColor.RED)[self._games % 2]
@@ -95,6 +99,7 @@ class SingleAgentEnv(gymnasium.Env[Array, np.int64]):
         self._games += 1
         if self._prototype is not None:
             self._thinker = self._prototype.create()  # a fresh thinker a game, as a match has
+            self._seed_opponent(self._thinker)
         info: dict[str, Any] = {}
         if self.learner is PColor.RED:
             self._opponent_moves(info)
@@ -130,6 +135,15 @@ class SingleAgentEnv(gymnasium.Env[Array, np.int64]):
         self._thinker = None
 
     # ------------------------------------------------------------ internals
+    def _seed_opponent(self, thinker: AbstractThinker) -> None:
+        """Seed the random generators the opponent thinker holds (`random.Random`
+        attributes, such as the random and MCTS thinkers' own) from this
+        environment's generator, so a seeded run plays the same games every time."""
+        if self._seeded:
+            for value in vars(thinker).values():
+                if isinstance(value, random.Random):
+                    value.seed(int(self.np_random.integers(2 ** 63)))
+
     def _observation(self) -> Array:
         return observation(self.board.fast_board())
 
