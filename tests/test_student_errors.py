@@ -95,3 +95,30 @@ def test_a_cut_off_last_line_is_reported_by_every_reader(tmp_path: Path) -> None
         assert proc.returncode == 0, proc.stderr
         assert "its last line was cut off" in proc.stderr, args
     assert "cut off" not in csl("report", str(results)).stderr
+
+
+def test_build_common_takes_the_branch_from_an_ordinary_clone(tmp_path: Path) -> None:
+    """A fresh clone has origin/common, not common: the sources come from it."""
+    git = ["git", "-c", "user.email=t@example.org", "-c", "user.name=t"]
+    up = tmp_path / "up"
+    up.mkdir()
+    for args in (["init", "-q", "-b", "main"], ["commit", "-q", "--allow-empty", "-m", "i"],
+                 ["checkout", "-q", "-b", "common"]):
+        subprocess.run([*git, "-C", str(up), *args], check=True)
+    (up / "Common.csproj").write_text("<Project/>")
+    subprocess.run([*git, "-C", str(up), "add", "."], check=True)
+    subprocess.run([*git, "-C", str(up), "commit", "-q", "-m", "c"], check=True)
+    subprocess.run([*git, "-C", str(up), "checkout", "-q", "main"], check=True)
+    subprocess.run(["git", "clone", "-q", str(up), str(tmp_path / "clone")], check=True)
+    sys.path.insert(0, str(Path(__file__).parents[1] / "examples" / "csharp"))
+    try:
+        import build_common
+    finally:
+        sys.path.pop(0)
+    out = tmp_path / "out"
+    out.mkdir()
+    build_common.sources(str(tmp_path / "clone"), out)
+    assert (out / "src" / "Common.csproj").is_file()
+    help_text = subprocess.run([sys.executable, str(Path(build_common.__file__)), "--help"],
+                               capture_output=True, text=True).stdout
+    assert "csl-game engine host beside it." in help_text

@@ -64,13 +64,30 @@ def sources(source: str | None, into: Path) -> None:
     if (path / "Common.csproj").is_file():  # the branch's files themselves
         shutil.copytree(path, into / "src", ignore=shutil.ignore_patterns(".git"))
         return
-    archive = subprocess.run(["git", "-C", str(path), "archive", "--format=tar", BRANCH],
-                             capture_output=True)
-    if archive.returncode != 0:
+    archive = None
+    for ref in _branch_refs(path):  # a fresh clone has origin/common, not common
+        archive = subprocess.run(["git", "-C", str(path), "archive", "--format=tar", ref],
+                                 capture_output=True)
+        if archive.returncode == 0:
+            break
+    if archive is None or archive.returncode != 0:
+        why = archive.stderr.decode(errors="replace").strip() if archive is not None else \
+            f"it has no branch {BRANCH}, local or remote"
         fail(f"{path} is neither the {BRANCH} branch's files nor a clone of the repository: "
-             f"{archive.stderr.decode(errors='replace').strip()}")
+             f"{why}")
+    assert archive is not None
     with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
         tar.extractall(into / "src", filter="data")
+
+
+def _branch_refs(path: Path) -> list[str]:
+    """The names the branch may have in the clone at `path`: its own, then a
+    remote's (``origin/common``: what an ordinary clone holds)."""
+    found = subprocess.run(["git", "-C", str(path), "for-each-ref", "--format=%(refname:short)",
+                            f"refs/heads/{BRANCH}", f"refs/remotes/*/{BRANCH}"],
+                           capture_output=True, text=True)
+    refs = found.stdout.split() if found.returncode == 0 else []
+    return refs or [BRANCH]
 
 
 def lift_local_functions(text: str) -> tuple[str, int]:
@@ -116,7 +133,11 @@ def run(argv: list[str], cwd: Path | None = None) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        description=" ".join(__doc__.split("\n\n")[0].split()),
+        epilog="Then compile a thinker of your own against the DLL: mcs -target:library "
+               "-out:MyThinker.dll -r:OUT_DIR/ColorShapeLinks.Common.dll MyThinker.cs "
+               "(docs/engines.md)")
     parser.add_argument("out", type=Path, help="folder for the DLL and the host")
     parser.add_argument("--source", help="a clone of the reference repository, or its "
                                          f"{BRANCH} branch's files (default: clone it)")
