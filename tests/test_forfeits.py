@@ -1,9 +1,12 @@
-"""Time losses are visible: session and league count forfeits by reason, and
-warn on standard error when more than 3 % of the games are lost on time."""
+"""Time losses are visible: session, league and sprt count forfeits by reason,
+warn on standard error when more than 3 % of the games are lost on time, and
+`sprt --json` counts the forfeits of its results file."""
 
 from __future__ import annotations
 
 import io
+import json
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -101,3 +104,39 @@ def test_a_league_counts_its_forfeits_and_warns_of_time_losses(
     assert out.rstrip().endswith("Forfeits: 2 timeout; 2 of 2 games lost on time")
     assert _warnings(err) == ["csl-game: warning: 2 of 2 games (100 %) were lost on time: "
                               "give a --time-margin, a higher -t, or fewer --workers"]
+
+
+# ---------------------------------------------------------------- sprt
+def _results_forfeits(path: Path) -> dict[str, int]:
+    docs = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    return dict(Counter(d["forfeit"] for d in docs if d["forfeit"] is not None))
+
+
+def test_sprt_json_counts_the_forfeits_of_its_results_file(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Sleepy loses on time as White, Raise by exception: every game a forfeit."""
+    results = tmp_path / "r.jsonl"
+    common = ["sprt", "sleepy", "raise", "--json", *FAST, *WALL, "--workers", "2"]
+    assert main([*common, "--max-games", "6", "--results", str(results)]) == 0
+    out, err = capsys.readouterr()
+    doc = json.loads(out.strip().splitlines()[-1])
+    assert doc["games"] == 6 and doc["forfeits"] == _results_forfeits(results)
+    assert doc["forfeits"] == {"timeout": 3, "exception": 3}
+    progress = [line for line in err.splitlines() if line.startswith("Games ")]
+    assert progress and all(line.endswith("lost on time") for line in progress)
+    assert progress[-1].endswith("  3 lost on time")
+    assert "Forfeits: 3 exception, 3 timeout; 3 of 6 games lost on time" in err
+    assert len(_warnings(err)) == 1
+    assert main([*common, "--max-games", "10", "--resume", str(results)]) == 0
+    doc = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert doc["games"] == 10 and doc["forfeits"] == _results_forfeits(results) == {
+        "timeout": 5, "exception": 5}  # the resumed games' forfeits too
+
+
+def test_sprt_json_has_no_forfeits_when_none_happened(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["sprt", "sequential", "random 3", "--json", "-q", "--max-games", "4",
+                 *FAST]) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out.strip().splitlines()[-1])["forfeits"] == {}
+    assert "lost on time" not in err and "Forfeits" not in err
