@@ -106,6 +106,18 @@ def test_a_league_counts_its_forfeits_and_warns_of_time_losses(
                               "give a --time-margin, a higher -t, or fewer --workers"]
 
 
+def test_on_the_cpu_clock_a_spinner_loses_on_time_in_its_worker(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Busy spins without looking at its token: its worker's CPU time passes the
+    limit, it is told to stop, does not, and is killed (a loss on time too)."""
+    assert main(["league", "--thinker", "busy", "--thinker", "sequential", "--games", "1",
+                 "--opening-plies", "0", "-q", "-r", "4", "-c", "4", "-w", "3", "-t", "100",
+                 "--thinkers", MISBEHAVING]) == 0
+    out, err = capsys.readouterr()
+    assert out.rstrip().endswith("Forfeits: 2 ignored cancellation; 2 of 2 games lost on time")
+    assert len(_warnings(err)) == 1
+
+
 # ---------------------------------------------------------------- sprt
 def _results_forfeits(path: Path) -> dict[str, int]:
     docs = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
