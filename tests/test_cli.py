@@ -34,6 +34,19 @@ def test_match_json_between_thinkers(capsys: pytest.CaptureFixture[str]) -> None
     assert doc["winner"] in ("white", "red", "draw")
     assert doc["settings"]["rows"] == 5 and doc["settings"]["time_limit_ms"] == 200  # the default
     assert "MinimaxD2" in captured.err and "placed a" in captured.err
+    assert (doc["settings"]["clock"], doc["settings"]["time_margin_ms"]) == ("cpu", 0)
+
+
+def test_match_records_the_clock_it_was_timed_on(tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    results = tmp_path / "r.jsonl"
+    assert main(["match", "-W", "sequential", "-R", "random", "--in-process", "-r", "4",
+                 "-c", "4", "-w", "3", "--clock", "wall", "--time-margin", "15", "--json",
+                 "--results", str(results)]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    line = json.loads(results.read_text())
+    for settings in (doc["settings"], line["settings"]):
+        assert (settings["clock"], settings["time_margin_ms"]) == ("wall", 15)
 
 
 def test_match_text_shows_board_moves_and_winner(capsys: pytest.CaptureFixture[str]) -> None:

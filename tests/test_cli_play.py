@@ -121,3 +121,41 @@ def test_levels_by_name(opened: list[PlayOptions], args: list[str],
                         ais: tuple[AIEntry, ...]) -> None:
     assert main(["play", *args, "--in-process"]) == 0
     assert opened[0].ais == ais and not opened[0].show_setup
+
+
+def test_the_clock_comes_from_the_file_and_the_flags_override_it(
+        opened: list[PlayOptions], tmp_path: Path) -> None:
+    assert main(["play", "--ai", "sequential"]) == 0
+    assert (opened[0].match.clock, opened[0].match.time_margin_ms) == ("cpu", 0)
+    config = write(tmp_path, 'clock = "wall"\ntime_margin_ms = 30\n' + CONFIG)
+    assert main(["play", "--config", config, "--auto"]) == 0
+    assert (opened[1].match.clock, opened[1].match.time_margin_ms) == ("wall", 30)
+    assert main(["play", "--config", config, "--clock", "cpu", "--time-margin", "5",
+                 "--auto"]) == 0
+    assert (opened[2].match.clock, opened[2].match.time_margin_ms) == ("cpu", 5)
+    assert main(["play", "--clock", "wall"]) == 0  # a setting alone: the setup screen
+    assert opened[3].show_setup and not opened[3].show_home
+    assert opened[3].match.clock == "wall"
+
+
+@pytest.mark.parametrize("args, text, message", [
+    (["--clock", "atomic"], None, "argument --clock: invalid choice: 'atomic'"),
+    (["--time-margin", "-1"], None,
+     "--time-margin: must be a whole number from 0 to 60000, got -1"),
+    (["--config", "{file}"], 'clock = "sundial"\n',
+     "config file {file}: key 'clock': must be cpu or wall, got 'sundial'"),
+    (["--config", "{file}"], "time_margin_ms = -3\n",
+     "config file {file}: key 'time_margin_ms': must be a whole number from 0 to 60000, "
+     "got -3"),
+    (["--config", "{file}"], 'time_margin_ms = "10"\n',
+     "config file {file}: key 'time_margin_ms': must be a whole number"),
+])
+def test_a_bad_clock_is_one_line_and_exit_2(opened: list[PlayOptions], tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str],
+                                            args: list[str], text: str | None,
+                                            message: str) -> None:
+    file = write(tmp_path, text) if text is not None else ""
+    assert main(["play", *(a.format(file=file) for a in args)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"csl-game: error: {message.format(file=file)}")
+    assert err.count("\n") == 1 and not opened

@@ -35,7 +35,8 @@ def custom_options() -> PlayOptions:
         ais=(AIEntry("minimax", "2"), AIEntry("random", "", active=False),
              AIEntry("negamax", 'depth=3 tt=10')),
         match=MatchConfig(rows=8, cols=9, win_sequence=5, round_pieces=17, square_pieces=19,
-                          time_limit_ms=1234, min_move_time_ms=56),
+                          time_limit_ms=1234, min_move_time_ms=56, clock="wall",
+                          time_margin_ms=75),
         points=Points(5, 2, -1), last_move_animation_s=0.35, wait_before_match=False,
         wait_after_match=True, unblocked_screen_s=2.25)
 
@@ -85,6 +86,10 @@ def test_missing_keys_keep_the_base_values(tmp_path: Path) -> None:
     ("last_move_animation_s = -0.5", "key 'last_move_animation_s': must be a number from "
                                      "0 to 10, got -0.5"),
     ("wait_after_match = 1", "key 'wait_after_match': must be true or false, got 1"),
+    ('clock = "sundial"', "key 'clock': must be cpu or wall, got 'sundial'"),
+    ("clock = 1", "key 'clock': must be a string, got 1"),
+    ("time_margin_ms = -1", "key 'time_margin_ms': must be a whole number from 0 to 60000"),
+    ("time_margin_ms = 0.5", "key 'time_margin_ms': must be a whole number"),
     ("rowz = 6", "key 'rowz': unknown setting"),
     ("rows = 3\ncols = 3", "key 'win_sequence': 4 in a row cannot fit on a 3x3 board"),
     ("round_pieces = 0\nsquare_pieces = 0", "key 'square_pieces': each player needs"),
@@ -153,3 +158,17 @@ def test_setting_text_parsing() -> None:
     for text in ("", "1e", "--1", "4.0.1"):
         with pytest.raises(SettingError):
             anim.parse(text)
+
+
+def test_the_clock_and_its_margin_are_settings_of_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "clock.toml"
+    path.write_text('clock = "Wall"\ntime_margin_ms = 40\n', encoding="utf-8")
+    loaded = load_config(path)
+    assert (loaded.match.clock, loaded.match.time_margin_ms) == ("wall", 40)
+    assert loaded.match.time_limit_ms == PlayOptions().match.time_limit_ms
+    data = tomllib.loads(dump_config(PlayOptions()))
+    assert (data["clock"], data["time_margin_ms"]) == ("cpu", 0)  # the defaults, written
+    clock = SETTING["clock"]
+    assert clock.parse(" wall ") == "wall" and clock.describe() == "cpu or wall"
+    with pytest.raises(SettingError, match="must be cpu or wall, got 'sun'"):
+        clock.parse("sun")

@@ -86,6 +86,19 @@ def test_every_host_message_round_trips() -> None:
         assert decode_client(encode(msg)[:-1]) == msg
 
 
+
+def test_a_result_keeps_the_settings_version_1_sends() -> None:
+    """A results line records the match clock; the protocol's result does not
+    (version 1 predates it), so peers of version 1 read it as they always did."""
+    result = MatchResult(Winner.DRAW, "Alice", "Bob")
+    config = MatchConfig(time_limit_ms=200, clock="wall", time_margin_ms=30)
+    sent = json.loads(encode(Result(result, config)))["result"]["settings"]
+    assert sent == {"rows": 6, "cols": 7, "win_sequence": 4, "round_pieces": 10,
+                    "square_pieces": 11, "time_limit_ms": 200}
+    got = decode_host(encode(Result(result, config))[:-1])
+    assert isinstance(got, Result) and got.result == result
+
+
 DEEP = b"[" * 100_000 + b"]" * 100_000
 ABSURD = [
     b"", b"\xff\xfe\x00garbage", b"not json", b"[1, 2]", b"null", b'"hello"', b"1e999",

@@ -12,7 +12,13 @@ import pytest
 
 from csl_game.cli import build_parser, main
 from csl_game.console.league_cmd import build_parser as league_parser
-from csl_game.services.options import OPTIONS, VERBS, options_of
+from csl_game.services.options import (
+    OPTIONS,
+    VERBS,
+    match_config,
+    options_of,
+    unknown_track_config,
+)
 
 
 def _verb_parser(verb: str) -> argparse.ArgumentParser:
@@ -140,3 +146,49 @@ def test_every_verbs_help_prints(verb: str, capsys: pytest.CaptureFixture[str]) 
     assert out.startswith(f"usage: csl-game {verb}") and "options:" in out
     if verb == "report":
         assert "95 % interval" in out
+
+
+PLAYING = ("play", "match", "session", "league", "sprt")
+
+
+def test_the_match_clock_is_one_option_of_every_verb_that_plays() -> None:
+    for verb in VERBS:
+        dests = {o.dest for o in options_of(verb)}
+        assert ({"clock", "time_margin"} <= dests) == (verb in PLAYING), verb
+    for verb, extra in (("match", []), ("session", ["-g", "g.txt"]), ("league", []),
+                        ("sprt", ["random", "sequential"]), ("play", [])):
+        args = build_parser().parse_args([verb, *extra])
+        assert (match_config(args).clock, match_config(args).time_margin_ms) == ("cpu", 0)
+        args = build_parser().parse_args([verb, *extra, "--clock", "Wall", "--time-margin",
+                                          "40"])
+        config = match_config(args)
+        assert (config.clock, config.time_margin_ms) == ("wall", 40), verb
+
+
+def test_the_unknown_track_keeps_the_clock_given() -> None:
+    args = build_parser().parse_args(["session", "-g", "g.txt", "--unknown-track", "7", "8",
+                                      "--clock", "wall", "--time-margin", "15"])
+    config = unknown_track_config(args)
+    assert (config.time_limit_ms, config.clock, config.time_margin_ms) == (200, "wall", 15)
+
+
+@pytest.mark.parametrize("verb", PLAYING)
+@pytest.mark.parametrize("flags, message", [
+    (["--clock", "sundial"], "argument --clock: invalid choice: 'sundial' (choose from "
+                             "'cpu', 'wall')"),
+    (["--time-margin", "-5"], "--time-margin: must be "),
+    (["--time-margin", "60001"], "--time-margin: "),
+    (["--time-margin", "soon"], "argument --time-margin: invalid int value: 'soon'"),
+])
+def test_a_bad_clock_or_margin_is_one_line_and_exit_2(
+        verb: str, flags: list[str], message: str, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("csl_game.gui.run_gui", lambda options: pytest.fail("a window opened"))
+    games = tmp_path / "g.txt"
+    games.write_text("sequential\nrandom\n", encoding="utf-8")
+    extra = {"session": ["-g", str(games)], "sprt": ["sequential", "random"],
+             "match": ["-W", "sequential", "-R", "random"]}.get(verb, [])
+    assert main([verb, *extra, *flags, "--in-process"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("csl-game: error: ") and message in err, err
+    assert err.count("\n") == 1 and "Traceback" not in err

@@ -90,6 +90,48 @@ def test_resume_refuses_a_file_of_another_session(tmp_path: Path,
     assert "different session" in capsys.readouterr().err
 
 
+def test_resume_refuses_another_clock_and_takes_old_lines_as_the_wall_clock(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    game = tmp_path / "g.txt"
+    game.write_text("random 1\nsequential\nrandom 2\n")
+    results = tmp_path / "r.jsonl"
+    base = ["session", "-g", str(game), "--in-process", "-r", "4", "-c", "4", "-w", "3",
+            "--quiet"]
+    assert main([*base, "--clock", "wall", "--time-margin", "25", "--results",
+                 str(results)]) == 0
+    lines = results.read_text().splitlines()
+    assert len(lines) == 6 and all(json.loads(line)["settings"]["clock"] == "wall"
+                                   and json.loads(line)["settings"]["time_margin_ms"] == 25
+                                   for line in lines)
+    results.write_text("\n".join(lines[:4]) + "\n")
+    capsys.readouterr()
+    for flags, was, now in (([], "--clock wall --time-margin 25", "--clock cpu --time-margin 0"),
+                            (["--clock", "wall"], "--time-margin 25", "--time-margin 0"),
+                            (["--time-margin", "25"], "--clock wall", "--clock cpu")):
+        assert main([*base, *flags, "--resume", str(results)]) == 2
+        err = capsys.readouterr().err
+        assert f"was played with {was}, this run is {now}: resume with {was}" in err, err
+        assert err.count("\n") == 1 and "Traceback" not in err
+    # lines written before there was a clock were played on the wall clock, with no margin
+    old = []
+    for line in lines[:4]:
+        doc = json.loads(line)
+        del doc["settings"]["clock"], doc["settings"]["time_margin_ms"]
+        old.append(json.dumps(doc))
+    results.write_text("\n".join(old) + "\n")
+    assert main([*base, "--resume", str(results)]) == 2
+    err = capsys.readouterr().err
+    assert "was played with --clock wall (it records no clock" in err and "--clock cpu" in err
+    assert main([*base, "--clock", "wall", "--resume", str(results)]) == 0
+    docs = read_results(results)
+    assert len(docs) == 6 and [d["settings"].get("clock") for d in docs] == [None] * 4 + [
+        "wall"] * 2
+    capsys.readouterr()
+    assert main(["report", str(results), "--format", "reference", "--output",
+                 str(tmp_path / "ref")]) == 0  # old lines and new: one set of settings
+    assert main(["report", str(results), "--format", "csv"]) == 0
+
+
 @pytest.fixture(scope="module")
 def results_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("rep") / "r.jsonl"
@@ -207,7 +249,8 @@ def test_unknown_track_settings(tmp_path: Path, capsys: pytest.CaptureFixture[st
                  "--results", str(tmp_path / "r.jsonl"), "--quiet"]) == 0
     settings = read_results(tmp_path / "r.jsonl")[0]["settings"]
     assert settings == {"rows": 7, "cols": 8, "win_sequence": 4, "round_pieces": 14,
-                        "square_pieces": 14, "time_limit_ms": 200}
+                        "square_pieces": 14, "time_limit_ms": 200, "clock": "cpu",
+                        "time_margin_ms": 0}
     assert main(["session", "-g", str(game), "--unknown-track", "7", "8", "-r", "5"]) == 2
 
 

@@ -4,7 +4,8 @@
 plays every pair ``--games`` times with each colour, each game from one of a
 fixed list of openings, on the session engine (``--workers`` at once), and
 prints the standings (points, W/D/L, score, average search depth or playouts
-reached, moves over the time limit) and a pairwise score matrix.
+reached, moves over the time limit), a pairwise score matrix and the forfeits
+by reason.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import NoReturn, TextIO
 
+from csl_game.console.session_cmd import print_forfeits
 from csl_game.errors import ConfigError, CslError, UsageError, exit_status
 from csl_game.model.notation import format_moves
 from csl_game.services.league import Entry, GameRecord, League, Tally, make_openings, tally
@@ -150,6 +152,7 @@ def run_league(args: argparse.Namespace) -> int:
           f"({time.perf_counter() - started:.0f} s)\n")
     print(render(standings_rows(tallies), args.markdown) + "\n")
     print(render(matrix_rows(tallies, matrix), args.markdown, name_col=0))
+    print_forfeits(league.forfeits(), "games")
     return 0
 
 

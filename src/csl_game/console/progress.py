@@ -1,4 +1,5 @@
-"""Progress of a long session: a bar, time left and live standings (rich)."""
+"""Progress of a long session: a bar, time left, the forfeits so far and live
+standings (rich)."""
 
 from __future__ import annotations
 
@@ -17,9 +18,11 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 from rich.table import Table
+from rich.text import Text
 
 from csl_game.engine.match import MatchResult
 from csl_game.engine.standings import Standing, winner_text
+from csl_game.services.forfeits import Forfeits
 from csl_game.services.tables import Grid
 
 __all__ = ["SessionProgress", "standings_table"]
@@ -51,6 +54,8 @@ class SessionProgress:
                                   TimeElapsedColumn(), TextColumn("left"),
                                   TimeRemainingColumn(), console=self._console)
         self._task = self._progress.add_task("session", total=total, completed=done)
+        self.forfeits = Forfeits()
+        """The forfeits of the matches played since it began (resumed ones not counted)."""
 
     def __enter__(self) -> SessionProgress:
         if not self.quiet and self._console.is_terminal:
@@ -63,7 +68,9 @@ class SessionProgress:
             self._live.__exit__(None, None, None)
 
     def _render(self) -> Group:
-        return Group(self._progress, standings_table(self._standings()))
+        summary = self.forfeits.summary()
+        lines = () if summary is None else (Text(summary),)
+        return Group(self._progress, *lines, standings_table(self._standings()))
 
     def say(self, line: str) -> None:
         """Print a line above the live display (or plainly when there is none)."""
@@ -76,6 +83,7 @@ class SessionProgress:
         """Call once per finished match; `number` is the match's own (its place in
         the session's order, from 1), as results files, reports and replays give it."""
         self.done += 1
+        self.forfeits.add(result)
         self._progress.update(self._task, completed=self.done)
         if self.quiet:
             return

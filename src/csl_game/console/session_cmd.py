@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from concurrent.futures import Executor
 from contextlib import ExitStack
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 from csl_game.console.progress import SessionProgress
 from csl_game.console.render import ConsoleListener, render_standings
@@ -25,6 +25,7 @@ from csl_game.engine.standings import Points, Standing, round_robin
 from csl_game.engine.tiebreak import TieBreak
 from csl_game.errors import ConfigError
 from csl_game.services import narration
+from csl_game.services.forfeits import Forfeits
 from csl_game.services.openings import read_book
 from csl_game.services.options import points_of
 from csl_game.services.settings import read_session_file
@@ -37,7 +38,7 @@ if TYPE_CHECKING:
     from csl_game.online.broadcast import Broadcaster
 
 __all__ = ["run_session", "results_paths", "check_thinkers", "setup_limit_of", "memory_limit_of",
-           "DASK_TIMEOUT"]
+           "print_forfeits", "DASK_TIMEOUT"]
 
 DASK_TIMEOUT = 10.0
 """Seconds to reach a Dask scheduler before giving up."""
@@ -182,8 +183,20 @@ def run_session(args: argparse.Namespace, mc: MatchConfig) -> int:
         raise WorkerStartError(f"{e}{kept}") from None
     elo = {int(r.name): plus_minus(r)
            for r in rate_records([str(i) for i in range(len(session.players))], session.records)}
+    print_forfeits(Forfeits.of(r.result for r in session.records))
     _print_final(session.standings(), session.tie_break, elo)
     return 0
+
+
+def print_forfeits(forfeits: Forfeits, noun: str = "matches", out: TextIO | None = None) -> None:
+    """The forfeits by reason, a line of `out` (standard output) when there were
+    any; and the warning when too many games were lost on time, on standard error."""
+    summary = forfeits.summary(noun)
+    if summary is not None:
+        print(f"\n{summary}", file=out or sys.stdout, flush=True)
+    warning = forfeits.warning(noun)
+    if warning is not None:
+        print(f"csl-game: warning: {warning}", file=sys.stderr, flush=True)
 
 
 def setup_limit_of(args: argparse.Namespace) -> float:

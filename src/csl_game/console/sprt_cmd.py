@@ -17,6 +17,7 @@ from csl_game.console.session_cmd import (
     _resumed,
     check_thinkers,
     memory_limit_of,
+    print_forfeits,
     results_paths,
     setup_limit_of,
 )
@@ -122,6 +123,7 @@ def _finish(state: SprtState, out: TextIO, seconds: float) -> None:
     verdict = {"H1": "H1 accepted: NEW is stronger by at least elo1",
                "H0": "H0 accepted: NEW is not stronger by elo1 (at most elo0)",
                "inconclusive": "inconclusive: --max-games reached before a bound"}[state.result]
+    print_forfeits(state.forfeits, "games", out)
     print(f"\n{state.line()}\n{verdict} ({seconds:.0f} s)", file=out, flush=True)
 
 

@@ -32,7 +32,7 @@ log = logging.getLogger(__name__)
 
 __all__ = ["PlayerInfo", "result_to_json", "record_to_json", "record_from_json",
            "ResultsWriter", "ResultsError", "read_results", "settings_json", "first_lines",
-           "duplicates_note", "note_torn"]
+           "duplicates_note", "note_torn", "recorded_settings", "UNRECORDED_CLOCK"]
 
 
 
@@ -49,10 +49,27 @@ class PlayerInfo:
         return {"thinker": self.thinker, "params": self.params, "name": self.name}
 
 
-def settings_json(mc: MatchConfig) -> dict[str, int]:
+def settings_json(mc: MatchConfig) -> dict[str, int | str]:
+    """The settings a results line records: the board, the time limit and the
+    clock that counted it (`MatchConfig.clock`, `time_margin_ms`)."""
     return {"rows": mc.rows, "cols": mc.cols, "win_sequence": mc.win_sequence,
             "round_pieces": mc.round_pieces, "square_pieces": mc.square_pieces,
-            "time_limit_ms": mc.time_limit_ms}
+            "time_limit_ms": mc.time_limit_ms, "clock": mc.clock,
+            "time_margin_ms": mc.time_margin_ms}
+
+
+UNRECORDED_CLOCK: dict[str, int | str] = {"clock": "wall", "time_margin_ms": 0}
+"""The clock of a results line that records none: lines written before the
+match clock were played on the reference's wall clock, with no margin."""
+
+
+def recorded_settings(doc: dict[str, Any]) -> dict[str, Any] | None:
+    """The settings of a results line (None when it has none), the clock of an
+    older line filled in: the same dict for the same settings, old line or new."""
+    given = doc.get("settings")
+    if not isinstance(given, dict):
+        return None
+    return {**given, **{k: v for k, v in UNRECORDED_CLOCK.items() if k not in given}}
 
 
 def result_to_json(result: MatchResult, mc: MatchConfig) -> dict[str, Any]:
@@ -238,15 +255,40 @@ def done_indices(docs: Iterable[dict[str, Any]]) -> set[int]:
 
 def check_compatible(docs: Sequence[dict[str, Any]], expected: dict[int, tuple[
         PlayerInfo, PlayerInfo]], mc: MatchConfig, path: str | Path) -> None:
-    """Refuse to resume from a file made by another session.
+    """Refuse to resume from a file made by another session, or on another clock
+    (its matches and the ones to come would not have been timed alike).
 
     Raises:
-        ConfigError: a recorded match has other players or settings.
+        ConfigError: a recorded match has other players or settings (one line
+            naming the clock or margin when those are what differ).
     """
+    ours = settings_json(mc)
     for d in docs:
         index = d.get("match")
         pair = expected.get(index) if isinstance(index, int) else None
-        if pair is None or d.get("settings") != settings_json(mc) or \
+        theirs = recorded_settings(d)
+        if theirs is not None:
+            refusal = _clock_refusal(theirs, ours, "clock" in d["settings"], path)
+            if refusal is not None:
+                raise ConfigError(refusal)
+        if pair is None or theirs != ours or \
                 (d.get("white"), d.get("red")) != (pair[0].to_json(), pair[1].to_json()):
             raise ConfigError(f"results file {path} was made by a different session "
                               f"(match {index} does not fit)")
+
+
+_CLOCK_FLAGS = (("clock", "--clock"), ("time_margin_ms", "--time-margin"))
+
+
+def _clock_refusal(theirs: dict[str, Any], ours: dict[str, int | str], recorded: bool,
+                   path: str | Path) -> str | None:
+    """Why a results line's clock forbids resuming on ours (None when they agree)."""
+    differ = [(flag, theirs.get(key), ours[key]) for key, flag in _CLOCK_FLAGS
+              if theirs.get(key) != ours[key]]
+    if not differ:
+        return None
+    was = " ".join(f"{flag} {then}" for flag, then, _ in differ)
+    now = " ".join(f"{flag} {value}" for flag, _, value in differ)
+    why = "" if recorded else " (it records no clock: it was played before there was a choice)"
+    return (f"results file {path} was played with {was}{why}, this run is {now}: resume "
+            f"with {was}, or start another results file")

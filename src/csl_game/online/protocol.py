@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 from csl_game.engine import ForfeitReason, MatchResult
 from csl_game.engine.figures import Figures
 from csl_game.engine.match import PlayedMove
-from csl_game.engine.results import result_to_json
+from csl_game.engine.results import UNRECORDED_CLOCK, result_to_json
 from csl_game.errors import ProtocolError
 from csl_game.model.board import Move, PColor, Piece, Pos, PShape, Winner
 from csl_game.services.setup_file import SETTING
@@ -29,7 +29,7 @@ __all__ = ["PROTOCOL_VERSION", "MAX_LINE", "MAX_NAME", "MAX_CODE", "MAX_DETAIL",
            "Hello", "MoveMsg", "ForfeitMsg", "Pong", "Welcome", "Played", "Paused", "Resumed",
            "Result", "ErrorMsg", "Ping", "ClientMessage", "HostMessage", "encode",
            "decode_client", "decode_host", "SETTING_KEYS", "config_json", "LineReader",
-           "result_from_doc"]
+           "result_from_doc", "result_json"]
 
 PROTOCOL_VERSION = 1
 """The version this program speaks; host and joiner must speak the same."""
@@ -171,6 +171,14 @@ def config_json(config: MatchConfig) -> dict[str, int]:
     return {key: getattr(config, key) for key in SETTING_KEYS}
 
 
+def result_json(result: MatchResult, config: MatchConfig) -> dict[str, Any]:
+    """A result as the protocol sends it: as `result_to_json` writes it, its
+    settings without the match clock (which version 1 of the protocol predates)."""
+    doc = result_to_json(result, config)
+    doc["settings"] = {k: v for k, v in doc["settings"].items() if k not in UNRECORDED_CLOCK}
+    return doc
+
+
 def _body(msg: ClientMessage | HostMessage) -> dict[str, Any]:
     match msg:
         case Hello():
@@ -200,7 +208,7 @@ def _body(msg: ClientMessage | HostMessage) -> dict[str, Any]:
         case Paused():
             return {"name": msg.name}
         case Result():
-            return {"result": result_to_json(msg.result, msg.config)}
+            return {"result": result_json(msg.result, msg.config)}
         case ErrorMsg():
             return {"message": msg.message}
     return {}

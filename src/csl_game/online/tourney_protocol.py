@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from csl_game.engine.match import MatchResult
-from csl_game.engine.results import result_to_json
 from csl_game.engine.standings import Standing
 from csl_game.model.board import PShape
 from csl_game.online.protocol import (
@@ -38,6 +37,7 @@ from csl_game.online.protocol import (
     config_json,
     decode_host,
     result_from_doc,
+    result_json,
 )
 from csl_game.thinker.api import MatchConfig
 
@@ -118,7 +118,7 @@ def _body(msg: TourneyMessage) -> dict[str, Any]:
                               for c, s, e in msg.moves]}
         case Finished():
             return {"type": "finished", "index": msg.index,
-                    "result": result_to_json(msg.result, msg.config)}
+                    "result": result_json(msg.result, msg.config)}
 
 
 def encode_tourney(msg: TourneyMessage) -> bytes:

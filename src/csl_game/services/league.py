@@ -5,7 +5,7 @@ round robin per opening: each game starts from one of a fixed list of
 openings (the first moves are forced, the same for both colour assignments).
 Besides the points, it keeps what each thinker reached, which thinkers report
 through ``on_thinking_info`` as ``key=value`` words (``depth=7 nodes=12345``,
-``playouts=800``), and the moves over the time limit.
+``playouts=800``), the moves over the time limit, and the forfeits by reason.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from csl_game.engine.session import Fixture, PostMatch, Session, SessionEvent, S
 from csl_game.engine.standings import MatchRecord, Points, round_robin, standings
 from csl_game.errors import ConfigError
 from csl_game.model.board import PColor, Winner
+from csl_game.services.forfeits import Forfeits
 from csl_game.thinker.api import MatchConfig
 from csl_game.thinker.prototype import ThinkerPrototype
 
@@ -153,6 +154,10 @@ class League:
     def names(self) -> tuple[str, ...]:
         """The players' display names, numbered where several share one."""
         return self.session.names
+
+    def forfeits(self) -> Forfeits:
+        """The forfeits of the games played so far, by reason."""
+        return Forfeits.of(record.result for record in self.records)
 
     def fixtures(self) -> list[Fixture]:
         """Every game: a complete round robin (each pair, both colours) per opening."""

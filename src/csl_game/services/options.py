@@ -15,18 +15,18 @@ from __future__ import annotations
 import argparse
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, TypeVar
 
 from csl_game.engine.standings import Points
 from csl_game.errors import SettingError, UsageError
 from csl_game.services.presets import LEVELS
 from csl_game.services.settings import CONSOLE_TIME_LIMIT_MS
-from csl_game.services.setup_file import check_limits
+from csl_game.services.setup_file import CLOCKS, check_limits
 from csl_game.thinker.api import MatchConfig
 
 __all__ = ["Option", "OPTIONS", "VERBS", "CONSOLE_TIME_LIMIT_MS", "add_options", "options_of",
            "flag_text", "check_ranges", "match_config", "default_pieces", "points_of",
-           "unknown_track_config", "BOARD", "MATCH_KEYS", "ALIASES"]
+           "unknown_track_config", "clock_settings", "BOARD", "MATCH_KEYS", "ALIASES"]
 
 VERBS = ("play", "match", "watch", "session", "league", "sprt", "openings", "analyse",
          "report", "replay", "info")
@@ -42,6 +42,8 @@ _ONLINE = "online play (docs/online.md)"
 _BOARD_VERBS = frozenset({"play", "match", "session", "league", "sprt", "openings",
                           "analyse"})
 _FINDING = frozenset({"play", "match", "session", "league", "sprt", "report", "info"})
+_PLAYING = frozenset({"play", "match", "session", "league", "sprt"})
+"""The verbs that play matches, and so take the match clock's options."""
 
 
 @dataclass(frozen=True)
@@ -108,6 +110,13 @@ OPTIONS: tuple[Option, ...] = (
          **_INT),
     _opt("min_move_time", "-m --min-move-time", "minimum apparent AI move time in ms",
          _BOARD_VERBS, setting="min_move_time_ms", group=BOARD, metavar="MS", **_INT),
+    _opt("clock", "--clock", "what the time limit counts: cpu, the processor time of the "
+         "thinker's own processes, so a busy machine cannot make it lose on time (default), "
+         "or wall, the reference's wall-clock time", _PLAYING, setting="clock", group=BOARD,
+         choices=CLOCKS, type=str.lower),
+    _opt("time_margin", "--time-margin", "an answer up to this much past the time limit "
+         "still counts, in ms (default 0; as cutechess-cli's timemargin)", _PLAYING,
+         setting="time_margin_ms", group=BOARD, metavar="MS", **_INT),
     # ---------------------------------------------------------------- finding thinkers
     _opt("thinkers", "--thinkers", "also look for thinkers in this .py file or folder "
          "(repeatable)", _FINDING, action="append", default=[], metavar="PATH",
@@ -326,6 +335,7 @@ OPTIONS: tuple[Option, ...] = (
 """Every option of every verb."""
 
 _BY_DEST = {o.dest: o for o in OPTIONS}
+_T = TypeVar("_T")
 MATCH_KEYS = ("rows", "cols", "win_sequence", "round_pieces", "square_pieces", "time_limit",
               "min_move_time")
 """The board and timing options, as MatchConfig takes them."""
@@ -406,11 +416,29 @@ def match_config(args: argparse.Namespace, time_limit_ms: int = CONSOLE_TIME_LIM
               "round_pieces": _given(values["round_pieces"], rounds),
               "square_pieces": _given(values["square_pieces"], squares),
               "time_limit_ms": _given(values["time_limit"], time_limit_ms),
-              "min_move_time_ms": _given(values["min_move_time"], min_move_ms)}
+              "min_move_time_ms": _given(values["min_move_time"], min_move_ms),
+              **clock_settings(args)}
     return MatchConfig(**chosen)
 
 
-def _given(value: int | None, default: int) -> int:
+def clock_settings(args: argparse.Namespace) -> dict[str, Any]:
+    """The match clock the flags give (`--clock`, `--time-margin`), as MatchConfig
+    names it; its defaults for a verb without those flags.
+
+    Raises:
+        UsageError: a margin below 0 or over its limit.
+    """
+    base = MatchConfig()
+    clock = getattr(args, "clock", None)
+    margin = getattr(args, "time_margin", None)
+    if margin is not None and margin < 0:
+        raise UsageError(f"{flag_text('time_margin')}: must be at least 0 ms, got {margin}")
+    check_ranges({"time_margin": margin})
+    return {"clock": _given(clock, base.clock),
+            "time_margin_ms": _given(margin, base.time_margin_ms)}
+
+
+def _given(value: _T | None, default: _T) -> _T:
     return default if value is None else value
 
 
@@ -431,7 +459,8 @@ def unknown_track_config(args: argparse.Namespace) -> MatchConfig:
             raise UsageError(f"--unknown-track {name}: {e.problem}") from None
     min_move = _given(args.min_move_time, 0)
     check_ranges({"min_move_time": min_move})
-    return replace(MatchConfig.unknown_track(rows, cols), min_move_time_ms=min_move)
+    return replace(MatchConfig.unknown_track(rows, cols), min_move_time_ms=min_move,
+                   **clock_settings(args))
 
 
 def points_of(args: argparse.Namespace, default: Points | None = Points()) -> Points | None:

@@ -25,6 +25,7 @@ from typing import Any
 from urllib.parse import quote
 
 from csl_game.engine.match import MatchResult
+from csl_game.engine.results import recorded_settings
 from csl_game.engine.runners.base import ForfeitReason
 from csl_game.engine.standings import Points
 from csl_game.errors import ConfigError
@@ -175,9 +176,9 @@ def write_reference(docs: Sequence[dict[str, Any]], folder: str | Path,
 
 def _settings(docs: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """The settings the session's matches were played with (one set for all)."""
-    found = {str(d.get("settings")) for d in docs}
-    if len(found) != 1 or not isinstance(docs[0].get("settings"), dict):
+    found = [recorded_settings(d) for d in docs]  # old lines: the wall clock they had
+    first = found[0] if found else None
+    if first is None or any(f != first for f in found):
         raise ConfigError("the results file's matches were not all played with the "
                           "same settings")
-    settings: dict[str, Any] = docs[0]["settings"]
-    return settings
+    return first

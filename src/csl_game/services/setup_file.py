@@ -48,13 +48,15 @@ from csl_game.thinker.api import MatchConfig
 from csl_game.thinker.engine_thinker import EngineSpec
 from csl_game.thinker.prototype import ThinkerPrototype
 
-__all__ = ["Value", "Setting", "SETTINGS", "SETTING", "SettingError", "ConfigFileError",
+__all__ = ["Value", "Setting", "SETTINGS", "SETTING", "CLOCKS", "SettingError", "ConfigFileError",
            "setting_values", "apply_settings", "check_players", "player_problems",
            "SetupCheck", "check_setup", "SetupChecker", "refusal", "check_limits",
            "load_config", "dump_config", "save_config"]
 
 Value = int | float | bool | str
-
+CLOCKS = ("cpu", "wall")
+"""What a time limit can count (`MatchConfig.clock`): the processor time of
+the thinker's processes, or the wall clock."""
 
 
 @dataclass(frozen=True)
@@ -69,6 +71,8 @@ class Setting:
     attr: str
     low: float = 0
     high: float = 0
+    choices: tuple[str, ...] = ()
+    """The words a text setting may be (any text when empty)."""
 
     def check(self, value: object) -> Value:
         """`value` if it is of this setting's kind and in range.
@@ -83,7 +87,9 @@ class Setting:
         if self.kind is str:
             if not isinstance(value, str):
                 raise SettingError(self.key, f"must be a string, got {value!r}")
-            return value.strip()
+            if self.choices and value.strip().lower() not in self.choices:
+                raise SettingError(self.key, f"must be {self.describe()}, got {value!r}")
+            return value.strip().lower() if self.choices else value.strip()
         whole = self.kind is int
         if isinstance(value, bool) or not isinstance(value, int if whole else (int, float)):
             raise SettingError(self.key, f"must be {self.describe()}, got {value!r}")
@@ -99,7 +105,7 @@ class Setting:
         """
         text = text.strip()
         if self.kind is str:
-            return text
+            return self.check(text)
         try:
             value: object = int(text) if self.kind is int else float(text)
         except ValueError:
@@ -110,7 +116,7 @@ class Setting:
     def describe(self) -> str:
         """'a whole number from 1 to 40' or 'a number of seconds from 0 to 10'."""
         if self.kind is str:
-            return "a file name"
+            return " or ".join(self.choices) if self.choices else "a file name"
         kind = "a whole number" if self.kind is int else "a number"
         return f"{kind} from {_fmt(self.low)} to {_fmt(self.high)}"
 
@@ -144,6 +150,10 @@ SETTINGS: tuple[Setting, ...] = (
             1, 3_600_000),
     Setting("min_move_time_ms", "Minimum AI move time (ms)", int, "match",
             "min_move_time_ms", 0, 60_000),
+    Setting("clock", "What the time limit counts: cpu or wall", str, "match", "clock",
+            choices=CLOCKS),
+    Setting("time_margin_ms", "Time margin: an answer this late still counts (ms)", int,
+            "match", "time_margin_ms", 0, 60_000),
     Setting("last_move_animation_s", "Last-move animation (s)", float, "options",
             "last_move_animation_s", 0, 10),
     Setting("points_per_win", "Points per win", int, "points", "win", -1000, 1000),
@@ -218,9 +228,9 @@ def apply_settings(options: PlayOptions, values: Mapping[str, object]) -> PlayOp
     if problem is not None:
         raise problem
     try:
-        ints: dict[str, Any] = {k: v if isinstance(v, str) else int(v)
-                                for k, v in match.items()}
-        config = MatchConfig(**ints)
+        typed: dict[str, Any] = {k: v if isinstance(v, str) else int(v)
+                                 for k, v in match.items()}
+        config = MatchConfig(**typed)
     except ConfigError as e:  # a rule the checks above missed
         raise SettingError("rows", str(e)) from None
     resume = groups["options"].get("resume", options.resume)

@@ -10,14 +10,16 @@ The games are the engine's session of two players with one fixture per game
 book's length), played off screen `workers` at once (or on Dask). Results
 go to a results file as each game ends; a resumed test takes the games
 already there and goes on with the same statistics. The test stops when a
-bound is crossed; games still being played then are dropped.
+bound is crossed; games still being played then are dropped. Its state also
+counts the games forfeited, by reason, over the same games as the results
+file (resumed ones too), and those lost on time.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from csl_game.engine import MEMORY_LIMIT_MB, SETUP_TIME_LIMIT, Session, SessionOptions, SetupReport
@@ -37,6 +39,7 @@ from csl_game.engine.stats import (
 )
 from csl_game.errors import ConfigError
 from csl_game.model.board import PColor
+from csl_game.services.forfeits import Forfeits
 from csl_game.thinker.api import MatchConfig
 from csl_game.thinker.prototype import ThinkerPrototype
 
@@ -65,6 +68,8 @@ class SprtState:
     llr: float
     status: Status
     estimate: EloEstimate
+    forfeits: Forfeits = field(default_factory=Forfeits)
+    """The games forfeited, by reason (those of the results file, resumed ones too)."""
 
     @property
     def result(self) -> str:
@@ -80,16 +85,19 @@ class SprtState:
                 "elo_ci95": [round(e.ci95[0], 2), round(e.ci95[1], 2)],
                 "los": round(e.los, 4), "draw_ratio": round(e.draw_ratio, 4),
                 "elo0": s.elo0, "elo1": s.elo1, "alpha": s.alpha, "beta": s.beta,
-                "model": s.model}
+                "model": s.model, "forfeits": self.forfeits.to_json()}
 
     def line(self) -> str:
-        """One line of progress: games, W/D/L, pentanomial, Elo ± error, LLR and bounds."""
+        """One line of progress: games, W/D/L, pentanomial, Elo ± error, LLR and
+        bounds; the games lost on time, when some were."""
         t, p, e = self.trinomial, self.pentanomial, self.estimate
         half = (e.ci95[1] - e.ci95[0]) / 2
+        on_time = self.forfeits.on_time
         return (f"Games {t.games}: W {t.wins} D {t.draws} L {t.losses}  "
                 f"Ptnml {list(p.counts)}  Elo {e.elo:+.1f} \u00b1 {half:.1f} "
                 f"({self.sprt.model})  LLR {self.llr:+.2f} "
-                f"[{self.sprt.lower:+.2f}, {self.sprt.upper:+.2f}]")
+                f"[{self.sprt.lower:+.2f}, {self.sprt.upper:+.2f}]"
+                + (f"  {on_time} lost on time" if on_time else ""))
 
 
 class SprtRun:
@@ -150,7 +158,9 @@ class SprtRun:
         counts = penta if penta.pairs else tri
         llr = self.sprt.llr(counts)
         estimate = (logistic_elo if self.sprt.model == "logistic" else normalized_elo)(counts)
-        return SprtState(self.sprt, tri, penta, llr, self.sprt.status(llr, penta.games), estimate)
+        forfeits = Forfeits.of(record.result for record in self.session.records)
+        return SprtState(self.sprt, tri, penta, llr, self.sprt.status(llr, penta.games),
+                         estimate, forfeits)
 
     def run(self) -> SprtState:
         """Play pairs until a bound is crossed or every game is played."""
