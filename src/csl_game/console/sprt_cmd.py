@@ -30,7 +30,7 @@ from csl_game.services.league import make_openings
 from csl_game.services.openings import format_book, make_book, read_book
 from csl_game.services.options import match_config
 from csl_game.services.site import follow
-from csl_game.services.sprt import SprtRun, SprtState
+from csl_game.services.sprt import SprtRun, SprtState, test_json
 from csl_game.thinker.api import MatchConfig
 from csl_game.thinker.prototype import ThinkerPrototype
 
@@ -80,7 +80,7 @@ def run_sprt(args: argparse.Namespace) -> int:
     out = sys.stderr if args.json else sys.stdout
     with ExitStack() as stack:
         executor = _executor(args, stack)
-        writer = ResultsWriter(path) if path else None
+        writer = ResultsWriter(path, {"sprt": test_json(sprt)}) if path else None
         run = SprtRun(new, base, config, sprt, book, args.max_games, workers=workers,
                       in_process=args.in_process, executor=executor, results=writer,
                       setup_limit=limit, memory_limit_mb=memory, known_setups=known)
@@ -90,13 +90,19 @@ def run_sprt(args: argparse.Namespace) -> int:
         if args.site:
             follow(run.session, args.site, Points(), docs)
         if not args.quiet:
-            print(f"SPRT {run.session.names[0]} vs {run.session.names[1]}: elo0 {sprt.elo0:g}, "
+            print(f"SPRT of NEW {run.session.names[0]} against BASE {run.session.names[1]}: elo0 {sprt.elo0:g}, "
                   f"elo1 {sprt.elo1:g}, alpha {sprt.alpha:g}, beta {sprt.beta:g}, "
                   f"{sprt.model}; {len(book)} openings, {config.time_limit_ms} ms a move, "
                   f"{workers} at once", file=out, flush=True)
             run.on_progress(_progress(out))
         started = time.perf_counter()
-        state = run.run()
+        try:
+            state = run.run()
+        except KeyboardInterrupt:  # the summary so far, then the usual exit (130)
+            _finish(run.state(), out, time.perf_counter() - started, interrupted=True)
+            if args.json:
+                print(json.dumps({**run.state().to_json(), "result": "interrupted"}), flush=True)
+            raise
     _finish(state, out, time.perf_counter() - started)
     if args.json:
         print(json.dumps(state.to_json()))
@@ -119,10 +125,12 @@ def _progress(out: TextIO) -> Callable[[SprtState], None]:
     return show
 
 
-def _finish(state: SprtState, out: TextIO, seconds: float) -> None:
+def _finish(state: SprtState, out: TextIO, seconds: float, interrupted: bool = False) -> None:
     verdict = {"H1": "H1 accepted: NEW is stronger by at least elo1",
                "H0": "H0 accepted: NEW is not stronger by elo1 (at most elo0)",
                "inconclusive": "inconclusive: --max-games reached before a bound"}[state.result]
+    if interrupted:
+        verdict = "interrupted: no verdict (the summary so far)"
     print_forfeits(state.forfeits, "games", out)
     print(f"\n{state.line()}\n{verdict} ({seconds:.0f} s)", file=out, flush=True)
 

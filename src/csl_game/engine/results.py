@@ -206,13 +206,15 @@ def duplicates_note(path: str | Path, twice: dict[int, int]) -> str:
 class ResultsWriter:
     """Appends records to a results file, one durable line each."""
 
-    def __init__(self, path: str | Path) -> None:
-        """Open (or create) the file for appending, cutting a torn last line off.
+    def __init__(self, path: str | Path, tag: dict[str, Any] | None = None) -> None:
+        """Open (or create) the file for appending, cutting a torn last line off;
+        `tag`: fields every line carries besides the match's (an SPRT's bounds).
 
         Raises:
             ResultsError: the file cannot be opened for writing.
         """
         self.path = Path(path)
+        self.tag = dict(tag or {})
         try:
             self._drop_torn_tail()
             self._file: TextIO = self.path.open("a", encoding="utf-8")
@@ -235,7 +237,7 @@ class ResultsWriter:
             ResultsError: the line could not be written (the lines before it are kept).
         """
         try:
-            self._file.write(json.dumps(doc) + "\n")
+            self._file.write(json.dumps({**doc, **self.tag}) + "\n")
             self._file.flush()
             os.fsync(self._file.fileno())
         except OSError as e:

@@ -76,6 +76,12 @@ class SprtState:
         """'H1', 'H0', or 'inconclusive' (so far, or at the end)."""
         return "inconclusive" if self.status == "continue" else self.status
 
+    @property
+    def unpaired(self) -> int:
+        """Games counted in games/W/D/L whose pair is not complete (so not in
+        the pentanomial, the Elo or the LLR): a run stopped between a pair's games."""
+        return self.trinomial.games - 2 * self.pentanomial.pairs
+
     def to_json(self) -> dict[str, Any]:
         t, s, e = self.trinomial, self.sprt, self.estimate
         return {"result": self.result, "llr": round(self.llr, 4), "lower": round(s.lower, 4),
@@ -85,7 +91,8 @@ class SprtState:
                 "elo_ci95": [round(e.ci95[0], 2), round(e.ci95[1], 2)],
                 "los": round(e.los, 4), "draw_ratio": round(e.draw_ratio, 4),
                 "elo0": s.elo0, "elo1": s.elo1, "alpha": s.alpha, "beta": s.beta,
-                "model": s.model, "forfeits": self.forfeits.to_json()}
+                "model": s.model, "forfeits": self.forfeits.to_json(),
+                "unpaired": self.unpaired}
 
     def line(self) -> str:
         """One line of progress: games, W/D/L, pentanomial, Elo ± error, LLR and
@@ -97,7 +104,15 @@ class SprtState:
                 f"Ptnml {list(p.counts)}  Elo {e.elo:+.1f} \u00b1 {half:.1f} "
                 f"({self.sprt.model})  LLR {self.llr:+.2f} "
                 f"[{self.sprt.lower:+.2f}, {self.sprt.upper:+.2f}]"
+                + (f"  ({self.unpaired} game of an unfinished pair: not in the LLR)"
+                   if self.unpaired else "")
                 + (f"  {on_time} lost on time" if on_time else ""))
+
+
+def test_json(sprt: SPRT) -> dict[str, Any]:
+    """The test's hypotheses and error rates, as each results line records them."""
+    return {"elo0": sprt.elo0, "elo1": sprt.elo1, "alpha": sprt.alpha, "beta": sprt.beta,
+            "model": sprt.model}
 
 
 class SprtRun:
@@ -125,8 +140,19 @@ class SprtRun:
         """Take the games of an earlier run of the same test; how many.
 
         Raises:
-            ConfigError: they were played by another test (players, openings, board).
+            ConfigError: they were played by another test (players, openings,
+                board, or the test's bounds: changing them after seeing the
+                data would void the test's error rates).
         """
+        mine = test_json(self.sprt)
+        for doc in docs:
+            theirs = doc.get("sprt")
+            if isinstance(theirs, dict) and theirs != mine:
+                was = ", ".join(f"{k} {theirs.get(k)}" for k in mine if theirs.get(k) != mine[k])
+                now = ", ".join(f"{k} {mine[k]}" for k in mine if theirs.get(k) != mine[k])
+                raise ConfigError(f"{source} holds games of another test ({was}; this run: "
+                                  f"{now}): an SPRT's bounds are fixed before its games; "
+                                  "start a new results file for the new test")
         self.session.wait_for_names()
         self.session.resume(docs, source)
         for index, record in zip(self.session.record_indices, self.session.records):

@@ -1,0 +1,77 @@
+"""SPRT evidence one can bet on: the test's bounds kept with its results, the
+summary on Ctrl+C, an unfinished pair said as such."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+SPRT = [sys.executable, "-m", "csl_game", "sprt", "negamax depth=2", "random 1", "-t", "50",
+        "--workers", "1"]
+
+
+def run(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*SPRT, *args], capture_output=True, text=True, timeout=timeout)
+
+
+def test_each_results_line_keeps_the_tests_bounds_and_a_resume_with_others_is_refused(
+        tmp_path: Path) -> None:
+    results = tmp_path / "r.jsonl"
+    first = run("--elo0", "0", "--elo1", "20", "--max-games", "4", "--results", str(results))
+    assert first.returncode == 0, first.stderr
+    lines = results.read_text().splitlines()
+    assert all(json.loads(line)["sprt"] == {"elo0": 0.0, "elo1": 20.0, "alpha": 0.05,
+                                            "beta": 0.05, "model": "logistic"}
+               for line in lines)
+    other = run("--elo0", "-100", "--elo1", "-60", "--max-games", "8", "--resume", str(results))
+    assert other.returncode == 2
+    message = other.stderr.strip().splitlines()
+    assert len(message) == 1 and "another test" in message[0] and "elo1 -60" in message[0]
+    assert results.read_text().splitlines() == lines  # nothing appended
+    same = run("--elo0", "0", "--elo1", "20", "--max-games", "6", "--resume", str(results))
+    assert same.returncode == 0, same.stderr
+
+
+def test_an_unfinished_pair_is_reported_as_such(tmp_path: Path) -> None:
+    """A run stopped between a pair's games (here: a file whose last pair lost
+    its second game, resumed by a test that the first pair already decides)."""
+    results = tmp_path / "r.jsonl"
+    wide = ("--elo0", "-1", "--elo1", "1", "--alpha", "1e-9", "--beta", "1e-9")
+    assert run(*wide, "--max-games", "4", "--results", str(results)).returncode == 0
+    quick = {"elo0": -400.0, "elo1": -300.0, "alpha": 0.4, "beta": 0.4, "model": "logistic"}
+    docs = [{**json.loads(line), "sprt": quick} for line in results.read_text().splitlines()]
+    assert [d["winner"] for d in docs[:2]] == ["white", "red"]  # NEW won the first pair
+    results.write_text("".join(json.dumps(d) + "\n" for d in docs[:3]))
+    proc = run("--elo0", "-400", "--elo1", "-300", "--alpha", "0.4", "--beta", "0.4",
+               "--max-games", "4", "--resume", str(results), "--json")
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert (doc["result"], doc["games"], doc["pairs"], doc["unpaired"]) == ("H1", 3, 1, 1)
+    assert "game of an unfinished pair" in proc.stderr
+
+
+@pytest.mark.skipif(os.name != "posix", reason="SIGINT to a child process")
+def test_ctrl_c_prints_the_summary_so_far_and_its_json(tmp_path: Path) -> None:
+    results = tmp_path / "r.jsonl"
+    proc = subprocess.Popen([*SPRT, "--max-games", "400", "--results", str(results), "--json"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and (
+                not results.exists() or len(results.read_text().splitlines()) < 4):
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130
+    doc = json.loads(out.strip().splitlines()[-1])
+    assert doc["result"] == "interrupted" and doc["games"] >= 4
+    assert "interrupted: no verdict" in err and "Games " in err
