@@ -75,3 +75,22 @@ def test_ctrl_c_prints_the_summary_so_far_and_its_json(tmp_path: Path) -> None:
     doc = json.loads(out.strip().splitlines()[-1])
     assert doc["result"] == "interrupted" and doc["games"] >= 4
     assert "interrupted: no verdict" in err and "Games " in err
+
+
+def test_a_league_writes_results_that_report_rates_and_says_its_prior(tmp_path: Path) -> None:
+    results = tmp_path / "league.jsonl"
+    proc = subprocess.run([sys.executable, "-m", "csl_game", "league", "--thinker", "random",
+                           "--thinker", "negamax depth=2", "--games", "1", "-t", "50",
+                           "--results", str(results), "-q"], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert len(results.read_text().splitlines()) == 2
+    rated = subprocess.run([sys.executable, "-m", "csl_game", "report", str(results),
+                            "--ratings", "--format", "json"], capture_output=True, text=True,
+                           timeout=60)
+    doc = json.loads(rated.stdout)
+    # negamax won both games: no finite maximum-likelihood rating, so the prior says so
+    assert doc["method"] == "prior" and all(row["prior"] for row in doc["ratings"])
+    md = subprocess.run([sys.executable, "-m", "csl_game", "report", str(results), "--ratings"],
+                        capture_output=True, text=True, timeout=60).stdout
+    assert "prior of one virtual draw" in md and "Maximum-likelihood" not in md

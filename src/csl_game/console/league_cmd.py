@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import NoReturn, TextIO
 
 from csl_game.console.session_cmd import print_forfeits
+from csl_game.engine.results import ResultsWriter
 from csl_game.errors import ConfigError, CslError, UsageError, exit_status
 from csl_game.model.notation import format_moves
 from csl_game.services.league import Entry, GameRecord, League, Tally, make_openings, tally
@@ -139,12 +140,17 @@ def run_league(args: argparse.Namespace) -> int:
     assert points is not None
     openings = (read_book(args.openings, config) if args.openings
                 else make_openings(config, args.opening_plies, args.seed))
+    writer = ResultsWriter(args.results) if args.results else None
     league = League(entries, config, args.games, openings, in_process=args.in_process,
-                    workers=args.workers)
+                    workers=args.workers, results=writer)
     if args.site:
         follow(league.session, args.site, points)
     started = time.perf_counter()
-    league.play(None if args.quiet else _progress(sys.stderr, league))
+    try:
+        league.play(None if args.quiet else _progress(sys.stderr, league))
+    finally:
+        if writer is not None:
+            writer.close()
     tallies, matrix = tally(league, points)
     print(f"League: {config.rows}x{config.cols}, {config.win_sequence} in a row, "
           f"{config.round_pieces}+{config.square_pieces} pieces, "

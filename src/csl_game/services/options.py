@@ -160,7 +160,8 @@ OPTIONS: tuple[Option, ...] = (
          "spelling of --points-per-win/-draw/-loss)", {"play", "session", "league", "report"},
          nargs=3, metavar=("WIN", "DRAW", "LOSS"), group=_TOURNAMENT, **_INT),
     _opt("results", "--results", "append each match's result to FILE as a JSON line as it "
-         "ends", {"play", "match", "session", "sprt"}, metavar="FILE", group=_TOURNAMENT,
+         "ends", {"play", "match", "session", "league", "sprt"}, metavar="FILE",
+         group=_TOURNAMENT,
          helps={"match": "append the match's result to FILE as a JSON line (with --listen: "
                          "the host writes it)"}),
     _opt("resume", "--resume", "take the matches already in results FILE as played, append "

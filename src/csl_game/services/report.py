@@ -61,14 +61,21 @@ class Report:
     def ratings_rows(self, anchor: tuple[str, float] | None = None) -> list[dict[str, Any]]:
         return [{"rank": i, "name": r.name, "elo": round(r.elo, 1),
                  "ci95_low": round(r.ci95[0], 1), "ci95_high": round(r.ci95[1], 1),
-                 "games": r.games, "score": round(r.score, 4)}
+                 "games": r.games, "score": round(r.score, 4), "prior": r.prior}
                 for i, r in enumerate(self.ratings(anchor), 1)]
 
     def render_ratings(self, fmt: str, anchor: tuple[str, float] | None = None) -> str:
-        """The ratings table in `fmt` (md, csv or json)."""
+        """The ratings table in `fmt` (md, csv or json). Where the games alone
+        give no finite rating (a player who scored 0 % or 100 %, or a pool in
+        parts), every rating is fitted with one virtual draw each against an
+        average player (BayesElo's prior): the output says so, and each row's
+        `prior` is true."""
         rows = self.ratings_rows(anchor)
+        prior = any(row["prior"] for row in rows)
         if fmt == "json":
-            return json.dumps({"ratings": rows, "anchor": anchor and list(anchor)}, indent=2)
+            return json.dumps({"ratings": rows, "anchor": anchor and list(anchor),
+                               "method": "prior" if prior else "maximum-likelihood"},
+                              indent=2)
         if fmt == "csv":
             return _csv(rows)
         where = (f"{_md(anchor[0])} at {anchor[1]:g}" if anchor else "the average at 0")
@@ -76,8 +83,11 @@ class Report:
                        ((row["rank"], row["name"], f"{row['elo']:+.1f}",
                          f"[{row['ci95_low']:+.1f}, {row['ci95_high']:+.1f}]", row["games"],
                          f"{100 * row['score']:.1f} %") for row in rows), left=(1, 3))
-        return "\n".join(["## Ratings", "",
-                          f"Maximum-likelihood Elo ({where}), with 95 % intervals.", "",
+        method = ("Elo with a prior of one virtual draw each against an average player "
+                  "(the games alone give no finite rating: someone scored 0 % or 100 %, or "
+                  "the players were not all connected by games)" if prior
+                  else "Maximum-likelihood Elo")
+        return "\n".join(["## Ratings", "", f"{method} ({where}), with 95 % intervals.", "",
                           grid.markdown()])
 
     def render(self, fmt: str, table: str = "standings") -> str:

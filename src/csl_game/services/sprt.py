@@ -100,9 +100,10 @@ class SprtState:
         t, p, e = self.trinomial, self.pentanomial, self.estimate
         half = (e.ci95[1] - e.ci95[0]) / 2
         on_time = self.forfeits.on_time
+        elo = (f"Elo {e.elo:+.1f} \u00b1 {half:.1f} ({self.sprt.model})  LOS {100 * e.los:.1f} %"
+               if p.pairs else f"Elo - ({self.sprt.model})")
         return (f"Games {t.games}: W {t.wins} D {t.draws} L {t.losses}  "
-                f"Ptnml {list(p.counts)}  Elo {e.elo:+.1f} \u00b1 {half:.1f} "
-                f"({self.sprt.model})  LLR {self.llr:+.2f} "
+                f"Ptnml {list(p.counts)}  {elo}  LLR {self.llr:+.2f} "
                 f"[{self.sprt.lower:+.2f}, {self.sprt.upper:+.2f}]"
                 + (f"  ({self.unpaired} game of an unfinished pair: not in the LLR)"
                    if self.unpaired else "")
