@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import NoReturn, TextIO
 
-from csl_game.console.session_cmd import print_forfeits
+from csl_game.console.session_cmd import print_forfeits, refuse_used_results
 from csl_game.engine.results import ResultsWriter
 from csl_game.errors import ConfigError, CslError, UsageError, exit_status
 from csl_game.model.notation import format_moves
@@ -140,6 +140,8 @@ def run_league(args: argparse.Namespace) -> int:
     assert points is not None
     openings = (read_book(args.openings, config) if args.openings
                 else make_openings(config, args.opening_plies, args.seed))
+    if args.results:
+        refuse_used_results(args.results)
     writer = ResultsWriter(args.results) if args.results else None
     league = League(entries, config, args.games, openings, in_process=args.in_process,
                     workers=args.workers, results=writer)

@@ -37,7 +37,7 @@ from csl_game.thinker.prototype import ThinkerPrototype
 if TYPE_CHECKING:
     from csl_game.online.broadcast import Broadcaster
 
-__all__ = ["run_session", "results_paths", "check_thinkers", "setup_limit_of", "memory_limit_of",
+__all__ = ["run_session", "results_paths", "refuse_used_results", "check_thinkers", "setup_limit_of", "memory_limit_of",
            "print_forfeits", "DASK_TIMEOUT"]
 
 DASK_TIMEOUT = 10.0
@@ -132,7 +132,27 @@ def results_paths(results: str | None, resume: str | None) -> tuple[str, bool]:
     if results and resume and results != resume:
         raise ConfigError("--results and --resume name different files; --resume appends "
                           "to the file it resumes from")
+    if results and not resume:
+        refuse_used_results(results)
     return (resume or results or ""), bool(resume)
+
+
+def refuse_used_results(path: str) -> None:
+    """Refuse a results file that already holds matches: this run's would be
+    mixed with an earlier run's (its standings shown as this one's).
+
+    Raises:
+        ConfigError: the file holds at least one match.
+    """
+    try:
+        with open(path, "rb") as f:
+            held = sum(1 for line in f if line.strip())
+    except OSError:
+        return  # a new file (or one the writer will say it cannot open)
+    if held:
+        raise ConfigError(f"results file {path} already holds {held} match line(s) of an "
+                          f"earlier run: to go on with that run use --resume {path}; to start "
+                          "anew name a new file")
 
 
 def run_session(args: argparse.Namespace, mc: MatchConfig) -> int:
