@@ -51,6 +51,7 @@ from csl_game import (
 from csl_game.engine.runners.base import ForfeitReason
 from csl_game.services.settings import read_session_file
 from csl_game.thinker.discovery import ENTRY_POINT_GROUP, registry
+from csl_game.thinkers import minimax as builtin_minimax
 from doc_blocks import Block, parse_blocks
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -319,6 +320,21 @@ def test_tutorial_minimax_matches_the_builtin_at_depth_3(doc_dir: Path) -> None:
         if count % 3 == 0:
             ct = CancellationToken()
             assert mine.think(position.copy(), ct) == builtin.think(position.copy(), ct)
+
+
+def test_tutorial_minimax_is_the_builtin_code() -> None:
+    """The built-in minimax is the tutorial's file, method for method (its own
+    setup() aside), so the guide teaches what ships and the two cannot drift."""
+    def methods(source: str) -> dict[str, str]:
+        (cls,) = [n for n in ast.parse(source).body if isinstance(n, ast.ClassDef)]
+        return {n.name: ast.dump(n) for n in cls.body if isinstance(n, ast.FunctionDef)}
+
+    mine = methods(FILES["my_minimax.py"].code)
+    builtin = methods(Path(builtin_minimax.__file__).read_text(encoding="utf-8"))
+    assert set(mine) == set(builtin)
+    for name in sorted(set(mine) - {"setup"}):
+        assert mine[name] == builtin[name], (
+            f"{name}() of the guide's my_minimax.py differs from thinkers/minimax.py")
 
 
 # ------------------------------------------------------------- the test example

@@ -8,6 +8,7 @@ import random
 import sys
 import textwrap
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -318,6 +319,59 @@ def test_minimax_gives_up_when_cancelled() -> None:
     ct.cancel()
     thinker = ThinkerPrototype("minimax").create()
     assert thinker.think(Board(), ct).is_no_move
+
+
+class CountingClock:
+    """A clock for a token: `step` seconds pass at every reading, and from the
+    `jump_at`-th reading on the time is `jump_to` (a machine that stalls)."""
+
+    def __init__(self, step: float = 0.0, jump_at: int = -1, jump_to: float = 0.0) -> None:
+        self.step, self.jump_at, self.jump_to = step, jump_at, jump_to
+        self.readings = 0
+
+    def __call__(self) -> float:
+        self.readings += 1
+        if 0 <= self.jump_at <= self.readings:
+            return self.jump_to
+        return self.step * self.readings
+
+
+def test_minimax_does_not_start_a_search_it_cannot_finish() -> None:
+    # A millisecond a node: looking 1 move ahead takes 15 ms, so 2 moves
+    # would take about 14 times that, more than is left of 200 ms.
+    board = play(Board(), [(0, o), (6, s)])
+    assert minimax_move(board, "1") != minimax_move(board, "2")
+    ct = CancellationToken(0.2, CountingClock(step=0.001))
+    move = ThinkerPrototype("minimax", "4").create().think(board.copy(), ct)
+    assert move == minimax_move(board, "1")
+    assert ct.elapsed() < 0.05 and not ct.is_cancellation_requested
+
+
+def test_minimax_plays_the_deepest_finished_search_when_time_runs_short() -> None:
+    # No time passes until the search 3 moves ahead has begun; then only 5 %
+    # of the limit is left: that search is dropped, the one 2 moves ahead plays.
+    board = Board()
+    assert minimax_move(board, "2") != minimax_move(board, "3")
+    ct = CancellationToken(1.0, CountingClock(jump_at=1000, jump_to=0.95))
+    move = ThinkerPrototype("minimax", "3").create().think(board.copy(), ct)
+    assert move == minimax_move(board, "2")
+    assert ct.time_left() > 0 and not ct.is_cancellation_requested
+
+
+def test_minimax_first_search_cut_short_gives_no_move() -> None:
+    ct = CancellationToken(1.0, CountingClock(jump_at=3, jump_to=0.95))
+    assert ThinkerPrototype("minimax", "3").create().think(Board(), ct).is_no_move
+
+
+@pytest.mark.timing
+@pytest.mark.parametrize("depth", ["3", "4", "6"])
+def test_minimax_keeps_to_200_ms_of_processor_time(depth: str) -> None:
+    thinker = ThinkerPrototype("minimax", depth, MatchConfig(time_limit_ms=200)).create()
+    for board in (Board(), play(Board(), [(3, o), (3, s), (2, o), (4, s)])):
+        ct = CancellationToken(0.2, time.process_time)
+        move = thinker.think(board.copy(), ct)
+        assert move in board.legal_moves()
+        assert ct.elapsed() < 0.2
 
 
 def guide_heuristic(board: Board, color: PColor) -> float:

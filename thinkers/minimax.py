@@ -1,4 +1,5 @@
-"""The minimax thinker of the thinker authors' guide (docs/thinkers.md)."""
+"""The minimax thinker of the thinker authors' guide (docs/thinkers.md): its
+tutorial builds this code, method for method (tests/test_docs.py checks it)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,9 @@ from csl_game import AbstractThinker, Board, CancellationToken, FutureMove, PCol
 
 
 class MinimaxAIThinker(AbstractThinker):
-    """Plain minimax to a fixed depth with a centre-distance heuristic.
+    """Plain minimax with a centre-distance heuristic, searching one move deeper
+    at a time while the time limit allows (iterative deepening), up to a
+    maximum depth.
 
     Parameters: the maximum depth (default 3). Named ``MinimaxD<depth>``.
     """
@@ -23,24 +26,39 @@ class MinimaxAIThinker(AbstractThinker):
         return super().__str__() + "D" + str(self.max_depth)
 
     def think(self, board: Board, ct: CancellationToken) -> FutureMove:
-        move, _ = self.minimax(board, ct, board.turn, board.turn, 0)
-        return move
+        """Iterative deepening: play the move of the deepest search that finished."""
+        best = FutureMove.NO_MOVE
+        for depth in range(1, self.max_depth + 1):
+            started = ct.elapsed()
+            move, _score = self.minimax(board, ct, board.turn, board.turn, depth)
+            if self.out_of_time(ct):            # cut short: keep the last finished move
+                break
+            best = move
+            # The next search, a move deeper, costs about this one per legal move.
+            next_search = (ct.elapsed() - started) * len(board.legal_moves())
+            if ct.time_left() < max(next_search, ct.time_limit / 2):
+                break                           # it would not finish in time
+        return best
+
+    def out_of_time(self, ct: CancellationToken) -> bool:
+        """Whether to stop searching: cancelled, or under a tenth of the limit left."""
+        return ct.is_cancellation_requested or ct.time_left() < ct.time_limit / 10
 
     def minimax(self, board: Board, ct: CancellationToken, player: PColor,
                 turn: PColor, depth: int) -> tuple[FutureMove, float]:
-        """Best move and its score for `player`, with `turn` to play."""
-        if ct.is_cancellation_requested:
+        """`turn`'s best move, `depth` moves ahead, and its score for `player`."""
+        if self.out_of_time(ct):                        # 1. stop
             return FutureMove.NO_MOVE, math.nan
-        winner = board.check_winner()
+        winner = board.check_winner()                   # 2. the game is over
         if winner != Winner.NONE:
             if winner.color == player:
                 return FutureMove.NO_MOVE, math.inf
             if winner.color == player.other:
                 return FutureMove.NO_MOVE, -math.inf
-            return FutureMove.NO_MOVE, 0.0
-        if depth == self.max_depth:
+            return FutureMove.NO_MOVE, 0.0              # a draw
+        if depth == 0:                                  # 3. deep enough
             return FutureMove.NO_MOVE, self.heuristic(board, player)
-        maximizing = turn == player
+        maximizing = turn == player                     # 4. try every move
         best = (FutureMove.NO_MOVE, -math.inf if maximizing else math.inf)
         for col in range(self.cols):
             if board.is_column_full(col):
@@ -49,9 +67,10 @@ class MinimaxAIThinker(AbstractThinker):
                 if board.piece_count(turn, shape) == 0:
                     continue
                 board.do_move(shape, col)
-                score = self.minimax(board, ct, player, turn.other, depth + 1)[1]
+                score = self.minimax(board, ct, player, turn.other, depth - 1)[1]
                 board.undo_move()
-                if maximizing and score >= best[1] or not maximizing and score <= best[1]:
+                better = score >= best[1] if maximizing else score <= best[1]
+                if better:
                     best = (FutureMove(col, shape), score)
         return best
 
@@ -59,7 +78,7 @@ class MinimaxAIThinker(AbstractThinker):
         """Pieces near the centre are worth more: ours add, theirs subtract."""
         center_row = float(board.rows // 2)
         center_col = float(board.cols // 2)
-        max_points = math.hypot(center_row, center_col)
+        max_points = math.hypot(center_row, center_col)   # centre to a corner
         h = 0.0
         for row in range(board.rows):
             for col in range(board.cols):
