@@ -281,7 +281,7 @@ R = ForfeitReason
 CASES = [  # mode, config, reason, text in the detail
     ("hang", WALL, R.IGNORED_CANCELLATION, "was killed"),
     ("slow", WALL, R.TIMEOUT, f"time limit {LIMIT_MS} ms"),
-    ("late", FAST, R.TIMEOUT, f"time limit {LIMIT_MS} ms of CPU time"),  # the engine's CPU
+    ("spin", FAST, R.TIMEOUT, f"time limit {LIMIT_MS} ms of CPU time"),  # the engine's CPU
     ("late", WALL, R.TIMEOUT, f"time limit {LIMIT_MS} ms of wall-clock time"),
     ("crash", FAST, R.WORKER_DIED, "exited with code 3"),
     ("segfault", FAST, R.WORKER_DIED, "SIGSEGV"),

@@ -56,8 +56,10 @@ def go(game, lines):
             if line.strip() == "stop":
                 say(f"move {game.first_free()}")
                 return
-    if MODE == "late":  # answers after the time limit, deaf to stop: it computes
-        spin_until = time.process_time() + game.time_ms / 1000 + 0.1  # (its CPU time counts)
+    if MODE == "late":  # answers after the time limit, deaf to stop
+        time.sleep(game.time_ms / 1000 + 0.1)
+    if MODE == "spin":  # computes past the time limit, deaf to stop (its CPU time counts)
+        spin_until = time.process_time() + game.time_ms / 1000 + 0.1
         while time.process_time() < spin_until:
             pass
     answers = {
