@@ -72,7 +72,8 @@ CASES = [
          (0, PShape.SQUARE)),
     Case("raise", R.EXCEPTION, "ValueError: malformed on purpose\nTraceback ..."),
     Case("unknown", R.SETUP, "thinker malformed_thinkers.MalformedThinker could not be set "
-         "up with parameters 'unknown': ValueError: no malformed answer named 'unknown'"),
+         "up with parameters 'unknown': ValueError: no malformed answer named 'unknown' "
+         "(at ..."),  # ... the line of the thinker's file that raised it
 ]
 
 

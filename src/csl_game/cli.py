@@ -517,7 +517,9 @@ def _main(argv: list[str]) -> int:
         return exit_status(e)
     except Terminated as e:
         sys.stdout.flush()
-        print("csl-game: terminated (SIGTERM); the results written so far are kept",
+        kept = any(a.startswith(("--results", "--resume", "--site")) for a in argv)
+        print("csl-game: terminated (SIGTERM)"
+              + ("; the results written so far are kept" if kept else ""),
               file=sys.stderr, flush=True)
         return exit_status(e)
     except CslError as e:

@@ -23,12 +23,12 @@ from csl_game.engine.scheduler import default_workers, runner_factory
 from csl_game.engine.session import PostMatch, Session, SessionEvent, SessionOptions, TieBreakRound
 from csl_game.engine.standings import Points, Standing, round_robin
 from csl_game.engine.tiebreak import TieBreak
-from csl_game.errors import ConfigError
+from csl_game.errors import ConfigError, ThinkerError
 from csl_game.services import narration
 from csl_game.services.forfeits import Forfeits
 from csl_game.services.openings import read_book
 from csl_game.services.options import points_of
-from csl_game.services.settings import read_session_file
+from csl_game.services.settings import read_session_file, session_line_numbers
 from csl_game.services.setup_file import refusal
 from csl_game.services.site import follow
 from csl_game.thinker.api import MatchConfig
@@ -165,7 +165,12 @@ def run_session(args: argparse.Namespace, mc: MatchConfig) -> int:
     """
     paths = tuple(args.thinkers)
     entries = read_session_file(args.game_file)
-    players = [ThinkerPrototype(e.thinker, e.params, mc, paths) for e in entries]
+    players = []
+    for entry, line in zip(entries, session_line_numbers(args.game_file)):
+        try:
+            players.append(ThinkerPrototype(entry.thinker, entry.params, mc, paths))
+        except ThinkerError as e:
+            raise ConfigError(f"session file {args.game_file}, line {line}: {e}") from None
     points = points_of(args) or Points()
     workers = _workers(args)
     limit, memory = setup_limit_of(args), memory_limit_of(args)

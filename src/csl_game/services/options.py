@@ -109,7 +109,8 @@ OPTIONS: tuple[Option, ...] = (
          helps={"analyse": "time to analyse, in ms (default 3000; with --depth: none)"},
          **_INT),
     _opt("min_move_time", "-m --min-move-time", "minimum apparent AI move time in ms",
-         _BOARD_VERBS, setting="min_move_time_ms", group=BOARD, metavar="MS", **_INT),
+         _BOARD_VERBS - {"analyse", "openings"}, setting="min_move_time_ms", group=BOARD,
+         metavar="MS", **_INT),
     _opt("clock", "--clock", "what the time limit counts: cpu, the processor time of the "
          "thinker's own processes, so a busy machine cannot make it lose on time (default), "
          "or wall, the reference's wall-clock time", _PLAYING, setting="clock", group=BOARD,
@@ -406,7 +407,7 @@ def match_config(args: argparse.Namespace, time_limit_ms: int = CONSOLE_TIME_LIM
         UsageError: a value beyond its limit.
         BoardConfigError: settings that make no playable game.
     """
-    values = {k: getattr(args, k) for k in MATCH_KEYS}
+    values = {k: getattr(args, k, None) for k in MATCH_KEYS}
     check_ranges(values)
     base = MatchConfig()
     rows = values["rows"] if values["rows"] is not None else base.rows

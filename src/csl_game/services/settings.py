@@ -18,7 +18,7 @@ from csl_game.thinker.prototype import ThinkerPrototype
 
 __all__ = ["GUI_TIME_LIMIT_MS", "GUI_MIN_MOVE_TIME_MS", "CONSOLE_TIME_LIMIT_MS",
            "AIEntry", "PlayOptions", "parse_ai_spec", "level_entry", "read_session_file",
-           "read_session_engines", "ENGINE_LINE", "MatchConfig"]
+           "read_session_engines", "session_line_numbers", "ENGINE_LINE", "MatchConfig"]
 
 GUI_TIME_LIMIT_MS = 500
 GUI_MIN_MOVE_TIME_MS = 250
@@ -64,6 +64,16 @@ ENGINE_LINE = "--engine"
 
 def _session_lines(path: Path) -> list[str]:
     """The lines of a session file that say something: no comments, no blank lines."""
+    return [line for _, line in _numbered_lines(path)]
+
+
+def session_line_numbers(path: str | Path) -> list[int]:
+    """The line number of each thinker `read_session_file` gives, in order."""
+    return [n for n, line in _numbered_lines(Path(path)) if _engine_declaration(line) is None]
+
+
+def _numbered_lines(path: Path) -> list[tuple[int, str]]:
+    """(number, text) of the lines of a session file that say something."""
     try:
         text = path.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as e:
@@ -71,8 +81,8 @@ def _session_lines(path: Path) -> list[str]:
         raise ConfigError(f"cannot read session file {path}: {why}") from None
     if "\0" in text:
         raise ConfigError(f"session file {path} is not a text file (it holds NUL characters)")
-    lines = (line.split("#", 1)[0].strip() for line in text.splitlines())
-    return [line for line in lines if line]
+    lines = ((n, line.split("#", 1)[0].strip()) for n, line in enumerate(text.splitlines(), 1))
+    return [(n, line) for n, line in lines if line]
 
 
 def _engine_declaration(line: str) -> str | None:

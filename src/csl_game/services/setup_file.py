@@ -25,6 +25,7 @@ flat (every value a number, a boolean or a string).
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import json
 import tomllib
 from collections.abc import Mapping, Sequence
@@ -217,7 +218,9 @@ def apply_settings(options: PlayOptions, values: Mapping[str, object]) -> PlayOp
     groups: dict[str, dict[str, Value]] = {"match": {}, "points": {}, "options": {}}
     for key, value in values.items():
         if key not in SETTING:
-            raise SettingError(key, "unknown setting")
+            near = difflib.get_close_matches(key, SETTING, n=1)
+            raise SettingError(key, "unknown setting" + (f" (did you mean '{near[0]}'?)"
+                                                         if near else ""))
         setting = SETTING[key]
         groups[setting.group][setting.attr] = setting.check(value)
     match = {**dataclasses.asdict(options.match), **groups["match"]}

@@ -11,6 +11,7 @@ describe answers here, so the judge sees the same answer on every runner.
 
 from __future__ import annotations
 
+import os
 import time
 import traceback
 from collections.abc import Callable
@@ -202,5 +203,24 @@ def crashed(exc: BaseException) -> bool:
 def exception_detail(exc: BaseException) -> str:
     """'Type: message' and the traceback, as the runners report exceptions."""
     headline = "".join(traceback.format_exception_only(type(exc), exc)).rstrip()
-    text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    if exc.__traceback__ is None:  # raised by the call itself (a wrong signature): no frame
+        if isinstance(exc, TypeError) and "think()" in str(exc):
+            headline += "\n(a thinker's think is `def think(self, board, ct) -> FutureMove`)"
+        return headline
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if not _ours(f.filename)]
+    if not frames:  # raised by csl-game's own code for the thinker (an engine's bad line)
+        return headline
+    text = "".join(["Traceback (most recent call last):\n",
+                    *traceback.format_list(frames),
+                    *traceback.format_exception_only(type(exc), exc)])
     return f"{headline}\n{text.rstrip()}"
+
+
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def _ours(filename: str) -> bool:
+    """Whether a traceback frame is csl-game's own code (not a thinker's, built-in or not)."""
+    path = os.path.abspath(filename)
+    return path.startswith(_PACKAGE + os.sep) and \
+        not path.startswith(os.path.join(_PACKAGE, "thinkers") + os.sep)
