@@ -9,6 +9,7 @@ import sys
 import time
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 import psutil
 
@@ -128,3 +129,17 @@ def interrupt_while_thinking(args: list[str], min_workers: int = 1) -> None:
     assert not any(alive(p) for p in family)
 
 
+
+
+def forfeit_within(mc: Any, extra: float = 1.0) -> float:
+    """Wall seconds a move may take before its forfeit is known, by the match
+    clock's own rules: on the CPU clock the limit and the cancel grace are
+    CPU time, each bounded on the wall by its backstop (a busy machine may
+    stretch them that far); on the wall clock they are wall time."""
+    from csl_game.engine.runners.clocks import backstop
+    from csl_game.engine.runners.process import CANCEL_GRACE
+
+    allowed = (mc.time_limit_ms + mc.time_margin_ms) / 1000
+    if mc.clock == "cpu":
+        return backstop(allowed) + backstop(CANCEL_GRACE) + extra
+    return allowed + CANCEL_GRACE + extra

@@ -29,7 +29,7 @@ from csl_game.engine.match import InvalidPlay, Match, ThinkingInfo
 from csl_game.engine.runners.base import ForfeitReason, InfoCallback
 from csl_game.engine.runners.process import ProcessRunner
 from csl_game.engine.session import Session, SessionOptions
-from procs import alive, descendants, gone_within
+from procs import alive, descendants, forfeit_within, gone_within
 
 pytestmark = pytest.mark.timing
 
@@ -153,7 +153,7 @@ def test_each_misbehaviour_forfeits_its_match(name: str, params: str, mc: MatchC
     assert match.result is not None
     assert (match.result.forfeit, match.result.winner) == (reason, bad_color.other.winner)
     assert text in match.result.detail
-    assert took < mc.time_limit_ms / 1000 + 1 + start_allowance()
+    assert took < forfeit_within(mc) + start_allowance()
     invalid = [e for e in events if isinstance(e, InvalidPlay)]
     assert len(invalid) == 1 and invalid[0].color is bad_color
     assert len(set(factory.pids)) == 2 and not any(alive(p) for p in factory.pids)
