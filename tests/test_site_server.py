@@ -6,7 +6,9 @@ serves at once, and goes on serving honest ones."""
 
 from __future__ import annotations
 
+import os
 import socket
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -14,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from csl_game.services import serve
 from csl_game.services.serve import SiteServer
 from csl_game.services.site import write_site
 
@@ -193,3 +196,58 @@ def test_report_serves_a_growing_results_file(tmp_path: Path) -> None:
     bad = subprocess.run([sys.executable, "-m", "csl_game", "report", str(results), "--serve",
                           "--port", "70000"], capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "--port must be from 0 to 65535" in bad.stderr
+
+
+needs_links = pytest.mark.skipif(not hasattr(os, "symlink") or sys.platform == "win32",
+                                 reason="symbolic links as a plain user: POSIX")
+
+
+@pytest.fixture(params=["no-follow", "look-first"])
+def opening(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Both ways of opening a file: without following links (POSIX), and the
+    look-then-check of systems without O_NOFOLLOW (Windows), run here too."""
+    if request.param == "look-first":
+        monkeypatch.setattr(serve, "_NO_LINKS", False)
+
+
+@needs_links
+@pytest.mark.usefixtures("opening")
+def test_a_link_planted_in_the_folder_is_not_served(server: SiteServer, tmp_path: Path) -> None:
+    """A thinker runs as the same user and may plant links in the site's folder:
+    to a file outside it, to a folder, to a page of the site itself, or a hard
+    link; none of them is served (a link is no page of the site)."""
+    site = server.folder
+    outside = tmp_path / "secret.txt"
+    (site / "evil.html").symlink_to("/etc/passwd")
+    (site / "leak.txt").symlink_to(outside)
+    (site / "etc").symlink_to("/etc", target_is_directory=True)
+    (site / "alias.html").symlink_to(site / "index.html")
+    os.link(outside, site / "hard.txt")
+    for target in ("/evil.html", "/leak.txt", "/etc", "/etc/passwd", "/alias.html",
+                   "/hard.txt"):
+        status, answer = _get(server, target)
+        assert status == 404, (target, answer[:200])
+        assert b"root:" not in answer
+    assert _get(server, "/")[0] == 200  # the site's own files still are
+
+
+@needs_links
+@pytest.mark.usefixtures("opening")
+def test_a_folder_swapped_for_a_link_is_not_followed(server: SiteServer, tmp_path: Path) -> None:
+    """The served folder renamed away and a link to /etc put in its place: the
+    server does not follow it (no link anywhere on the path from the folder)."""
+    site = server.folder
+    assert _get(server, "/")[0] == 200
+    site.rename(tmp_path / "moved")
+    site.symlink_to("/etc", target_is_directory=True)
+    status, answer = _get(server, "/passwd")
+    assert status == 404 and b"root:" not in answer
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes: POSIX")
+@pytest.mark.usefixtures("opening")
+def test_a_named_pipe_is_no_page(server: SiteServer) -> None:
+    os.mkfifo(server.folder / "pipe.html")
+    started = time.monotonic()
+    assert _get(server, "/pipe.html")[0] == 404
+    assert time.monotonic() - started < 2  # not left waiting for a writer
