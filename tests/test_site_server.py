@@ -251,3 +251,31 @@ def test_a_named_pipe_is_no_page(server: SiteServer) -> None:
     started = time.monotonic()
     assert _get(server, "/pipe.html")[0] == 404
     assert time.monotonic() - started < 2  # not left waiting for a writer
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX file modes")
+def test_the_sites_files_are_readable_by_a_web_server_of_another_user(tmp_path: Path) -> None:
+    """Every file of a site is 0644 and every folder it makes 0755, whatever the
+    umask (a strict one included): a web server running as another user serves
+    them. A folder that was there already keeps its own mode."""
+    import stat
+
+    from csl_game.services.site import SiteWriter
+
+    old = os.umask(0o077)
+    try:
+        write_site([DOC], tmp_path / "a" / "b" / "site")
+        (tmp_path / "mine").mkdir(mode=0o700)
+        writer = SiteWriter(tmp_path / "mine")
+        writer.add(DOC)
+        writer.add({**DOC, "match": 1})
+    finally:
+        os.umask(old)
+    for site in (tmp_path / "a" / "b" / "site", tmp_path / "mine"):
+        files = sorted(site.iterdir())
+        assert {"index.html", "style.css", "site.js", "match-1.html"} <= {f.name for f in files}
+        for f in files:
+            assert stat.S_IMODE(f.stat().st_mode) == 0o644, f
+    for folder in (tmp_path / "a", tmp_path / "a" / "b", tmp_path / "a" / "b" / "site"):
+        assert stat.S_IMODE(folder.stat().st_mode) == 0o755, folder
+    assert stat.S_IMODE((tmp_path / "mine").stat().st_mode) == 0o700
