@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from online_procs import CODE, Proc, RawPlayer, host
+from online_procs import CODE, Proc, RawPlayer, connect_from, host, other_loopback_works
 
 HANDSHAKE_S = 1.0
 
@@ -100,7 +100,7 @@ def test_two_hundred_connections_at_once(game: tuple[Proc, int, RawPlayer]) -> N
     finally:
         for s in socks:
             s.close()
-    assert "too many connections are waiting" in server.text()
+    assert "too many connections from your address are waiting" in server.text()
 
 
 def test_a_client_sending_a_byte_a_second(game: tuple[Proc, int, RawPlayer]) -> None:
@@ -182,3 +182,31 @@ def test_valid_json_with_absurd_values(game: tuple[Proc, int, RawPlayer],
     assert answer, "no error line"
     message = _error_of(answer)
     assert message and "Traceback" not in message
+
+
+needs_two_addresses = pytest.mark.skipif(not other_loopback_works(),
+                                         reason="127.0.0.2 is not loopback here")
+
+
+@needs_two_addresses
+def test_silent_connections_of_one_address_keep_nobody_else_out() -> None:
+    """20 connections from 127.0.0.2 that never say hello (more than the host
+    holds waiting in all) leave room for the player and a spectator from
+    127.0.0.1: one address has its own share of the waiting connections."""
+    server, port = host("-W", "random", "--white-params", "5", "-t", "500",
+                        "--handshake-timeout", "5", "--json")
+    silent = []
+    try:
+        silent = [connect_from("127.0.0.2", port) for _ in range(20)]
+        time.sleep(0.3)  # all taken in (or turned away) before the player comes
+        player = RawPlayer(port)  # welcomed, not "too many connections are waiting"
+        spectator = _answer(port, b'{"type":"hello","version":1,"role":"spectator"}\n', 1.0)
+        assert json.loads(spectator.splitlines()[0])["type"] == "welcome", spectator[:200]
+        result = player.finish()
+        assert server.finish(30) == 0, server.text()
+        assert server.json() == result
+        assert "too many connections from your address are waiting" in server.text()
+    finally:
+        for s in silent:
+            s.close()
+        server.kill()

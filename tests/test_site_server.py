@@ -6,6 +6,7 @@ serves at once, and goes on serving honest ones."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import sys
@@ -19,6 +20,7 @@ import pytest
 from csl_game.services import serve
 from csl_game.services.serve import SiteServer
 from csl_game.services.site import write_site
+from online_procs import connect_from, other_loopback_works
 
 DOC = {"white": {"thinker": "a", "params": "", "name": "Alice"},
        "red": {"thinker": "b", "params": "", "name": "Bob"}, "winner": "white",
@@ -159,6 +161,42 @@ def test_more_clients_than_it_serves_are_turned_away(server: SiteServer) -> None
     else:
         pytest.fail("the server did not recover its slots")
     assert threading.active_count() < 30
+
+
+@pytest.mark.skipif(not other_loopback_works(), reason="127.0.0.2 is not loopback here")
+def test_one_address_trickling_requests_keeps_nobody_else_out(
+        tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    """Slowloris: 32 connections from 127.0.0.2 (as many as the server serves in
+    all) each begin a request and say no more; 40 page requests from 127.0.0.1
+    meanwhile are all answered, since one address gets only its share. The
+    hogs hanging up print no traceback."""
+    write_site([DOC], tmp_path / "site")
+    srv = SiteServer(tmp_path / "site", "127.0.0.1", 0, read_timeout=5, connection_timeout=15)
+    thread = threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.05},
+                              daemon=True)
+    thread.start()
+    hogs: list[socket.socket] = []
+    try:
+        for _ in range(serve.MAX_CLIENTS):
+            hog = connect_from("127.0.0.2", srv.port)
+            hogs.append(hog)
+            with contextlib.suppress(OSError):  # closed at once: more than its share
+                hog.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n")
+        time.sleep(0.3)  # each of its share holds a slot, waiting for the rest
+        started = time.monotonic()
+        answered = [_get(srv, "/")[0] for _ in range(40)]
+        assert answered == [200] * 40
+        assert time.monotonic() - started < 4  # before the hogs' reads time out
+        for hog in hogs:
+            hog.close()
+        time.sleep(0.3)  # their threads answer a closed connection
+        assert "Traceback" not in capfd.readouterr().err
+    finally:
+        for hog in hogs:
+            hog.close()
+        srv.shutdown()
+        srv.server_close()
+        thread.join(5)
 
 
 def test_report_serves_a_growing_results_file(tmp_path: Path) -> None:

@@ -59,7 +59,7 @@ from csl_game.online.protocol import (
     decode_client,
 )
 from csl_game.online.seat import GameClock, Seat, SeatPlayer
-from csl_game.online.wire import Clock, Connection
+from csl_game.online.wire import Clock, Connection, address_of
 from csl_game.thinker.api import MatchConfig
 
 __all__ = ["Host", "HostLimits", "HostEvent", "PlayerJoined", "PlayerLeft", "PlayerBack",
@@ -89,6 +89,9 @@ class HostLimits:
     spectators: int = 8
     max_pending: int = 16
     """Connections waiting for their Hello at once; more are turned away."""
+    max_pending_per_address: int = 4
+    """Connections of one address (`wire.address_of`) waiting for their Hello
+    at once; more from it are turned away, so one address cannot fill `max_pending`."""
     network_margin_ms: int = 1000
     """Time a remote AI has beyond the time limit, for the network."""
 
@@ -438,14 +441,18 @@ def read_message(conn: Connection, line: bytes, pending: list[Connection],
 def accept_waiting(listener: socket.socket, pending: list[Connection], limits: HostLimits,
                    now: Clock, turn_away: Callable[[Connection, str], None]) -> None:
     """Take the connections waiting at `listener` (64 at most a call) into
-    `pending`; beyond `limits.max_pending` waiting for their hello, turn them away."""
+    `pending`; beyond `limits.max_pending` waiting for their hello, or
+    `limits.max_pending_per_address` of the same address, turn them away."""
     for _ in range(64):
         try:
             sock, peer = listener.accept()
         except OSError:  # nothing waiting, out of file descriptors, a reset before accept
             return
-        conn = Connection(sock, _peer_text(peer), now)
-        if len(pending) >= limits.max_pending:
+        conn = Connection(sock, _peer_text(peer), now, address=address_of(peer))
+        if sum(c.address == conn.address for c in pending) >= limits.max_pending_per_address:
+            turn_away(conn, "too many connections from your address are waiting; "
+                      "try again later")
+        elif len(pending) >= limits.max_pending:
             turn_away(conn, "too many connections are waiting; try again later")
         else:
             pending.append(conn)

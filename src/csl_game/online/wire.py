@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import ipaddress
 import socket
 import time
 from collections.abc import Callable
@@ -30,7 +31,7 @@ from csl_game.online.protocol import (
 )
 
 __all__ = ["Connection", "RateLimit", "MAX_QUEUED", "DRAIN_S", "parse_address", "Clock",
-           "lan_address", "is_refused"]
+           "lan_address", "is_refused", "address_of"]
 
 MAX_QUEUED = 1 << 20
 """Bytes waiting to be sent to one peer before it is cut off."""
@@ -66,10 +67,13 @@ class Connection:
     """One peer: lines in (bounded, rate-limited), messages out (queued)."""
 
     def __init__(self, sock: socket.socket, peer: str, clock: Clock = time.monotonic,
-                 rate: RateLimit | None = None, max_line: int = MAX_LINE) -> None:
+                 rate: RateLimit | None = None, max_line: int = MAX_LINE,
+                 address: str = "") -> None:
         sock.setblocking(False)
         self.sock = sock
         self.peer = peer
+        self.address = address or peer
+        """Whom per-address limits count this connection as (`address_of`)."""
         self._clock = clock
         self._reader = LineReader(max_line)
         self._rate = rate or RateLimit()
@@ -213,6 +217,23 @@ def parse_address(text: str, bare: bool = False) -> tuple[str, int]:
     if not host and not bare:
         raise ValueError(f"'{text}' names no host (HOST:PORT)")
     return host, int(port)
+
+
+def address_of(peer: object) -> str:
+    """Whom a peer's limits count it as: its IPv4 address, or for IPv6 its /64
+    network (a single machine is commonly given a whole /64); an IPv4 address
+    mapped into IPv6 counts as itself. `peer` is what accept() gives."""
+    host = peer[0] if isinstance(peer, tuple) and peer else peer
+    text = str(host).split("%", 1)[0]  # an IPv6 scope: the same machine
+    try:
+        ip = ipaddress.ip_address(text)
+    except ValueError:
+        return text
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.IPv6Network((ip, 64), strict=False))
+    return str(ip)
 
 
 def lan_address() -> str:

@@ -5,10 +5,11 @@ network sends: it serves only the site's own files (one flat folder, names of
 letters, digits, ``.``, ``-`` and ``_``; nothing from a request is ever used as
 a path otherwise) and only regular files right in that folder, never through a
 link (`read_site_file`: a symbolic link planted in the folder, to a file or a
-folder, is no page of the site), answers only GET and HEAD, closes each connection after one
-response, bounds the time a client may take (each read, and the whole
-connection) and the number of clients at once (the rest are closed at once),
-and leaves request lines and headers to the standard library's own bounds.
+folder, is no page of the site), answers only GET and HEAD, closes each
+connection after one response, bounds the time a client may take (each read,
+and the whole connection) and the number of clients at once, in all and from
+one address (the rest are closed at once, so one address trickling requests
+cannot keep the others out), and leaves request lines and headers to the standard library's own bounds.
 With a `rebuild` function, the site is rebuilt (at most once a second) when a
 page is asked for, so a site served from a growing results file stays live.
 """
@@ -19,6 +20,7 @@ import os
 import re
 import socket
 import stat
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -28,11 +30,16 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-__all__ = ["SiteServer", "MAX_CLIENTS", "READ_TIMEOUT", "CONNECTION_TIMEOUT", "MAX_FILE",
+from csl_game.online.wire import address_of
+
+__all__ = ["SiteServer", "MAX_CLIENTS", "MAX_PER_ADDRESS", "READ_TIMEOUT", "CONNECTION_TIMEOUT", "MAX_FILE",
            "read_site_file"]
 
 MAX_CLIENTS = 32
 """Connections served at once; more are closed as they come."""
+MAX_PER_ADDRESS = 8
+"""Connections of one address (`wire.address_of`) served at once; more from it
+are closed as they come."""
 READ_TIMEOUT = 5.0
 """Seconds a client may stay silent in the middle of its request."""
 CONNECTION_TIMEOUT = 15.0
@@ -104,14 +111,17 @@ class SiteServer(ThreadingHTTPServer):
 
     def __init__(self, folder: str | Path, host: str = "127.0.0.1", port: int = 8000, *,
                  rebuild: Callable[[], None] | None = None, max_clients: int = MAX_CLIENTS,
-                 read_timeout: float = READ_TIMEOUT,
+                 max_per_address: int = MAX_PER_ADDRESS, read_timeout: float = READ_TIMEOUT,
                  connection_timeout: float = CONNECTION_TIMEOUT,
                  log: Callable[[str], None] | None = None) -> None:
         self.folder = Path(folder).resolve()
         self.rebuild = rebuild
         self.read_timeout, self.connection_timeout = read_timeout, connection_timeout
         self.log = log
-        self._slots = threading.BoundedSemaphore(max_clients)
+        self.max_clients, self.max_per_address = max_clients, max_per_address
+        self._serving: dict[str, int] = {}
+        """Connections being served, by address."""
+        self._serving_lock = threading.Lock()
         self._rebuilt_at = 0.0
         self._rebuild_lock = threading.Lock()
         super().__init__((host, port), _Handler)
@@ -149,13 +159,19 @@ class SiteServer(ThreadingHTTPServer):
 
     # ------------------------------------------------------ bounded clients
     def process_request(self, request: Any, client_address: Any) -> None:
-        if not self._slots.acquire(blocking=False):
+        address = address_of(client_address)
+        with self._serving_lock:
+            full = (sum(self._serving.values()) >= self.max_clients
+                    or self._serving.get(address, 0) >= self.max_per_address)
+            if not full:
+                self._serving[address] = self._serving.get(address, 0) + 1
+        if full:
             self.shutdown_request(request)  # too many at once: this one is dropped
             return
         try:
             super().process_request(request, client_address)
         except BaseException:
-            self._slots.release()
+            self._release(address)
             raise
 
     def process_request_thread(self, request: Any, client_address: Any) -> None:
@@ -166,7 +182,22 @@ class SiteServer(ThreadingHTTPServer):
             super().process_request_thread(request, client_address)
         finally:
             watchdog.cancel()
-            self._slots.release()
+            self._release(address_of(client_address))
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that went away or was cut off (a reset, a broken pipe, a
+        time-out) is no error to print: only anything else is (the standard
+        library's traceback)."""
+        if not isinstance(sys.exc_info()[1], OSError):
+            super().handle_error(request, client_address)
+
+    def _release(self, address: str) -> None:
+        with self._serving_lock:
+            left = self._serving.get(address, 0) - 1
+            if left > 0:
+                self._serving[address] = left
+            else:
+                self._serving.pop(address, None)
 
 
 def read_site_file(folder: Path, name: str) -> bytes | None:
