@@ -33,7 +33,7 @@ from csl_game.online.host import (
     PlayerLeft,
     TurnedAway,
 )
-from csl_game.online.protocol import MAX_CODE, PROTOCOL_VERSION, Hello
+from csl_game.online.protocol import PROTOCOL_VERSION, Hello, code_problem
 from csl_game.online.records import player_infos
 from csl_game.online.wire import lan_address, parse_address
 from csl_game.services.options import MATCH_KEYS, match_config
@@ -94,9 +94,8 @@ def _player(args: argparse.Namespace, thinker: str | None, params: str,
 
 def _code(args: argparse.Namespace) -> str | None:
     code = args.code
-    if code is not None and not (4 <= len(code) <= MAX_CODE and code.isprintable()
-                                 and " " not in code):
-        raise UsageError(f"--code must be 4 to {MAX_CODE} characters, no spaces")
+    if code is not None and (problem := code_problem(code)) is not None:
+        raise UsageError(f"--code must be {problem}")
     return code
 
 
@@ -217,8 +216,7 @@ def _say_host_event(event: HostEvent, out: TextIO) -> None:
         text = (f"{event.name} has been away {event.seconds:.0f} s: type claim (and Enter) to "
                 "win by their forfeit, or keep waiting")
     elif isinstance(event, TurnedAway):
-        print(f"csl-game: turned away a connection from {event.peer}: {event.reason}",
-              file=sys.stderr, flush=True)
+        print(f"csl-game: {event.text}", file=sys.stderr, flush=True)
         return
     print(text, file=out, flush=True)
 

@@ -61,8 +61,7 @@ def announce(broadcaster: Broadcaster, out: TextIO) -> None:
 
 
 def _say_refused(event: TurnedAway) -> None:
-    print(f"csl-game: turned away a connection from {event.peer}: {event.reason}",
-          file=sys.stderr, flush=True)
+    print(f"csl-game: {event.text}", file=sys.stderr, flush=True)
 
 
 def standings_json(rows: tuple[Standing, ...] | list[Standing]) -> list[dict[str, object]]:

@@ -53,14 +53,21 @@ class RateLimit:
 
     def allow(self, now: float) -> bool:
         """Take one token if there is one."""
-        if self._tokens < 0:
-            self._tokens, self._at = self.burst, now
-        self._tokens = min(self.burst, self._tokens + (now - self._at) * self.rate)
-        self._at = now
+        self._tokens, self._at = self.tokens(now), now
         if self._tokens < 1:
             return False
         self._tokens -= 1
         return True
+
+    def tokens(self, now: float) -> float:
+        """The tokens there are at `now` (none taken)."""
+        if self._tokens < 0:
+            return self.burst
+        return min(self.burst, self._tokens + (now - self._at) * self.rate)
+
+    def wait(self, now: float) -> float:
+        """Seconds until a token is there (0: one is now)."""
+        return max(0.0, 1 - self.tokens(now)) / self.rate
 
 
 class Connection:
@@ -84,6 +91,9 @@ class Connection:
         self.closed = False
         self.failing_since: float | None = None
         """When fail() was called (the connection drains until DRAIN_S later)."""
+        self.failure: str | None = None
+        """Why it was failed or cut off (a bound of this module's, or its user's
+        fail()), else None."""
         self._drained = 0
         self._shut = False
 
@@ -138,7 +148,8 @@ class Connection:
             return
         self._out += line
         if len(self._out) > MAX_QUEUED:
-            self.close()  # it reads nothing: cut it off
+            self.failure = f"it reads nothing: more than {MAX_QUEUED >> 20} MiB wait for it"
+            self.close()  # cut it off
             return
         self.flush()
 
@@ -169,6 +180,7 @@ class Connection:
         if self.closed or self.failing_since is not None:
             return
         self.send(ErrorMsg(message[:500]))
+        self.failure = message
         self.failing_since = self._clock()
         self.flush()
 
