@@ -96,6 +96,31 @@ def join(port: int, *args: str, stdin: str | None = None) -> Proc:
                 *args, stdin=stdin)
 
 
+def connect_from(source: str, port: int, timeout: float = 10) -> socket.socket:
+    """A connection to 127.0.0.1:`port` from the loopback address `source`
+    (Linux routes all of 127.0.0.0/8 to loopback: another address, one machine)."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.settimeout(timeout)
+    try:
+        sock.bind((source, 0))
+        sock.connect(("127.0.0.1", port))
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+def other_loopback_works() -> bool:
+    """Whether 127.0.0.2 can be bound here (Linux: yes; macOS and Windows: not
+    unless configured)."""
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+            probe.bind(("127.0.0.2", 0))
+        return True
+    except OSError:
+        return False
+
+
 class RawPlayer:
     """The test itself as the joined player, speaking the protocol line by line:
     it answers pings and plays the lowest free column when it is to move."""

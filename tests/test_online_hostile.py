@@ -16,7 +16,8 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from online_procs import CODE, Proc, RawPlayer, host
+from csl_game.online.guard import TOLD, WRONG_CODES
+from online_procs import CODE, Proc, RawPlayer, connect_from, host, other_loopback_works
 
 HANDSHAKE_S = 1.0
 
@@ -77,11 +78,21 @@ def test_random_bytes(game: tuple[Proc, int, RawPlayer]) -> None:
 
 
 def test_a_ten_megabyte_line(game: tuple[Proc, int, RawPlayer]) -> None:
-    _, port, _ = game
+    server, port, _ = game
     started = time.monotonic()
     answer = _answer(port, b"x" * 10_000_000 + b"\n", wait=10)
     assert answer == b"" or "longer than 65536 bytes" in _error_of(answer)
     assert time.monotonic() - started < 8
+    server.wait_for(r"turned away a connection from 127\.0\.0\.1:\d+: a line longer than "
+                    r"65536 bytes", 5)  # told, as every refusal is
+
+
+def test_too_many_messages_are_refused_and_told(game: tuple[Proc, int, RawPlayer]) -> None:
+    server, port, _ = game
+    spectator = b'{"type":"hello","version":1,"role":"spectator"}\n'
+    answer = _answer(port, spectator + b'{"type":"pong"}\n' * 200)
+    assert "too many messages" in json.loads(answer.splitlines()[-1])["message"]
+    server.wait_for(r"turned away a connection from 127\.0\.0\.1:\d+: too many messages", 5)
 
 
 def test_two_hundred_connections_at_once(game: tuple[Proc, int, RawPlayer]) -> None:
@@ -100,7 +111,7 @@ def test_two_hundred_connections_at_once(game: tuple[Proc, int, RawPlayer]) -> N
     finally:
         for s in socks:
             s.close()
-    assert "too many connections are waiting" in server.text()
+    assert "too many connections from your address are waiting" in server.text()
 
 
 def test_a_client_sending_a_byte_a_second(game: tuple[Proc, int, RawPlayer]) -> None:
@@ -182,3 +193,163 @@ def test_valid_json_with_absurd_values(game: tuple[Proc, int, RawPlayer],
     assert answer, "no error line"
     message = _error_of(answer)
     assert message and "Traceback" not in message
+
+
+needs_two_addresses = pytest.mark.skipif(not other_loopback_works(),
+                                         reason="127.0.0.2 is not loopback here")
+
+
+@needs_two_addresses
+def test_silent_connections_of_one_address_keep_nobody_else_out() -> None:
+    """20 connections from 127.0.0.2 that never say hello (more than the host
+    holds waiting in all) leave room for the player and a spectator from
+    127.0.0.1: one address has its own share of the waiting connections."""
+    server, port = host("-W", "random", "--white-params", "5", "-t", "500",
+                        "--handshake-timeout", "5", "--json")
+    silent = []
+    try:
+        silent = [connect_from("127.0.0.2", port) for _ in range(20)]
+        time.sleep(0.3)  # all taken in (or turned away) before the player comes
+        player = RawPlayer(port)  # welcomed, not "too many connections are waiting"
+        spectator = _answer(port, b'{"type":"hello","version":1,"role":"spectator"}\n', 1.0)
+        assert json.loads(spectator.splitlines()[0])["type"] == "welcome", spectator[:200]
+        result = player.finish()
+        assert server.finish(30) == 0, server.text()
+        assert server.json() == result
+        assert "too many connections from your address are waiting" in server.text()
+    finally:
+        for s in silent:
+            s.close()
+        server.kill()
+
+
+@needs_two_addresses
+def test_guessing_join_codes_is_slowed_and_summed_up(
+        game: tuple[Proc, int, RawPlayer]) -> None:
+    """A client guessing codes as fast as it can from 127.0.0.2 for 2 s: the host
+    looks at a handful of its codes (it looked at over a thousand a second),
+    tells three refusals one by one and counts the rest; a spectator from
+    127.0.0.1 is welcome meanwhile, and the game goes on."""
+    server, port, _ = game
+    told_before = len(server.err)
+    said: dict[str, int] = {}
+    started = time.monotonic()
+    attempts = 0
+    while time.monotonic() - started < 2.0:
+        with connect_from("127.0.0.2", port, timeout=5) as s:
+            s.sendall(_hello(code=f"guess{attempts:04d}"))
+            attempts += 1
+            line = s.makefile("rb").readline()
+        kind = json.loads(line)["message"].split(":")[0] if line else "(closed)"
+        said[kind] = said.get(kind, 0) + 1
+    took = time.monotonic() - started
+    assert attempts > 50, said  # it did try fast
+    assert said.get("wrong join code", 0) <= WRONG_CODES, said
+    assert said.get("wrong join code", 0) / took < 3, said
+    assert said.get("too many wrong join codes from your address", 0) > 0, said
+    spectator = _answer(port, b'{"type":"hello","version":1,"role":"spectator"}\n', 1.0)
+    assert json.loads(spectator.splitlines()[0])["type"] == "welcome"
+    time.sleep(0.3)
+    told = [line for line in server.err[told_before:] if "127.0.0.2" in line]
+    assert len(told) <= TOLD, told
+
+
+def test_a_join_code_is_at_least_six_characters() -> None:
+    from csl_game.engine import Human
+    from csl_game.model.board import PColor
+    from csl_game.online.host import Host
+    from csl_game.thinker.api import MatchConfig
+
+    for code in ("", "abcd", "tiger", "tiger 42", "x" * 65):
+        with pytest.raises(ValueError, match="6 to 64 characters"):
+            Host(MatchConfig(), Human(), "Alice", PColor.WHITE, ("127.0.0.1", 0), code=code)
+
+
+@needs_two_addresses
+def test_refusals_are_told_one_line_per_address_a_minute() -> None:
+    """On the host's own clock: of 30 wrong guesses from 127.0.0.2, three are told
+    one by one and the rest in one line when the minute ends; an address still
+    at it is told by that line alone. Its right code is refused unread while it
+    has no guesses left, and 127.0.0.1 keeps its own budget and gets the seat."""
+    from csl_game.engine import Human
+    from csl_game.model.board import PColor
+    from csl_game.online.host import Host, TurnedAway
+    from csl_game.thinker.api import MatchConfig
+
+    now = [0.0]
+    host = Host(MatchConfig(), Human(), "Alice", PColor.WHITE, ("127.0.0.1", 0), code=CODE,
+                clock=lambda: now[0])
+    events: list[object] = []
+
+    def attempt(source: str, code: str) -> str:
+        with connect_from(source, host.port) as s:
+            s.sendall(_hello(code=code))
+            s.settimeout(0.01)
+            for _ in range(500):
+                events.extend(host.poll())
+                try:
+                    return str(json.loads(s.makefile("rb").readline())["message"])
+                except TimeoutError:
+                    continue
+        raise AssertionError("no answer")
+
+    try:
+        said = [attempt("127.0.0.2", f"guess{i:03d}") for i in range(30)]
+        assert said[:WRONG_CODES] == ["wrong join code"] * WRONG_CODES
+        assert all(m.startswith("too many wrong join codes from your address: try again in")
+                   for m in said[WRONG_CODES:])
+        assert attempt("127.0.0.2", CODE).startswith("too many wrong join codes")  # unread
+        told = [e for e in events if isinstance(e, TurnedAway)]
+        assert [(e.count, e.reason) for e in told] == [(1, "wrong join code")] * TOLD
+        now[0] += 61
+        events.extend(host.poll())
+        summary = [e for e in events if isinstance(e, TurnedAway)][TOLD:]
+        assert len(summary) == 1 and summary[0].peer == "127.0.0.2"
+        assert summary[0].count == 31 - TOLD
+        assert summary[0].reason == (f"{31 - WRONG_CODES:,} too many wrong join codes from "
+                                     f"your address, {WRONG_CODES - TOLD} wrong join code")
+        assert summary[0].text.startswith("turned away 28 more connections from 127.0.0.2 in "
+                                          "the last minute: ")
+        events.clear()
+        for i in range(10):  # a minute later it has its guesses back, and goes on
+            attempt("127.0.0.2", f"again{i:03d}")
+        assert not [e for e in events if isinstance(e, TurnedAway)]  # counted only
+        now[0] += 61
+        events.extend(host.poll())
+        assert [e.count for e in events if isinstance(e, TurnedAway)] == [10]
+        events.clear()
+        assert attempt("127.0.0.1", "notit99") == "wrong join code"
+        assert [e.peer.split(":")[0] for e in events if isinstance(e, TurnedAway)] == \
+            ["127.0.0.1"]  # told at once: its own first refusal
+        with connect_from("127.0.0.1", host.port) as s:
+            s.sendall(_hello())
+            s.settimeout(0.01)
+            for _ in range(500):
+                host.poll()
+                try:
+                    assert json.loads(s.makefile("rb").readline())["type"] == "welcome"
+                    break
+                except TimeoutError:
+                    continue
+    finally:
+        host.close(linger=0)
+
+
+def test_what_a_host_remembers_of_addresses_is_bounded() -> None:
+    """Refusals from more addresses than it remembers are counted as 'other
+    addresses'; a refusal of a new kind each time names at most 8 kinds; wrong
+    codes from ever new addresses keep at most MAX_ADDRESSES budgets."""
+    from csl_game.online.guard import OTHERS, RefusalLog, WrongCodes
+
+    log = RefusalLog(told=1, every=60, max_addresses=100)
+    for i in range(300):
+        for _ in range(3):
+            log.tell(f"192.0.2.{i}", f"this host speaks version 1, not version {i}", 0.0)
+    ended = dict(log.due(61.0))
+    assert len(ended) == 101 and OTHERS in ended  # 100 addresses, and the others
+    assert len(ended[OTHERS]) == 9 and ended[OTHERS]["other"] > 0  # 8 kinds and 'other'
+    codes = WrongCodes(per_minute=5, max_addresses=100)
+    for i in range(1000):
+        codes.wrong(f"198.51.100.{i}", float(i))
+    assert len(codes._buckets) <= 100
+    assert codes.wait("198.51.100.999", 999.0) == 0  # four left of its five

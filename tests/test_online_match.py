@@ -164,6 +164,8 @@ def _free_port() -> int:
     (["match", "--listen", "0", "--connect", "127.0.0.1:1", "--code", CODE], "give one"),
     (["match", "--listen", "0", "-W", "random", "-R", "random"], "not both"),
     (["match", "--listen", "0", "--code", "a b"], "--code must be"),
+    (["match", "--listen", "0", "--code", "tiger"], "--code must be 6 to 64 characters"),
+    (["match", "--connect", "127.0.0.1:5000", "--code", "abcd"], "--code must be 6 to 64"),
     (["watch", "nowhere"], "is not HOST:PORT"),
     (["match", "--connect", "127.0.0.1:{free}", "--code", CODE], "connection refused"),
     (["watch", "127.0.0.1:{free}"], "connection refused"),

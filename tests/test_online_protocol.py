@@ -33,7 +33,7 @@ from csl_game.online.protocol import (
     decode_host,
     encode,
 )
-from csl_game.online.wire import RateLimit, parse_address
+from csl_game.online.wire import RateLimit, address_of, parse_address
 from csl_game.thinker.api import MatchConfig
 
 names = st.text(st.characters(codec="utf-8", categories=("L", "N", "P", "Zs")), min_size=1,
@@ -202,6 +202,17 @@ def test_the_rate_limit_allows_bursts_then_the_rate() -> None:
                                                         ("host.lan", 65535))])
 def test_addresses(text: str, bare: bool, expected: tuple[str, int]) -> None:
     assert parse_address(text, bare) == expected
+
+
+@pytest.mark.parametrize("peer, counted_as", [
+    (("192.0.2.7", 5000), "192.0.2.7"), (("::ffff:192.0.2.7", 5000, 0, 0), "192.0.2.7"),
+    (("2001:db8:1:2:aaaa::1", 5000, 0, 0), "2001:db8:1:2::/64"),
+    (("2001:db8:1:2:bbbb::9", 6000, 0, 0), "2001:db8:1:2::/64"),
+    (("fe80::1%eth0", 5000, 0, 2), "fe80::/64"), ("/tmp/a-socket", "/tmp/a-socket")])
+def test_per_address_limits_count_a_machine_once(peer: object, counted_as: str) -> None:
+    """IPv4 by address; IPv6 by its /64 (one machine is commonly given a whole
+    /64, so it cannot take a new address per connection)."""
+    assert address_of(peer) == counted_as
 
 
 @pytest.mark.parametrize("text, bare", [("5000", False), ("host:70000", False), ("host:", False),

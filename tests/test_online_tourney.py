@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from online_procs import Proc
+from online_procs import Proc, connect_from, other_loopback_works
 
 # -m makes each move last 60 ms, so a watcher can join mid-tournament
 BOARD = ("-r", "4", "-c", "4", "-w", "3", "-t", "300", "-m", "60")
@@ -131,3 +131,21 @@ def test_a_silent_connection_is_closed_after_the_handshake_time_out(
     assert answer and answer[-1]["type"] == "error"
     assert "no hello within 1 s" in str(answer[-1]["message"])
     assert session.finish(60) == 0, session.text()
+
+
+@pytest.mark.skipif(not other_loopback_works(), reason="127.0.0.2 is not loopback here")
+def test_silent_connections_of_one_address_keep_no_watcher_out(
+        game_file: str, procs: list[Proc]) -> None:
+    """20 connections from 127.0.0.2 that never say hello leave room for a
+    spectator from 127.0.0.1, who follows the tournament to its end."""
+    session, port = _session(procs, game_file, "--handshake-timeout", "5")
+    silent = [connect_from("127.0.0.2", port) for _ in range(20)]
+    try:
+        answer = _answer(port, HELLO, wait=60)  # every line, until the broadcast closes
+        assert answer[0]["type"] == "tournament", answer[:2]
+        assert answer[-1]["type"] == "standings" and answer[-1]["final"] is True, answer[-1]
+        assert session.finish(60) == 0, session.text()
+        assert "too many connections from your address are waiting" in "".join(session.err)
+    finally:
+        for sock in silent:
+            sock.close()

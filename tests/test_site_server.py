@@ -6,7 +6,10 @@ serves at once, and goes on serving honest ones."""
 
 from __future__ import annotations
 
+import contextlib
+import os
 import socket
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -14,8 +17,10 @@ from pathlib import Path
 
 import pytest
 
+from csl_game.services import serve
 from csl_game.services.serve import SiteServer
 from csl_game.services.site import write_site
+from online_procs import connect_from, other_loopback_works
 
 DOC = {"white": {"thinker": "a", "params": "", "name": "Alice"},
        "red": {"thinker": "b", "params": "", "name": "Bob"}, "winner": "white",
@@ -158,6 +163,42 @@ def test_more_clients_than_it_serves_are_turned_away(server: SiteServer) -> None
     assert threading.active_count() < 30
 
 
+@pytest.mark.skipif(not other_loopback_works(), reason="127.0.0.2 is not loopback here")
+def test_one_address_trickling_requests_keeps_nobody_else_out(
+        tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    """Slowloris: 32 connections from 127.0.0.2 (as many as the server serves in
+    all) each begin a request and say no more; 40 page requests from 127.0.0.1
+    meanwhile are all answered, since one address gets only its share. The
+    hogs hanging up print no traceback."""
+    write_site([DOC], tmp_path / "site")
+    srv = SiteServer(tmp_path / "site", "127.0.0.1", 0, read_timeout=5, connection_timeout=15)
+    thread = threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.05},
+                              daemon=True)
+    thread.start()
+    hogs: list[socket.socket] = []
+    try:
+        for _ in range(serve.MAX_CLIENTS):
+            hog = connect_from("127.0.0.2", srv.port)
+            hogs.append(hog)
+            with contextlib.suppress(OSError):  # closed at once: more than its share
+                hog.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n")
+        time.sleep(0.3)  # each of its share holds a slot, waiting for the rest
+        started = time.monotonic()
+        answered = [_get(srv, "/")[0] for _ in range(40)]
+        assert answered == [200] * 40
+        assert time.monotonic() - started < 4  # before the hogs' reads time out
+        for hog in hogs:
+            hog.close()
+        time.sleep(0.3)  # their threads answer a closed connection
+        assert "Traceback" not in capfd.readouterr().err
+    finally:
+        for hog in hogs:
+            hog.close()
+        srv.shutdown()
+        srv.server_close()
+        thread.join(5)
+
+
 def test_report_serves_a_growing_results_file(tmp_path: Path) -> None:
     """`report FILE --serve`: the site of the file as it is when asked, rebuilt
     when it grows; bad ports are bad input."""
@@ -193,3 +234,86 @@ def test_report_serves_a_growing_results_file(tmp_path: Path) -> None:
     bad = subprocess.run([sys.executable, "-m", "csl_game", "report", str(results), "--serve",
                           "--port", "70000"], capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "--port must be from 0 to 65535" in bad.stderr
+
+
+needs_links = pytest.mark.skipif(not hasattr(os, "symlink") or sys.platform == "win32",
+                                 reason="symbolic links as a plain user: POSIX")
+
+
+@pytest.fixture(params=["no-follow", "look-first"])
+def opening(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Both ways of opening a file: without following links (POSIX), and the
+    look-then-check of systems without O_NOFOLLOW (Windows), run here too."""
+    if request.param == "look-first":
+        monkeypatch.setattr(serve, "_NO_LINKS", False)
+
+
+@needs_links
+@pytest.mark.usefixtures("opening")
+def test_a_link_planted_in_the_folder_is_not_served(server: SiteServer, tmp_path: Path) -> None:
+    """A thinker runs as the same user and may plant links in the site's folder:
+    to a file outside it, to a folder, to a page of the site itself, or a hard
+    link; none of them is served (a link is no page of the site)."""
+    site = server.folder
+    outside = tmp_path / "secret.txt"
+    (site / "evil.html").symlink_to("/etc/passwd")
+    (site / "leak.txt").symlink_to(outside)
+    (site / "etc").symlink_to("/etc", target_is_directory=True)
+    (site / "alias.html").symlink_to(site / "index.html")
+    os.link(outside, site / "hard.txt")
+    for target in ("/evil.html", "/leak.txt", "/etc", "/etc/passwd", "/alias.html",
+                   "/hard.txt"):
+        status, answer = _get(server, target)
+        assert status == 404, (target, answer[:200])
+        assert b"root:" not in answer
+    assert _get(server, "/")[0] == 200  # the site's own files still are
+
+
+@needs_links
+@pytest.mark.usefixtures("opening")
+def test_a_folder_swapped_for_a_link_is_not_followed(server: SiteServer, tmp_path: Path) -> None:
+    """The served folder renamed away and a link to /etc put in its place: the
+    server does not follow it (no link anywhere on the path from the folder)."""
+    site = server.folder
+    assert _get(server, "/")[0] == 200
+    site.rename(tmp_path / "moved")
+    site.symlink_to("/etc", target_is_directory=True)
+    status, answer = _get(server, "/passwd")
+    assert status == 404 and b"root:" not in answer
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes: POSIX")
+@pytest.mark.usefixtures("opening")
+def test_a_named_pipe_is_no_page(server: SiteServer) -> None:
+    os.mkfifo(server.folder / "pipe.html")
+    started = time.monotonic()
+    assert _get(server, "/pipe.html")[0] == 404
+    assert time.monotonic() - started < 2  # not left waiting for a writer
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX file modes")
+def test_the_sites_files_are_readable_by_a_web_server_of_another_user(tmp_path: Path) -> None:
+    """Every file of a site is 0644 and every folder it makes 0755, whatever the
+    umask (a strict one included): a web server running as another user serves
+    them. A folder that was there already keeps its own mode."""
+    import stat
+
+    from csl_game.services.site import SiteWriter
+
+    old = os.umask(0o077)
+    try:
+        write_site([DOC], tmp_path / "a" / "b" / "site")
+        (tmp_path / "mine").mkdir(mode=0o700)
+        writer = SiteWriter(tmp_path / "mine")
+        writer.add(DOC)
+        writer.add({**DOC, "match": 1})
+    finally:
+        os.umask(old)
+    for site in (tmp_path / "a" / "b" / "site", tmp_path / "mine"):
+        files = sorted(site.iterdir())
+        assert {"index.html", "style.css", "site.js", "match-1.html"} <= {f.name for f in files}
+        for f in files:
+            assert stat.S_IMODE(f.stat().st_mode) == 0o644, f
+    for folder in (tmp_path / "a", tmp_path / "a" / "b", tmp_path / "a" / "b" / "site"):
+        assert stat.S_IMODE(folder.stat().st_mode) == 0o755, folder
+    assert stat.S_IMODE((tmp_path / "mine").stat().st_mode) == 0o700

@@ -148,7 +148,8 @@ def _human_input(out: TextIO) -> Callable[[Match], None]:
             raise EOFError
         return line
 
-    return partial(ask_human_move, read=read, say=lambda t: print(t, file=out, flush=True))
+    return partial(ask_human_move, read=read,
+                   say=lambda t: print(narration.terminal_safe(t), file=out, flush=True))
 
 
 def cmd_match(args: argparse.Namespace) -> int:
@@ -214,7 +215,8 @@ def cmd_report(args: argparse.Namespace) -> int:
         from csl_game.services.report import parse_anchor
 
         anchor = parse_anchor(args.anchor) if args.anchor else None
-        print(load_report(docs, points).render_ratings(args.format, anchor))
+        print(narration.terminal_safe(load_report(docs, points).render_ratings(args.format,
+                                                                                anchor)))
         return 0
     if args.format == REFERENCE:
         from csl_game.services.reference import write_reference
@@ -230,7 +232,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         print(f"wrote the site of {len(docs)} matches: {folder / 'index.html'}")
         return 0
     report = load_report(docs, points)
-    print(report.render(args.format, args.table))
+    print(narration.terminal_safe(report.render(args.format, args.table)))
     return 0
 
 
@@ -295,7 +297,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
     replays = load_replays(args.results_file)
     if args.list:
         for number, replay in sorted(numbered(replays).items()):
-            print(f"{number:>4}  {replay.players}: {narration.game_over(replay.result)}")
+            print(narration.terminal_safe(
+                f"{number:>4}  {replay.players}: {narration.game_over(replay.result)}"))
         return 0
     replay = pick_replay(replays, args.match)
     if args.review:
@@ -323,11 +326,11 @@ def cmd_info(args: argparse.Namespace) -> int:
     for fqn in sorted(reg.classes, key=reg.short_name):
         doc = (reg.classes[fqn].__doc__ or "").strip().splitlines()
         summary = f"  {doc[0]}" if doc else ""
-        print(f"  {reg.short_name(fqn):<14} {fqn}{summary}")
+        print(narration.terminal_safe(f"  {reg.short_name(fqn):<14} {fqn}{summary}"))
     for problem in reg.problems:
-        print(f"warning: {problem}", file=sys.stderr)
+        print(narration.terminal_safe(f"warning: {problem}"), file=sys.stderr)
     for why in reg.near_misses():
-        print(f"not listed: {why}", file=sys.stderr)
+        print(narration.terminal_safe(f"not listed: {why}"), file=sys.stderr)
     return 0
 
 
@@ -525,7 +528,7 @@ def _main(argv: list[str]) -> int:
     except CslError as e:
         status = exit_status(e)
         what = "error" if status == 2 else "cannot go on"  # bad input, or the program's
-        print(f"csl-game: {what}: {e}", file=sys.stderr)
+        print(narration.terminal_safe(f"csl-game: {what}: {e}"), file=sys.stderr)
         return status
 
 

@@ -8,6 +8,7 @@ from typing import Protocol
 
 from csl_game.errors import InputEnded, InvalidMoveError
 from csl_game.model.board import Board, PColor, PShape
+from csl_game.services.narration import terminal_safe
 
 __all__ = ["ask_human_move", "parse_move", "move_prompt", "try_move", "MoveTaker", "InputEnded"]
 
@@ -51,7 +52,7 @@ def move_prompt(taker: MoveTaker) -> tuple[str, PShape]:
     color = board.turn
     default = color.shape if board.piece_count(color, color.shape) else color.shape.other
     counts = ", ".join(f"{board.piece_count(color, s)} {s.name.lower()}" for s in PShape)
-    prompt = (f"{color} ({taker.name(color)}), your move: column 0-{board.cols - 1} "
+    prompt = (f"{color} ({terminal_safe(taker.name(color))}), your move: column 0-{board.cols - 1} "
               f"and shape r/s [{default.name.lower()}] ({counts} left): ")
     return prompt, default
 

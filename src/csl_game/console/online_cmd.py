@@ -33,9 +33,10 @@ from csl_game.online.host import (
     PlayerLeft,
     TurnedAway,
 )
-from csl_game.online.protocol import MAX_CODE, PROTOCOL_VERSION, Hello
+from csl_game.online.protocol import PROTOCOL_VERSION, Hello, code_problem
 from csl_game.online.records import player_infos
 from csl_game.online.wire import lan_address, parse_address
+from csl_game.services.narration import terminal_safe
 from csl_game.services.options import MATCH_KEYS, match_config
 from csl_game.thinker.api import MatchConfig
 from csl_game.thinker.prototype import ThinkerPrototype
@@ -89,14 +90,14 @@ def _player(args: argparse.Namespace, thinker: str | None, params: str,
     proto = ThinkerPrototype(thinker, params, mc, tuple(args.thinkers))
     report = check_thinkers([proto], ["-W/-R"], args.in_process, setup_limit_of(args),
                             memory_limit_of(args))[0]
-    return proto, (report.name if report is not None else proto.default_name)[:40]
+    name = terminal_safe(report.name if report is not None else proto.default_name)
+    return proto, "".join(c if c.isprintable() else "?" for c in name)[:40]  # as the wire takes
 
 
 def _code(args: argparse.Namespace) -> str | None:
     code = args.code
-    if code is not None and not (4 <= len(code) <= MAX_CODE and code.isprintable()
-                                 and " " not in code):
-        raise UsageError(f"--code must be 4 to {MAX_CODE} characters, no spaces")
+    if code is not None and (problem := code_problem(code)) is not None:
+        raise UsageError(f"--code must be {problem}")
     return code
 
 
@@ -217,10 +218,9 @@ def _say_host_event(event: HostEvent, out: TextIO) -> None:
         text = (f"{event.name} has been away {event.seconds:.0f} s: type claim (and Enter) to "
                 "win by their forfeit, or keep waiting")
     elif isinstance(event, TurnedAway):
-        print(f"csl-game: turned away a connection from {event.peer}: {event.reason}",
-              file=sys.stderr, flush=True)
+        print(terminal_safe(f"csl-game: {event.text}"), file=sys.stderr, flush=True)
         return
-    print(text, file=out, flush=True)
+    print(terminal_safe(text), file=out, flush=True)
 
 
 # ---------------------------------------------------------------------- joining
@@ -304,7 +304,7 @@ def _say_joined_event(event: MatchEvent | OnlineEvent, joined: Joined,
     texts = {Waiting: lambda e: f"The game is paused: waiting for {e.name} to reconnect",
              GoingOn: lambda e: "The game goes on", Back: lambda e: "Connected again",
              Lost: lambda e: f"Connection lost ({e.why}): reconnecting..."}
-    print(texts[type(event)](event), file=out, flush=True)
+    print(terminal_safe(texts[type(event)](event)), file=out, flush=True)
 
 
 def _settings_text(mc: MatchConfig) -> str:

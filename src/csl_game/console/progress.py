@@ -23,6 +23,7 @@ from rich.text import Text
 from csl_game.engine.match import MatchResult
 from csl_game.engine.standings import Standing, winner_text
 from csl_game.services.forfeits import Forfeits
+from csl_game.services.narration import terminal_safe
 from csl_game.services.tables import Grid
 
 __all__ = ["SessionProgress", "standings_table"]
@@ -30,7 +31,8 @@ __all__ = ["SessionProgress", "standings_table"]
 
 def standings_table(table: Sequence[Standing], title: str = "Standings") -> Table:
     return Grid.of(("#", "Player", "Pts", "W", "D", "L"),
-                   ((s.position, s.name, s.points, s.wins, s.draws, s.losses) for s in table),
+                   ((s.position, terminal_safe(s.name), s.points, s.wins, s.draws, s.losses)
+                    for s in table),
                    title=title).rich()
 
 
@@ -73,7 +75,9 @@ class SessionProgress:
         return Group(self._progress, *lines, standings_table(self._standings()))
 
     def say(self, line: str) -> None:
-        """Print a line above the live display (or plainly when there is none)."""
+        """Print a line above the live display (or plainly when there is none);
+        its names shown terminal-safe."""
+        line = terminal_safe(line)
         if self._live is not None:
             self._live.console.print(line, markup=False, highlight=False)
         else:

@@ -1,4 +1,8 @@
-"""Printing boards, match events and session events as text."""
+"""Printing boards, match events and session events as text.
+
+Names and what thinkers say are printed through `narration.terminal_safe`: a
+control character in them is shown escaped, never acted on by the terminal.
+"""
 
 from __future__ import annotations
 
@@ -53,7 +57,7 @@ def render_standings(table: Sequence[Standing], elo: Mapping[int, str] | None = 
     header = ["#", "Player", "Pts", "W", "D", "L"]
     if elo:
         header.append("Elo (\u00b195%)")  # maximum likelihood, average 0, half its interval
-    rows = [[f"{s.position}.", s.name, s.points, s.wins, s.draws, s.losses,
+    rows = [[f"{s.position}.", msg.terminal_safe(s.name), s.points, s.wins, s.draws, s.losses,
              *([elo.get(s.player, "-")] if elo else [])] for s in table]
     return "\n".join("    " + line for line in Grid.of(header, rows).text().splitlines())
 
@@ -67,7 +71,7 @@ class ConsoleListener:
         self._board: Board | None = None
 
     def _say(self, text: str = "") -> None:
-        print(text, file=self.out, flush=True)
+        print(msg.terminal_safe(text), file=self.out, flush=True)
 
     def on_match_event(self, event: MatchEvent) -> None:
         """Subscribe this to a Match."""

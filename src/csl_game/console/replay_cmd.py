@@ -65,17 +65,18 @@ def print_replay(replay: Replay, out: TextIO) -> None:
     lines = header(replay)
     for step in range(len(boards)):
         lines += position(replay, boards, step)
-    print("\n".join(lines).rstrip("\n"), file=out, flush=True)
+    print(msg.terminal_safe("\n".join(lines).rstrip("\n")), file=out, flush=True)
 
 
 def step_replay(replay: Replay, read: Callable[[str], str], out: TextIO) -> None:
     """Show the start, then move through the match as the user asks (KEYS_HELP)
     until they quit or input ends."""
     boards = replay.boards()
-    print("\n".join(header(replay)), file=out, flush=True)
+    print(msg.terminal_safe("\n".join(header(replay))), file=out, flush=True)
     step, end = 0, len(boards) - 1
     while True:
-        print("\n".join(position(replay, boards, step)), file=out, flush=True)
+        print(msg.terminal_safe("\n".join(position(replay, boards, step))), file=out,
+              flush=True)
         try:
             answer = read(f"[{step}/{end}] {KEYS_HELP} > ").strip().lower()
         except EOFError:
@@ -97,5 +98,6 @@ def _next_step(answer: str, step: int, end: int, out: TextIO) -> int:
         return end
     if answer.isascii() and answer.isdigit() and int(answer) <= end:
         return int(answer)
-    print(f"'{answer}'? {KEYS_HELP} (moves 0 to {end})", file=out, flush=True)
+    print(msg.terminal_safe(f"'{answer}'? {KEYS_HELP} (moves 0 to {end})"), file=out,
+          flush=True)
     return step

@@ -10,6 +10,7 @@ from typing import TextIO
 
 from csl_game.engine import process_runner
 from csl_game.errors import UsageError
+from csl_game.services.narration import terminal_safe
 from csl_game.services.replay import Replay
 from csl_game.services.review import Review, ReviewJob
 from csl_game.thinker.api import MatchConfig
@@ -73,4 +74,4 @@ def review_table(replay: Replay, review: Review, time_ms: int, out: TextIO) -> N
         text = "-" if accuracy is None else f"{accuracy:.1f}"
         lines.append(f"{color.title()}: accuracy {text}; " +
                      ", ".join(f"{n} {plural}" for plural, n in counts.items()))
-    print("\n".join(lines), file=out, flush=True)
+    print(terminal_safe("\n".join(lines)), file=out, flush=True)

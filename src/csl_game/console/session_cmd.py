@@ -313,7 +313,8 @@ def _print_final(table: list[Standing], tb: TieBreak | None, elo: dict[int, str]
     if tb is not None:
         print("\nTie-break for first place:")
         for step in tb.steps:
-            print(f"  - {step}")
+            print(narration.terminal_safe(f"  - {step}"))
         if tb.tied:
-            print("  Officially tied: " + ", ".join(s.name for s in table if s.player in tb.tied))
+            print(narration.terminal_safe(
+                "  Officially tied: " + ", ".join(s.name for s in table if s.player in tb.tied)))
     sys.stdout.flush()

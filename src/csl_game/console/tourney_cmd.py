@@ -26,6 +26,7 @@ from csl_game.online.tourney_client import (
     WatchEvent,
 )
 from csl_game.online.wire import parse_address
+from csl_game.services.narration import terminal_safe
 
 __all__ = ["start_broadcast", "follow_tournament", "standings_json"]
 
@@ -61,8 +62,7 @@ def announce(broadcaster: Broadcaster, out: TextIO) -> None:
 
 
 def _say_refused(event: TurnedAway) -> None:
-    print(f"csl-game: turned away a connection from {event.peer}: {event.reason}",
-          file=sys.stderr, flush=True)
+    print(terminal_safe(f"csl-game: {event.text}"), file=sys.stderr, flush=True)
 
 
 def standings_json(rows: tuple[Standing, ...] | list[Standing]) -> list[dict[str, object]]:
@@ -108,17 +108,19 @@ def _say(event: MatchEvent | WatchEvent, watched: Watched, listener: ConsoleList
         raise NetworkError(event.message)
     if isinstance(event, MatchStarted):
         index = (watched.index or 0) + 1
-        print(f"\nMatch {index} of {total}: {event.white} (White) vs {event.red} (Red)",
-              file=out)
+        print(terminal_safe(f"\nMatch {index} of {total}: {event.white} (White) vs "
+                            f"{event.red} (Red)"), file=out)
     if isinstance(event, MatchEvent):
         listener.on_match_event(event)
     elif isinstance(event, TourneyBegun):
         mc = event.config
-        print(f"Watching a tournament: {len(event.players)} players "
-              f"({', '.join(event.players)}), {event.matches} matches, {mc.rows}x{mc.cols}, "
-              f"{mc.win_sequence} in a row, {mc.time_limit_ms} ms per move", file=out)
+        print(terminal_safe(f"Watching a tournament: {len(event.players)} players "
+                            f"({', '.join(event.players)}), {event.matches} matches, "
+                            f"{mc.rows}x{mc.cols}, {mc.win_sequence} in a row, "
+                            f"{mc.time_limit_ms} ms per move"), file=out)
     elif isinstance(event, OffScreen):
-        print(f"Match {event.index + 1} (played off screen): {event.text}", file=out)
+        print(terminal_safe(f"Match {event.index + 1} (played off screen): {event.text}"),
+              file=out)
     elif isinstance(event, StandingsNow) and (event.played or event.final):
         title = ("Final standings:" if event.final
                  else f"Standings after {event.played} of {total} matches:")

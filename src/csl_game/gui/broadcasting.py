@@ -49,8 +49,7 @@ class WindowBroadcast:
         if self.broadcaster is None:
             return
         for refused in self.broadcaster.poll():
-            self.log.add(f"Turned away a spectator ({refused.peer}): {refused.reason}",
-                         shown=False)
+            self.log.add(refused.text[0].upper() + refused.text[1:], shown=False)
 
     def close(self) -> None:
         if self.broadcaster is not None:

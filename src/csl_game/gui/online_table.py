@@ -252,7 +252,7 @@ def _host_line(event: object) -> str:
         return (f"{event.name} has been away {event.seconds:.0f} s: you may claim the game, "
                 "or keep waiting")
     if isinstance(event, TurnedAway):
-        return f"Turned away a connection from {event.peer}: {event.reason}"
+        return event.text[0].upper() + event.text[1:]
     return ""
 
 

@@ -13,8 +13,9 @@ handshake time-out, then only answers pings; anything else (a player's
 hello, a move, garbage, an oversized line, too many lines) gets one error
 line and is closed, and the tournament goes on. The bounds are a host's
 (`HostLimits`: handshake time-out, idle time-out, spectators at once,
-connections waiting for their hello; `wire.Connection`: line length, rate,
-bytes queued). `poll()` never blocks: a window calls it once a frame; the
+connections waiting for their hello, in all and of one address;
+`wire.Connection`: line length, rate, bytes queued), and so is the telling
+of refusals (`guard.RefusalLog`: a flood is one line per address a minute). `poll()` never blocks: a window calls it once a frame; the
 console calls `serve()`, which polls on a thread of its own. Every method
 holds one lock, so the session's events may come from another thread.
 """
@@ -31,6 +32,7 @@ from csl_game.engine.match import Match, MatchEvent, MatchOver, MatchStarted, Mo
 from csl_game.engine.session import Session
 from csl_game.engine.standings import Standing
 from csl_game.model.board import PShape
+from csl_game.online.guard import RefusalLog
 from csl_game.online.host import (
     HostLimits,
     TurnedAway,
@@ -39,6 +41,8 @@ from csl_game.online.host import (
     dismiss,
     drain_and_close,
     read_message,
+    report_failures,
+    summaries,
     wait_for_news,
 )
 from csl_game.online.protocol import (
@@ -88,6 +92,7 @@ class Broadcaster:
         self._index = 0
         self._moves: list[tuple[int, PShape, float]] = []
         self._turned_away: list[TurnedAway] = []
+        self._refusals = RefusalLog()
         self._last_ping = clock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -155,9 +160,9 @@ class Broadcaster:
             for conn in [*self._pending, *self._spectators]:
                 for line in conn.read():
                     self._handle(conn, line)
-                if conn.failing_since is not None and conn not in self._closing:
-                    self._turn_away(conn, "a line too long, or too many lines")  # wire's bounds
             self._keep_time(now)
+            report_failures(self._connections(), self._closing, self._turn_away)
+            self._turned_away += summaries(self._refusals, now)
             self._pending = [c for c in self._pending if not c.closed]
             self._spectators = [c for c in self._spectators if not c.closed]
             self._closing = [c for c in self._closing if not c.closed]
@@ -217,8 +222,9 @@ class Broadcaster:
         accept_waiting(self._listener, self._pending, self.limits, self._now, self._turn_away)
 
     def _turn_away(self, conn: Connection, reason: str) -> None:
-        log.info("turned away %s: %s", conn.peer, reason)
-        self._turned_away.append(TurnedAway(conn.peer, reason))
+        if self._refusals.tell(conn.address, reason, self._now()):
+            log.info("turned away %s: %s", conn.peer, reason)
+            self._turned_away.append(TurnedAway(conn.peer, reason))
         for group in (self._pending, self._spectators):
             if conn in group:
                 group.remove(conn)

@@ -12,14 +12,18 @@ side forfeits) or keep waiting.
 
 Every connection sends a Hello first, within `handshake_timeout`; a
 connection that breaks the protocol or a bound gets one error line and is
-closed, and the game goes on. `poll()` never blocks: a window calls it every
-frame, the console loops over `wait()` and `poll()`.
+closed, and the game goes on. A join code is at least `MIN_CODE` characters,
+and each address has only a few wrong ones a minute (`guard.WrongCodes`).
+Every refusal is told as a `TurnedAway` event, a flood of them as one event
+per address a minute (`guard.RefusalLog`). `poll()` never blocks: a window
+calls it every frame, the console loops over `wait()` and `poll()`.
 """
 
 from __future__ import annotations
 
 import hmac
 import logging
+import math
 import secrets
 import select
 import socket
@@ -41,6 +45,7 @@ from csl_game.engine.match import Human, MatchOver, MovePerformed
 from csl_game.engine.standings import unique_names
 from csl_game.errors import NetworkError
 from csl_game.model.board import PColor, PShape
+from csl_game.online.guard import WRONG_CODES, RefusalLog, WrongCodes, summary_text
 from csl_game.online.protocol import (
     PROTOCOL_VERSION,
     ClientMessage,
@@ -55,11 +60,12 @@ from csl_game.online.protocol import (
     Result,
     Resumed,
     Welcome,
+    code_problem,
     config_json,
     decode_client,
 )
 from csl_game.online.seat import GameClock, Seat, SeatPlayer
-from csl_game.online.wire import Clock, Connection
+from csl_game.online.wire import Clock, Connection, address_of
 from csl_game.thinker.api import MatchConfig
 
 __all__ = ["Host", "HostLimits", "HostEvent", "PlayerJoined", "PlayerLeft", "PlayerBack",
@@ -89,8 +95,14 @@ class HostLimits:
     spectators: int = 8
     max_pending: int = 16
     """Connections waiting for their Hello at once; more are turned away."""
+    max_pending_per_address: int = 4
+    """Connections of one address (`wire.address_of`) waiting for their Hello
+    at once; more from it are turned away, so one address cannot fill `max_pending`."""
     network_margin_ms: int = 1000
     """Time a remote AI has beyond the time limit, for the network."""
+    wrong_codes_per_minute: int = WRONG_CODES
+    """Wrong join codes one address may send at once, and in a minute; an
+    address that sent them is refused, its code unread, until one is back."""
 
 
 @dataclass(frozen=True)
@@ -121,10 +133,24 @@ class ClaimOffered:
 
 @dataclass(frozen=True)
 class TurnedAway:
-    """A connection was refused and closed: who, and why (as it was told)."""
+    """A connection was refused and closed: who, and why (as it was told).
+
+    With `count` above 1 it sums up the refusals of one address (`peer`) that
+    were not told one by one: `reason` then counts them by kind
+    ('1,200 wrong join code, 34 too many messages')."""
 
     peer: str
     reason: str
+    count: int = 1
+
+    @property
+    def text(self) -> str:
+        """'turned away a connection from 192.0.2.7:5501: wrong join code', or
+        'turned away 1,234 more connections from 192.0.2.7 in the last minute: ...'."""
+        if self.count == 1:
+            return f"turned away a connection from {self.peer}: {self.reason}"
+        return (f"turned away {self.count:,} more connections from {self.peer} in the last "
+                f"minute: {self.reason}")
 
 
 HostEvent = PlayerJoined | PlayerLeft | PlayerBack | ClaimOffered | TurnedAway
@@ -135,12 +161,15 @@ class Host:
 
     Raises:
         NetworkError: the address cannot be listened on.
+        ValueError: `code` is no join code (`protocol.code_problem`).
     """
 
     def __init__(self, config: MatchConfig, local: Player, local_name: str,
                  local_color: PColor, address: tuple[str, int], *, code: str | None = None,
                  runner_factory: RunnerFactory | None = None,
                  limits: HostLimits = HostLimits(), clock: Clock = time.monotonic) -> None:
+        if code is not None and (problem := code_problem(code)) is not None:
+            raise ValueError(f"a join code is {problem}")
         self.config = config
         self.code = code if code is not None else new_code()
         self.limits = limits
@@ -163,6 +192,8 @@ class Host:
         self._events: list[HostEvent] = []
         self._subscribers: list[Callable[[MatchEvent], None]] = []
         self._last_ping = clock()
+        self._wrong_codes = WrongCodes(limits.wrong_codes_per_minute)
+        self._refusals = RefusalLog()
 
     # ------------------------------------------------------------------ reading
     @property
@@ -210,6 +241,8 @@ class Host:
             for line in conn.read():
                 self._handle(conn, line)
         self._keep_time(now)
+        report_failures(self._connections(), self._closing, self._turn_away)
+        self._events += summaries(self._refusals, now)
         self._collect_closed()
         if started and self.match is not None and not self.paused and not self.match.is_over:
             self.match.update()  # (not in the poll that seated the player: it is told first)
@@ -251,8 +284,9 @@ class Host:
         accept_waiting(self._listener, self._pending, self.limits, self._now, self._turn_away)
 
     def _turn_away(self, conn: Connection, reason: str) -> None:
-        log.info("turned away %s: %s", conn.peer, reason)
-        self._events.append(TurnedAway(conn.peer, reason))
+        if self._refusals.tell(conn.address, reason, self._now()):
+            log.info("turned away %s: %s", conn.peer, reason)
+            self._events.append(TurnedAway(conn.peer, reason))
         for group in (self._pending, self._spectators):
             if conn in group:
                 group.remove(conn)
@@ -277,7 +311,7 @@ class Host:
             self._move(conn, msg)
 
     def _hello(self, conn: Connection, hello: Hello) -> None:
-        refusal = self._refusal(hello)
+        refusal = self._refusal(conn, hello)
         if refusal is not None:
             self._turn_away(conn, refusal)
             return
@@ -294,7 +328,7 @@ class Host:
             self._events.append(PlayerBack(self.seat.name))
         conn.send(self._welcome(self.remote_color))
 
-    def _refusal(self, hello: Hello) -> str | None:
+    def _refusal(self, conn: Connection, hello: Hello) -> str | None:
         if hello.version != PROTOCOL_VERSION:
             return (f"this host speaks protocol version {PROTOCOL_VERSION} (csl-game "
                     f"{__version__}), not version {hello.version}: use the same csl-game")
@@ -306,7 +340,12 @@ class Host:
             if len(self._spectators) >= self.limits.spectators:
                 return f"no room for more spectators (at most {self.limits.spectators})"
             return None
+        wait = self._wrong_codes.wait(conn.address, self._now())
+        if wait > 0:  # its code unread: right or wrong, it is not told
+            return (f"too many wrong join codes from your address: try again in "
+                    f"{math.ceil(wait)} s")
         if not hmac.compare_digest(hello.code.encode("utf-8"), self.code.encode("utf-8")):
+            self._wrong_codes.wrong(conn.address, self._now())
             return "wrong join code"
         if self.seat is not None and self.seat.conn is not None:
             return "the seat is taken: a player is playing already"
@@ -438,17 +477,37 @@ def read_message(conn: Connection, line: bytes, pending: list[Connection],
 def accept_waiting(listener: socket.socket, pending: list[Connection], limits: HostLimits,
                    now: Clock, turn_away: Callable[[Connection, str], None]) -> None:
     """Take the connections waiting at `listener` (64 at most a call) into
-    `pending`; beyond `limits.max_pending` waiting for their hello, turn them away."""
+    `pending`; beyond `limits.max_pending` waiting for their hello, or
+    `limits.max_pending_per_address` of the same address, turn them away."""
     for _ in range(64):
         try:
             sock, peer = listener.accept()
         except OSError:  # nothing waiting, out of file descriptors, a reset before accept
             return
-        conn = Connection(sock, _peer_text(peer), now)
-        if len(pending) >= limits.max_pending:
+        conn = Connection(sock, _peer_text(peer), now, address=address_of(peer))
+        if sum(c.address == conn.address for c in pending) >= limits.max_pending_per_address:
+            turn_away(conn, "too many connections from your address are waiting; "
+                      "try again later")
+        elif len(pending) >= limits.max_pending:
             turn_away(conn, "too many connections are waiting; try again later")
         else:
             pending.append(conn)
+
+
+def report_failures(conns: list[Connection], closing: list[Connection],
+                    turn_away: Callable[[Connection, str], None]) -> None:
+    """Turn away, and so tell, each of `conns` that a bound of its own failed or
+    cut off (a line too long, too many messages, reading nothing) and that is
+    not among `closing` already."""
+    for conn in conns:
+        if conn.failure is not None and conn not in closing:
+            turn_away(conn, conn.failure)
+
+
+def summaries(refusals: RefusalLog, now: float) -> list[TurnedAway]:
+    """The refusals counted, not told, per address whose minute ended."""
+    return [TurnedAway(address, summary_text(counts), sum(counts.values()))
+            for address, counts in refusals.due(now)]
 
 
 def dismiss(conn: Connection, reason: str, closing: list[Connection]) -> None:

@@ -25,17 +25,19 @@ from csl_game.model.board import Move, PColor, Piece, Pos, PShape, Winner
 from csl_game.services.setup_file import SETTING
 from csl_game.thinker.api import MatchConfig
 
-__all__ = ["PROTOCOL_VERSION", "MAX_LINE", "MAX_NAME", "MAX_CODE", "MAX_DETAIL", "ProtocolError",
-           "Hello", "MoveMsg", "ForfeitMsg", "Pong", "Welcome", "Played", "Paused", "Resumed",
-           "Result", "ErrorMsg", "Ping", "ClientMessage", "HostMessage", "encode",
-           "decode_client", "decode_host", "SETTING_KEYS", "config_json", "LineReader",
-           "result_from_doc", "result_json"]
+__all__ = ["PROTOCOL_VERSION", "MAX_LINE", "MAX_NAME", "MIN_CODE", "MAX_CODE", "MAX_DETAIL",
+           "code_problem", "ProtocolError", "Hello", "MoveMsg", "ForfeitMsg", "Pong", "Welcome",
+           "Played", "Paused", "Resumed", "Result", "ErrorMsg", "Ping", "ClientMessage",
+           "HostMessage", "encode", "decode_client", "decode_host", "SETTING_KEYS", "config_json",
+           "LineReader", "result_from_doc", "result_json"]
 
 PROTOCOL_VERSION = 1
 """The version this program speaks; host and joiner must speak the same."""
 MAX_LINE = 64 * 1024
 """Bytes of one line, its newline included."""
 MAX_NAME = 40
+MIN_CODE = 6
+"""Characters a join code has at least (a made-up one has 8)."""
 MAX_CODE = 64
 MAX_DETAIL = 2000
 _MAX_COL = 63
@@ -251,6 +253,14 @@ class LineReader:
             self._buffer.clear()
             raise ProtocolError(f"a line longer than {self.max_line} bytes")
         return lines
+
+
+def code_problem(code: str) -> str | None:
+    """What is wrong with `code` as a join code a host is given (None: nothing):
+    MIN_CODE to MAX_CODE printable characters, no spaces."""
+    if MIN_CODE <= len(code) <= MAX_CODE and code.isprintable() and " " not in code:
+        return None
+    return f"{MIN_CODE} to {MAX_CODE} characters, no spaces"
 
 
 def _json(line: bytes) -> dict[str, Any]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import ipaddress
 import socket
 import time
 from collections.abc import Callable
@@ -30,7 +31,7 @@ from csl_game.online.protocol import (
 )
 
 __all__ = ["Connection", "RateLimit", "MAX_QUEUED", "DRAIN_S", "parse_address", "Clock",
-           "lan_address", "is_refused"]
+           "lan_address", "is_refused", "address_of"]
 
 MAX_QUEUED = 1 << 20
 """Bytes waiting to be sent to one peer before it is cut off."""
@@ -52,24 +53,34 @@ class RateLimit:
 
     def allow(self, now: float) -> bool:
         """Take one token if there is one."""
-        if self._tokens < 0:
-            self._tokens, self._at = self.burst, now
-        self._tokens = min(self.burst, self._tokens + (now - self._at) * self.rate)
-        self._at = now
+        self._tokens, self._at = self.tokens(now), now
         if self._tokens < 1:
             return False
         self._tokens -= 1
         return True
+
+    def tokens(self, now: float) -> float:
+        """The tokens there are at `now` (none taken)."""
+        if self._tokens < 0:
+            return self.burst
+        return min(self.burst, self._tokens + (now - self._at) * self.rate)
+
+    def wait(self, now: float) -> float:
+        """Seconds until a token is there (0: one is now)."""
+        return max(0.0, 1 - self.tokens(now)) / self.rate
 
 
 class Connection:
     """One peer: lines in (bounded, rate-limited), messages out (queued)."""
 
     def __init__(self, sock: socket.socket, peer: str, clock: Clock = time.monotonic,
-                 rate: RateLimit | None = None, max_line: int = MAX_LINE) -> None:
+                 rate: RateLimit | None = None, max_line: int = MAX_LINE,
+                 address: str = "") -> None:
         sock.setblocking(False)
         self.sock = sock
         self.peer = peer
+        self.address = address or peer
+        """Whom per-address limits count this connection as (`address_of`)."""
         self._clock = clock
         self._reader = LineReader(max_line)
         self._rate = rate or RateLimit()
@@ -80,6 +91,9 @@ class Connection:
         self.closed = False
         self.failing_since: float | None = None
         """When fail() was called (the connection drains until DRAIN_S later)."""
+        self.failure: str | None = None
+        """Why it was failed or cut off (a bound of this module's, or its user's
+        fail()), else None."""
         self._drained = 0
         self._shut = False
 
@@ -134,7 +148,8 @@ class Connection:
             return
         self._out += line
         if len(self._out) > MAX_QUEUED:
-            self.close()  # it reads nothing: cut it off
+            self.failure = f"it reads nothing: more than {MAX_QUEUED >> 20} MiB wait for it"
+            self.close()  # cut it off
             return
         self.flush()
 
@@ -165,6 +180,7 @@ class Connection:
         if self.closed or self.failing_since is not None:
             return
         self.send(ErrorMsg(message[:500]))
+        self.failure = message
         self.failing_since = self._clock()
         self.flush()
 
@@ -213,6 +229,23 @@ def parse_address(text: str, bare: bool = False) -> tuple[str, int]:
     if not host and not bare:
         raise ValueError(f"'{text}' names no host (HOST:PORT)")
     return host, int(port)
+
+
+def address_of(peer: object) -> str:
+    """Whom a peer's limits count it as: its IPv4 address, or for IPv6 its /64
+    network (a single machine is commonly given a whole /64); an IPv4 address
+    mapped into IPv6 counts as itself. `peer` is what accept() gives."""
+    host = peer[0] if isinstance(peer, tuple) and peer else peer
+    text = str(host).split("%", 1)[0]  # an IPv6 scope: the same machine
+    try:
+        ip = ipaddress.ip_address(text)
+    except ValueError:
+        return text
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.IPv6Network((ip, 64), strict=False))
+    return str(ip)
 
 
 def lan_address() -> str:

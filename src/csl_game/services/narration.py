@@ -6,6 +6,7 @@ frontends read the same where they overlap.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from csl_game.engine.match import MatchResult
@@ -17,7 +18,29 @@ from csl_game.model.board import Board, PColor, Pos, PShape, Winner
 __all__ = ["who", "match_started", "pre_match", "background_result", "thinking", "placed",
            "forfeit", "thinking_info", "game_over", "standing_line", "session_over",
            "first_line", "tie_break_round", "tie_break_summary", "result_title",
-           "explain_result", "how_it_ended", "counts_for_scores", "setup_cause", "FORFEIT_WORDS", "hint_text", "undo_text"]
+           "explain_result", "how_it_ended", "counts_for_scores", "setup_cause", "FORFEIT_WORDS",
+           "hint_text", "undo_text", "terminal_safe"]
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029"
+                      r"\u202a-\u202e\u2066-\u2069]")
+"""What a terminal would act on rather than show: every control character but
+newline and tab (C0, DEL, C1: escape sequences, carriage return, bell,
+backspace), and the marks that reorder or break the text around them (bidi
+controls, line and paragraph separators)."""
+
+
+def terminal_safe(text: str) -> str:
+    """`text` as a terminal may print it: every control character but newline
+    and tab shown escaped, as Python writes it ('\\x1b[2J', '\\u202e'), so a
+    thinker's name or output cannot clear the screen, move the cursor, retitle
+    the window or hide what it wrote. Every path that prints a name or what a
+    thinker said to the console goes through this."""
+    return _CONTROL.sub(_escaped, text)
+
+
+def _escaped(found: re.Match[str]) -> str:
+    code = ord(found[0])
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
 def who(color: PColor, name: str) -> str:

@@ -16,7 +16,10 @@ from ``file://`` and from any static host:
 
 Every file is written whole to a temporary name and renamed into place, so a
 reader never sees half a page; `SiteWriter` rewrites only the index and the
-new match's page as each match ends (live pages refresh themselves).
+new match's page as each match ends (live pages refresh themselves). A site is
+made to be published: its files are readable by everyone (FILE_MODE, 0644)
+and the folders it makes are open to everyone (FOLDER_MODE, 0755), whatever
+the umask, so a web server running as another user serves them.
 """
 
 from __future__ import annotations
@@ -45,7 +48,7 @@ from csl_game.services.report import Report, load_report
 from csl_game.services.tables import Grid
 
 __all__ = ["write_site", "SiteWriter", "follow", "match_page_name", "how_it_ended",
-           "REFRESH_SECONDS"]
+           "REFRESH_SECONDS", "FILE_MODE", "FOLDER_MODE"]
 
 REFRESH_SECONDS = 10
 """How often a live site's pages reload themselves."""
@@ -54,6 +57,11 @@ SCORE_CAP = 1000.0
 INDEX_EVERY = 1.0
 """Seconds between rewrites of a live site's index (each match's page is written
 at once; the index, whose ratings take the longest, at most this often)."""
+FILE_MODE = 0o644
+"""A site file's mode: its owner writes it, everyone reads it (a temporary
+file's own 0600 would keep a web server of another user out)."""
+FOLDER_MODE = 0o755
+"""The mode of a folder the site makes: everyone may read it and go in."""
 _COLORS = {"white": "#f4f1e8", "red": "#c8323c"}
 _STROKE = {"white": "#55524a", "red": "#6d1016"}
 _PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
@@ -71,11 +79,13 @@ def _e(text: object) -> str:
 
 
 def _write(path: Path, text: str) -> None:
-    """Write `text` to `path` atomically: a temporary file, then a rename."""
+    """Write `text` to `path` atomically: a temporary file (made FILE_MODE
+    before it takes the name), then a rename."""
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
             f.write(text)
+        os.chmod(tmp, FILE_MODE)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -414,7 +424,7 @@ class SiteWriter:
         self.points, self.live = points, live
         self._index_at = -INDEX_EVERY
         try:
-            self.folder.mkdir(parents=True, exist_ok=True)
+            _make_folder(self.folder)
             for name in _STATIC:
                 _write(self.folder / name, _static(name))
         except OSError as e:
@@ -449,6 +459,23 @@ class SiteWriter:
         except OSError as e:
             raise ConfigError(f"cannot write {self.folder / name}: {e.strerror or e}") \
                 from None
+
+
+def _make_folder(folder: Path) -> None:
+    """Make `folder` and the folders missing above it, each FOLDER_MODE (a
+    folder that is there already is left as it is).
+
+    Raises:
+        OSError: a folder cannot be made.
+    """
+    missing = []
+    at = folder
+    while not at.is_dir() and at != at.parent:
+        missing.append(at)
+        at = at.parent
+    for made in reversed(missing):
+        made.mkdir(exist_ok=True)
+        os.chmod(made, FOLDER_MODE)
 
 
 def follow(session: Session, folder: str | Path, points: Points = Points(),

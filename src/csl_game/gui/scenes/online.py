@@ -30,7 +30,14 @@ from csl_game.gui.tourney_table import WatchTable
 from csl_game.gui.widgets import Metrics, button, label
 from csl_game.model.board import PColor
 from csl_game.online.host import Host, HostLimits
-from csl_game.online.protocol import MAX_CODE, MAX_NAME, PROTOCOL_VERSION, Hello
+from csl_game.online.protocol import (
+    MAX_CODE,
+    MAX_NAME,
+    MIN_CODE,
+    PROTOCOL_VERSION,
+    Hello,
+    code_problem,
+)
 from csl_game.online.wire import parse_address
 from csl_game.services.presets import LEVELS, level
 from csl_game.services.quick_games import board_options
@@ -272,8 +279,9 @@ def _address(text: str) -> tuple[str, int]:
 
 
 def _code(code: str, what: str) -> str:
-    if not (4 <= len(code) <= MAX_CODE and code.isprintable() and " " not in code):
-        raise ValueError(f"{what.capitalize()}: 4 to {MAX_CODE} letters and digits, no spaces")
+    if code_problem(code) is not None:
+        raise ValueError(f"{what.capitalize()}: {MIN_CODE} to {MAX_CODE} letters and digits, "
+                         "no spaces")
     return code
 
 
