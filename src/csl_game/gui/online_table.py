@@ -325,10 +325,10 @@ class JoinedTable(Table):
             return "The game goes on" if isinstance(event, GoingOn) else "Connected again"
         if isinstance(event, Lost):
             self._notice = Notice("Connection lost \u2014 reconnecting\u2026",
-                                  f"{event.why}; trying again every second",
+                                  f"{event.why}; trying again for a while",
                                   (Action.RECONNECT, Action.HOME))
             return f"Connection lost ({event.why}): reconnecting..."
-        actions = (Action.RECONNECT, Action.HOME) if not self.joined.link.refused \
+        actions = (Action.RECONNECT, Action.HOME) if not self.joined.refused \
             else (Action.HOME,)
         self._notice = Notice("The game cannot go on", event.message, actions)
         return event.message

@@ -1,21 +1,21 @@
-"""The joiner's and the spectator's end of an online match.
+"""The joiner's and the spectator's end of an online match: the sockets.
 
 `Link` is one connection to a host (a non-blocking connect, the Hello, lines
-in and out, pings answered, a silent host noticed). `Joined` is the match as
-the joiner or a spectator sees it: it keeps a board of the host's moves
-(each checked on it), turns the host's messages into the same `MatchEvent`s
-a local match gives, plays the joiner's own side (a human's moves through
-`submit_move()`, a thinker's through an ordinary runner, in a worker
-process) and reconnects when the connection drops. `poll()` never blocks.
+in decoded, messages out). `Joined` drives the joiner's state machine
+(csl_game.online.joiner.JoinerState, which holds the rules: its own board,
+what it checks of the host, when to reconnect) with a `Link` and the clock,
+and plays this side's own player (a human's moves through `submit_move()`,
+a thinker's through an ordinary runner, in a worker process). `poll()` never
+blocks.
 """
 
 from __future__ import annotations
 
+import random
 import select
 import socket
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from csl_game.engine import (
@@ -26,32 +26,29 @@ from csl_game.engine import (
     ThinkerRunner,
     ThinkJob,
 )
-from csl_game.engine.judge import explain, judge, move_text
-from csl_game.engine.match import (
-    BoardUpdated,
-    Human,
-    InvalidPlay,
-    MatchOver,
-    MatchStarted,
-    MovePerformed,
-    NextTurn,
-)
+from csl_game.engine.judge import judge
+from csl_game.engine.match import Human
 from csl_game.errors import InvalidMoveError, NetworkError
-from csl_game.model.board import Board, Move, PColor, PShape
+from csl_game.model.board import Board, PColor, PShape
+from csl_game.online.joiner import (
+    CONNECT_TIMEOUT,
+    IDLE_TIMEOUT,
+    Back,
+    Failed,
+    GoingOn,
+    JoinerEvent,
+    JoinerState,
+    Lost,
+    OnlineEvent,
+    Step,
+    Waiting,
+)
 from csl_game.online.protocol import (
+    ClientMessage,
     ErrorMsg,
-    ForfeitMsg,
     Hello,
-    HostMessage,
-    MoveMsg,
-    Paused,
-    Ping,
-    Played,
-    Pong,
     ProtocolError,
     Result,
-    Resumed,
-    Welcome,
     decode_host,
 )
 from csl_game.online.wire import Clock, Connection, is_refused
@@ -59,54 +56,17 @@ from csl_game.thinker.api import MatchConfig
 
 __all__ = ["Link", "Joined", "OnlineEvent", "Waiting", "GoingOn", "Lost", "Back", "Failed"]
 
-CONNECT_TIMEOUT = 10.0
-IDLE_TIMEOUT = 30.0
-"""Seconds without a line from the host (it pings every 5 s) before it counts as gone."""
-RETRY_EVERY = 1.0
-
-
-@dataclass(frozen=True)
-class Waiting:
-    """The game is paused: it waits for `name` to reconnect."""
-
-    name: str
-
-
-@dataclass(frozen=True)
-class GoingOn:
-    """The paused game goes on."""
-
-
-@dataclass(frozen=True)
-class Lost:
-    """This end's connection dropped: it tries to connect again, once a second."""
-
-    why: str
-
-
-@dataclass(frozen=True)
-class Back:
-    """Connected again; the game goes on from where it stood."""
-
-
-@dataclass(frozen=True)
-class Failed:
-    """The game cannot go on here (the host refused, or never came back)."""
-
-    message: str
-
-
-OnlineEvent = Waiting | GoingOn | Lost | Back | Failed
-
 
 class Link:
     """One connection to a host: connect (without blocking), hello, messages."""
 
     def __init__(self, address: tuple[str, int], hello: Hello, clock: Clock = time.monotonic,
-                 idle_timeout: float = IDLE_TIMEOUT,
+                 idle_timeout: float | None = None,
                  decode: Callable[[bytes], Any] = decode_host) -> None:
         """Start connecting (the host name is looked up here, which may wait);
-        `decode` parses the host's lines (a tournament broadcast's has more types).
+        `decode` parses the host's lines (a tournament broadcast's has more
+        types); `idle_timeout`, when given, ends a link the host said nothing
+        on for that long (the state machines keep their own time otherwise).
 
         Raises:
             NetworkError: the host name is unknown.
@@ -131,6 +91,8 @@ class Link:
         """Why the link ended, once it did."""
         self.refused = False
         """Whether the host refused (an error line), rather than the network failing."""
+        self.broken = False
+        """Whether the host sent a line that is no message (`error` says what)."""
         code = self._sock.connect_ex(target)
         if code not in (0, *_IN_PROGRESS):
             self._end(OSError(code, _strerror(code)))
@@ -141,7 +103,9 @@ class Link:
 
     def poll(self) -> list[Any]:
         """The host's messages that arrived, without blocking ([] once closed):
-        HostMessages, or what `decode` gives."""
+        HostMessages (pings and the error line included: the caller answers),
+        or what `decode` gives. An error line ends the link (`refused`), as
+        does a line that is no message (`broken`)."""
         if self.error is not None:
             return []
         if self.conn is None and not self._connected():
@@ -152,23 +116,21 @@ class Link:
             try:
                 msg = self._decode(line)
             except ProtocolError as e:
-                self._end(None, f"the host sent what is no message of the protocol: {e}")
+                self.broken = True
+                self._end(None, str(e))
                 return messages
-            if isinstance(msg, Ping):
-                self.conn.send(Pong())
-            elif isinstance(msg, ErrorMsg):
+            messages.append(msg)
+            if isinstance(msg, ErrorMsg):
                 self.refused = True
                 self._end(None, msg.message)
                 return messages
-            else:
-                messages.append(msg)
         if self.conn.closed:
             self._end(None, "the host closed the connection")
-        elif self._clock() - self.conn.heard > self._idle:
+        elif self._idle is not None and self._clock() - self.conn.heard > self._idle:
             self._end(None, f"no word from the host for {self._idle:g} s")
         return messages
 
-    def send(self, msg: MoveMsg | ForfeitMsg) -> None:
+    def send(self, msg: ClientMessage) -> None:
         if self.conn is not None and self.error is None:
             self.conn.send(msg)
 
@@ -237,47 +199,85 @@ def _strerror(code: int) -> str:
 class Joined:
     """An online match seen from the joining side: a player, or a spectator
     (`player` None). `make_player` makes this side's player once the host's
-    settings are known (a Human, or a ThinkerPrototype for them).
+    settings are known (a Human, or a ThinkerPrototype for them). The rules
+    are `state`'s (a JoinerState); this class serves its sockets, its clock
+    and its thinker.
     """
 
     def __init__(self, address: tuple[str, int], hello: Hello,
                  make_player: Callable[[MatchConfig], Player] | None = None,
                  runner_factory: RunnerFactory | None = None, retry_for: float = 120.0,
-                 clock: Clock = time.monotonic) -> None:
+                 clock: Clock = time.monotonic, *, connect_timeout: float = CONNECT_TIMEOUT,
+                 idle_timeout: float = IDLE_TIMEOUT, rng: random.Random | None = None) -> None:
+        """Start connecting.
+
+        Raises:
+            NetworkError: the host name is unknown.
+        """
         self._address = address
         self._hello = hello
         self._make_player = make_player
         self._factory = runner_factory
-        self._retry_for = retry_for
         self._clock = clock
         self.link = Link(address, hello, clock)
-        self.color: PColor | None = None
-        """This side's colour (None for a spectator, and until welcomed)."""
-        self.config: MatchConfig | None = None
-        self.board: Board | None = None
-        self.names: tuple[str, str] = ("White", "Red")
-        self.humans = (True, True)
-        self.outcome: Result | None = None
-        """The host's result, once the match is over."""
-        self.failed: str | None = None
-        self.paused = False
+        self.state = JoinerState(hello, clock(), retry_for=retry_for,
+                                 connect_timeout=connect_timeout, idle_timeout=idle_timeout,
+                                 where=self.link.shown, rng=rng)
         self._player: Player | None = None
         self._runner: ThinkerRunner | None = None
         self._job: ThinkJob | None = None
-        self._lost_at: float | None = None
-        self._sent_ply = -1
+        self._job_ply = -1
 
     # ------------------------------------------------------------------ reading
     @property
+    def color(self) -> PColor | None:
+        """This side's colour (None for a spectator, and until welcomed)."""
+        return self.state.color
+
+    @property
+    def config(self) -> MatchConfig | None:
+        return self.state.config
+
+    @property
+    def board(self) -> Board | None:
+        return self.state.board
+
+    @property
+    def names(self) -> tuple[str, str]:
+        return self.state.names
+
+    @property
+    def humans(self) -> tuple[bool, bool]:
+        return self.state.humans
+
+    @property
+    def paused(self) -> bool:
+        return self.state.paused
+
+    @property
+    def outcome(self) -> Result | None:
+        """The host's result, once the match is over."""
+        return self.state.outcome
+
+    @property
+    def failed(self) -> str | None:
+        return self.state.failed
+
+    @property
+    def refused(self) -> bool:
+        """Whether the failure is one a new connection would not mend (a
+        refusal, a contradiction, a broken protocol)."""
+        return self.state.refused
+
+    @property
     def finished(self) -> bool:
         """Whether nothing more will happen: the result came, or the game failed."""
-        return self.outcome is not None or self.failed is not None
+        return self.state.finished
 
     @property
     def awaiting_human(self) -> bool:
         """Whether this side's human is to move now (submit_move() takes it)."""
-        return self._my_turn() and isinstance(self._player, Human) and \
-            self._sent_ply != self._ply()
+        return isinstance(self._player, Human) and self.state.awaiting_move
 
     def name(self, color: PColor) -> str:
         return self.names[color]
@@ -285,43 +285,41 @@ class Joined:
     # ------------------------------------------------------------------ driving
     def poll(self) -> list[MatchEvent | OnlineEvent]:
         """What happened since the last call, without blocking."""
-        if self.finished:
-            return []
         events: list[MatchEvent | OnlineEvent] = []
-        if self._lost_at is not None:
-            self._retry(events)
+        if self.finished:
             return events
-        for msg in self.link.poll():
-            events += self._apply(msg)
-            if self.finished:
-                return events
-        if self.link.closed:
-            self._drop(events)
-        else:
-            self._play_ai()
+        now = self._clock()
+        link = self.link
+        for msg in link.poll():
+            self._do(self.state.receive(msg, now), events, now)
+            if self.finished or self.link is not link:
+                break
+        if self.link is link and link.closed and not self.finished:
+            self._do(self.state.malformed(link.error or "", now) if link.broken
+                     else self.state.lost(link.error or "the connection dropped", now),
+                     events, now)
+        self._do(self.state.tick(now), events, now)
+        self._play_ai()
         return events
 
     def wait(self, timeout: float) -> None:
         """Block until something may have happened, at most `timeout` seconds."""
         if self._job is not None:
             timeout = min(timeout, 0.02)
+        deadline = self.state.next_deadline()
+        if deadline is not None:
+            timeout = max(0.0, min(timeout, deadline - self._clock()))
         self.link.wait(timeout)
 
     def submit_move(self, col: int, shape: PShape) -> None:
-        """This side's human plays (sent to the host, which judges it).
+        """This side's human plays (checked, then sent to the host, which judges it).
 
         Raises:
             InvalidMoveError: not this human's turn, or the move is not legal.
         """
         if not self.awaiting_human:
             raise InvalidMoveError("it is not your turn")
-        assert self.board is not None
-        problem = self.board.move_problem(shape, col)
-        if problem is not None:
-            raise InvalidMoveError(f"cannot play {move_text(col, shape)}: "
-                                   f"{explain(problem, self.board)}", problem)
-        self._sent_ply = self._ply()
-        self.link.send(MoveMsg(self._ply(), col, PShape(shape)))
+        self._send(self.state.move(col, shape))
 
     def close(self) -> None:
         """Stop thinking, release this side's thinker and close the connection."""
@@ -331,159 +329,54 @@ class Joined:
             self._runner = None
         self.link.close()
 
-    # ------------------------------------------------------------------ messages
-    def _apply(self, msg: HostMessage) -> list[MatchEvent | OnlineEvent]:
-        try:
-            if isinstance(msg, Welcome):
-                return self._welcome(msg)
-            if self.board is None:
-                raise ProtocolError("a message before the welcome")
-            if isinstance(msg, Played):
-                return self._played(msg)
-            if isinstance(msg, Result):
-                return self._result(msg)
-        except ProtocolError as e:
-            self.failed = f"the host sent a wrong message: {e}"
-            return [Failed(self.failed)]
-        if isinstance(msg, Paused):
-            self.paused = True
-            return [Waiting(msg.name)]
-        if isinstance(msg, Resumed):
-            self.paused = False
-            return [GoingOn()]
-        return []
+    # ------------------------------------------------------------------ steps
+    def _do(self, step: Step[JoinerEvent], events: list[MatchEvent | OnlineEvent],
+            now: float) -> None:
+        self._send(step)
+        events += step.events
+        if self._player is None and self._make_player is not None and \
+                self.state.config is not None:
+            self._player = self._make_player(self.state.config)
+        if step.hangup or step.connect:
+            self.link.close()
+        if step.connect:
+            try:
+                self.link = Link(self._address, self._hello, self._clock)
+            except NetworkError as e:  # the name lookup failed this time: a failed try
+                self._do(self.state.lost(str(e), now), events, now)
 
-    def _welcome(self, msg: Welcome) -> list[MatchEvent | OnlineEvent]:
-        events: list[MatchEvent | OnlineEvent] = []
-        if self.board is None:
-            self.config, self.names, self.humans = msg.config, msg.names, msg.humans
-            self.color = msg.color
-            self.board = msg.config.new_board()
-            if self._make_player is not None:
-                self._player = self._make_player(msg.config)
-            events += [MatchStarted(msg.config, *msg.names)]
-            for ply, (col, shape, _) in enumerate(msg.moves):
-                self._put(ply, col, shape)
-            events.append(BoardUpdated(self.board.copy()))
-            events += self._next_turn()
-        else:
-            if msg.config != self.config or msg.names != self.names:
-                raise ProtocolError("the host's game is not the one joined before")
-            events.append(Back())
-            for ply in range(self.board.move_count, len(msg.moves)):
-                col, shape, elapsed = msg.moves[ply]
-                events += self._played(Played(ply, col, shape, elapsed))
-        self.paused = bool(msg.waiting_for)
-        if self.paused:
-            events.append(Waiting(msg.waiting_for))
-        return events
-
-    def _put(self, ply: int, col: int, shape: PShape) -> Move:
-        assert self.board is not None
-        if ply != self.board.move_count:
-            raise ProtocolError(f"move {ply} came when move {self.board.move_count} was due")
-        problem = self.board.move_problem(shape, col)
-        if problem is not None:
-            raise ProtocolError(f"an illegal move {move_text(col, shape)}: {problem}")
-        row = self.board.do_move(shape, col)
-        piece = self.board[row, col]
-        assert piece is not None
-        return Move(row, col, piece)
-
-    def _played(self, msg: Played) -> list[MatchEvent | OnlineEvent]:
-        assert self.board is not None
-        color = self.board.turn
-        move = self._put(msg.ply, msg.col, msg.shape)
-        self._cancel()
-        events: list[MatchEvent | OnlineEvent] = [
-            MovePerformed(color, self.names[color], move, msg.elapsed),
-            BoardUpdated(self.board.copy())]
-        return events + self._next_turn()
-
-    def _next_turn(self) -> list[MatchEvent | OnlineEvent]:
-        assert self.board is not None
-        if self.board.check_winner().name != "NONE":
-            return []
-        color = self.board.turn
-        return [NextTurn(color, self.names[color], self.humans[color])]
-
-    def _result(self, msg: Result) -> list[MatchEvent | OnlineEvent]:
-        self._cancel()
-        result = msg.result
-        self.outcome = msg
-        events: list[MatchEvent | OnlineEvent] = []
-        if result.forfeit is not None:
-            color = result.winner.color
-            loser = PColor.WHITE if color is PColor.RED else PColor.RED
-            events.append(InvalidPlay(loser, self.names[loser], result.forfeit, result.detail))
-        return [*events, MatchOver(result)]
+    def _send(self, step: Step[JoinerEvent]) -> None:
+        for msg in step.send:
+            self.link.send(msg)
 
     # ------------------------------------------------------------------ own side
-    def _ply(self) -> int:
-        return -1 if self.board is None else self.board.move_count
-
-    def _my_turn(self) -> bool:
-        return (self.board is not None and self.color is not None and not self.finished
-                and self.board.turn is self.color and not self.link.closed
-                and self._lost_at is None and self.board.check_winner().name == "NONE")
-
     def _play_ai(self) -> None:
-        if isinstance(self._player, Human) or self._player is None or not self._my_turn():
+        state = self.state
+        if self._job is not None and (not state.awaiting_move or state.ply != self._job_ply):
+            self._cancel()  # the game moved on, or the connection went
+        if isinstance(self._player, Human) or self._player is None or not state.awaiting_move:
             return
-        assert self.board is not None
+        board = state.board
+        assert board is not None
         if self._job is None:
-            if self._sent_ply == self._ply():
-                return
             if self._runner is None:
                 factory = self._factory
                 if factory is None:
                     from csl_game.engine import ThreadRunner
                     factory = ThreadRunner
                 self._runner = factory(self._player, lambda _text: None)  # type: ignore[arg-type]
-            self._job = self._runner.start(self.board)
+            self._job, self._job_ply = self._runner.start(board), board.move_count
         outcome = self._job.poll()
         if outcome is None:
             return
         self._job = None
-        self._sent_ply = self._ply()
-        verdict = judge(outcome, self.board)
+        verdict = judge(outcome, board)
         if isinstance(verdict, Forfeit):
-            self.link.send(ForfeitMsg(self._ply(), verdict.reason, verdict.detail[:1900]))
+            self._send(state.forfeit(verdict.reason, verdict.detail))
         else:
-            self.link.send(MoveMsg(self._ply(), verdict.column, verdict.shape))
+            self._send(state.move(verdict.column, verdict.shape))
 
     def _cancel(self) -> None:
         if self._job is not None:
             self._job.cancel()
             self._job = None
-
-    # ------------------------------------------------------------------ reconnecting
-    def _drop(self, events: list[MatchEvent | OnlineEvent]) -> None:
-        why = self.link.error or "the connection dropped"
-        self._cancel()
-        if self.board is None:  # never welcomed: nothing to come back to
-            self.failed = f"cannot join {self.link.shown}: {why}"
-            events.append(Failed(self.failed))
-            return
-        self._lost_at = self._clock()
-        self._sent_ply = -1  # a move sent may not have arrived: the host's welcome says
-        events.append(Lost(why))
-        self.link = Link(self._address, self._hello, self._clock)
-
-    def _retry(self, events: list[MatchEvent | OnlineEvent]) -> None:
-        assert self._lost_at is not None
-        for msg in self.link.poll():
-            if isinstance(msg, Welcome):
-                self._lost_at = None
-                events += self._apply(msg)
-                return
-        if not self.link.closed:
-            return
-        if self.link.refused or self._clock() - self._lost_at > self._retry_for:
-            self.failed = (f"cannot rejoin {self.link.shown}: {self.link.error}"
-                           if self.link.refused else
-                           f"the host did not come back within {self._retry_for:g} s")
-            events.append(Failed(self.failed))
-            return
-        if self._clock() - self.link.started >= RETRY_EVERY:  # at most once a RETRY_EVERY
-            self.link = Link(self._address, self._hello, self._clock)
