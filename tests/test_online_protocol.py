@@ -87,16 +87,25 @@ def test_every_host_message_round_trips() -> None:
 
 
 
-def test_a_result_keeps_the_settings_version_1_sends() -> None:
-    """A results line records the match clock; the protocol's result does not
-    (version 1 predates it), so peers of version 1 read it as they always did."""
+def test_a_result_sends_the_clock_only_when_it_is_not_the_default() -> None:
+    """A game on the default clock reads as version 1 always sent it; one on
+    another clock or with a margin says so, and the joiner learns it (so both
+    sides print the same result)."""
     result = MatchResult(Winner.DRAW, "Alice", "Bob")
+    board = {"rows": 6, "cols": 7, "win_sequence": 4, "round_pieces": 10,
+             "square_pieces": 11, "time_limit_ms": 200}
+    plain = MatchConfig(time_limit_ms=200)
+    assert json.loads(encode(Result(result, plain)))["result"]["settings"] == board
     config = MatchConfig(time_limit_ms=200, clock="wall", time_margin_ms=30)
     sent = json.loads(encode(Result(result, config)))["result"]["settings"]
-    assert sent == {"rows": 6, "cols": 7, "win_sequence": 4, "round_pieces": 10,
-                    "square_pieces": 11, "time_limit_ms": 200}
+    assert sent == {**board, "clock": "wall", "time_margin_ms": 30}
     got = decode_host(encode(Result(result, config))[:-1])
     assert isinstance(got, Result) and got.result == result
+    assert (got.config.clock, got.config.time_margin_ms) == ("wall", 30)
+    welcome = Welcome(PROTOCOL_VERSION, "player", PColor.RED, config, ("A", "B"),
+                      (False, True), (), "")
+    back = decode_host(encode(welcome)[:-1])
+    assert isinstance(back, Welcome) and back.config == config
 
 
 DEEP = b"[" * 100_000 + b"]" * 100_000

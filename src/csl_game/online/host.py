@@ -388,7 +388,7 @@ class Host:
         humans = (local_human, remote_human) if self.local_color is PColor.WHITE \
             else (remote_human, local_human)
         waiting = self.seat.name if self.paused and self.seat is not None else ""
-        return Welcome(PROTOCOL_VERSION, "player" if color else "spectator", color,
+        return Welcome(PROTOCOL_VERSION, "player" if color is not None else "spectator", color,
                        self.config, names, humans, tuple(self._moves), waiting)
 
     def _move(self, conn: Connection, msg: MoveMsg | ForfeitMsg) -> None:
@@ -542,7 +542,8 @@ def drain_and_close(conns: list[Connection], linger: float, now: Clock) -> None:
 
 
 def _settings_refusal(hello: Hello, config: MatchConfig) -> str | None:
-    ours = config_json(config)
+    ours = {**config_json(config), "clock": config.clock,
+            "time_margin_ms": config.time_margin_ms}
     differ = [f"{key.replace('_', ' ')} {value} (the host's: {ours[key]})"
               for key, value in (hello.settings or {}).items() if ours[key] != value]
     if not differ:

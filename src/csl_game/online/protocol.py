@@ -168,16 +168,27 @@ HostMessage = Welcome | Played | Paused | Resumed | Result | ErrorMsg | Ping
 
 
 # ------------------------------------------------------------------ encoding
-def config_json(config: MatchConfig) -> dict[str, int]:
-    """A match's board and timing settings, by SETTING_KEYS."""
-    return {key: getattr(config, key) for key in SETTING_KEYS}
+CLOCK_KEYS = ("clock", "time_margin_ms")
+"""Settings of the match clock, sent only when not the defaults (the CPU clock,
+no margin), so that a game on the defaults reads as it did before them."""
+_CLOCK_DEFAULTS = {"clock": "cpu", "time_margin_ms": 0}
+
+
+def config_json(config: MatchConfig) -> dict[str, Any]:
+    """A match's board and timing settings, by SETTING_KEYS, and its clock
+    (CLOCK_KEYS) when it is not the default."""
+    doc: dict[str, Any] = {key: getattr(config, key) for key in SETTING_KEYS}
+    doc.update((k, getattr(config, k)) for k in CLOCK_KEYS
+               if getattr(config, k) != _CLOCK_DEFAULTS[k])
+    return doc
 
 
 def result_json(result: MatchResult, config: MatchConfig) -> dict[str, Any]:
     """A result as the protocol sends it: as `result_to_json` writes it, its
-    settings without the match clock (which version 1 of the protocol predates)."""
+    clock settings only when they are not the defaults."""
     doc = result_to_json(result, config)
-    doc["settings"] = {k: v for k, v in doc["settings"].items() if k not in UNRECORDED_CLOCK}
+    doc["settings"] = {k: v for k, v in doc["settings"].items()
+                       if k not in UNRECORDED_CLOCK or v != _CLOCK_DEFAULTS[k]}
     return doc
 
 
@@ -329,15 +340,23 @@ def _choice(doc: Mapping[str, Any], key: str, choices: Mapping[str, _T]) -> _T:
 
 
 def _settings(doc: Mapping[str, Any], key: str, whole: tuple[str, ...] = ()
-              ) -> dict[str, int]:
-    """The settings object `doc[key]`: some of SETTING_KEYS, or exactly `whole`."""
+              ) -> dict[str, Any]:
+    """The settings object `doc[key]`: some of SETTING_KEYS, or exactly `whole`,
+    and the clock's (CLOCK_KEYS) if given."""
     given = doc.get(key)
-    if not isinstance(given, dict) or (whole and set(given) != set(whole)):
+    board = set(given) - set(CLOCK_KEYS) if isinstance(given, dict) else set()
+    if not isinstance(given, dict) or (whole and board != set(whole)):
         raise ProtocolError(f"'{key}' must be an object of {', '.join(whole or SETTING_KEYS)}")
-    unknown = sorted(set(given) - set(SETTING_KEYS))
+    unknown = sorted(board - set(SETTING_KEYS))
     if unknown:
         raise ProtocolError(f"'{key}' has an unknown setting {unknown[0][:40]!r}")
-    return {k: _int(given, k, 0, int(SETTING[k].high)) for k in given}
+    values: dict[str, Any] = {k: _int(given, k, 0, int(SETTING[k].high)) for k in board}
+    if "clock" in given:
+        values["clock"] = _choice(given, "clock", {"cpu": "cpu", "wall": "wall"})
+    if "time_margin_ms" in given:
+        values["time_margin_ms"] = _int(given, "time_margin_ms", 0,
+                                        int(SETTING["time_margin_ms"].high))
+    return values
 
 
 def _config(doc: Mapping[str, Any], keys: tuple[str, ...] = SETTING_KEYS) -> MatchConfig:
