@@ -73,7 +73,8 @@ def test_ctrl_c_prints_the_summary_so_far_and_its_json(tmp_path: Path) -> None:
         proc.kill()
     assert proc.returncode == 130
     doc = json.loads(out.strip().splitlines()[-1])
-    assert doc["result"] == "interrupted" and doc["games"] >= 4
+    # the summary counts the games whose end it heard of: the last line may be newer
+    assert doc["result"] == "interrupted" and doc["games"] >= 3
     assert "interrupted: no verdict" in err and "Games " in err
 
 
