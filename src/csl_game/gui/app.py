@@ -197,13 +197,14 @@ class App:
     def play(self, options: PlayOptions) -> None:
         """Play the session `options` describe (and remember them for setup)."""
         self.ctx.options = options
-        self.play_session(build_session(options, self.runner_factory), at_once=False)
+        self.play_session(build_session(options, self.ctx.pacer.wrap(self.runner_factory)),
+                          at_once=False)
 
     def start_game(self, options: PlayOptions, swapped: bool = False) -> None:
         """Play the single match `options` describe at once, colours swapped if
         `swapped`; leaving it goes home."""
         self.ctx.options = options
-        session = build_session(options, self.runner_factory)
+        session = build_session(options, self.ctx.pacer.wrap(self.runner_factory))
         if swapped:
             session.swap()
         self._set_origin("home")

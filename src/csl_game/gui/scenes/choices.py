@@ -57,9 +57,11 @@ class Offer:
 
     @property
     def primary(self) -> Choice | None:
-        """The highlighted choice: Start or OK, else the first."""
+        """The highlighted choice, which has the focus first: Start or OK, else
+        the first that does not quit (Enter must not close the window by surprise)."""
+        staying = [c for c in self.choices if c is not Choice.QUIT]
         return next((c for c in self.choices if c in (Choice.START, Choice.OK)),
-                    self.choices[0] if self.choices else None)
+                    staying[0] if staying else (self.choices[0] if self.choices else None))
 
 
 class ShowsChoices:

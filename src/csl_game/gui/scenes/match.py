@@ -32,7 +32,9 @@ from csl_game.gui.animation import VisualBoard
 from csl_game.gui.board_view import BoardView, Pointer
 from csl_game.gui.context import GuiContext
 from csl_game.gui.controls import HumanControls
+from csl_game.gui.keys import DIGIT_KEYS, MATCH_KEYS, WATCH_KEYS, KeyTable
 from csl_game.gui.layout import DROP_HEIGHT, BoardLayout, compute_layout
+from csl_game.gui.pacing import unpaced
 from csl_game.gui.panels import LogView, PanelState, PlayerPanel
 from csl_game.gui.scene import Scene
 from csl_game.gui.scenes.choices import Offer
@@ -52,12 +54,8 @@ HUMAN_HINT = ("To play, click a column's arrow, or pick a column with the arrow 
 DIGIT_PAIR_S = 1.0
 """On boards of more than 10 columns, a second digit within this many seconds
 makes a two-digit column number (1 then 2: column 12)."""
-_DROP_KEYS = (pygame.K_RETURN, pygame.K_KP_ENTER, pygame.K_SPACE, pygame.K_DOWN)
-_SHAPE_KEYS = (pygame.K_TAB, pygame.K_s)
-_DIGITS = {getattr(pygame, f"K_{d}"): d for d in range(10)} | {
-    getattr(pygame, f"K_KP{d}"): d for d in range(10)}
-_TOOL_KEYS = {pygame.K_h: "hint", pygame.K_u: "undo", pygame.K_r: "resign",
-              pygame.K_a: "analysis"}
+_TOOL_ACTIONS = ("hint", "undo", "resign", "analysis", "pause", "slower", "faster")
+"""The actions of gui/keys.py's tables that the match's tools carry out."""
 
 
 class MatchScene(Scene):
@@ -97,6 +95,7 @@ class MatchScene(Scene):
         self._start_match()
 
     def exit(self) -> None:
+        self.ctx.pacer.watch(False)
         if self.result is not None:
             self.result.close()
         if self.tools is not None:
@@ -164,9 +163,10 @@ class MatchScene(Scene):
         self.match.subscribe(self._on_match_event)
         if self.insight is not None:
             self.insight.close()
-        self.insight = BoardInsight(self.session.config, self.session.runner_factory,
-                                    self.ctx.art, self.ctx.text,
-                                    spectating=not any(map(self.match.is_human, PColor)))
+        spectating = not any(map(self.match.is_human, PColor))
+        self.insight = BoardInsight(self.session.config, unpaced(self.session.runner_factory),
+                                    self.ctx.art, self.ctx.text, spectating=spectating)
+        self.ctx.pacer.watch(spectating)
         self.tools = MatchTools(self.ctx, self.session, self.match, self._undone,
                                 self.insight.toggle)
         self.tools.build(self.layout.toolbar, self.ctx.size)
@@ -320,7 +320,7 @@ class MatchScene(Scene):
             if target is not None and target == pressed:  # press and release on one target
                 self._activate(target)
         elif event.type == pygame.KEYDOWN:
-            self._on_key(event.key, event.mod)
+            self._on_key(event)
 
     def _target_at(self, pos: tuple[int, int]) -> tuple[str, int] | None:
         col = self.layout.column_at(pos)
@@ -351,23 +351,29 @@ class MatchScene(Scene):
         self.controls.focus(target[1] if target and target[0] == "column" else None)
         self._hover_toggle = PShape(target[1]) if target and target[0] == "shape" else None
 
-    def _on_key(self, key: int, mod: int = 0) -> None:
+    @property
+    def keys(self) -> KeyTable:
+        """This match's keys: a human's, or a spectator's when only AIs play."""
+        match = self.match
+        humans = match is not None and any(map(match.is_human, PColor))
+        return MATCH_KEYS if humans or match is None else WATCH_KEYS
+
+    def _on_key(self, event: pygame.event.Event) -> None:
         controls = self.controls
         assert controls is not None
-        if key == pygame.K_LEFT:
+        action = self.keys.action(event)
+        if action == "left":
             controls.step(-1)
-        elif key == pygame.K_RIGHT:
+        elif action == "right":
             controls.step(+1)
-        elif key in _DIGITS:
-            self._digit(_DIGITS[key])
-        elif key in _SHAPE_KEYS:
+        elif action == "digit":
+            self._digit(DIGIT_KEYS[event.key])
+        elif action == "shape":
             controls.toggle_shape()
-        elif key in _DROP_KEYS:
+        elif action == "drop":
             self._drop()
-        elif self.tools is not None and key in _TOOL_KEYS:
-            self.tools.act(_TOOL_KEYS[key])
-        elif self.tools is not None and key == pygame.K_z and mod & pygame.KMOD_CTRL:
-            self.tools.act("undo")
+        elif self.tools is not None and action in _TOOL_ACTIONS:
+            self.tools.act(action)
 
     def _digit(self, digit: int) -> None:
         """A column by number: one digit, or two typed in a row on wide boards."""
@@ -406,7 +412,9 @@ class MatchScene(Scene):
     def update(self, dt: float) -> None:
         """Animate; show the result's choices once every move is shown."""
         self._clock += dt
-        self.visual.update(dt)
+        pacer = self.ctx.pacer
+        self.visual.update(dt * pacer.animation_speed)
+        pacer.shown(self.visual.idle)
         if self.controls is not None:
             self.controls.enabled = self.input_enabled
         if self.tools is not None:
@@ -494,13 +502,20 @@ class MatchScene(Scene):
             return 0.0
         return match.thinking_time()
 
+    @property
+    def held(self) -> bool:
+        """Whether the AI to move waits for the pacer (paused, or a slow speed)."""
+        match, pacer = self.match, self.ctx.pacer
+        return (pacer.waiting and match is not None and not match.is_over
+                and not match.awaiting_human)
+
     def _panel_state(self, color: PColor) -> PanelState:
         match, controls = self.match, self.controls
         assert match is not None and controls is not None
         board = match.board
         human = match.is_human(color)
         to_play = not match.is_over and board.turn is color
-        thinking = to_play and not human
+        thinking = to_play and not human and not self.held
         enabled = to_play and controls.enabled
         status = self._status(color, to_play, human)
         return PanelState(
@@ -526,4 +541,6 @@ class MatchScene(Scene):
             return "Winner!" if winner.color is color else "Lost"
         if to_play and human:
             return "Your turn"
+        if to_play and self.held:
+            return "Paused" if self.ctx.pacer.paused else "Next move in a moment"
         return "Waiting" if not to_play else ""

@@ -25,6 +25,7 @@ from csl_game.gui.animation import VisualBoard
 from csl_game.gui.board_view import BoardView, Pointer
 from csl_game.gui.context import GuiContext
 from csl_game.gui.insight import split_for_panel
+from csl_game.gui.keys import REPLAY_KEYS
 from csl_game.gui.layout import DROP_HEIGHT, BoardLayout, compute_layout
 from csl_game.gui.panels import LogView, MessageLog, PanelState, PlayerPanel
 from csl_game.gui.review_view import GRADE_WORDS, ReviewPanel, ReviewTool, draw_better
@@ -44,11 +45,7 @@ PLAY_INTERVAL_S = 0.6
 END_PAUSE_S = 1.5
 """With quit_at_end, how long the end stays on screen."""
 KEYS_HINT = "Keys: Left/Right step, Home/End, Space plays, V review, X next mistake, A analysis"
-"""The keys, shown beside the caption where the bar has room."""
-
-_BACK_KEYS = (pygame.K_LEFT, pygame.K_BACKSPACE, pygame.K_b)
-_FORWARD_KEYS = (pygame.K_RIGHT, pygame.K_RETURN, pygame.K_KP_ENTER, pygame.K_n)
-_QUIT_KEYS = (pygame.K_q,)  # Esc opens the window's menu, as on every screen
+"""The keys, shown beside the caption where the bar has room (REPLAY_KEYS in short)."""
 
 
 class ReplayScene(Scene):
@@ -219,32 +216,23 @@ class ReplayScene(Scene):
         if self.layer.dispatch(event):
             return
         if event.type == pygame.KEYDOWN:
-            self._on_key(event.key)
+            self._on_key(event)
         elif event.type == pygame.MOUSEWHEEL and event.y:
             if event.y > 0:
                 self.back()
             else:
                 self.forward()
 
-    def _on_key(self, key: int) -> None:
-        if key in _FORWARD_KEYS:
-            self.forward()
-        elif key in _BACK_KEYS:
-            self.back()
-        elif key in (pygame.K_HOME, pygame.K_UP):
-            self.to_start()
-        elif key in (pygame.K_END, pygame.K_DOWN):
-            self.to_end()
-        elif key in (pygame.K_SPACE, pygame.K_p):
-            self.toggle_play()
-        elif key == pygame.K_v:
-            self.start_review()
-        elif key == pygame.K_x:
-            self.next_mistake()
-        elif key == pygame.K_a:
-            self.insight.toggle()
-        elif key in _QUIT_KEYS:
-            self.ctx.nav.quit()
+    def _on_key(self, event: pygame.event.Event) -> None:
+        """The keys of REPLAY_KEYS (Esc opens the window's menu, as on every screen)."""
+        action = REPLAY_KEYS.action(event)
+        acts: dict[str, Callable[[], None]] = {
+            "forward": self.forward, "back": self.back, "start": self.to_start,
+            "end": self.to_end, "play": self.toggle_play, "review": self.start_review,
+            "mistake": self.next_mistake, "analysis": self.insight.toggle,
+            "quit": self.ctx.nav.quit}
+        if action in acts:
+            acts[action]()
 
     # ------------------------------------------------------------- advancing
     def update(self, dt: float) -> None:

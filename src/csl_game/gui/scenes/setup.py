@@ -217,6 +217,10 @@ class SetupScene(WidgetScene):
     def focus_rect(self) -> Rect | None:
         return self.focus.rect()
 
+    def escape(self) -> bool:
+        """Esc closes an open list; else the window's menu opens."""
+        return self.focus.close_menu()
+
     def handle_event(self, event: pygame.event.Event) -> None:
         if event.type == pygame.MOUSEBUTTONUP:
             self.focus.follow_mouse()
@@ -228,7 +232,7 @@ class SetupScene(WidgetScene):
                 self.form.reveal(self.form.controls[key[2:]])
             return
         if event.type == pygame.KEYDOWN and event.key in (pygame.K_RETURN, pygame.K_KP_ENTER):
-            self._start()  # Enter starts, wherever the focus is (but on a button)
+            self._start()  # Enter in a text entry starts (a button, a list: what it says)
 
     # ------------------------------------------------------------- checking
     def _refresh(self) -> None:
