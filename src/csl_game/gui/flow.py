@@ -25,6 +25,7 @@ from csl_game.engine.session import (
 )
 from csl_game.gui.broadcasting import WindowBroadcast
 from csl_game.gui.context import GuiContext
+from csl_game.gui.names import ShownNames
 from csl_game.gui.scene import SceneManager
 from csl_game.gui.scenes.choices import Offer
 from csl_game.gui.scenes.info import FinalScene, PreMatchScene
@@ -49,6 +50,8 @@ class SessionFlow:
         self.at_once = at_once
         """Start a single match as soon as its players are set up, without the
         pre-match screen's Start (the home screen has chosen the colours)."""
+        self.names = ShownNames(session)
+        """The players as the window names them (the level chosen: 'Easy')."""
         self.board: MatchScene | None = None
         """The scene of the current (or last) match, which shows its result."""
         self._shown: ScreenKey | None = None
@@ -76,8 +79,8 @@ class SessionFlow:
         humans = tuple(isinstance(session.players[i], Human)
                        for i in (record.white, record.red))
         replay = Replay((config.rows, config.cols, config.win_sequence, config.round_pieces,
-                         config.square_pieces), config.time_limit_ms, record.result, None,
-                        (humans[0], humans[1]))
+                         config.square_pieces), config.time_limit_ms,
+                        self.names.result(record.result), None, (humans[0], humans[1]))
         back = self.ctx.choice_names.get(Choice.SETUP, Choice.SETUP.value)
         nav.show(ReplayScene(self.ctx, replay, review=True, after=(
             ("Play again", lambda: nav.play_session(session.again())),
@@ -139,18 +142,18 @@ class SessionFlow:
     def _log(self, event: SessionEvent) -> None:
         if self.session.is_single:
             return
-        log = self.ctx.log
+        log, n = self.ctx.log, self.names
         match event:
             case PreMatch(index=i, white=white, red=red):
-                log.add(messages.pre_match(i, white, red))
+                log.add(messages.pre_match(i, n(white), n(red)))
             case PostMatch(index=i, record=record, background=True):
-                names = self.session.names
+                names = n.all
                 log.add(messages.background_result(
-                    i, names[record.white], names[record.red], record.result))
+                    i, names[record.white], names[record.red], n.result(record.result)))
             case TieBreakRound(round=tie_round, players=players):
-                log.add(messages.tie_break_round(tie_round, players))
+                log.add(messages.tie_break_round(tie_round, [n(p) for p in players]))
             case SessionEnded(standings=table, tie_break=tb):
-                for line in messages.session_over(table):
+                for line in messages.session_over(n.standings(table)):
                     log.add(line)
                 if tb is not None:
-                    log.add(messages.tie_break_summary(tb, self.session.names))
+                    log.add(messages.tie_break_summary(tb, n.all))

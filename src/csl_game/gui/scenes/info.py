@@ -16,6 +16,7 @@ from pygame_gui.core import UIContainer
 from csl_game.engine.session import Choice, Session
 from csl_game.gui.context import GuiContext
 from csl_game.gui.focus import KeyFocus
+from csl_game.gui.names import ShownNames
 from csl_game.gui.scenes.choices import ChoiceRow, Offer, ShowsChoices
 from csl_game.gui.style import palette
 from csl_game.gui.tables import fixtures_table, results_table, standings_table
@@ -41,6 +42,8 @@ class ChoiceScene(WidgetScene, ShowsChoices):
                  choose: Callable[[Choice], None]) -> None:
         super().__init__(ctx)
         self.session = session
+        self.names = ShownNames(session)
+        """The players as the window names them (the level chosen: 'Easy')."""
         self.row = ChoiceRow(Offer.of(session, ctx.screen_policy, ctx.choice_names), choose)
         self._results = len(session.records)
         self.focus = KeyFocus(ctx.ui, self.layer, self._items)
@@ -132,7 +135,7 @@ class PreMatchScene(ChoiceScene):
         vs_w = round(64 * m.scale)
         card_w = min(round(440 * m.scale), (rect.w - vs_w) // 2)
         icon = rect.h - 2 * m.gap
-        white, red = self.session.next_pairing
+        white, red = self.names.pair(self.session.next_pairing)
         self.cards: list[tuple[PColor, Rect]] = []
         for color, name, x in ((PColor.WHITE, white, rect.centerx - vs_w // 2 - card_w),
                                (PColor.RED, red, rect.centerx + vs_w // 2)):
@@ -151,13 +154,13 @@ class PreMatchScene(ChoiceScene):
     def _waiting(self, root: UIContainer, m: Metrics, rect: Rect) -> None:
         """The matches still played off screen, in place of the match-up cards."""
         self.cards = []
-        playing = self.session.background_pairings
+        playing = [self.names.pair(p) for p in self.session.background_pairings]
         count = f"{len(playing)} match{'es' if len(playing) != 1 else ''}"
         tie_round = self.session.tie_round
         what = (f"{str(tie_round).capitalize()}: {count} playing" if tie_round is not None
                 else f"{count} still playing off screen")
         if self.session.naming:
-            what = "Each AI player is set up once, in its own process, to learn its name"
+            what = "Getting the AI players ready, each in its own process\u2026"
         label(Rect(rect.x, rect.y, rect.w, m.row), what, root, "#subtitle")
         names = " \u00b7 ".join(f"{white} vs {red}" for white, red in playing)
         label(Rect(rect.x, rect.y + m.row, rect.w, m.row), names, root, "#dim")
@@ -166,16 +169,16 @@ class PreMatchScene(ChoiceScene):
         session = self.session
         if not session.records:
             self._shown_tables = (root, m, area, [fixtures_table(
-                area, session.names, session.pairings, root, m, self.ctx.text,
+                area, self.names.all, session.pairings, root, m, self.ctx.text,
                 f"The {session.total_matches} matches of the tournament")])
             return
         left_w = (area.w - m.gap * 2) * 2 // 5
         text = self.ctx.text
         right = Rect(area.x + left_w + 2 * m.gap, area.y, area.w - left_w - 2 * m.gap, area.h)
         self._shown_tables = (root, m, area, [
-            standings_table(Rect(area.x, area.y, left_w, area.h), session.standings(), root,
-                            m, text),
-            results_table(right, session.names, session.records_in_order(), root, m, text,
+            standings_table(Rect(area.x, area.y, left_w, area.h),
+                            self.names.standings(session.standings()), root, m, text),
+            results_table(right, self.names.all, session.records_in_order(), root, m, text,
                           f"Results ({len(session.records)} of {session.total_matches})",
                           cells=session.config.rows * session.config.cols)])
 
@@ -219,21 +222,22 @@ class FinalScene(ChoiceScene):
         if tb is not None:
             y += m.row
             label(Rect(m.margin, y, inner, m.row),
-                  messages.tie_break_summary(tb, self.session.names), root, "#dim")
+                  messages.tie_break_summary(tb, self.names.all), root, "#dim")
         self.row.make(root, m, self.on)
         bottom = self.row.place(m, w // 2, h - m.margin)
         area = Rect(m.margin, y + m.row + m.gap * 2, inner, 0)
         area.h = bottom - m.gap - area.y
         left_w = (area.w - m.gap * 2) * 2 // 5
         session = self.session
-        standings_table(Rect(area.x, area.y, left_w, area.h), session.standings(), root, m,
-                        self.ctx.text, "Final standings")
+        standings_table(Rect(area.x, area.y, left_w, area.h),
+                        self.names.standings(session.standings()), root, m, self.ctx.text,
+                        "Final standings")
         right = Rect(area.x + left_w + 2 * m.gap, area.y, area.w - left_w - 2 * m.gap, area.h)
-        results_table(right, session.names, session.records_in_order(), root, m,
+        results_table(right, self.names.all, session.records_in_order(), root, m,
                       self.ctx.text, cells=session.config.rows * session.config.cols)
 
     def _winner_line(self) -> str:
-        table = self.session.standings()
+        table = self.names.standings(self.session.standings())
         leaders = [s.name for s in table if s.position == 1]
         if len(leaders) == 1:
             return f"Winner: {leaders[0]} with {table[0].points} points"

@@ -34,6 +34,7 @@ from csl_game.gui.context import GuiContext
 from csl_game.gui.controls import HumanControls
 from csl_game.gui.keys import DIGIT_KEYS, MATCH_KEYS, WATCH_KEYS, KeyTable
 from csl_game.gui.layout import DROP_HEIGHT, BoardLayout, compute_layout
+from csl_game.gui.names import ShownNames
 from csl_game.gui.pacing import unpaced
 from csl_game.gui.panels import LogView, PanelState, PlayerPanel
 from csl_game.gui.scene import Scene
@@ -65,6 +66,8 @@ class MatchScene(Scene):
     def __init__(self, ctx: GuiContext, session: Session) -> None:
         self.ctx = ctx
         self.session = session
+        self.names = ShownNames(session)
+        """The players as the window names them (the level chosen: 'Easy')."""
         cfg = session.config
         self.visual = VisualBoard(cfg.rows, cfg.cols, ctx.options.last_move_animation_s,
                                   DROP_HEIGHT)
@@ -201,18 +204,19 @@ class MatchScene(Scene):
         self.ctx.log.add(text)
 
     def _on_match_event(self, event: MatchEvent) -> None:
+        n = self.names
         match event:
             case MatchStarted(white=white, red=red):
-                self._say(messages.match_started(white, red))
+                self._say(messages.match_started(n(white), n(red)))
                 if self.match is not None and any(map(self.match.is_human, PColor)):
                     self._say(HUMAN_HINT)
             case NextTurn(color=color, name=name, is_human=human):
                 if not human:
-                    self.ctx.log.add(messages.thinking(color, name),
+                    self.ctx.log.add(messages.thinking(color, n(name)),
                                      shown=not self.insight or not self.insight.spectator)
-                self._title(color, name, human)
+                self._title(color, n(name), human)
             case MovePerformed(color=color, name=name, move=move, elapsed=elapsed):
-                self._say(messages.placed(color, name, move.piece.shape, move.col, elapsed))
+                self._say(messages.placed(color, n(name), move.piece.shape, move.col, elapsed))
                 self.visual.push(move)
                 self.ctx.sound.play(Effect.DROP)
                 if self.tools is not None:
@@ -222,20 +226,17 @@ class MatchScene(Scene):
             case MovesTakenBack():
                 pass  # the tools that took them back reset the board shown
             case Resigned(color=color, name=name):
-                self._say(f"{messages.who(color, name)} resigned")
+                self._say(f"{messages.who(color, n(name))} resigned")
             case InvalidPlay(color=color, name=name, reason=reason, detail=detail):
                 self.ctx.sound.play(Effect.INVALID)
-                self._say(messages.forfeit(color, name, reason, detail))
+                self._say(messages.forfeit(color, n(name), reason, detail))
                 rest = detail.splitlines()[1:]
                 if rest:  # a traceback: for the thinker's author, not the log
                     print("\n".join(rest), file=sys.stderr, flush=True)
             case ThinkingInfo(color=color, name=name, text=text):
-                spectator = self.insight.spectator if self.insight else None
-                if spectator is not None and self.match is not None:
-                    spectator.info(color, text, self.match.board.move_count + 1)
-                self.ctx.log.add(messages.thinking_info(color, name, text),
-                                 shown=spectator is None)
+                self._thought(color, n(name), text)
             case MatchOver(result=result):
+                result = n.result(result)
                 if result.solution:
                     self.visual.show_win(result.solution)
                 self._banner = self._result_banner(result)
@@ -250,6 +251,15 @@ class MatchScene(Scene):
                 self.ctx.nav.set_title(self._match_title(result.winner.name.capitalize()
                                                          if result.winner.color is None
                                                          else self._banner[0]))
+
+    def _thought(self, color: PColor, name: str, text: str) -> None:
+        """A thinker's line while it thinks: the spectator's figures and standard
+        output when AIs play each other; standard output alone when it plays a
+        human (an AI keeps its plan to itself: the log shows it to no player)."""
+        spectator = self.insight.spectator if self.insight else None
+        if spectator is not None and self.match is not None:
+            spectator.info(color, text, self.match.board.move_count + 1)
+        self.ctx.log.add(messages.thinking_info(color, name, text), shown=False)
 
     def _result_banner(self, result: MatchResult) -> tuple[str, str]:
         """("You lose", why) or ("Red (MinimaxD3) wins", why): why in plain words
@@ -448,7 +458,8 @@ class MatchScene(Scene):
         self.log_view.draw(surface, log, self.ctx.log, lay.scale)
         panel = None
         if insight is not None and self.match is not None:
-            names = (self.match.name(PColor.WHITE), self.match.name(PColor.RED))
+            names = (self.names(self.match.name(PColor.WHITE)),
+                     self.names(self.match.name(PColor.RED)))
             panel = insight.draw_panel(surface, lay, names, self.match.board.move_count)
         banner = self._banner if self.visual.idle else None
         if banner is not None:
@@ -519,7 +530,7 @@ class MatchScene(Scene):
         enabled = to_play and controls.enabled
         status = self._status(color, to_play, human)
         return PanelState(
-            color=color, name=match.name(color), is_human=human,
+            color=color, name=self.names(match.name(color)), is_human=human,
             counts=(board.piece_count(color, PShape.ROUND),
                     board.piece_count(color, PShape.SQUARE)),
             selected=controls.selected[color] if human else None,
