@@ -43,7 +43,7 @@ from csl_game.gui.scenes.menu import HelpOverlay, MenuItem, MenuOverlay, Overlay
 from csl_game.gui.scenes.setup import SetupScene
 from csl_game.gui.sound import Sound
 from csl_game.gui.style import Fonts, TextCache, palette, set_theme, theme_name
-from csl_game.gui.window import check_display, first_size, icon, text_scale
+from csl_game.gui.window import first_size, icon, open_display, text_scale
 from csl_game.services.replay import Replay
 from csl_game.services.settings import PlayOptions
 from csl_game.services.userdata import UserData
@@ -85,8 +85,7 @@ class App:
                  start: Callable[[GuiContext], Scene] | None = None) -> None:
         """Open the window on the home screen, the setup screen or the options'
         session, or on the scene `start` makes (a replay, say)."""
-        pygame.display.init()  # the mixer opens only when a sound is played
-        check_display()
+        open_display()  # the mixer opens only when a sound is played
         pygame.font.init()
         pygame.display.set_icon(icon())
         self.screen = pygame.display.set_mode(options.window_size or first_size(),
