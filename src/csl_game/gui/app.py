@@ -43,7 +43,14 @@ from csl_game.gui.scenes.menu import HelpOverlay, MenuItem, MenuOverlay, Overlay
 from csl_game.gui.scenes.setup import SetupScene
 from csl_game.gui.sound import Sound
 from csl_game.gui.style import Fonts, TextCache, palette, set_theme, theme_name
-from csl_game.gui.window import first_size, icon, open_display, text_scale
+from csl_game.gui.window import (
+    declare_minimum_size,
+    first_size,
+    icon,
+    minimum_size,
+    open_display,
+    text_scale,
+)
 from csl_game.services.replay import Replay
 from csl_game.services.settings import PlayOptions
 from csl_game.services.userdata import UserData
@@ -88,8 +95,12 @@ class App:
         open_display()  # the mixer opens only when a sound is played
         pygame.font.init()
         pygame.display.set_icon(icon())
-        self.screen = pygame.display.set_mode(options.window_size or first_size(),
-                                              pygame.RESIZABLE)
+        self.minimum = minimum_size()
+        """The smallest size the window takes (every screen is whole in it)."""
+        self.screen = pygame.display.set_mode(self._at_least_minimum(
+            options.window_size or first_size()), pygame.RESIZABLE)
+        self.declared_minimum = declare_minimum_size(self.minimum)
+        """Whether the window manager was told the minimum size."""
         self._title = ""
         self.set_title("")
         self.clock = pygame.time.Clock()
@@ -417,8 +428,12 @@ class App:
         self._layered = layered
         self._ring_area = ring_area
 
+    def _at_least_minimum(self, size: tuple[int, int]) -> tuple[int, int]:
+        return max(size[0], self.minimum[0]), max(size[1], self.minimum[1])
+
     def _resize(self, event: pygame.event.Event) -> None:
         size = event.size if event.type == pygame.VIDEORESIZE else (event.x, event.y)
+        size = self._at_least_minimum(size)  # a window manager that took no notice
         if size != self.size:
             # synthetic events and some drivers do not resize the surface themselves
             self.screen = pygame.display.set_mode(size, pygame.RESIZABLE)

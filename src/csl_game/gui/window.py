@@ -6,18 +6,20 @@ from __future__ import annotations
 
 import os
 import sys
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 import pygame
 
 from csl_game.errors import NoDisplay
-from csl_game.gui.layout import ui_scale, window_size_for
+from csl_game.gui.layout import MIN_SIZE, ui_scale, window_size_for
 from csl_game.gui.pieces import PieceArt
 from csl_game.model.board import PColor, PShape
 
 __all__ = ["icon", "first_size", "text_scale", "check_display", "HEADLESS_DRIVERS",
-           "quiet_stderr", "open_display", "NO_DISPLAY"]
+           "quiet_stderr", "open_display", "NO_DISPLAY", "declare_minimum_size",
+           "minimum_size"]
 
 
 def icon() -> pygame.Surface:
@@ -36,6 +38,31 @@ def first_size() -> tuple[int, int]:
     except pygame.error:
         desktops = []
     return window_size_for(desktops[0] if desktops else None)
+
+
+def minimum_size() -> tuple[int, int]:
+    """The smallest window every screen is whole in, or the desktop where it is smaller."""
+    try:
+        desktops = pygame.display.get_desktop_sizes()
+    except pygame.error:
+        desktops = []
+    if not desktops:
+        return MIN_SIZE
+    w, h = desktops[0]
+    return min(MIN_SIZE[0], w), min(MIN_SIZE[1], h)
+
+
+def declare_minimum_size(size: tuple[int, int]) -> bool:
+    """Tell the window manager the window's minimum size (pygame-ce's
+    `Window.minimum_size`); whether that could be said."""
+    try:
+        with warnings.catch_warnings():  # the display module's window, as a Window
+            warnings.simplefilter("ignore", DeprecationWarning)
+            window = pygame.Window.from_display_module()
+        window.minimum_size = size
+    except (AttributeError, pygame.error, ValueError):  # an older pygame, or no window
+        return False
+    return True
 
 
 def text_scale(size: tuple[int, int]) -> float:

@@ -411,7 +411,8 @@ class MatchScene(Scene):
 
     def _show_result(self, result: ResultOverlay, size: tuple[int, int]) -> None:
         subtitle = self._banner[1] if self._banner is not None else ""
-        result.show(size, lambda room: self.view.banner_rect(self.visual, room, subtitle))
+        result.show(size, lambda room: self.view.banner_rect(self.visual, room, subtitle),
+                    self.layout.area.w)
 
     @property
     def banner_room(self) -> tuple[int, int]:
