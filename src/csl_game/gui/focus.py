@@ -54,7 +54,7 @@ class KeyFocus:
             option = _option_button(widget, self.picked)
             if option is not None and option.visible:
                 return pygame.Rect(option.rect)
-        rect: pygame.Rect = widget.rect
+        rect: pygame.Rect = getattr(widget, "focus_area", widget.rect)  # a table: its row
         return rect
 
     def menu_open(self) -> bool:

@@ -152,7 +152,7 @@ REPLAY_KEYS = KeyTable("Replays and game review", (
     Binding("mistake", _plain(pygame.K_x), "X",
             "the next inaccuracy, mistake or blunder (after the review)"),
     Binding("analysis", _plain(pygame.K_a), "A", "the analysis panel"),
-    Binding("quit", _plain(pygame.K_q), "Q", "close the replay window (csl-game replay)"),
+    Binding("quit", _plain(pygame.K_q), "Q", "close the window of csl-game replay"),
 ))
 """The keys of a replay."""
 

@@ -58,11 +58,14 @@ class ReplayScene(Scene):
 
     def __init__(self, ctx: GuiContext, replay: Replay, play: bool = False,
                  quit_at_end: bool = False, review: bool = False,
-                 after: Sequence[tuple[str, Callable[[], None]]] = ()) -> None:
+                 after: Sequence[tuple[str, Callable[[], None]]] = (),
+                 back: Callable[[], None] | None = None) -> None:
         """`play` starts playing the moves at once; `quit_at_end` closes the
         window once the last one has been shown for a moment; `review` starts
         the game review at once; `after` adds buttons (text, action) to the bar
-        (what to do next, after a game just played)."""
+        (what to do next, after a game just played); `back` is what Esc does
+        (a match opened from a tournament's results goes back to them)."""
+        self.on_escape = back
         self.ctx = ctx
         self.replay = replay
         self.boards: list[Board] = replay.boards()
@@ -109,6 +112,14 @@ class ReplayScene(Scene):
         self.layer.close()
         self.insight.close()
         self.review.close()
+
+    def escape(self) -> bool:
+        """Esc goes back where the replay was opened from, if it says where; else
+        the window's menu opens."""
+        if self.on_escape is None:
+            return False
+        self.on_escape()
+        return True
 
     def resize(self, size: tuple[int, int]) -> None:
         self.layout, self.bar = self._layouts(size)
@@ -261,8 +272,9 @@ class ReplayScene(Scene):
         acts: dict[str, Callable[[], None]] = {
             "forward": self.forward, "back": self.back, "start": self.to_start,
             "end": self.to_end, "play": self.toggle_play, "review": self.start_review,
-            "mistake": self.next_mistake, "analysis": self.insight.toggle,
-            "quit": self.ctx.nav.quit}
+            "mistake": self.next_mistake, "analysis": self.insight.toggle}
+        if self.on_escape is None and not self.after:  # a replay window of its own
+            acts["quit"] = self.ctx.nav.quit
         if action in acts:
             acts[action]()
 
