@@ -13,6 +13,7 @@ Ctrl+Q, M mute) and the overlays they open.
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import sys
 import time
@@ -51,8 +52,9 @@ from csl_game.gui.window import (
     open_display,
     text_scale,
 )
+from csl_game.services.presets import LEVELS
 from csl_game.services.replay import Replay
-from csl_game.services.settings import PlayOptions
+from csl_game.services.settings import PlayOptions, level_entry
 from csl_game.services.userdata import UserData
 
 __all__ = ["App", "run_gui", "run_replay", "build_session", "default_runner_factory"]
@@ -185,6 +187,9 @@ class App:
         options = self.options
         if self.origin == "home":
             options = self.ctx.user.last_setup(self.base) or self.base
+            if not options.ais:  # a tournament to start from: one AI of each level
+                options = dataclasses.replace(options, ais=tuple(
+                    level_entry(lv.name) for lv in LEVELS))
             self.ctx.options = options
         self._set_origin("setup")
         self.show(SetupScene(self.ctx, options, self.show_home if self.has_home else None))
@@ -254,7 +259,8 @@ class App:
         if self.flow is not None:
             session = self.flow.session
             again = "Restart" if session.screen is Screen.MATCH else "Play again"
-            items.append(MenuItem(again, lambda: self.play_session(session.again())))
+            at_once = True if session.is_single else None  # colours are chosen already
+            items.append(MenuItem(again, lambda: self.play_session(session.again(), at_once)))
             if self.origin == "setup":
                 items.append(MenuItem("Back to setup", self.show_setup))
         if not isinstance(self.scenes.current, HomeScene):

@@ -69,9 +69,11 @@ class SessionFlow:
             if ctx.options.listen else None
         """Spectators' view of the session (``play --listen``), if asked for."""
         nav = ctx.nav
+        again = True if session.is_single else None  # who plays first is chosen already
         self._leave: dict[Choice, Callable[[], None]] = {
-            Choice.PLAY_AGAIN: lambda: nav.play_session(session.again()),
-            Choice.PLAY_AGAIN_SWAPPED: lambda: nav.play_session(session.again(swapped=True)),
+            Choice.PLAY_AGAIN: lambda: nav.play_session(session.again(), again),
+            Choice.PLAY_AGAIN_SWAPPED: lambda: nav.play_session(session.again(swapped=True),
+                                                                again),
             Choice.REVIEW: self._review,
             Choice.SETUP: nav.go_back,
             Choice.QUIT: nav.quit,
@@ -113,7 +115,7 @@ class SessionFlow:
         replay = self._replay_of(session.records[-1])
         back = self.ctx.choice_names.get(Choice.SETUP, Choice.SETUP.value)
         nav.show(ReplayScene(self.ctx, replay, review=True, after=(
-            ("Play again", lambda: nav.play_session(session.again())),
+            ("Play again", lambda: nav.play_session(session.again(), at_once=True)),
             (back, nav.go_back))))
 
     def _key(self) -> ScreenKey:

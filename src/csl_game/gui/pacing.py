@@ -15,8 +15,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from csl_game.engine import RunnerFactory
-from csl_game.engine.runners.base import InfoCallback, ThinkerRunner, ThinkJob, ThinkOutcome
+from csl_game.engine import InfoCallback, RunnerFactory, ThinkerRunner, ThinkJob, ThinkOutcome
 from csl_game.model.board import Board
 from csl_game.thinker.prototype import ThinkerPrototype
 

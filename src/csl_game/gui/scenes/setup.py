@@ -28,6 +28,7 @@ from csl_game.gui.context import GuiContext
 from csl_game.gui.focus import KeyFocus
 from csl_game.gui.scenes.setup_form import (
     MODES_HELP,
+    PiecesFollow,
     PlayerEdits,
     PlayerRows,
     SettingsForm,
@@ -136,6 +137,7 @@ class SetupScene(WidgetScene):
                         for ai in options.ais]
         self.entries = {key: value if isinstance(value, bool) else SETTING[key].format(value)
                         for key, value in setting_values(options).items()}
+        self.pieces = PiecesFollow(self.entries)
 
     def _label_of(self, thinker: str) -> str:
         try:
@@ -355,6 +357,10 @@ class SetupScene(WidgetScene):
 
     def _set_entry(self, key: str, value: str | bool) -> None:
         self.entries[key] = value
+        follow = self.pieces.edit(self.entries, key, str(value))  # a quarter of the cells each
+        self.entries.update(follow)
+        if self.form is not None:
+            self.form.show(follow)
         self._derive()
         self._edited()
 
