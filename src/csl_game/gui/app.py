@@ -442,7 +442,9 @@ class App:
         size = self._at_least_minimum(size)  # a window manager that took no notice
         if size != self.size:
             # synthetic events and some drivers do not resize the surface themselves
+            # (SDL may make the window anew: its minimum size is declared again)
             self.screen = pygame.display.set_mode(size, pygame.RESIZABLE)
+            self.declared_minimum = declare_minimum_size(self.minimum)
         self.ctx.size = self.size
         self.ui.set_window_resolution(self.size)
         scale = text_scale(self.size)
