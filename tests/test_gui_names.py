@@ -67,9 +67,11 @@ def test_home_1_1_enter_plays_easy_named_easy(apps: Apps) -> None:
 
 
 def test_an_ai_playing_a_human_keeps_its_thoughts_out_of_the_log(apps: Apps) -> None:
+    out = io.StringIO()
     app = apps.open(PlayOptions(ais=(AIEntry("chatty"),), match=SMALL, in_process=True,
                                 thinker_paths=(FAKES,), window_size=(1024, 700),
-                                last_move_animation_s=0.0), runner_factory=ThreadRunner)
+                                last_move_animation_s=0.0), runner_factory=ThreadRunner,
+                    out=out)
     key(app, pygame.K_RETURN, frames=2)
     run_until(app, lambda: isinstance(app.scenes.current, MatchScene), seconds=20)
     scene = app.scenes.current
@@ -80,6 +82,7 @@ def test_an_ai_playing_a_human_keeps_its_thoughts_out_of_the_log(apps: Apps) -> 
     run_until(app, lambda: scene.match.board.move_count >= 2  # type: ignore[union-attr]
               and scene.input_enabled, seconds=20)
     assert not any(" says: " in line for line in app.log.lines), app.log.lines
+    assert " says: " not in out.getvalue(), "nor on standard output"
 
 
 def test_a_tournament_of_levels_names_them_on_every_screen(apps: Apps) -> None:

@@ -254,11 +254,13 @@ class MatchScene(Scene):
 
     def _thought(self, color: PColor, name: str, text: str) -> None:
         """A thinker's line while it thinks: the spectator's figures and standard
-        output when AIs play each other; standard output alone when it plays a
-        human (an AI keeps its plan to itself: the log shows it to no player)."""
+        output when AIs play each other; nowhere when it plays a human (an AI
+        keeps its plan to itself: neither the log nor the terminal hands it to
+        the player; `csl-game match` and watching AIs show a thinker's lines)."""
         spectator = self.insight.spectator if self.insight else None
-        if spectator is not None and self.match is not None:
-            spectator.info(color, text, self.match.board.move_count + 1)
+        if spectator is None or self.match is None:
+            return
+        spectator.info(color, text, self.match.board.move_count + 1)
         self.ctx.log.add(messages.thinking_info(color, name, text), shown=False)
 
     def _result_banner(self, result: MatchResult) -> tuple[str, str]:
