@@ -46,6 +46,8 @@ class Pacer:
         """When the last move shown finished landing (None: one is still falling)."""
         self.waiting = False
         """Whether a turn is being held now (its thinking not started)."""
+        self.released_at: float | None = None
+        """When the last turn held was let think (its clock starts then)."""
 
     # ------------------------------------------------------------- the screen's side
     def watch(self, watching: bool) -> None:
@@ -53,7 +55,18 @@ class Pacer:
         if watching != self.watching:
             self.watching = watching
             self.paused = self.waiting = False
+            self.released_at = None
             self._landed_at = self._clock()
+
+    def now(self) -> float:
+        return self._clock()
+
+    def thinking_for(self, since_turn: float) -> float:
+        """How long the AI to move has been thinking, given `since_turn`, the
+        seconds since its turn began (the time it was held does not count)."""
+        if not self.watching or self.released_at is None:
+            return since_turn
+        return max(0.0, min(since_turn, self._clock() - self.released_at))
 
     def toggle_pause(self) -> bool:
         """Pause or go on; returns whether paused now."""
@@ -147,6 +160,7 @@ class _HeldJob(ThinkJob):
             self._pacer.waiting = self._pacer.holds()
             if not self._pacer.waiting:
                 start, self._start = self._start, None
+                self._pacer.released_at = self._pacer.now()
                 self._job = start()
         return self._job
 

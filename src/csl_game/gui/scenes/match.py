@@ -514,7 +514,7 @@ class MatchScene(Scene):
         match = self.match
         if match is None or match.is_over or match.board.turn is not color:
             return 0.0
-        return match.thinking_time()
+        return self.ctx.pacer.thinking_for(match.thinking_time())  # held time aside
 
     @property
     def held(self) -> bool:
