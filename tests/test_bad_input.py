@@ -256,3 +256,5 @@ def test_the_window_without_a_display_is_one_line_and_exit_2(tmp_path: Path) -> 
     ours = [line for line in done.stderr.splitlines() if line.startswith("csl-game:")]
     assert len(ours) == 1 and "no display" in ours[0]
     assert "Traceback" not in done.stderr
+    assert done.stderr.splitlines() == ours, "nothing of SDL's (XDG_RUNTIME_DIR) before it"
+    assert done.stdout == "", "nor pygame's greeting"

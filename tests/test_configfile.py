@@ -74,7 +74,9 @@ def test_missing_keys_keep_the_base_values(tmp_path: Path) -> None:
     path.write_text("cols = 9\n", encoding="utf-8")
     base = PlayOptions(auto=True, thinker_paths=FAKES)
     loaded = load_config(path, base)
-    assert loaded.match == dataclasses.replace(base.match, cols=9)
+    assert loaded.match == dataclasses.replace(base.match, cols=9, round_pieces=13,
+                                               square_pieces=14), \
+        "the pieces follow the board: a quarter of its cells each, as every verb's"
     assert loaded.ais == () and loaded.auto and loaded.thinker_paths == FAKES
 
 

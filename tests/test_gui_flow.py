@@ -116,9 +116,9 @@ def test_the_result_shows_over_the_same_match_scene(make_app: MakeApp) -> None:
     assert box.collidelist([scene.layout.piece_rect(*p) for p in scene.visual.solution]) < 0
     assert all(box.contains(b.rect) for b in overlay.buttons.values())
     press(app, Choice.PLAY_AGAIN_SWAPPED)
-    pre = app.scenes.current
-    assert isinstance(pre, PreMatchScene) and pre.session.next_pairing == ("Player 2",
-                                                                           "Player 1")
+    again = app.scenes.current
+    assert isinstance(again, MatchScene), "swapped already: the game starts at once"
+    assert again.session.next_pairing == ("Player 2", "Player 1")
     assert not overlay.shown, "the choices went with their scene"
 
 

@@ -94,18 +94,16 @@ def test_play_the_computer_at_hard(apps: Apps, colour: str,
     key(app, pygame.K_1)
     picker = app.scenes.current
     assert isinstance(picker, ComputerScene) and focused(app) == "go"
-    key(app, pygame.K_3)  # Hard
-    assert picker.level == "hard" and focused(app) == "level.hard"
-    key(app, pygame.K_DOWN)  # the colour row, below Hard: Red
+    key(app, pygame.K_3)  # Hard, the focus left on Play
+    assert picker.level == "hard" and focused(app) == "go"
+    key(app, pygame.K_UP)  # the colour row, above Play: Red
     assert focused(app) == "colour.red"
     if colour == "white":
         key(app, pygame.K_LEFT)
     key(app, pygame.K_SPACE)
     assert picker.colour == colour
-    key(app, pygame.K_DOWN)  # Back below White, Play below Red
-    assert focused(app) == ("go" if colour == "red" else "back")
-    if colour == "white":
-        key(app, pygame.K_RIGHT)
+    key(app, pygame.K_DOWN)  # down to Play, whichever colour
+    assert focused(app) == "go"
     enter(app)
     scene = playing(app)
     session = scene.session
@@ -133,6 +131,9 @@ def test_watch_two_ais_picked_with_the_keyboard(apps: Apps) -> None:
     key(app, pygame.K_DOWN)  # the drop-down's next option: the first thinker found
     thinker = picker.picked[1]
     assert thinker == next(iter(picker.thinkers)) and thinker in picker.thinkers
+    key(app, pygame.K_TAB)  # on to Back, then Watch (Enter on a list opens it)
+    key(app, pygame.K_TAB)
+    assert focused(app) == "go"
     enter(app)
     session = playing(app).session
     white, red = session.players
@@ -198,10 +199,9 @@ def test_keyboard_moves_wrap_and_escape(apps: Apps) -> None:
 def test_the_last_choice_level_and_colour_are_remembered(apps: Apps) -> None:
     first = home(apps)
     key(first, pygame.K_1)
-    key(first, pygame.K_1)  # Easy
-    key(first, pygame.K_DOWN)
-    key(first, pygame.K_RIGHT)
-    key(first, pygame.K_SPACE)  # Red
+    key(first, pygame.K_1)  # Easy (the focus stays on Play)
+    key(first, pygame.K_UP)  # Red, above Play
+    key(first, pygame.K_SPACE)
     assert first.scenes.current.colour == "red"  # type: ignore[union-attr]
     key(first, pygame.K_DOWN)
     enter(first)

@@ -148,6 +148,9 @@ def test_home_to_host_with_the_keyboard_shows_the_code(apps: Apps) -> None:
     assert code_rect.colliderect(pygame.Rect(0, 0, *app.size))
     assert drawn(app.screen, code_rect) > 10, "the code is drawn"
     assert app.ctx.user.preferences().online_port == "127.0.0.1:0", "remembered"
+    assert wait.focus.key != "cancel", "Enter never cancels the invitation by surprise"
+    key(app, pygame.K_RETURN, frames=2)
+    assert app.scenes.current is wait
     key(app, pygame.K_ESCAPE, frames=2)
     again = app.scenes.current
     assert isinstance(again, OnlineScene), "Esc cancels back to the picker"

@@ -127,7 +127,7 @@ def test_keyboard_through_a_tournament_and_back_to_setup(make_app: MakeApp) -> N
         assert focused(app) == "OK"
         enter(app)
     run_until(app, lambda: isinstance(app.scenes.current, FinalScene))
-    assert focused(app) == "Quit"
+    assert focused(app) != "Quit", "Enter does not close the window by surprise"
     focus_on(app, Choice.SETUP.value)
     enter(app)
     assert isinstance(app.scenes.current, SetupScene)
@@ -192,10 +192,13 @@ def test_escape_menu_resume_new_game_and_setup(make_app: MakeApp) -> None:
     key(app, pygame.K_DOWN)
     assert focused(app) == "Restart", "a match being played restarts"
     enter(app)
-    assert app.overlay is None and isinstance(app.scenes.current, PreMatchScene)
+    again = app.scenes.current
+    assert app.overlay is None and isinstance(again, MatchScene) and again is not scene, \
+        "the game starts again at once (who plays first is chosen)"
+    assert again.match is not None and again.match.board.move_count == 0
     key(app, pygame.K_ESCAPE)
     assert [item.text for item in app.overlay.items][:4] == [  # type: ignore[union-attr]
-        "Resume", "Play again", "Back to setup", "Home"]
+        "Resume", "Restart", "Back to setup", "Home"]
     focus_on(app, "Back to setup", pygame.K_DOWN)
     enter(app)
     assert isinstance(app.scenes.current, SetupScene) and app.flow is None

@@ -70,6 +70,12 @@ def names_shown(app: App) -> tuple[str, str]:
     return scene.session.next_pairing  # type: ignore[attr-defined]
 
 
+def playing_at_once(app: App) -> tuple[str, str]:
+    """The players of a game played again: it starts at once (colours chosen already)."""
+    scene = board_scene(app)
+    return scene.session.next_pairing
+
+
 # ----------------------------------------------------------------- 0 AIs
 def test_two_humans_from_setup_to_a_win_and_back(make_app: MakeApp) -> None:
     app = make_app(show_setup=True)
@@ -91,8 +97,7 @@ def test_two_humans_from_setup_to_a_win_and_back(make_app: MakeApp) -> None:
     assert result.choices == (Choice.PLAY_AGAIN, Choice.PLAY_AGAIN_SWAPPED, Choice.REVIEW,
                               Choice.SETUP, Choice.QUIT)
     press(app, Choice.PLAY_AGAIN_SWAPPED)
-    assert names_shown(app) == ("Player 2", "Player 1")
-    press(app, Choice.START)
+    assert playing_at_once(app) == ("Player 2", "Player 1")
     drop(app, 3)
     assert board_scene(app).match.board[0, 3] == Piece(PColor.WHITE, PShape.ROUND)  # type: ignore
     play_human_moves(app)
@@ -120,7 +125,7 @@ def test_human_vs_ai_swap_then_play(make_app: MakeApp) -> None:
     assert board_scene(app)._banner[0].startswith(("You win", "You lose",  # type: ignore
                                                    "It's a draw"))
     press(app, Choice.PLAY_AGAIN)
-    assert names_shown(app) == ("Sequential", "Human"), "play again keeps the colours"
+    assert playing_at_once(app) == ("Sequential", "Human"), "play again keeps the colours"
 
 
 # ----------------------------------------------------------------- 2 AIs
@@ -132,11 +137,7 @@ def test_ai_vs_ai_start_play_again_and_quit(make_app: MakeApp) -> None:
     first = app.flow.board.match.result  # type: ignore[union-attr]
     assert first is not None
     press(app, Choice.PLAY_AGAIN)
-    assert names_shown(app) == ("Sequential", "Random")
-    key_start = pygame.event.Event(pygame.KEYDOWN, key=pygame.K_RETURN, mod=0, unicode="\r",
-                                   scancode=0)
-    pygame.event.post(key_start)  # Enter takes Start
-    app.step(DT)
+    assert playing_at_once(app) == ("Sequential", "Random")
     assert isinstance(app.scenes.current, MatchScene)
     run_until(app, lambda: result_overlay(app) is not None)
     press(app, Choice.QUIT)

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import runpy
+import subprocess
+import sys
 from pathlib import Path
 
 import pygame
@@ -50,3 +53,33 @@ def test_muted_plays_nothing() -> None:
     sound.play(Effect.WIN)
     assert sound.asked == sound.played == []
     assert sound.toggle_mute() is False
+
+
+def test_a_mixer_without_a_sound_card_says_nothing_on_standard_error(
+        monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]) -> None:
+    """ALSA writes its eight lines on file descriptor 2 from C, where no sound card is:
+    the mixer opens with it silenced."""
+    def alsa(*args: object, **kwargs: object) -> None:
+        for _ in range(8):
+            os.write(2, b"ALSA lib confmisc.c:855:(parse_card) cannot find card '0'\n")
+        raise pygame.error("ALSA: Couldn't open audio device")
+
+    monkeypatch.setattr(pygame.mixer, "get_init", lambda: None)
+    monkeypatch.setattr(pygame.mixer, "init", alsa)
+    sys.stderr.write("before\n")
+    sound = Sound()
+    sound.play(Effect.DROP)
+    sys.stderr.write("after\n")
+    assert not sound.available
+    assert capfd.readouterr().err == "before\nafter\n", "standard error is back, and quiet"
+
+
+def test_the_real_mixer_on_this_machine_says_nothing(tmp_path: Path) -> None:
+    """Whatever audio this machine has (none: ALSA's lines), a drop prints nothing."""
+    env = {k: v for k, v in os.environ.items() if k != "SDL_AUDIODRIVER"}
+    code = ("from csl_game.gui.sound import Effect, Sound\n"
+            "s = Sound(); s.play(Effect.DROP); s.close()\n")
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == "" and done.stdout == ""

@@ -13,6 +13,7 @@ Ctrl+Q, M mute) and the overlays they open.
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import sys
 import time
@@ -43,9 +44,17 @@ from csl_game.gui.scenes.menu import HelpOverlay, MenuItem, MenuOverlay, Overlay
 from csl_game.gui.scenes.setup import SetupScene
 from csl_game.gui.sound import Sound
 from csl_game.gui.style import Fonts, TextCache, palette, set_theme, theme_name
-from csl_game.gui.window import check_display, first_size, icon, text_scale
+from csl_game.gui.window import (
+    declare_minimum_size,
+    first_size,
+    icon,
+    minimum_size,
+    open_display,
+    text_scale,
+)
+from csl_game.services.presets import LEVELS
 from csl_game.services.replay import Replay
-from csl_game.services.settings import PlayOptions
+from csl_game.services.settings import PlayOptions, level_entry
 from csl_game.services.userdata import UserData
 
 __all__ = ["App", "run_gui", "run_replay", "build_session", "default_runner_factory"]
@@ -85,12 +94,15 @@ class App:
                  start: Callable[[GuiContext], Scene] | None = None) -> None:
         """Open the window on the home screen, the setup screen or the options'
         session, or on the scene `start` makes (a replay, say)."""
-        pygame.display.init()  # the mixer opens only when a sound is played
-        check_display()
+        open_display()  # the mixer opens only when a sound is played
         pygame.font.init()
         pygame.display.set_icon(icon())
-        self.screen = pygame.display.set_mode(options.window_size or first_size(),
-                                              pygame.RESIZABLE)
+        self.minimum = minimum_size()
+        """The smallest size the window takes (every screen is whole in it)."""
+        self.screen = pygame.display.set_mode(self._at_least_minimum(
+            options.window_size or first_size()), pygame.RESIZABLE)
+        self.declared_minimum = declare_minimum_size(self.minimum)
+        """Whether the window manager was told the minimum size."""
         self._title = ""
         self.set_title("")
         self.clock = pygame.time.Clock()
@@ -175,6 +187,9 @@ class App:
         options = self.options
         if self.origin == "home":
             options = self.ctx.user.last_setup(self.base) or self.base
+            if not options.ais:  # a tournament to start from: one AI of each level
+                options = dataclasses.replace(options, ais=tuple(
+                    level_entry(lv.name) for lv in LEVELS))
             self.ctx.options = options
         self._set_origin("setup")
         self.show(SetupScene(self.ctx, options, self.show_home if self.has_home else None))
@@ -197,13 +212,14 @@ class App:
     def play(self, options: PlayOptions) -> None:
         """Play the session `options` describe (and remember them for setup)."""
         self.ctx.options = options
-        self.play_session(build_session(options, self.runner_factory), at_once=False)
+        self.play_session(build_session(options, self.ctx.pacer.wrap(self.runner_factory)),
+                          at_once=False)
 
     def start_game(self, options: PlayOptions, swapped: bool = False) -> None:
         """Play the single match `options` describe at once, colours swapped if
         `swapped`; leaving it goes home."""
         self.ctx.options = options
-        session = build_session(options, self.runner_factory)
+        session = build_session(options, self.ctx.pacer.wrap(self.runner_factory))
         if swapped:
             session.swap()
         self._set_origin("home")
@@ -243,7 +259,8 @@ class App:
         if self.flow is not None:
             session = self.flow.session
             again = "Restart" if session.screen is Screen.MATCH else "Play again"
-            items.append(MenuItem(again, lambda: self.play_session(session.again())))
+            at_once = True if session.is_single else None  # colours are chosen already
+            items.append(MenuItem(again, lambda: self.play_session(session.again(), at_once)))
             if self.origin == "setup":
                 items.append(MenuItem("Back to setup", self.show_setup))
         if not isinstance(self.scenes.current, HomeScene):
@@ -417,11 +434,17 @@ class App:
         self._layered = layered
         self._ring_area = ring_area
 
+    def _at_least_minimum(self, size: tuple[int, int]) -> tuple[int, int]:
+        return max(size[0], self.minimum[0]), max(size[1], self.minimum[1])
+
     def _resize(self, event: pygame.event.Event) -> None:
         size = event.size if event.type == pygame.VIDEORESIZE else (event.x, event.y)
+        size = self._at_least_minimum(size)  # a window manager that took no notice
         if size != self.size:
             # synthetic events and some drivers do not resize the surface themselves
+            # (SDL may make the window anew: its minimum size is declared again)
             self.screen = pygame.display.set_mode(size, pygame.RESIZABLE)
+            self.declared_minimum = declare_minimum_size(self.minimum)
         self.ctx.size = self.size
         self.ui.set_window_resolution(self.size)
         scale = text_scale(self.size)

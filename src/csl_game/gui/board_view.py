@@ -357,20 +357,22 @@ class BoardView:
         rows = [p.row for p in visual.solution]
         high = bool(rows) and sum(rows) / len(rows) >= (lay.rows - 1) / 2
         rect = (lay.banner_low if high else lay.banner).copy()
-        width = max(rect.w, room[0])
+        bounds = pygame.Rect(0, 0, *lay.size)
+        if lay.area.w > 0:  # beside the panels, never over them
+            bounds = pygame.Rect(lay.area.x, 0, lay.area.w, lay.size[1])
+        width = min(max(rect.w, room[0]), bounds.w)
         lines = self._subtitle_lines(subtitle, width, lay.scale)
         extra = (len(lines) - 1) * self.text.fonts.get(TextRole.BODY.size(lay.scale)).get_linesize()
         if room == (0, 0) and extra <= 0:
             return rect
         # grown, the box may reach the win line: try other places until one is clear
         height = rect.h + room[1] + max(0, extra)
-        screen = pygame.Rect(0, 0, *lay.size)
         line = [lay.piece_rect(*pos) for pos in visual.solution]
         places = []
         for top in (rect.y, rect.bottom - height, lay.frame.bottom - height, lay.frame.y):
             place = pygame.Rect(0, top, width, height)
             place.centerx = rect.centerx
-            places.append(place.clamp(screen))
+            places.append(place.clamp(bounds))
         return next((p for p in places if p.collidelist(line) < 0), places[0])
 
     def _paint_banner(self, lay: BoardLayout, rect: pygame.Rect, title: str,

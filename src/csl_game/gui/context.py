@@ -16,6 +16,7 @@ import pygame_gui
 
 from csl_game.engine import RunnerFactory
 from csl_game.engine.session import Choice, ScreenPolicy, Session
+from csl_game.gui.pacing import Pacer
 from csl_game.gui.panels import MessageLog
 from csl_game.gui.pieces import PieceArt
 from csl_game.gui.scene import Scene
@@ -49,8 +50,9 @@ class Navigator(Protocol):
     def play(self, options: PlayOptions) -> None:
         """Play the session `options` describe (and remember them for setup)."""
 
-    def play_session(self, session: Session) -> None:
-        """Show `session` from its first screen."""
+    def play_session(self, session: Session, at_once: bool | None = None) -> None:
+        """Show `session` from its first screen; `at_once`: a single match starts
+        without its pre-match screen (None: as the last session did)."""
 
     def quit(self, status: int = 0) -> None:
         """Close the window after this frame, with exit status `status`."""
@@ -83,6 +85,8 @@ class GuiContext:
     """How the window runs thinker code off its thread (analysis, hints); None: threads."""
     choice_names: dict[Choice, str] = field(default_factory=dict)
     """Button texts of session choices other than their own ('Home' for 'Back to setup')."""
+    pacer: Pacer = field(default_factory=Pacer)
+    """Pause and speed of the AIs watched (the window's sessions' runners wait for it)."""
 
     @property
     def screen_policy(self) -> ScreenPolicy:

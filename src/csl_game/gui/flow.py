@@ -6,6 +6,12 @@ that scene's banner once it is over, the screens between matches, the end
 of a tournament. Choices go back to the session, or to the navigator for
 those that leave the session (play again, back to setup or home, quit). Scenes only
 render and turn input into choices or moves; none advances the session.
+
+A finished match of a tournament opens from its results table as a replay
+(`open_match`): the session goes on meanwhile (the matches off screen too),
+and Close (or Esc) comes back to the screen it was opened from, as the
+session has it now. The screens between matches wait while a replay is
+shown (their countdowns with them), so nothing is missed.
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ from collections.abc import Callable
 from csl_game.engine.match import Human
 from csl_game.engine.session import (
     Choice,
+    MatchRecord,
     PostMatch,
     PreMatch,
     Screen,
@@ -25,6 +32,7 @@ from csl_game.engine.session import (
 )
 from csl_game.gui.broadcasting import WindowBroadcast
 from csl_game.gui.context import GuiContext
+from csl_game.gui.names import ShownNames
 from csl_game.gui.scene import SceneManager
 from csl_game.gui.scenes.choices import Offer
 from csl_game.gui.scenes.info import FinalScene, PreMatchScene
@@ -49,21 +57,54 @@ class SessionFlow:
         self.at_once = at_once
         """Start a single match as soon as its players are set up, without the
         pre-match screen's Start (the home screen has chosen the colours)."""
+        self.names = ShownNames(session)
+        """The players as the window names them (the level chosen: 'Easy')."""
         self.board: MatchScene | None = None
         """The scene of the current (or last) match, which shows its result."""
+        self.detour: ReplayScene | None = None
+        """A finished match opened from a results table, shown over the session."""
         self._shown: ScreenKey | None = None
         session.subscribe(self._log)
         self.broadcast = WindowBroadcast(session, ctx.options.listen, ctx.log) \
             if ctx.options.listen else None
         """Spectators' view of the session (``play --listen``), if asked for."""
         nav = ctx.nav
+        again = True if session.is_single else None  # who plays first is chosen already
         self._leave: dict[Choice, Callable[[], None]] = {
-            Choice.PLAY_AGAIN: lambda: nav.play_session(session.again()),
-            Choice.PLAY_AGAIN_SWAPPED: lambda: nav.play_session(session.again(swapped=True)),
+            Choice.PLAY_AGAIN: lambda: nav.play_session(session.again(), again),
+            Choice.PLAY_AGAIN_SWAPPED: lambda: nav.play_session(session.again(swapped=True),
+                                                                again),
             Choice.REVIEW: self._review,
             Choice.SETUP: nav.go_back,
             Choice.QUIT: nav.quit,
         }
+
+    def _replay_of(self, record: MatchRecord, index: int | None = None) -> Replay:
+        """A finished match of the session as a replay, its players as the window names them."""
+        session = self.session
+        config = session.config
+        humans = tuple(isinstance(session.players[i], Human)
+                       for i in (record.white, record.red))
+        return Replay((config.rows, config.cols, config.win_sequence, config.round_pieces,
+                       config.square_pieces), config.time_limit_ms,
+                      self.names.result(record.result), index, (humans[0], humans[1]))
+
+    def open_match(self, index: int) -> None:
+        """Show finished match `index` (from 0) again, over the session, until Close."""
+        session = self.session
+        if index not in session.record_indices:
+            return
+        record = session.records[session.record_indices.index(index)]
+        self.detour = ReplayScene(self.ctx, self._replay_of(record, index),
+                                  after=(("Close", self.close_match),), back=self.close_match)
+        self.scenes.switch(self.detour)
+
+    def close_match(self) -> None:
+        """Back from a match opened again, to the session's screen as it is now."""
+        if self.detour is None:
+            return
+        self.detour = None
+        self.show()
 
     def _review(self) -> None:
         """The game just played, reviewed move by move (from its replay),
@@ -71,16 +112,10 @@ class SessionFlow:
         session, nav = self.session, self.ctx.nav
         if not session.records:
             return
-        record = session.records[-1]
-        config = session.config
-        humans = tuple(isinstance(session.players[i], Human)
-                       for i in (record.white, record.red))
-        replay = Replay((config.rows, config.cols, config.win_sequence, config.round_pieces,
-                         config.square_pieces), config.time_limit_ms, record.result, None,
-                        (humans[0], humans[1]))
+        replay = self._replay_of(session.records[-1])
         back = self.ctx.choice_names.get(Choice.SETUP, Choice.SETUP.value)
         nav.show(ReplayScene(self.ctx, replay, review=True, after=(
-            ("Play again", lambda: nav.play_session(session.again())),
+            ("Play again", lambda: nav.play_session(session.again(), at_once=True)),
             (back, nav.go_back))))
 
     def _key(self) -> ScreenKey:
@@ -101,9 +136,11 @@ class SessionFlow:
             self.board = MatchScene(self.ctx, self.session)
             self.scenes.switch(self.board)
         elif screen is Screen.PRE_MATCH:
-            self.scenes.switch(PreMatchScene(self.ctx, self.session, self.choose))
+            self.scenes.switch(PreMatchScene(self.ctx, self.session, self.choose,
+                                             self.open_match))
         elif screen is Screen.FINAL and not self.session.is_single:
-            self.scenes.switch(FinalScene(self.ctx, self.session, self.choose))
+            self.scenes.switch(FinalScene(self.ctx, self.session, self.choose,
+                                          self.open_match))
         else:
             self._show_result()
 
@@ -115,9 +152,10 @@ class SessionFlow:
                           self.choose)
 
     def update(self) -> None:
-        """Advance the session (once a frame); show its new screen if it moved on."""
+        """Advance the session (once a frame); show its new screen if it moved on
+        (once back, when a finished match is shown again)."""
         self.session.update()
-        if self._key() != self._shown:
+        if self.detour is None and self._key() != self._shown:
             self.show()
         if self.broadcast is not None:
             self.broadcast.poll()
@@ -139,18 +177,18 @@ class SessionFlow:
     def _log(self, event: SessionEvent) -> None:
         if self.session.is_single:
             return
-        log = self.ctx.log
+        log, n = self.ctx.log, self.names
         match event:
             case PreMatch(index=i, white=white, red=red):
-                log.add(messages.pre_match(i, white, red))
+                log.add(messages.pre_match(i, n(white), n(red)))
             case PostMatch(index=i, record=record, background=True):
-                names = self.session.names
+                names = n.all
                 log.add(messages.background_result(
-                    i, names[record.white], names[record.red], record.result))
+                    i, names[record.white], names[record.red], n.result(record.result)))
             case TieBreakRound(round=tie_round, players=players):
-                log.add(messages.tie_break_round(tie_round, players))
+                log.add(messages.tie_break_round(tie_round, [n(p) for p in players]))
             case SessionEnded(standings=table, tie_break=tb):
-                for line in messages.session_over(table):
+                for line in messages.session_over(n.standings(table)):
                     log.add(line)
                 if tb is not None:
-                    log.add(messages.tie_break_summary(tb, self.session.names))
+                    log.add(messages.tie_break_summary(tb, n.all))

@@ -29,6 +29,7 @@ from csl_game.services.analysis import (
     MoveValue,
     Threat,
     line_cells,
+    moves_to_win,
     score_share,
     threats,
 )
@@ -59,9 +60,11 @@ def split_for_panel(log: Rect, scale: float) -> tuple[Rect, Rect]:
         Rect(log.x, log.y + height + gap, log.w, log.h - height - gap)
 
 
-def eval_text(value: MoveValue) -> str:
-    """'White wins in 7', 'Draw', 'White +35', 'Even' (MoveValue.text)."""
-    return value.text()
+def eval_text(value: MoveValue, after: bool = False) -> str:
+    """'White wins in 3', 'Draw', 'White +35', 'Even' (MoveValue.text: a win
+    in the winner's moves, from the position the move is played in, or with
+    `after` from the one it leaves)."""
+    return value.text(after)
 
 
 class AnalysisTool:
@@ -157,7 +160,7 @@ class SideFigures:
         if "mate" in f:
             mate = f["mate"]
             winner = color if mate > 0 else color.other
-            parts.append(f"{winner.name.title()} wins in {abs(mate):.0f}")
+            parts.append(f"{winner.name.title()} wins in {moves_to_win(round(abs(mate)))}")
         elif "score" in f:
             sign = 1 if color is PColor.WHITE else -1
             parts.append(eval_text(MoveValue("", None, None, sign * f["score"])))
@@ -375,7 +378,7 @@ def _short(value: MoveValue) -> str:
     if value.result == "draw":
         return "draw"
     if value.result is not None:
-        return f"{'W' if value.result == 'white' else 'R'}#{value.plies}"
+        return f"{'W' if value.result == 'white' else 'R'}#{moves_to_win(value.plies or 1)}"
     return f"{value.score or 0:+.0f}"
 
 

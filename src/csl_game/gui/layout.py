@@ -7,7 +7,7 @@ the one that gives the board the largest cells.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 
 from pygame import Rect
@@ -16,7 +16,7 @@ from csl_game.gui.style import TextRole
 from csl_game.model.board import PShape
 
 __all__ = ["Arrangement", "PanelLayout", "BoardLayout", "compute_layout", "ui_scale",
-           "window_size_for"]
+           "window_size_for", "MIN_SIZE", "at_least_minimum"]
 
 # Board geometry in cell units.
 ARROW = 0.7          # height of the column-arrow row
@@ -44,16 +44,27 @@ def ui_scale(size: tuple[int, int]) -> float:
     return max(0.7, min(2.0, w / 1280, h / 800))
 
 
+MIN_SIZE = (800, 600)
+"""The smallest window every screen is whole in (the window tells the window
+manager so, and a smaller size that comes anyway is taken as this one)."""
+
+
+def at_least_minimum(size: tuple[int, int]) -> tuple[int, int]:
+    """`size`, grown to the minimum window size where it is smaller."""
+    return max(size[0], MIN_SIZE[0]), max(size[1], MIN_SIZE[1])
+
+
 def window_size_for(desktop: tuple[int, int] | None) -> tuple[int, int]:
     """The first window size on a desktop of size `desktop`: 1280x800 where it
-    fits with room for a title bar and a task bar, smaller on small screens,
-    larger (three fifths of the desktop) on big ones; never the desktop's
-    whole size."""
+    fits with room for a title bar and a task bar, smaller on small screens
+    (never below the minimum size but on a desktop smaller still), larger
+    (three fifths of the desktop) on big ones; never the desktop's whole size."""
     if desktop is None:
         return 1280, 800
     w, h = desktop
-    return (min(int(w * 0.92), max(1280, int(w * 0.6))),
-            min(int(h * 0.88), max(800, int(h * 0.6))))
+    fit = (min(int(w * 0.92), max(1280, int(w * 0.6))),
+           min(int(h * 0.88), max(800, int(h * 0.6))))
+    return min(at_least_minimum(fit)[0], w), min(at_least_minimum(fit)[1], h)
 
 
 def _line(role: TextRole, scale: float) -> int:
@@ -147,6 +158,9 @@ class BoardLayout:
     """Where results are announced: beside the board, or over its upper third."""
     banner_low: Rect
     """The same, or over the lower third for when the win line is up high."""
+    area: Rect = field(default_factory=lambda: Rect(0, 0, 0, 0))
+    """What the board may take: the window less the panels and the log (a
+    result banner stays within its width, clear of the panels)."""
 
     @property
     def piece(self) -> int:
@@ -274,14 +288,13 @@ def _board_rects(area: Rect, rows: int, cols: int, c: int
 def _banners(area: Rect, frame: Rect, ground: Rect, size: tuple[int, int],
              s: float) -> tuple[Rect, Rect]:
     """Where to announce results: in free space by the board if there is
-    room (the arrows count as free then), else over its upper or lower third."""
-    w, h = size
-    m = round(12 * s)
+    room (the arrows count as free then), else over its upper or lower third;
+    never wider than the board's area (the panels beside it stay in view)."""
     height = round(TextRole.BANNER.size(s) * 2.1)
-    width = min(w - 2 * m, max(frame.w, round(420 * s)))
+    width = min(area.w, max(frame.w, round(420 * s)))
     banner = Rect(0, 0, width, height)
     banner.centerx = frame.centerx
-    banner.x = max(m, min(banner.x, w - m - width))
+    banner.x = max(area.x, min(banner.x, area.right - width))
     if frame.top - area.top >= height:
         banner.centery = (area.top + frame.top) // 2
         return banner, banner
@@ -314,4 +327,4 @@ def compute_layout(rows: int, cols: int, size: tuple[int, int],
     make_panel = _panel_wide if arr is Arrangement.TOP else _panel_tall
     panels = (make_panel(panel_rects[0], s), make_panel(panel_rects[1], s))
     return BoardLayout(size, rows, cols, s, arr, c, cells, frame, ground, arrows,
-                       panels, log, toolbar, *_banners(area, frame, ground, size, s))
+                       panels, log, toolbar, *_banners(area, frame, ground, size, s), area=area)

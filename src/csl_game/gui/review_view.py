@@ -17,7 +17,7 @@ from pygame import Rect
 from csl_game.engine import RunnerFactory
 from csl_game.gui.insight import eval_text
 from csl_game.gui.layout import BoardLayout
-from csl_game.gui.panels import log_box
+from csl_game.gui.panels import log_box, wrap
 from csl_game.gui.pieces import Look, PieceArt
 from csl_game.gui.style import TextCache, TextRole, palette
 from csl_game.model.board import Board, Piece, Pos
@@ -96,7 +96,8 @@ class ReviewTool:
         return cells[0] if cells else None
 
     def next_mistake(self, step: int) -> int | None:
-        """The step after the next inaccuracy, mistake or blunder after `step`."""
+        """The step after the next inaccuracy, mistake or blunder after `step`
+        (None: there is none, or none known yet)."""
         if self.review is None:
             return None
         return next((m.ply + 1 for m in self.review.moves
@@ -145,52 +146,61 @@ class ReviewPanel:
         surf, body = log_box(rect.size, s)
         size = TextRole.LOG.size(s)
         line_h = self.text.fonts.get(size).get_linesize()
-        done, total = tool.progress
-        title = "Game review" if done == total else f"Game review: {done} of {total} moves"
-        surf.blit(self.text.fit(title, size, pal.log_latest, body.w, bold=True), body.topleft)
-        y = body.y + line_h
-        review = tool.review
-        if review is not None:
-            parts = []
-            for color in ("white", "red"):
-                accuracy = review.accuracy(color)
-                if accuracy is not None:
-                    parts.append(f"{color.title()} {accuracy:.0f}%")
-            text = "Accuracy: " + " \u00b7 ".join(parts) if parts else ""
-            surf.blit(self.text.fit(text, size, pal.log_text, body.w), (body.x, y))
-        y += line_h
-        y = self._paint_move(surf, Rect(body.x, y, body.w, 2 * line_h), tool.move(step),
-                             step, size, line_h)
+        y = body.y
+        for text, color, bold in self.lines(body.w, s, tool, step):
+            if y + line_h > body.bottom:
+                break
+            surf.blit(self.text.render(text, size, pal[color], bold), (body.x, y))
+            y += line_h
         graph = Rect(body.x, y + round(4 * s), body.w, body.bottom - y - round(4 * s))
+        review = tool.review
         if graph.h >= 3 * line_h // 2 and review is not None:
-            _paint_graph(surf, graph, review, step, total, s)
+            _paint_graph(surf, graph, review, step, tool.progress[1], s)
         return surf
 
-    def _paint_move(self, surf: pygame.Surface, rect: Rect, reviewed: ReviewedMove | None,
-                    step: int, size: int, line_h: int) -> int:
-        pal = palette()
+    def lines(self, width: int, s: float, tool: ReviewTool,
+              step: int) -> list[tuple[str, str, bool]]:
+        """What the panel says, as (text, theme colour, bold) lines at most
+        `width` pixels wide: broken between words, never cut short. A win is
+        counted from the position on the board (after the move shown), as the
+        analysis panel counts it."""
+        done, total = tool.progress
+        title = "Game review" if done == total else f"Game review: {done} of {total} moves"
+        said: list[tuple[str, str, bool]] = [(title, "log_latest", True)]
+        review = tool.review
+        if review is not None:
+            parts = [f"{color.title()} {accuracy:.0f}%" for color in ("white", "red")
+                     if (accuracy := review.accuracy(color)) is not None]
+            if parts:
+                said.append(("Accuracy: " + " \u00b7 ".join(parts), "log_text", False))
+                font = self.text.fonts.get(TextRole.LOG.size(s))
+                both = " \u00b7 ".join(parts)
+                if font.size(said[-1][0])[0] > width:  # never split inside a player's
+                    said[-1:] = [("Accuracy:", "log_text", False),
+                                 *(((both, "log_text", False),) if font.size(both)[0] <= width
+                                   else ((part, "log_text", False) for part in parts))]
+        reviewed = tool.move(step)
         if step == 0:
-            surf.blit(self.text.fit("Start: step on to see each move graded", size,
-                                    pal.text_dim, rect.w), rect.topleft)
-            return rect.y + line_h
-        if reviewed is None:
-            surf.blit(self.text.fit("Analysing this move...", size, pal.text_dim, rect.w),
-                      rect.topleft)
-            return rect.y + line_h
-        word = self.text.render(f"{step}. {reviewed.played.move}: "
-                                f"{GRADE_WORDS[reviewed.grade]}", size,
-                                pal[f"grade_{reviewed.grade}"], bold=True)
-        surf.blit(word, rect.topleft)
-        value = f"  {eval_text(reviewed.played)}"
-        surf.blit(self.text.fit(value, size, pal.log_text, rect.w - word.get_width()),
-                  (rect.x + word.get_width(), rect.y))
-        if reviewed.grade == "best":
-            return rect.y + line_h
-        better = f"Best was {reviewed.best.move} ({eval_text(reviewed.best)})"
-        if len(reviewed.line) > 1:
-            better += ": " + " ".join(reviewed.line[:6])
-        surf.blit(self.text.fit(better, size, pal.hint, rect.w), (rect.x, rect.y + line_h))
-        return rect.y + 2 * line_h
+            said.append(("Start: step on to see each move graded", "text_dim", False))
+        elif reviewed is None:
+            said.append(("Analysing this move...", "text_dim", False))
+        else:
+            said.append((f"{step}. {reviewed.played.move}: {GRADE_WORDS[reviewed.grade]}",
+                         f"grade_{reviewed.grade}", True))
+            said.append((f"After it: {eval_text(reviewed.played, after=True)}", "log_text",
+                         False))
+            if reviewed.grade != "best":
+                better = (f"Best was {reviewed.best.move} "
+                          f"({eval_text(reviewed.best, after=True)})")
+                if len(reviewed.line) > 1:
+                    better += ": " + " ".join(reviewed.line[:6])
+                said.append((better, "hint", False))
+        size = TextRole.LOG.size(s)
+        out = []
+        for text, color, bold in said:
+            font = self.text.fonts.get(size, bold)
+            out += [(part, color, bold) for part in wrap(text, font, width)]
+        return out
 
 
 def _paint_graph(surf: pygame.Surface, rect: Rect, review: Review, step: int, total: int,

@@ -2,7 +2,9 @@
 
 The sounds are assets/sounds/*.wav (made by assets/make_sounds.py). Sound is
 a nicety: with no audio device, no mixer module or a missing file the game
-plays on silently, and nothing is said about it. Muting is the player's
+plays on silently, and nothing is said about it (the mixer opens with
+standard error silenced: ALSA writes eight lines there where there is no
+sound card). Muting is the player's
 preference, remembered by the window.
 """
 
@@ -14,6 +16,7 @@ from typing import Any
 import pygame
 
 from csl_game.gui.assets import asset_path
+from csl_game.gui.window import quiet_stderr
 
 __all__ = ["Effect", "Sound"]
 
@@ -49,7 +52,8 @@ class Sound:
         try:
             mixer = pygame.mixer
             if not mixer.get_init():
-                mixer.init(22_050, -16, 1, 512)
+                with quiet_stderr():
+                    mixer.init(22_050, -16, 1, 512)
             self._sounds = {e: mixer.Sound(str(asset_path("sounds", f"{e.value}.wav")))
                             for e in Effect}
             self.available = True

@@ -4,12 +4,14 @@ Cells carry an object ID of assets/theme.json: the winner of a match is bold
 in the winner's colour (``#cell_white``, ``#cell_red``), draws are grey
 (``#cell_dim``). The rows are painted, in those styles, into one image inside
 a scrolling container: a label per cell would take about a second to build
-for a tournament of ten.
+for a tournament of ten. A table given `on_open` has rows to open: a click on
+a row opens it, and with the keyboard's focus (a ring round the row picked)
+Up and Down pick a row and Enter or Space opens it (gui/keys.py TABLE_KEYS).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -20,6 +22,7 @@ from pygame_gui.elements import UIImage, UIPanel, UIScrollingContainer
 
 from csl_game.engine.standings import MatchRecord, Standing
 from csl_game.gui.assets import load_theme
+from csl_game.gui.keys import TABLE_KEYS
 from csl_game.gui.style import TextCache, theme_name
 from csl_game.gui.widgets import Metrics, label
 from csl_game.model.board import PColor
@@ -96,18 +99,23 @@ def paint_rows(rows: Sequence[Sequence[Cell]], widths: Sequence[int], line: int,
 
 
 class Table:
-    """A titled table on a panel in `rect`: a header row, then rows that scroll."""
+    """A titled table on a panel in `rect`: a header row, then rows that scroll;
+    with `on_open`, rows that open (`on_open(row)`, the row from 0)."""
 
     def __init__(self, rect: Rect, title: str, columns: Sequence[Column],
                  rows: Sequence[Sequence[Cell]], container: Any, m: Metrics,
-                 text: TextCache) -> None:
+                 text: TextCache, on_open: Callable[[int], None] | None = None) -> None:
         self.rect = rect
         self.rows = list(rows)
+        self.on_open = on_open
+        self.picked = 0
+        """The row the keyboard picked (the focus ring goes round it)."""
         panel = UIPanel(rect, manager=container.ui_manager, container=container,
                         object_id="#table")
         self.panel = panel
         inner = Rect(m.gap, m.gap // 2, rect.w - 2 * m.gap, rect.h - m.gap)
         line = m.row - 4
+        self.line = line
         label(Rect(inner.x, inner.y, inner.w, m.row), title, panel, "#heading")
         widths = _widths(columns, inner.w - SCROLL_BAR, m.scale)
         pad = max(3, round(5 * m.scale))
@@ -118,6 +126,8 @@ class Table:
                   "#cell_head_num" if column.numeric else "#cell_head")
             x += w
         body = Rect(inner.x, head_y + line, inner.w, max(line, inner.bottom - head_y - line))
+        self.body = body.move(panel.rect.topleft)
+        """Where the rows are shown, on the screen."""
         image = paint_rows(rows, widths, line, pad, text, m.scale)
         self.scroller: UIScrollingContainer | None = None
         if image.get_height() <= body.h:  # a scrolling container is dear to build
@@ -129,6 +139,75 @@ class Table:
         self.scroller.set_scrollable_area_dimensions((body.w - SCROLL_BAR, len(rows) * line))
         UIImage(Rect((0, 0), image.get_size()), image, container.ui_manager,
                 container=self.scroller)
+
+
+    # ------------------------------------------------------------- rows to open
+    @property
+    def visible(self) -> bool:
+        return bool(self.panel.visible) and self.on_open is not None and bool(self.rows)
+
+    @property
+    def is_enabled(self) -> bool:
+        return self.visible
+
+    def row_rect(self, row: int) -> Rect:
+        """Where row `row` is on the screen (scrolled out of view: outside the body)."""
+        top = (self.scroller.scrollable_container.rect.top if self.scroller is not None
+               else self.body.top)
+        width = self.body.w - (SCROLL_BAR if self.scroller is not None else 0)
+        return Rect(self.body.x, top + row * self.line, width, self.line)
+
+    @property
+    def focus_area(self) -> Rect:
+        """Where the focus ring goes: round the row picked."""
+        return self.row_rect(self.picked).clip(self.body)
+
+    def row_at(self, pos: tuple[int, int]) -> int | None:
+        """The row under a point of the screen, if any."""
+        if not self.body.collidepoint(pos):
+            return None
+        row = (pos[1] - self.row_rect(0).top) // self.line
+        return row if 0 <= row < len(self.rows) else None
+
+    def pick(self, row: int) -> None:
+        """Pick row `row` (within the rows), scrolled into view."""
+        self.picked = max(0, min(len(self.rows) - 1, row))
+        bar = self.scroller.vert_scroll_bar if self.scroller is not None else None
+        if bar is None:
+            return
+        total = max(1, len(self.rows) * self.line)
+        start, shown = bar.start_percentage, self.body.h / total
+        top, bottom = self.picked * self.line / total, (self.picked + 1) * self.line / total
+        if top < start:
+            bar.set_scroll_from_start_percentage(top)
+        elif bottom > start + shown:
+            bar.set_scroll_from_start_percentage(bottom - shown)
+
+    def open(self, row: int | None = None) -> None:
+        if self.on_open is not None and self.rows:
+            self.on_open(self.picked if row is None else row)
+
+    def handle_click(self, event: pygame.event.Event) -> bool:
+        """A click on a row opens it; returns whether one did."""
+        if (event.type != pygame.MOUSEBUTTONUP or event.button != 1 or not self.visible):
+            return False
+        row = self.row_at(event.pos)
+        if row is None:
+            return False
+        self.picked = row
+        self.open(row)
+        return True
+
+    def handle_key(self, event: pygame.event.Event) -> bool:
+        """The keys of TABLE_KEYS, while the table has the focus; whether one was used."""
+        action = TABLE_KEYS.action(event)
+        if action in ("up", "down"):
+            self.pick(self.picked + (1 if action == "down" else -1))
+            return True
+        if action == "open":
+            self.open()
+            return True
+        return False
 
 
 STANDINGS = (Column("#", 40, True), Column("Player"), Column("Pts", 52, True),
@@ -181,10 +260,13 @@ def standings_table(rect: Rect, table: Sequence[Standing], container: Any, m: Me
 
 def results_table(rect: Rect, names: Sequence[str], records: Sequence[tuple[int, MatchRecord]],
                   container: Any, m: Metrics, text: TextCache,
-                  title: str = "Results", cells: int | None = None) -> Table:
-    """The results of `records`, (match index from 0, record) pairs, in that order."""
+                  title: str = "Results", cells: int | None = None,
+                  on_open: Callable[[int], None] | None = None) -> Table:
+    """The results of `records`, (match index from 0, record) pairs, in that order;
+    with `on_open`, a row opens that match (`on_open(index)`, its index from 0)."""
     rows = result_rows(names, [r for _, r in records], [i + 1 for i, _ in records], cells)
-    return Table(rect, title, RESULTS, rows, container, m, text)
+    opened = None if on_open is None else (lambda row: on_open(records[row][0]))
+    return Table(rect, title, RESULTS, rows, container, m, text, opened)
 
 
 def fixtures_table(rect: Rect, names: Sequence[str], pairings: Sequence[tuple[int, int]],

@@ -4,8 +4,9 @@ analyst (csl_game.thinkers._analyst) in a worker process.
 An `AnalysisJob` never blocks: it starts the analyst on a copy of the board,
 turns each report into an `Analysis` as it comes (`poll()`), and stops the
 search at once on `close()`. Results the analyst proves (a forced win for
-White or Red in k plies, a draw) are stated as such; the others carry the
-negamax evaluation, as White's advantage.
+White or Red in k plies, a draw) are stated as such (a win in the winner's
+moves, `MoveValue.text`); the others carry the negamax evaluation, as
+White's advantage.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from csl_game.thinker.api import AbstractThinker, MatchConfig
 from csl_game.thinker.prototype import ThinkerPrototype
 
 __all__ = ["Analysis", "MoveValue", "AnalysisJob", "Analyst", "analyse", "LONG_MS", "Threat", "threats",
-           "line_cells", "score_share", "expected_score", "SCALE"]
+           "line_cells", "score_share", "expected_score", "SCALE", "moves_to_win"]
 
 ANALYST_MODULE = "csl_game.thinkers._analyst"
 LONG_MS = 3_600_000
@@ -45,18 +46,33 @@ class MoveValue:
     plies: int | None
     score: float | None
 
-    def text(self) -> str:
-        """'White wins in 7', 'Draw', 'Red +85' (an advantage, in the search's
-        units), 'Even' (under 10), 'White winning' (a win found, not proven)."""
+    def text(self, after: bool = False) -> str:
+        """'White wins in 3', 'Draw', 'Red +85' (an advantage, in the search's
+        units), 'Even' (under 10), 'White winning' (a win found, not proven).
+
+        A proven win counts the winner's moves, as chess counts a mate in 3:
+        from the position the move is played in, this move included; with
+        `after`, from the position it leaves ('White won': the move itself won).
+        The window and the console count this one way everywhere.
+        """
         if self.result == "draw":
             return "Draw"
         if self.result is not None:
-            return f"{self.result.title()} wins in {self.plies}"
+            plies = (self.plies or 1) - (1 if after else 0)
+            if plies <= 0:
+                return f"{self.result.title()} won"
+            return f"{self.result.title()} wins in {moves_to_win(plies)}"
         score = self.score or 0.0
         side = "White" if score > 0 else "Red"
         if abs(score) >= FOUND_WIN:
             return f"{side} winning"
         return "Even" if abs(score) < 10 else f"{side} +{abs(score):.0f}"
+
+
+def moves_to_win(plies: int) -> int:
+    """The winner's moves among `plies` plies to the end (the last one the
+    winner's): 1 ply or 2 is a win in 1, 3 or 4 a win in 2."""
+    return (plies + 1) // 2
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 from csl_game.engine.standings import Points
 from csl_game.errors import SettingError, UsageError
 from csl_game.services.presets import LEVELS
-from csl_game.services.settings import CONSOLE_TIME_LIMIT_MS
+from csl_game.services.settings import CONSOLE_TIME_LIMIT_MS, default_pieces
 from csl_game.services.setup_file import CLOCKS, check_limits
 from csl_game.thinker.api import MatchConfig
 
@@ -389,13 +389,6 @@ def check_ranges(values: Mapping[str, object]) -> None:
         check_limits(settings)  # type: ignore[arg-type]
     except SettingError as e:
         raise UsageError(f"{flag_text(_setting_dest(e.key))}: {e.problem}") from None
-
-
-def default_pieces(rows: int, cols: int) -> tuple[int, int]:
-    """Round and square pieces per player when not given: a quarter of the
-    cells each, the square ones rounded up (10 and 11 on the 6 x 7 board)."""
-    cells = rows * cols
-    return cells // 4, -(-cells // 4)
 
 
 def match_config(args: argparse.Namespace, time_limit_ms: int = CONSOLE_TIME_LIMIT_MS,

@@ -18,7 +18,8 @@ from csl_game.thinker.prototype import ThinkerPrototype
 
 __all__ = ["GUI_TIME_LIMIT_MS", "GUI_MIN_MOVE_TIME_MS", "CONSOLE_TIME_LIMIT_MS",
            "AIEntry", "PlayOptions", "parse_ai_spec", "level_entry", "read_session_file",
-           "read_session_engines", "session_line_numbers", "ENGINE_LINE", "MatchConfig"]
+           "read_session_engines", "session_line_numbers", "ENGINE_LINE", "MatchConfig",
+           "default_pieces"]
 
 GUI_TIME_LIMIT_MS = 500
 GUI_MIN_MOVE_TIME_MS = 250
@@ -28,6 +29,14 @@ competition's limit, so a match ends in seconds. Humans are never timed."""
 CONSOLE_MIN_MOVE_TIME_MS = 0
 LAST_MOVE_ANIMATION_S = 1.0
 UNBLOCKED_SCREEN_S = 1.5
+
+
+def default_pieces(rows: int, cols: int) -> tuple[int, int]:
+    """Round and square pieces per player when not given: a quarter of the
+    cells each, the square ones rounded up (10 and 11 on the 6 x 7 board).
+    Every verb and the window's settings take these (services/options.py, setup_file.py)."""
+    cells = rows * cols
+    return cells // 4, -(-cells // 4)
 
 
 @dataclass(frozen=True)

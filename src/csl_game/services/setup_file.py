@@ -44,7 +44,7 @@ from csl_game.services.players import (
     player_problems,
     refusal,
 )
-from csl_game.services.settings import AIEntry, PlayOptions
+from csl_game.services.settings import AIEntry, PlayOptions, default_pieces
 from csl_game.thinker.api import MatchConfig
 from csl_game.thinker.engine_thinker import EngineSpec
 from csl_game.thinker.prototype import ThinkerPrototype
@@ -223,7 +223,8 @@ def apply_settings(options: PlayOptions, values: Mapping[str, object]) -> PlayOp
                                                          if near else ""))
         setting = SETTING[key]
         groups[setting.group][setting.attr] = setting.check(value)
-    match = {**dataclasses.asdict(options.match), **groups["match"]}
+    match = {**dataclasses.asdict(options.match), **_pieces_follow(options.match,
+                                                                    groups["match"])}
     unknown_track = groups["options"].get("unknown_track", options.unknown_track)
     if unknown_track:
         match = _unknown_track(match)
@@ -244,6 +245,19 @@ def apply_settings(options: PlayOptions, values: Mapping[str, object]) -> PlayOp
                                  **{k: int(v) for k, v in groups["points"].items()})
     return dataclasses.replace(options, match=config, points=points,
                                **groups["options"])  # type: ignore[arg-type]
+
+
+def _pieces_follow(old: MatchConfig, given: dict[str, Value]) -> dict[str, Value]:
+    """`given`, with the pieces of a new board size when the size changes and
+    the pieces are not given and were the old size's own (a quarter of the
+    cells each, as every verb's defaults: `play -r 8 -c 9` plays 18 + 18)."""
+    if not {"rows", "cols"} & given.keys() or {"round_pieces", "square_pieces"} & given.keys():
+        return given
+    if (old.round_pieces, old.square_pieces) != default_pieces(old.rows, old.cols):
+        return given  # pieces chosen for that board: kept
+    rows, cols = int(given.get("rows", old.rows)), int(given.get("cols", old.cols))
+    rounds, squares = default_pieces(rows, cols)
+    return {**given, "round_pieces": rounds, "square_pieces": squares}
 
 
 def check_limits(values: Mapping[str, object]) -> None:

@@ -22,7 +22,13 @@ from csl_game.gui.context import GuiContext
 from csl_game.gui.focus import KeyFocus
 from csl_game.gui.scenes.choices import ENTER_KEYS
 from csl_game.gui.scenes.setup import unknown_track_entries
-from csl_game.gui.scenes.setup_form import FORM, SCROLL_BAR, SettingsForm, field_label
+from csl_game.gui.scenes.setup_form import (
+    FORM,
+    SCROLL_BAR,
+    PiecesFollow,
+    SettingsForm,
+    field_label,
+)
 from csl_game.gui.widgets import Metrics, WidgetScene, button, label
 from csl_game.services.settings import PlayOptions
 from csl_game.services.setup_file import SETTING, SetupChecker, setting_values
@@ -44,6 +50,7 @@ class SettingsScene(WidgetScene):
         self.entries: dict[str, str | bool] = {
             key: value if isinstance(value, bool) else SETTING[key].format(value)
             for key, value in setting_values(self.remembered).items()}
+        self.pieces = PiecesFollow(self.entries)
         self.checker = SetupChecker()
         self.check = self.checker.check(self.remembered, self.entries, ())
         self.form: SettingsForm | None = None
@@ -87,6 +94,10 @@ class SettingsScene(WidgetScene):
     # ------------------------------------------------------------- editing
     def _set_entry(self, key: str, value: str | bool) -> None:
         self.entries[key] = value
+        follow = self.pieces.edit(self.entries, key, str(value))  # a quarter of the cells each
+        self.entries.update(follow)
+        if self.form is not None:
+            self.form.show(follow)
         self._derive()
         self._refresh()
 

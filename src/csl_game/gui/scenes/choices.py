@@ -57,9 +57,11 @@ class Offer:
 
     @property
     def primary(self) -> Choice | None:
-        """The highlighted choice: Start or OK, else the first."""
+        """The highlighted choice, which has the focus first: Start or OK, else
+        the first that does not quit (Enter must not close the window by surprise)."""
+        staying = [c for c in self.choices if c is not Choice.QUIT]
         return next((c for c in self.choices if c in (Choice.START, Choice.OK)),
-                    self.choices[0] if self.choices else None)
+                    staying[0] if staying else (self.choices[0] if self.choices else None))
 
 
 class ShowsChoices:
@@ -93,9 +95,25 @@ class ChoiceRow:
         self.countdown: UILabel | None = None
         self._timed_out = False
 
-    def height(self, m: Metrics) -> int:
-        """The height of the buttons (and of the countdown above them when timed)."""
-        return m.row + 6 + (0 if self.offer.timeout is None else m.gap + m.row)
+    def height(self, m: Metrics, width: int | None = None) -> int:
+        """The height of the buttons, in as many lines as a row at most `width`
+        wide needs (and of the countdown above them when timed)."""
+        lines = len(self._lines(m, width))
+        buttons = lines * (m.row + 6) + (lines - 1) * m.gap
+        return buttons + (0 if self.offer.timeout is None else m.gap + m.row)
+
+    def _lines(self, m: Metrics, width: int | None) -> list[list[UIButton]]:
+        """The buttons in lines of at most `width` (None: one line)."""
+        lines: list[list[UIButton]] = [[]]
+        used = 0
+        for widget in self.buttons.values():
+            w = widget.rect.w
+            if lines[-1] and width is not None and used + m.gap + w > width:
+                lines.append([])
+                used = 0
+            used += (m.gap if lines[-1] else 0) + w
+            lines[-1].append(widget)
+        return lines
 
     def make(self, root: UIContainer, m: Metrics, on: On) -> int:
         """A button per choice (placed by place()); returns the row's width."""
@@ -115,19 +133,25 @@ class ChoiceRow:
     def _handler(self, choice: Choice) -> Handler:
         return lambda _event: self.choose(choice)
 
-    def width(self, m: Metrics) -> int:
-        """The width of the buttons side by side."""
-        widths = [b.rect.w for b in self.buttons.values()]
-        return sum(widths) + m.gap * (len(widths) - 1)
+    def width(self, m: Metrics, limit: int | None = None) -> int:
+        """The width of the buttons side by side (in lines at most `limit` wide)."""
+        return max((sum(b.rect.w for b in line) + m.gap * (len(line) - 1)
+                    for line in self._lines(m, limit)), default=0)
 
-    def place(self, m: Metrics, centerx: int, bottom: int) -> int:
-        """Centre the buttons on `centerx`, ending at `bottom`; returns the top used."""
-        total = self.width(m)
-        x = max(0, min(centerx - total // 2, m.size[0] - total))
-        y = bottom - m.row - 6
-        for widget in self.buttons.values():
-            widget.set_relative_position((x, y))
-            x += widget.rect.w + m.gap
+    def place(self, m: Metrics, centerx: int, bottom: int, limit: int | None = None) -> int:
+        """Centre the buttons on `centerx`, ending at `bottom`, in lines at most
+        `limit` wide (None: one line); returns the top used."""
+        lines = self._lines(m, limit)
+        y = bottom - len(lines) * (m.row + 6) - (len(lines) - 1) * m.gap
+        top = y
+        for line in lines:
+            total = sum(b.rect.w for b in line) + m.gap * (len(line) - 1)
+            x = max(0, min(centerx - total // 2, m.size[0] - total))
+            for widget in line:
+                widget.set_relative_position((x, y))
+                x += widget.rect.w + m.gap
+            y += m.row + 6 + m.gap
+        y = top
         if self.countdown is None:
             return y
         rect = Rect(self.countdown.relative_rect)

@@ -2,7 +2,8 @@
 
 Each shows the session's choices as buttons (the default one highlighted and
 also taken with Enter) or, when the session says the screen is timed, moves on
-by itself with a countdown.
+by itself with a countdown. Their results tables open any finished match as a
+replay (a click on its row; or Tab to the table, Up and Down, Enter).
 """
 
 from __future__ import annotations
@@ -16,9 +17,10 @@ from pygame_gui.core import UIContainer
 from csl_game.engine.session import Choice, Session
 from csl_game.gui.context import GuiContext
 from csl_game.gui.focus import KeyFocus
+from csl_game.gui.names import ShownNames
 from csl_game.gui.scenes.choices import ChoiceRow, Offer, ShowsChoices
 from csl_game.gui.style import palette
-from csl_game.gui.tables import fixtures_table, results_table, standings_table
+from csl_game.gui.tables import Table, fixtures_table, results_table, standings_table
 from csl_game.gui.widgets import Metrics, WidgetScene, label
 from csl_game.model.board import PColor
 from csl_game.services import narration as messages
@@ -38,9 +40,16 @@ class ChoiceScene(WidgetScene, ShowsChoices):
     """Whether the scene lists results, which matches played off screen add to."""
 
     def __init__(self, ctx: GuiContext, session: Session,
-                 choose: Callable[[Choice], None]) -> None:
+                 choose: Callable[[Choice], None],
+                 open_match: Callable[[int], None] | None = None) -> None:
+        """`open_match(index)` shows finished match `index` (from 0) again."""
         super().__init__(ctx)
         self.session = session
+        self.open_match = open_match
+        self.results: Table | None = None
+        """The results table shown, whose rows open their matches."""
+        self.names = ShownNames(session)
+        """The players as the window names them (the level chosen: 'Easy')."""
         self.row = ChoiceRow(Offer.of(session, ctx.screen_policy, ctx.choice_names), choose)
         self._results = len(session.records)
         self.focus = KeyFocus(ctx.ui, self.layer, self._items)
@@ -49,7 +58,21 @@ class ChoiceScene(WidgetScene, ShowsChoices):
         self.focus.key = primary.value if primary is not None else None
 
     def _items(self) -> list[tuple[str, object]]:
-        return [(c.value, b) for c, b in self.row.buttons.items()]
+        items: list[tuple[str, object]] = [(c.value, b) for c, b in self.row.buttons.items()]
+        if self.results is not None and self.results.visible:
+            items.append(("results", self.results))
+        return items
+
+    def _results_table(self, rect: Rect, root: UIContainer, m: Metrics,
+                       title: str = "Results") -> Table:
+        """The results so far, each row opening its match (when matches open here)."""
+        session = self.session
+        if self.open_match is not None and session.records:
+            title += " \u00b7 click or Enter: replay"
+        self.results = results_table(rect, self.names.all, session.records_in_order(), root, m,
+                                     self.ctx.text, title, session.config.rows *
+                                     session.config.cols, self.open_match)
+        return self.results
 
     def focus_rect(self) -> Rect | None:
         return self.focus.rect()
@@ -64,7 +87,15 @@ class ChoiceScene(WidgetScene, ShowsChoices):
         self.rebuild()
 
     def handle_event(self, event: pygame.event.Event) -> None:
-        if self.layer.dispatch(event) or self.focus.handle_key(event):
+        if self.layer.dispatch(event):
+            return
+        table = self.results
+        if table is not None and table.handle_click(event):
+            return
+        if self.focus.key == "results" and table is not None and table.handle_key(event):
+            self._changed = True
+            return
+        if self.focus.handle_key(event):
             return
         self.row.handle_event(event)
 
@@ -132,7 +163,7 @@ class PreMatchScene(ChoiceScene):
         vs_w = round(64 * m.scale)
         card_w = min(round(440 * m.scale), (rect.w - vs_w) // 2)
         icon = rect.h - 2 * m.gap
-        white, red = self.session.next_pairing
+        white, red = self.names.pair(self.session.next_pairing)
         self.cards: list[tuple[PColor, Rect]] = []
         for color, name, x in ((PColor.WHITE, white, rect.centerx - vs_w // 2 - card_w),
                                (PColor.RED, red, rect.centerx + vs_w // 2)):
@@ -151,13 +182,13 @@ class PreMatchScene(ChoiceScene):
     def _waiting(self, root: UIContainer, m: Metrics, rect: Rect) -> None:
         """The matches still played off screen, in place of the match-up cards."""
         self.cards = []
-        playing = self.session.background_pairings
+        playing = [self.names.pair(p) for p in self.session.background_pairings]
         count = f"{len(playing)} match{'es' if len(playing) != 1 else ''}"
         tie_round = self.session.tie_round
         what = (f"{str(tie_round).capitalize()}: {count} playing" if tie_round is not None
                 else f"{count} still playing off screen")
         if self.session.naming:
-            what = "Each AI player is set up once, in its own process, to learn its name"
+            what = "Getting the AI players ready, each in its own process\u2026"
         label(Rect(rect.x, rect.y, rect.w, m.row), what, root, "#subtitle")
         names = " \u00b7 ".join(f"{white} vs {red}" for white, red in playing)
         label(Rect(rect.x, rect.y + m.row, rect.w, m.row), names, root, "#dim")
@@ -165,19 +196,19 @@ class PreMatchScene(ChoiceScene):
     def _tables(self, root: UIContainer, m: Metrics, area: Rect) -> None:
         session = self.session
         if not session.records:
+            self.results = None
             self._shown_tables = (root, m, area, [fixtures_table(
-                area, session.names, session.pairings, root, m, self.ctx.text,
+                area, self.names.all, session.pairings, root, m, self.ctx.text,
                 f"The {session.total_matches} matches of the tournament")])
             return
         left_w = (area.w - m.gap * 2) * 2 // 5
         text = self.ctx.text
         right = Rect(area.x + left_w + 2 * m.gap, area.y, area.w - left_w - 2 * m.gap, area.h)
         self._shown_tables = (root, m, area, [
-            standings_table(Rect(area.x, area.y, left_w, area.h), session.standings(), root,
-                            m, text),
-            results_table(right, session.names, session.records_in_order(), root, m, text,
-                          f"Results ({len(session.records)} of {session.total_matches})",
-                          cells=session.config.rows * session.config.cols)])
+            standings_table(Rect(area.x, area.y, left_w, area.h),
+                            self.names.standings(session.standings()), root, m, text),
+            self._results_table(right, root, m, f"Results ({len(session.records)} of "
+                                                f"{session.total_matches})")])
 
     def show_results(self) -> None:
         """New tables in the place of the old ones: building the whole screen
@@ -207,7 +238,15 @@ class PreMatchScene(ChoiceScene):
 
 
 class FinalScene(ChoiceScene):
-    """The end of a tournament: who won, standings and every result."""
+    """The end of a tournament: who won, standings and every result (the
+    results have the focus first: every match opens from there)."""
+
+    def __init__(self, ctx: GuiContext, session: Session,
+                 choose: Callable[[Choice], None],
+                 open_match: Callable[[int], None] | None = None) -> None:
+        super().__init__(ctx, session, choose, open_match)
+        if open_match is not None and session.records:
+            self.focus.key = "results"
 
     def build(self, root: UIContainer, m: Metrics) -> None:
         w, h = m.size
@@ -219,21 +258,21 @@ class FinalScene(ChoiceScene):
         if tb is not None:
             y += m.row
             label(Rect(m.margin, y, inner, m.row),
-                  messages.tie_break_summary(tb, self.session.names), root, "#dim")
+                  messages.tie_break_summary(tb, self.names.all), root, "#dim")
         self.row.make(root, m, self.on)
         bottom = self.row.place(m, w // 2, h - m.margin)
         area = Rect(m.margin, y + m.row + m.gap * 2, inner, 0)
         area.h = bottom - m.gap - area.y
         left_w = (area.w - m.gap * 2) * 2 // 5
         session = self.session
-        standings_table(Rect(area.x, area.y, left_w, area.h), session.standings(), root, m,
-                        self.ctx.text, "Final standings")
+        standings_table(Rect(area.x, area.y, left_w, area.h),
+                        self.names.standings(session.standings()), root, m, self.ctx.text,
+                        "Final standings")
         right = Rect(area.x + left_w + 2 * m.gap, area.y, area.w - left_w - 2 * m.gap, area.h)
-        results_table(right, session.names, session.records_in_order(), root, m,
-                      self.ctx.text, cells=session.config.rows * session.config.cols)
+        self._results_table(right, root, m)
 
     def _winner_line(self) -> str:
-        table = self.session.standings()
+        table = self.names.standings(self.session.standings())
         leaders = [s.name for s in table if s.position == 1]
         if len(leaders) == 1:
             return f"Winner: {leaders[0]} with {table[0].points} points"

@@ -32,7 +32,10 @@ from csl_game.gui.animation import VisualBoard
 from csl_game.gui.board_view import BoardView, Pointer
 from csl_game.gui.context import GuiContext
 from csl_game.gui.controls import HumanControls
+from csl_game.gui.keys import DIGIT_KEYS, MATCH_KEYS, WATCH_KEYS, KeyTable
 from csl_game.gui.layout import DROP_HEIGHT, BoardLayout, compute_layout
+from csl_game.gui.names import ShownNames
+from csl_game.gui.pacing import unpaced
 from csl_game.gui.panels import LogView, PanelState, PlayerPanel
 from csl_game.gui.scene import Scene
 from csl_game.gui.scenes.choices import Offer
@@ -52,12 +55,8 @@ HUMAN_HINT = ("To play, click a column's arrow, or pick a column with the arrow 
 DIGIT_PAIR_S = 1.0
 """On boards of more than 10 columns, a second digit within this many seconds
 makes a two-digit column number (1 then 2: column 12)."""
-_DROP_KEYS = (pygame.K_RETURN, pygame.K_KP_ENTER, pygame.K_SPACE, pygame.K_DOWN)
-_SHAPE_KEYS = (pygame.K_TAB, pygame.K_s)
-_DIGITS = {getattr(pygame, f"K_{d}"): d for d in range(10)} | {
-    getattr(pygame, f"K_KP{d}"): d for d in range(10)}
-_TOOL_KEYS = {pygame.K_h: "hint", pygame.K_u: "undo", pygame.K_r: "resign",
-              pygame.K_a: "analysis"}
+_TOOL_ACTIONS = ("hint", "undo", "resign", "analysis", "pause", "slower", "faster")
+"""The actions of gui/keys.py's tables that the match's tools carry out."""
 
 
 class MatchScene(Scene):
@@ -67,6 +66,8 @@ class MatchScene(Scene):
     def __init__(self, ctx: GuiContext, session: Session) -> None:
         self.ctx = ctx
         self.session = session
+        self.names = ShownNames(session)
+        """The players as the window names them (the level chosen: 'Easy')."""
         cfg = session.config
         self.visual = VisualBoard(cfg.rows, cfg.cols, ctx.options.last_move_animation_s,
                                   DROP_HEIGHT)
@@ -97,6 +98,7 @@ class MatchScene(Scene):
         self._start_match()
 
     def exit(self) -> None:
+        self.ctx.pacer.watch(False)
         if self.result is not None:
             self.result.close()
         if self.tools is not None:
@@ -164,9 +166,10 @@ class MatchScene(Scene):
         self.match.subscribe(self._on_match_event)
         if self.insight is not None:
             self.insight.close()
-        self.insight = BoardInsight(self.session.config, self.session.runner_factory,
-                                    self.ctx.art, self.ctx.text,
-                                    spectating=not any(map(self.match.is_human, PColor)))
+        spectating = not any(map(self.match.is_human, PColor))
+        self.insight = BoardInsight(self.session.config, unpaced(self.session.runner_factory),
+                                    self.ctx.art, self.ctx.text, spectating=spectating)
+        self.ctx.pacer.watch(spectating)
         self.tools = MatchTools(self.ctx, self.session, self.match, self._undone,
                                 self.insight.toggle)
         self.tools.build(self.layout.toolbar, self.ctx.size)
@@ -201,18 +204,19 @@ class MatchScene(Scene):
         self.ctx.log.add(text)
 
     def _on_match_event(self, event: MatchEvent) -> None:
+        n = self.names
         match event:
             case MatchStarted(white=white, red=red):
-                self._say(messages.match_started(white, red))
+                self._say(messages.match_started(n(white), n(red)))
                 if self.match is not None and any(map(self.match.is_human, PColor)):
                     self._say(HUMAN_HINT)
             case NextTurn(color=color, name=name, is_human=human):
                 if not human:
-                    self.ctx.log.add(messages.thinking(color, name),
+                    self.ctx.log.add(messages.thinking(color, n(name)),
                                      shown=not self.insight or not self.insight.spectator)
-                self._title(color, name, human)
+                self._title(color, n(name), human)
             case MovePerformed(color=color, name=name, move=move, elapsed=elapsed):
-                self._say(messages.placed(color, name, move.piece.shape, move.col, elapsed))
+                self._say(messages.placed(color, n(name), move.piece.shape, move.col, elapsed))
                 self.visual.push(move)
                 self.ctx.sound.play(Effect.DROP)
                 if self.tools is not None:
@@ -222,20 +226,17 @@ class MatchScene(Scene):
             case MovesTakenBack():
                 pass  # the tools that took them back reset the board shown
             case Resigned(color=color, name=name):
-                self._say(f"{messages.who(color, name)} resigned")
+                self._say(f"{messages.who(color, n(name))} resigned")
             case InvalidPlay(color=color, name=name, reason=reason, detail=detail):
                 self.ctx.sound.play(Effect.INVALID)
-                self._say(messages.forfeit(color, name, reason, detail))
+                self._say(messages.forfeit(color, n(name), reason, detail))
                 rest = detail.splitlines()[1:]
                 if rest:  # a traceback: for the thinker's author, not the log
                     print("\n".join(rest), file=sys.stderr, flush=True)
             case ThinkingInfo(color=color, name=name, text=text):
-                spectator = self.insight.spectator if self.insight else None
-                if spectator is not None and self.match is not None:
-                    spectator.info(color, text, self.match.board.move_count + 1)
-                self.ctx.log.add(messages.thinking_info(color, name, text),
-                                 shown=spectator is None)
+                self._thought(color, n(name), text)
             case MatchOver(result=result):
+                result = n.result(result)
                 if result.solution:
                     self.visual.show_win(result.solution)
                 self._banner = self._result_banner(result)
@@ -250,6 +251,17 @@ class MatchScene(Scene):
                 self.ctx.nav.set_title(self._match_title(result.winner.name.capitalize()
                                                          if result.winner.color is None
                                                          else self._banner[0]))
+
+    def _thought(self, color: PColor, name: str, text: str) -> None:
+        """A thinker's line while it thinks: the spectator's figures and standard
+        output when AIs play each other; nowhere when it plays a human (an AI
+        keeps its plan to itself: neither the log nor the terminal hands it to
+        the player; `csl-game match` and watching AIs show a thinker's lines)."""
+        spectator = self.insight.spectator if self.insight else None
+        if spectator is None or self.match is None:
+            return
+        spectator.info(color, text, self.match.board.move_count + 1)
+        self.ctx.log.add(messages.thinking_info(color, name, text), shown=False)
 
     def _result_banner(self, result: MatchResult) -> tuple[str, str]:
         """("You lose", why) or ("Red (MinimaxD3) wins", why): why in plain words
@@ -320,7 +332,7 @@ class MatchScene(Scene):
             if target is not None and target == pressed:  # press and release on one target
                 self._activate(target)
         elif event.type == pygame.KEYDOWN:
-            self._on_key(event.key, event.mod)
+            self._on_key(event)
 
     def _target_at(self, pos: tuple[int, int]) -> tuple[str, int] | None:
         col = self.layout.column_at(pos)
@@ -351,23 +363,29 @@ class MatchScene(Scene):
         self.controls.focus(target[1] if target and target[0] == "column" else None)
         self._hover_toggle = PShape(target[1]) if target and target[0] == "shape" else None
 
-    def _on_key(self, key: int, mod: int = 0) -> None:
+    @property
+    def keys(self) -> KeyTable:
+        """This match's keys: a human's, or a spectator's when only AIs play."""
+        match = self.match
+        humans = match is not None and any(map(match.is_human, PColor))
+        return MATCH_KEYS if humans or match is None else WATCH_KEYS
+
+    def _on_key(self, event: pygame.event.Event) -> None:
         controls = self.controls
         assert controls is not None
-        if key == pygame.K_LEFT:
+        action = self.keys.action(event)
+        if action == "left":
             controls.step(-1)
-        elif key == pygame.K_RIGHT:
+        elif action == "right":
             controls.step(+1)
-        elif key in _DIGITS:
-            self._digit(_DIGITS[key])
-        elif key in _SHAPE_KEYS:
+        elif action == "digit":
+            self._digit(DIGIT_KEYS[event.key])
+        elif action == "shape":
             controls.toggle_shape()
-        elif key in _DROP_KEYS:
+        elif action == "drop":
             self._drop()
-        elif self.tools is not None and key in _TOOL_KEYS:
-            self.tools.act(_TOOL_KEYS[key])
-        elif self.tools is not None and key == pygame.K_z and mod & pygame.KMOD_CTRL:
-            self.tools.act("undo")
+        elif self.tools is not None and action in _TOOL_ACTIONS:
+            self.tools.act(action)
 
     def _digit(self, digit: int) -> None:
         """A column by number: one digit, or two typed in a row on wide boards."""
@@ -395,7 +413,8 @@ class MatchScene(Scene):
 
     def _show_result(self, result: ResultOverlay, size: tuple[int, int]) -> None:
         subtitle = self._banner[1] if self._banner is not None else ""
-        result.show(size, lambda room: self.view.banner_rect(self.visual, room, subtitle))
+        result.show(size, lambda room: self.view.banner_rect(self.visual, room, subtitle),
+                    self.layout.area.w)
 
     @property
     def banner_room(self) -> tuple[int, int]:
@@ -406,7 +425,9 @@ class MatchScene(Scene):
     def update(self, dt: float) -> None:
         """Animate; show the result's choices once every move is shown."""
         self._clock += dt
-        self.visual.update(dt)
+        pacer = self.ctx.pacer
+        self.visual.update(dt * pacer.animation_speed)
+        pacer.shown(self.visual.idle)
         if self.controls is not None:
             self.controls.enabled = self.input_enabled
         if self.tools is not None:
@@ -440,7 +461,8 @@ class MatchScene(Scene):
         self.log_view.draw(surface, log, self.ctx.log, lay.scale)
         panel = None
         if insight is not None and self.match is not None:
-            names = (self.match.name(PColor.WHITE), self.match.name(PColor.RED))
+            names = (self.names(self.match.name(PColor.WHITE)),
+                     self.names(self.match.name(PColor.RED)))
             panel = insight.draw_panel(surface, lay, names, self.match.board.move_count)
         banner = self._banner if self.visual.idle else None
         if banner is not None:
@@ -492,7 +514,14 @@ class MatchScene(Scene):
         match = self.match
         if match is None or match.is_over or match.board.turn is not color:
             return 0.0
-        return match.thinking_time()
+        return self.ctx.pacer.thinking_for(match.thinking_time())  # held time aside
+
+    @property
+    def held(self) -> bool:
+        """Whether the AI to move waits for the pacer (paused, or a slow speed)."""
+        match, pacer = self.match, self.ctx.pacer
+        return (pacer.waiting and match is not None and not match.is_over
+                and not match.awaiting_human)
 
     def _panel_state(self, color: PColor) -> PanelState:
         match, controls = self.match, self.controls
@@ -500,11 +529,11 @@ class MatchScene(Scene):
         board = match.board
         human = match.is_human(color)
         to_play = not match.is_over and board.turn is color
-        thinking = to_play and not human
+        thinking = to_play and not human and not self.held
         enabled = to_play and controls.enabled
         status = self._status(color, to_play, human)
         return PanelState(
-            color=color, name=match.name(color), is_human=human,
+            color=color, name=self.names(match.name(color)), is_human=human,
             counts=(board.piece_count(color, PShape.ROUND),
                     board.piece_count(color, PShape.SQUARE)),
             selected=controls.selected[color] if human else None,
@@ -526,4 +555,6 @@ class MatchScene(Scene):
             return "Winner!" if winner.color is color else "Lost"
         if to_play and human:
             return "Your turn"
+        if to_play and self.held:
+            return "Paused" if self.ctx.pacer.paused else "Next move in a moment"
         return "Waiting" if not to_play else ""

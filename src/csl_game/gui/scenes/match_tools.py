@@ -1,9 +1,12 @@
-"""What a human can do in a match besides moving: hint, undo, resign, analysis, the menu.
+"""What a human can do in a match besides moving: hint, undo, resign, analysis, the menu;
+and what a spectator of AIs can: pause, slower, faster, analysis, the menu.
 
 `MatchTools` shows them as a row of buttons above the log (each also has a
-key, which the match scene passes on) and carries them out through the
-engine: `Match.undo()`, `Match.resign()` and a `Hint` thought out by the
-strongest built-in thinker in a worker process, never on this thread.
+key, which the match scene passes on; the buttons name their keys from the
+same table, gui/keys.py) and carries them out through the engine:
+`Match.undo()`, `Match.resign()` and a `Hint` thought out by the strongest
+built-in thinker in a worker process, never on this thread; pause and speed
+through the window's `Pacer` (gui/pacing.py).
 """
 
 from __future__ import annotations
@@ -17,6 +20,8 @@ from pygame_gui.elements import UIButton
 from csl_game.engine.match import Match, Refused
 from csl_game.engine.session import Session
 from csl_game.gui.context import GuiContext
+from csl_game.gui.keys import GLOBAL_KEYS, MATCH_KEYS, WATCH_KEYS
+from csl_game.gui.pacing import SPEEDS, speed_text, unpaced
 from csl_game.gui.sound import Effect
 from csl_game.gui.widgets import Metrics, WidgetLayer, button
 from csl_game.model.board import PColor, Piece
@@ -27,12 +32,18 @@ __all__ = ["MatchTools", "RESIGN_CONFIRM_S"]
 
 RESIGN_CONFIRM_S = 4.0
 """Resign asks to be pressed again within this many seconds."""
-_TOOLS = (("hint", "Hint", "H"), ("undo", "Undo", "U or Ctrl+Z"), ("resign", "Resign", "R"),
-          ("analysis", "Analysis", "A"), ("menu", "Menu", "Esc"))
-_SHORT = {"analysis": "Eval"}
+_TOOLS = tuple((name, text, MATCH_KEYS.names(name)) for name, text in (
+    ("hint", "Hint"), ("undo", "Undo"), ("resign", "Resign"), ("analysis", "Analysis"))) + (
+    ("menu", "Menu", GLOBAL_KEYS.names("menu")),)
+"""A human's tools: (name, text, the keys that do the same)."""
+_WATCH_TOOLS = tuple((name, text, WATCH_KEYS.names(name)) for name, text in (
+    ("pause", "Pause"), ("slower", "Slower"), ("faster", "Faster"),
+    ("analysis", "Analysis"))) + (("menu", "Menu", GLOBAL_KEYS.names("menu")),)
+"""A spectator's tools."""
+_SHORT = {"analysis": "Eval", "slower": "\u2212", "faster": "+"}
 """Shorter names, for a row too short for the others."""
 _SYMBOLS = {"hint": "?", "undo": "\u21b6", "resign": "\u2691", "analysis": "\u25d1",
-            "menu": "\u2630"}
+            "menu": "\u2630", "pause": "\u23f8", "slower": "\u2212", "faster": "+"}
 """What the buttons show in a row too short even for the short names."""
 
 
@@ -52,6 +63,7 @@ class MatchTools:
         self._resign_armed = -RESIGN_CONFIRM_S - 1
         self._clock = 0.0
         self._states: dict[str, bool] = {}
+        self._labels: dict[str, tuple[str, str]] = {}
 
     @property
     def has_human(self) -> bool:
@@ -64,10 +76,10 @@ class MatchTools:
         is short; a long name gives way to its short form first."""
         root = self.layer.open(size)
         m = Metrics(size)
-        tools = _TOOLS if self.has_human else _TOOLS[-2:]
+        tools = _TOOLS if self.has_human else _WATCH_TOOLS
         gap = max(4, m.gap // 2)
         pad = m.gap + 6
-        even = (rect.w - gap * (len(_TOOLS) - 1)) // len(_TOOLS)
+        even = (rect.w - gap * (len(tools) - 1)) // len(tools)
         probe = button(Rect(0, 0, even, rect.h), "", root, "#tool")
         font = probe.font
         probe.kill()
@@ -76,7 +88,7 @@ class MatchTools:
             return (font.size(label)[0] if font is not None else 8 * len(label)) + pad
 
         room = rect.w - gap * (len(tools) - 1)
-        labels = [text for _, text, _ in tools]
+        labels = [self._text(name, text) for name, text, _ in tools]
         if sum(map(need, labels)) > room:
             labels = [_SHORT.get(name, text) for name, text, _ in tools]
         if sum(map(need, labels)) > room:  # a narrow sidebar: symbols, named by tooltips
@@ -96,6 +108,27 @@ class MatchTools:
             widget.set_tooltip(f"{text}: {keys}")
             self.buttons[name] = self.layer.on(widget, self._handler(name))
             x += width + gap
+        self._labels = {name: (label, self._text(name, text)) for (name, text, _), label
+                        in zip(tools, labels, strict=True)}
+        """Each button's label and the word of it that may change (Pause, Go on)."""
+
+    def _text(self, name: str, text: str) -> str:
+        """A button's text now: Pause reads Go on while paused."""
+        if name == "pause" and self.ctx.pacer.paused:
+            return "Go on"
+        return text
+
+    def _relabel(self) -> None:
+        """Pause and Go on swap on the pause button (its key kept)."""
+        widget, shown = self.buttons.get("pause"), self._labels.get("pause")
+        if widget is None or shown is None:
+            return
+        label, word = shown
+        now = self._text("pause", "Pause")
+        wanted = label.replace(word, now, 1) if word in label else label
+        if wanted != widget.text:
+            widget.set_text(wanted)
+        self._labels["pause"] = (wanted, now)
 
     def _handler(self, name: str) -> Callable[[pygame.event.Event], None]:
         return lambda _event: self.act(name)
@@ -111,9 +144,13 @@ class MatchTools:
     def refresh(self, human_to_play: bool) -> None:
         """Enable what can be done now (only what changed is touched)."""
         over = self.match.is_over
+        pacer = self.ctx.pacer
         wanted = {"hint": human_to_play and self.hint is None,
                   "undo": self.match.undo_problem() is None,
-                  "resign": not over and self.has_human, "analysis": True, "menu": True}
+                  "resign": not over and self.has_human, "analysis": True, "menu": True,
+                  "pause": not over, "slower": not over and pacer.speed > min(SPEEDS),
+                  "faster": not over and pacer.speed < max(SPEEDS)}
+        self._relabel()
         for name, widget in self.buttons.items():
             if self._states.get(name) != wanted[name]:
                 (widget.enable if wanted[name] else widget.disable)()
@@ -123,7 +160,31 @@ class MatchTools:
     def act(self, name: str) -> None:
         """Do what the tool `name` does (a click or its key)."""
         {"hint": self.ask_hint, "undo": self.undo, "resign": self.resign,
-         "analysis": self.on_analysis, "menu": self.ctx.nav.open_menu}[name]()
+         "analysis": self.on_analysis, "menu": self.ctx.nav.open_menu,
+         "pause": self.pause, "slower": lambda: self.pace(-1),
+         "faster": lambda: self.pace(1)}[name]()
+
+    # ------------------------------------------------------------- watching
+    def pause(self) -> None:
+        """Pause the AIs between two moves, or go on."""
+        if self.has_human or self.match.is_over:
+            return
+        paused = self.ctx.pacer.toggle_pause()
+        self.ctx.log.add("Paused: the move being thought out is still played "
+                         f"({WATCH_KEYS.names('pause')} goes on)" if paused else "Going on")
+
+    def pace(self, step: int) -> None:
+        """One speed faster (`step` 1) or slower (-1)."""
+        pacer = self.ctx.pacer
+        if self.has_human or self.match.is_over:
+            return
+        before = pacer.speed
+        speed = pacer.faster(step)
+        if speed == before:
+            return
+        how = (f"each move stays {pacer.stay_s:g} s longer" if speed < 1
+               else "the AIs' own pace" if speed == 1 else "pieces fall faster")
+        self.ctx.log.add(f"Speed {speed_text(speed)}: {how}")
 
     def ask_hint(self) -> None:
         match = self.match
@@ -131,7 +192,7 @@ class MatchTools:
             return
         self.hinted = None
         self.ctx.log.add("Asking the strongest AI for a hint...")
-        self.hint = Hint(match.board, self.session.config, self.session.runner_factory)
+        self.hint = Hint(match.board, self.session.config, unpaced(self.session.runner_factory))
 
     def undo(self) -> None:
         self.cancel_hint()

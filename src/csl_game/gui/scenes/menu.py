@@ -17,12 +17,15 @@ from pygame_gui.core import ObjectID
 from pygame_gui.elements import UIPanel, UITextBox
 
 from csl_game.gui.focus import KeyFocus
+from csl_game.gui.keys import ALL_TABLES, HELP_KEYS
 from csl_game.gui.style import palette
 from csl_game.gui.widgets import Metrics, WidgetLayer, button, label
 
 __all__ = ["MenuItem", "Overlay", "MenuOverlay", "HelpOverlay", "HOW_TO_PLAY"]
 
 _CLOSE_KEYS = (pygame.K_ESCAPE,)
+_LINE_PX = 22
+"""About a line of the help's text, in pixels: what Up and Down scroll by."""
 
 
 @dataclass(frozen=True)
@@ -116,7 +119,7 @@ class MenuOverlay(Overlay):
         return lambda _event: item.act()
 
 
-HOW_TO_PLAY = (
+RULES = (
     "<b>The aim</b><br>Make a line of 4 (or as many as the board says) across, up or "
     "diagonally. Pieces fall to the lowest free cell of the column you choose.<br><br>"
     "<b>Colour and shape</b><br>Every piece has a colour (yours) and a shape you choose "
@@ -127,23 +130,23 @@ HOW_TO_PLAY = (
     "<b>The end</b><br>Nobody wins when the board is full, or when both players have no "
     "pieces left. An AI that runs out of time, crashes or tries an illegal move loses.<br><br>"
     "<b>Playing with the mouse</b><br>Click a column's arrow (or its cells); click a shape "
-    "in your panel to choose it.<br><br>"
-    "<b>Playing with the keyboard</b><br>"
-    "Left, Right: choose a column \u00b7 digits: a column by number (two digits for 10 and "
-    "up, e.g. 1 then 2 for 12) \u00b7 Enter, Space or Down: drop \u00b7 Tab or S: the other "
-    "shape<br>"
-    "H: a hint \u00b7 U or Ctrl+Z: take back your last move \u00b7 R: resign<br>"
-    "Esc: the menu (restart, home, sound, theme) \u00b7 M: sound on or off \u00b7 F1: this "
-    "page \u00b7 Ctrl+Q: quit<br>"
-    "On other screens: Tab or the arrows move between buttons and fields, Enter or Space "
-    "chooses; on the home screen the number keys choose too, and on the setup screen "
-    "Enter starts.")
+    "in your panel to choose it. The buttons above the log do what the keys below do.<br><br>"
+    "<b>Counting moves</b><br>\u201cWhite wins in 3\u201d counts White's moves from the "
+    "position on the board, the next one included (as chess counts a mate in 3).")
+
+HOW_TO_PLAY = RULES + "<br><br>" + "<br><br>".join(t.help_html() for t in ALL_TABLES)
+"""The rules in short, then every screen's keys (gui/keys.py: the keys' one table)."""
 
 
 class HelpOverlay(Overlay):
-    """The rules in short and every key, with a Close button."""
+    """The rules in short and every screen's keys, with a Close button; the
+    keys of `HELP_KEYS` scroll it (a small window shows only part of it)."""
 
     title = "How to play"
+
+    def __init__(self, ui: pygame_gui.UIManager, close: Callable[[], None]) -> None:
+        super().__init__(ui, close)
+        self.text: UITextBox | None = None
 
     def _panel(self, root: object, m: Metrics) -> Rect:
         w, h = m.size
@@ -154,17 +157,47 @@ class HelpOverlay(Overlay):
         label(Rect(0, m.gap, rect.w, m.title), self.title, panel, "#menu_title")
         bottom = rect.h - m.gap - m.row - 6
         top = m.title + m.gap
-        UITextBox(HOW_TO_PLAY, Rect(m.gap, top, rect.w - 2 * m.gap - 6, bottom - m.gap - top),
-                  self.layer.ui, container=panel, object_id=ObjectID("#help_text", "@text_box"))
+        self.text = UITextBox(HOW_TO_PLAY, Rect(m.gap, top, rect.w - 2 * m.gap - 6,
+                                                bottom - m.gap - top),
+                              self.layer.ui, container=panel,
+                              object_id=ObjectID("#help_text", "@text_box"))
         close = button(Rect((rect.w - m.button_w) // 2, bottom, m.button_w, m.row + 6),
-                       "Close", panel, "#primary")
+                       f"Close ({HELP_KEYS.names('close').split(',')[0]})", panel, "#primary")
         self.layer.on(close, lambda _e: self.close_overlay())
         self._widgets.append(("close", close))
         self.focus.set("close")
         return rect
 
-    def handle_event(self, event: pygame.event.Event) -> None:
-        if event.type == pygame.KEYDOWN and event.key == pygame.K_F1:
-            self.close_overlay()
+    @property
+    def scroll(self) -> float:
+        """How far down the text is scrolled, 0 (the top) to 1 (the end shown)."""
+        bar = self.text.scroll_bar if self.text is not None else None
+        if bar is None:
+            return 0.0
+        end = 1.0 - bar.visible_percentage
+        return 1.0 if end <= 0 else min(1.0, bar.start_percentage / end)
+
+    def scroll_by(self, lines: float) -> None:
+        """Scroll by `lines` lines of text (negative: up); inf goes to the end."""
+        text = self.text
+        bar = text.scroll_bar if text is not None else None
+        if text is None or bar is None:
             return
-        super().handle_event(event)
+        layout = text.text_box_layout
+        total = max(1, layout.layout_rect.height if layout is not None else text.rect.h)
+        step = lines * _LINE_PX / total
+        end = 1.0 - bar.visible_percentage
+        target = min(end, max(0.0, bar.start_percentage + step))
+        bar.set_scroll_from_start_percentage(target)
+
+    def handle_event(self, event: pygame.event.Event) -> None:
+        action = HELP_KEYS.action(event)
+        page = (self.text.rect.h / _LINE_PX - 1) if self.text is not None else 10
+        steps = {"up": -2.0, "down": 2.0, "page_up": -page, "page_down": page,
+                 "top": -float("inf"), "bottom": float("inf")}
+        if action == "close":
+            self.close_overlay()
+        elif action in steps:
+            self.scroll_by(max(-1e6, min(1e6, steps[action])))
+        else:
+            super().handle_event(event)

@@ -98,6 +98,8 @@ class OnlineScene(PickerScene):
     """Host, join or watch a game on another computer."""
 
     title = "Play online"
+    enter_goes = False
+    """Enter on another mode shows that mode's rows, as a click does (on the chosen one, goes)."""
 
     def __init__(self, ctx: GuiContext, base: PlayOptions, error: str = "") -> None:
         super().__init__(ctx, base)

@@ -60,7 +60,9 @@ class OnlineWaitScene(WidgetScene):
         """Where the large texts (address, code) are drawn."""
         self.buttons: dict[str, object] = {}
         self.focus = KeyFocus(ctx.ui, self.layer, lambda: list(self.buttons.items()))
-        self.focus.key = "cancel"
+        self.focus.key = None
+        """Copy once built, if there is one: Enter never cancels by surprise (Tab
+        reaches Cancel, and Esc cancels)."""
         self._happened: list[Happening] = []
         self._handed = False
         self._status: Rect | None = None
@@ -97,7 +99,10 @@ class OnlineWaitScene(WidgetScene):
             self.buttons["copy"] = self.on(button(Rect(x, y, half, small), "Copy", root),
                                            lambda _e: self.copy())
         self.buttons["cancel"] = self.on(
-            button(Rect(x + width - half, y, half, small), "Cancel", root), lambda _e: self.cancel())
+            button(Rect(x + width - half, y, half, small), "Cancel (Esc)", root),
+            lambda _e: self.cancel())
+        if self.focus.key is None and "copy" in self.buttons:
+            self.focus.key = "copy"
 
     @staticmethod
     def _big_size(m: Metrics) -> int:

@@ -3,8 +3,11 @@ and the two AIs to watch.
 
 Each is a small centred screen: a title, rows of choices (each under a
 caption), a note, and Back and Play (or Watch) at the bottom. Keys: Left,
-Right and Tab move along, Up and Down move between rows, Enter plays (Back
-when it has the focus), Esc goes back home. What was picked is remembered.
+Right and Tab move along, Up and Down move between rows (down to Play, the
+bottom row's default), Space picks the focused choice, Enter picks it and
+plays (on Play, plays; on Back, goes back; on a list, opens it), the number
+keys pick a level and leave the focus where it is, Esc goes back home.
+What was picked is remembered.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from typing import Any
 import pygame
 from pygame import Rect
 from pygame_gui.core import ObjectID, UIContainer
-from pygame_gui.elements import UIDropDownMenu, UITextBox
+from pygame_gui.elements import UIButton, UIDropDownMenu, UITextBox
 
 from csl_game.gui.context import GuiContext
 from csl_game.gui.focus import KeyFocus
@@ -86,6 +89,8 @@ class PickerScene(WidgetScene):
     title = ""
     captions: tuple[str, ...] = ()
     go_text = "Play"
+    enter_goes = True
+    """Whether Enter on a choice picks it and goes at once (else it only picks it)."""
 
     def __init__(self, ctx: GuiContext, base: PlayOptions) -> None:
         super().__init__(ctx)
@@ -130,7 +135,8 @@ class PickerScene(WidgetScene):
         self.ctx.nav.show_home()
 
     def escape(self) -> bool:
-        self.back()
+        if not self.focus.close_menu():  # Esc closes an open list first
+            self.back()
         return True
 
     def focus_rect(self) -> Rect | None:
@@ -141,9 +147,14 @@ class PickerScene(WidgetScene):
             return
         if event.type != pygame.KEYDOWN:
             return
+        widget = self.focus.widget()
         if event.key in (pygame.K_UP, pygame.K_DOWN) and not isinstance(
-                self.focus.widget(), UIDropDownMenu):
+                widget, UIDropDownMenu):
             self._jump(-1 if event.key == pygame.K_UP else 1)
+        elif (self.enter_goes and event.key in ENTER_KEYS
+              and self.focus.key not in ("back", "go") and isinstance(widget, UIButton)):
+            self.focus.handle_key(event)  # a choice: picked as Space would ...
+            self.go()  # ... and played at once
         elif self.focus.handle_key(event):
             pass
         elif event.key in ENTER_KEYS:
@@ -163,6 +174,9 @@ class PickerScene(WidgetScene):
             return
         along = self.grid[row].index(self.focus.key)  # type: ignore[arg-type]
         target = self.grid[(row + step) % len(self.grid)]
+        if target is self.grid[-1] and row != len(self.grid) - 1:
+            self.focus.set("go")  # down to the buttons: on Play, which Enter then takes
+            return
         self.focus.set(target[min(along, len(target) - 1)])
 
 
@@ -211,9 +225,10 @@ class ComputerScene(PickerScene):
         self.rebuild()
 
     def shortcut(self, event: pygame.event.Event) -> None:
+        """A level's number picks it; the focus stays (on Play: Enter then plays)."""
         index = _DIGITS.get(event.key)
-        if index is not None and index < len(LEVELS):
-            self.focus.key = f"level.{LEVELS[index].name}"
+        if index is not None and index < len(LEVELS) and not event.mod & (
+                pygame.KMOD_CTRL | pygame.KMOD_ALT):
             self.pick_level(LEVELS[index].name)
 
     def go(self) -> None:
@@ -255,7 +270,8 @@ class WatchScene(PickerScene):
 
     def note_text(self) -> str:
         return ("Levels are the built-in AIs at Easy, Medium and Hard; the others are "
-                "every thinker found (built in, --thinkers, installed). Up and Down pick.")
+                "every thinker found (built in, --thinkers, installed). Up and Down pick; "
+                "Enter opens the list.")
 
     def go(self) -> None:
         white, red = self.picked

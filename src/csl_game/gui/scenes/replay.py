@@ -25,6 +25,7 @@ from csl_game.gui.animation import VisualBoard
 from csl_game.gui.board_view import BoardView, Pointer
 from csl_game.gui.context import GuiContext
 from csl_game.gui.insight import split_for_panel
+from csl_game.gui.keys import REPLAY_KEYS
 from csl_game.gui.layout import DROP_HEIGHT, BoardLayout, compute_layout
 from csl_game.gui.panels import LogView, MessageLog, PanelState, PlayerPanel
 from csl_game.gui.review_view import GRADE_WORDS, ReviewPanel, ReviewTool, draw_better
@@ -44,11 +45,12 @@ PLAY_INTERVAL_S = 0.6
 END_PAUSE_S = 1.5
 """With quit_at_end, how long the end stays on screen."""
 KEYS_HINT = "Keys: Left/Right step, Home/End, Space plays, V review, X next mistake, A analysis"
-"""The keys, shown beside the caption where the bar has room."""
-
-_BACK_KEYS = (pygame.K_LEFT, pygame.K_BACKSPACE, pygame.K_b)
-_FORWARD_KEYS = (pygame.K_RIGHT, pygame.K_RETURN, pygame.K_KP_ENTER, pygame.K_n)
-_QUIT_KEYS = (pygame.K_q,)  # Esc opens the window's menu, as on every screen
+"""The keys, shown beside the caption where the bar has room (REPLAY_KEYS in short)."""
+_SHORT = {"start": "\u00ab", "back": "\u2039", "play": "\u25b6", "forward": "\u203a",
+          "end": "\u00bb"}
+"""The stepping buttons in a short bar: their arrows alone."""
+_NAMES = {"start": "Start", "back": "Back", "play": "Play or pause", "forward": "Next",
+          "end": "End", "review": "Review"}
 
 
 class ReplayScene(Scene):
@@ -56,11 +58,14 @@ class ReplayScene(Scene):
 
     def __init__(self, ctx: GuiContext, replay: Replay, play: bool = False,
                  quit_at_end: bool = False, review: bool = False,
-                 after: Sequence[tuple[str, Callable[[], None]]] = ()) -> None:
+                 after: Sequence[tuple[str, Callable[[], None]]] = (),
+                 back: Callable[[], None] | None = None) -> None:
         """`play` starts playing the moves at once; `quit_at_end` closes the
         window once the last one has been shown for a moment; `review` starts
         the game review at once; `after` adds buttons (text, action) to the bar
-        (what to do next, after a game just played)."""
+        (what to do next, after a game just played); `back` is what Esc does
+        (a match opened from a tournament's results goes back to them)."""
+        self.on_escape = back
         self.ctx = ctx
         self.replay = replay
         self.boards: list[Board] = replay.boards()
@@ -88,6 +93,8 @@ class ReplayScene(Scene):
         self.review = ReviewTool(replay, factory)
         self.review_panel = ReviewPanel(ctx.text)
         self.after = tuple(after)
+        self.note = ""
+        """A word on the last key pressed (X found no mistake), in the caption until a step."""
         if review:
             self.review.start()
 
@@ -106,6 +113,14 @@ class ReplayScene(Scene):
         self.insight.close()
         self.review.close()
 
+    def escape(self) -> bool:
+        """Esc goes back where the replay was opened from, if it says where; else
+        the window's menu opens."""
+        if self.on_escape is None:
+            return False
+        self.on_escape()
+        return True
+
     def resize(self, size: tuple[int, int]) -> None:
         self.layout, self.bar = self._layouts(size)
         self.view.set_layout(self.layout)
@@ -122,6 +137,8 @@ class ReplayScene(Scene):
         return layout, Rect(0, size[1] - bar_h, size[0], bar_h)
 
     def _build_bar(self, size: tuple[int, int]) -> None:
+        """The bar's buttons, each as wide as its text; the stepping buttons go
+        by their arrows alone (their names in tooltips) when the bar is short."""
         m = Metrics(size)
         root = self.layer.open(size)
         texts = {"start": "\u00ab Start", "back": "\u2039 Back", "play": "Play",
@@ -130,19 +147,29 @@ class ReplayScene(Scene):
         actions = {"start": self.to_start, "back": self.back, "play": self.toggle_play,
                    "forward": self.forward, "end": self.to_end, "review": self.start_review,
                    **{f"after{i}": act for i, (_, act) in enumerate(self.after)}}
-        x, y = m.margin, self.bar.y + m.gap
-        # Each button as wide as the longest text needs (at most the usual
-        # width), narrower still if the row would leave the caption no room.
+        keys = {name: REPLAY_KEYS.names(name) for name in
+                ("start", "back", "play", "forward", "end", "review")}
         probe = button(Rect(0, 0, m.button_w, m.row), "", root)
         font = probe.font
         probe.kill()
-        need = max((font.size(t)[0] if font is not None else 8 * len(t)) for t in texts.values())
-        room = (size[0] - 2 * m.margin - m.button_w) // len(texts) - m.gap
-        width = max(8, min(m.button_w, need + 2 * m.gap + 8, room))
+
+        def need(text: str) -> int:
+            wide = "Pause" if text == "Play" else text  # the same button reads Pause
+            return (font.size(wide)[0] if font is not None else 8 * len(wide)) + 2 * m.gap + 8
+
+        caption_min = round(200 * m.scale)
+        room = size[0] - 2 * m.margin - caption_min
+        widths = {name: need(text) for name, text in texts.items()}
+        if sum(widths.values()) + m.gap * len(texts) > room:
+            texts.update(_SHORT)
+            widths.update({name: need(text) for name, text in _SHORT.items()})
+        x, y = m.margin, self.bar.y + m.gap
         for name, text in texts.items():
-            widget = button(Rect(x, y, width, m.row + 6), text, root)
+            widget = button(Rect(x, y, widths[name], m.row + 6), text, root)
+            if name in keys:
+                widget.set_tooltip(f"{_NAMES[name]}: {keys[name]}")
             self.buttons[name] = self.layer.on(widget, _handler(actions[name]))
-            x += width + m.gap
+            x += widths[name] + m.gap
         self.caption = label(Rect(x, y, max(8, size[0] - x - m.margin), m.row + 6), "",
                              root, "#text")
         self._refresh_bar()
@@ -159,6 +186,7 @@ class ReplayScene(Scene):
         else:
             self.visual = self._visual_at(step)
         self.step = step
+        self.note = ""
         if step == self.last and self.replay.result.solution:
             self.visual.show_win(self.replay.result.solution)
         self._wait = 0.0
@@ -188,11 +216,23 @@ class ReplayScene(Scene):
         self._refresh_bar()
 
     def next_mistake(self) -> None:
-        """Jump to the next move graded an inaccuracy, a mistake or a blunder."""
-        step = self.review.next_mistake(self.step)
-        if step is not None:
+        """Jump to the next move graded an inaccuracy, a mistake or a blunder,
+        or say why not (the review starts first if it has not)."""
+        if not self.review.started:
+            self.start_review()
+            self.note = "Reviewing the game: X again goes to its first mistake"
+        elif (step := self.review.next_mistake(self.step)) is not None:
             self.playing = False
             self.go(step)
+            return
+        elif self.review.job is not None:
+            self.note = "No mistake after this move yet: the review goes on"
+        elif self.review.next_mistake(0) is None:
+            self.note = "No inaccuracy, mistake or blunder in this game"
+        else:
+            self.note = (f"No more mistakes after move {self.step} "
+                         "(Home, then X: the first one again)")
+        self._refresh_bar()
 
     def back(self) -> None:
         self.playing = False
@@ -219,32 +259,24 @@ class ReplayScene(Scene):
         if self.layer.dispatch(event):
             return
         if event.type == pygame.KEYDOWN:
-            self._on_key(event.key)
+            self._on_key(event)
         elif event.type == pygame.MOUSEWHEEL and event.y:
             if event.y > 0:
                 self.back()
             else:
                 self.forward()
 
-    def _on_key(self, key: int) -> None:
-        if key in _FORWARD_KEYS:
-            self.forward()
-        elif key in _BACK_KEYS:
-            self.back()
-        elif key in (pygame.K_HOME, pygame.K_UP):
-            self.to_start()
-        elif key in (pygame.K_END, pygame.K_DOWN):
-            self.to_end()
-        elif key in (pygame.K_SPACE, pygame.K_p):
-            self.toggle_play()
-        elif key == pygame.K_v:
-            self.start_review()
-        elif key == pygame.K_x:
-            self.next_mistake()
-        elif key == pygame.K_a:
-            self.insight.toggle()
-        elif key in _QUIT_KEYS:
-            self.ctx.nav.quit()
+    def _on_key(self, event: pygame.event.Event) -> None:
+        """The keys of REPLAY_KEYS (Esc opens the window's menu, as on every screen)."""
+        action = REPLAY_KEYS.action(event)
+        acts: dict[str, Callable[[], None]] = {
+            "forward": self.forward, "back": self.back, "start": self.to_start,
+            "end": self.to_end, "play": self.toggle_play, "review": self.start_review,
+            "mistake": self.next_mistake, "analysis": self.insight.toggle}
+        if self.on_escape is None and not self.after:  # a replay window of its own
+            acts["quit"] = self.ctx.nav.quit
+        if action in acts:
+            acts[action]()
 
     # ------------------------------------------------------------- advancing
     def update(self, dt: float) -> None:
@@ -312,11 +344,16 @@ class ReplayScene(Scene):
         if caption is not None:
             text, font = self.caption_text(), caption.font
             room = caption.relative_rect.w - 2 * int(caption.text_horiz_alignment_padding) - 8
-            hint = f"{text}  \u00b7  {KEYS_HINT}"
-            set_text(caption, hint if font is not None and font.size(hint)[0] <= room else text)
+            hint = f"{text}  \u00b7  {self.note or KEYS_HINT}"
+            fits = font is not None and font.size(hint)[0] <= room
+            set_text(caption, hint if fits else self.note or text)
         play = self.buttons.get("play")
         if play is not None:
-            play.set_text("Pause" if self.playing else "Play")
+            short = play.text in ("\u25b6", "\u275a\u275a")
+            wanted = (("\u275a\u275a" if self.playing else "\u25b6") if short
+                      else ("Pause" if self.playing else "Play"))
+            if play.text != wanted:
+                play.set_text(wanted)
         for name, enabled in (("start", self.step > 0), ("back", self.step > 0),
                               ("forward", self.step < self.last),
                               ("end", self.step < self.last),
@@ -405,13 +442,25 @@ class ReplayScene(Scene):
                 self.insight.draw_panel(surface, lay, names, self.step)
             self.log_view.draw(surface, self.insight.log_rect(lay), self.log, lay.scale)
             return
-        panel, log = split_for_panel(lay.log, lay.scale)
+        panel, log = self._review_areas(lay)
         self.review_panel.draw(surface, panel, lay.scale, self.review, self.step, names)
         if self.insight.shown:
             self.insight.panel.draw(surface, log, lay.scale, self.insight.tool, None, names,
                                     self.step)
         else:
             self.log_view.draw(surface, log, self.log, lay.scale)
+
+    @staticmethod
+    def _review_areas(lay: BoardLayout) -> tuple[Rect, Rect]:
+        """(review, log): the log's area and the toolbar's above it (a replay has
+        no toolbar), the review taking two thirds of a tall sidebar's."""
+        area = lay.log.union(lay.toolbar)
+        if area.w >= 2 * area.h:
+            return split_for_panel(area, lay.scale)
+        gap = round(8 * lay.scale)
+        height = area.h * 2 // 3
+        return Rect(area.x, area.y, area.w, height), \
+            Rect(area.x, area.y + height + gap, area.w, area.h - height - gap)
 
     def _draw_bar(self, surface: pygame.Surface) -> None:
         if self._bar_back is None or self._bar_back.get_size() != self.bar.size:

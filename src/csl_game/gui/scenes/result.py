@@ -49,19 +49,23 @@ class ResultOverlay(ShowsChoices):
     def offer(self) -> Offer:
         return self.row.offer
 
-    def show(self, size: tuple[int, int], place: Callable[[tuple[int, int]], Rect]) -> None:
+    def show(self, size: tuple[int, int], place: Callable[[tuple[int, int]], Rect],
+             width: int | None = None) -> None:
         """Build the choices for a window of `size` (again after a resize).
 
         `place(room)` says where the banner goes once it leaves `room` free
-        below its text; the choices go at its bottom.
+        below its text; the choices go at its bottom, in two lines (or more)
+        where one would be wider than `width` (the board's area).
         """
         m = Metrics(size)
         root = self.layer.open(size)
-        width = self.row.make(root, m, self.layer.on)
+        self.row.make(root, m, self.layer.on)
+        limit = None if width is None else max(m.button_w, width - 4 * m.gap)
         note_h = m.row if self.note else 0
-        self.room = (width + 4 * m.gap, self.row.height(m) + m.gap + note_h)
+        self.room = (self.row.width(m, limit) + 4 * m.gap,
+                     self.row.height(m, limit) + m.gap + note_h)
         self.box = place(self.room)
-        top = self.row.place(m, self.box.centerx, self.box.bottom - m.gap)
+        top = self.row.place(m, self.box.centerx, self.box.bottom - m.gap, limit)
         if self.note:
             label(pygame.Rect(self.box.x, top - m.row, self.box.w, m.row), self.note, root,
                   "#dim")

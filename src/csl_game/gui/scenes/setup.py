@@ -28,6 +28,7 @@ from csl_game.gui.context import GuiContext
 from csl_game.gui.focus import KeyFocus
 from csl_game.gui.scenes.setup_form import (
     MODES_HELP,
+    PiecesFollow,
     PlayerEdits,
     PlayerRows,
     SettingsForm,
@@ -136,6 +137,7 @@ class SetupScene(WidgetScene):
                         for ai in options.ais]
         self.entries = {key: value if isinstance(value, bool) else SETTING[key].format(value)
                         for key, value in setting_values(options).items()}
+        self.pieces = PiecesFollow(self.entries)
 
     def _label_of(self, thinker: str) -> str:
         try:
@@ -217,6 +219,10 @@ class SetupScene(WidgetScene):
     def focus_rect(self) -> Rect | None:
         return self.focus.rect()
 
+    def escape(self) -> bool:
+        """Esc closes an open list; else the window's menu opens."""
+        return self.focus.close_menu()
+
     def handle_event(self, event: pygame.event.Event) -> None:
         if event.type == pygame.MOUSEBUTTONUP:
             self.focus.follow_mouse()
@@ -228,7 +234,7 @@ class SetupScene(WidgetScene):
                 self.form.reveal(self.form.controls[key[2:]])
             return
         if event.type == pygame.KEYDOWN and event.key in (pygame.K_RETURN, pygame.K_KP_ENTER):
-            self._start()  # Enter starts, wherever the focus is (but on a button)
+            self._start()  # Enter in a text entry starts (a button, a list: what it says)
 
     # ------------------------------------------------------------- checking
     def _refresh(self) -> None:
@@ -351,6 +357,10 @@ class SetupScene(WidgetScene):
 
     def _set_entry(self, key: str, value: str | bool) -> None:
         self.entries[key] = value
+        follow = self.pieces.edit(self.entries, key, str(value))  # a quarter of the cells each
+        self.entries.update(follow)
+        if self.form is not None:
+            self.form.show(follow)
         self._derive()
         self._edited()
 

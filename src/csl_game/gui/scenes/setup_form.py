@@ -29,12 +29,12 @@ from pygame_gui.elements import (
 from csl_game.errors import CslError
 from csl_game.gui.widgets import Handler, Metrics, button, label, set_text
 from csl_game.services.presets import Level
-from csl_game.services.settings import AIEntry
+from csl_game.services.settings import AIEntry, default_pieces
 from csl_game.services.setup_file import SETTING, Setting
 from csl_game.thinker.discovery import registry
 
 __all__ = ["SetupLayout", "setup_layout", "PlayerRows", "SettingsForm", "FORM", "Sections",
-           "field_label",
+           "field_label", "PiecesFollow",
            "thinker_help", "parameters_text", "MODES_HELP"]
 
 SCROLL_BAR = 20
@@ -299,6 +299,40 @@ FORM: Sections = (
 """Sections of the settings form: rows of a label and one or more settings."""
 
 
+class PiecesFollow:
+    """The pieces entries follow the board's size: when rows or columns change
+    and the pieces were the last board's quarter of the cells each, they become
+    the new board's (pieces typed for a board are kept). Typing goes through
+    sizes that are no number (a field emptied): the last good size counts."""
+
+    def __init__(self, entries: dict[str, str | bool]) -> None:
+        self.board = self._size(entries) or (0, 0)
+
+    @staticmethod
+    def _size(entries: dict[str, str | bool]) -> tuple[int, int] | None:
+        try:
+            return int(str(entries["rows"])), int(str(entries["cols"]))
+        except ValueError:
+            return None
+
+    def edit(self, entries: dict[str, str | bool], key: str, text: str) -> dict[str, str]:
+        """The pieces entries to show now that `key` is `text` (already in `entries`)."""
+        if key not in ("rows", "cols"):
+            return {}
+        new = self._size(entries)
+        if new is None or new == self.board:
+            return {}
+        old, self.board = self.board, new
+        try:
+            pieces = int(str(entries["round_pieces"])), int(str(entries["square_pieces"]))
+        except ValueError:
+            return {}
+        if pieces != default_pieces(*old):
+            return {}
+        rounds, squares = default_pieces(*new)
+        return {"round_pieces": str(rounds), "square_pieces": str(squares)}
+
+
 def field_label(key: str) -> str:
     """How the form names a setting (its row's label, unless the row has several)."""
     for _, rows in FORM:
@@ -379,6 +413,13 @@ class SettingsForm:
             entry.set_allowed_characters(list("0123456789.-"))
         on(entry, lambda e: edited(key, e.text))
         return entry
+
+    def show(self, values: dict[str, str]) -> None:
+        """Show `values` in their text entries (settings that follow another)."""
+        for key, text in values.items():
+            control = self.controls.get(key)
+            if isinstance(control, UITextEntryLine) and control.get_text() != text:
+                control.set_text(text)
 
     def show_derived(self, values: dict[str, str] | None) -> None:
         """Show settings the form does not edit (derived from others) and lock them;

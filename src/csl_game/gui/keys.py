@@ -1,0 +1,195 @@
+"""The keys of every screen, one table a screen.
+
+A `KeyTable` says which keys do what on one screen: the screen asks it which
+action a key press means (`action()`), the buttons that do the same take
+their key names from it (`names()`), and "How to play" (F1) lists every
+table (`help_html()`). Keys, buttons and help cannot drift apart: a key is
+written down once.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import pygame
+
+__all__ = ["Binding", "KeyTable", "GLOBAL_KEYS", "MATCH_KEYS", "WATCH_KEYS", "REPLAY_KEYS",
+           "TABLE_KEYS", "SCREEN_KEYS", "HELP_KEYS", "ALL_TABLES", "DIGIT_KEYS", "digit_of"]
+
+Chord = tuple[int, int]
+"""A key and the modifier it needs (0: none; a letter then does nothing with Ctrl or Alt)."""
+
+_CTRL = pygame.KMOD_CTRL
+_HELD = pygame.KMOD_CTRL | pygame.KMOD_ALT | pygame.KMOD_META
+
+DIGIT_KEYS: dict[int, int] = {getattr(pygame, f"K_{d}"): d for d in range(10)} | {
+    getattr(pygame, f"K_KP{d}"): d for d in range(10)}
+"""The digit keys (top row and keypad) and their values."""
+
+
+def digit_of(event: pygame.event.Event) -> int | None:
+    """The digit a key press types, if it is one (and no Ctrl or Alt is held)."""
+    if event.type != pygame.KEYDOWN or event.mod & _HELD:
+        return None
+    return DIGIT_KEYS.get(event.key)
+
+
+def _text(text: str) -> str:
+    """Text for pygame_gui's HTML (quotes as they are)."""
+    return html.escape(text, quote=False)
+
+
+def _plain(*keys: int) -> tuple[Chord, ...]:
+    return tuple((k, 0) for k in keys)
+
+
+@dataclass(frozen=True)
+class Binding:
+    """Keys that do one thing: the action's name, the keys, how help names them,
+    and what the action does (for help)."""
+
+    action: str
+    chords: tuple[Chord, ...]
+    names: str
+    """The keys as people read them: 'U or Ctrl+Z', 'R, twice'."""
+    does: str
+    """What it does, for help: 'take back your last move'."""
+
+    def matches(self, event: pygame.event.Event) -> bool:
+        if event.type != pygame.KEYDOWN:
+            return False
+        for key, mod in self.chords:
+            if event.key != key:
+                continue
+            if mod and event.mod & mod:
+                return True
+            if not mod and not event.mod & _HELD:
+                return True
+        return False
+
+
+@dataclass(frozen=True)
+class KeyTable:
+    """The keys of one screen, in the order help lists them."""
+
+    title: str
+    bindings: tuple[Binding, ...]
+
+    def action(self, event: pygame.event.Event) -> str | None:
+        """The action a key press means on this screen, if any."""
+        return next((b.action for b in self.bindings if b.matches(event)), None)
+
+    def binding(self, action: str) -> Binding:
+        return next(b for b in self.bindings if b.action == action)
+
+    def names(self, action: str) -> str:
+        """How help (and a button's label) names the keys of `action`."""
+        return self.binding(action).names
+
+    def help_html(self) -> str:
+        """The table as a paragraph of "How to play": a title, then 'keys: what' items."""
+        items = " \u00b7 ".join(f"<b>{_text(b.names)}</b>: {_text(b.does)}"
+                                for b in self.bindings)
+        return f"<b>{_text(self.title)}</b><br>{items}"
+
+
+GLOBAL_KEYS = KeyTable("Everywhere", (
+    Binding("menu", _plain(pygame.K_ESCAPE), "Esc",
+            "the menu (resume, restart, home, sound, theme, quit); Esc also goes back from "
+            "a picker, a list or a replay opened from a tournament"),
+    Binding("help", _plain(pygame.K_F1), "F1", "how to play (this page; Up, Down, Page Up "
+                                               "and Page Down scroll it)"),
+    Binding("mute", _plain(pygame.K_m), "M", "sound on or off"),
+    Binding("theme", _plain(pygame.K_t), "T", "the next theme (default, high contrast)"),
+    Binding("quit", ((pygame.K_q, _CTRL),), "Ctrl+Q", "quit"),
+))
+"""Keys the window itself takes, on every screen (M and T not while typing)."""
+
+MATCH_KEYS = KeyTable("Playing a match", (
+    Binding("left", _plain(pygame.K_LEFT), "Left", "the column on the left"),
+    Binding("right", _plain(pygame.K_RIGHT), "Right", "the column on the right"),
+    Binding("digit", _plain(*DIGIT_KEYS), "digits",
+            "a column by number (two digits for 10 and up, e.g. 1 then 2 for 12)"),
+    Binding("drop", _plain(pygame.K_RETURN, pygame.K_KP_ENTER, pygame.K_SPACE, pygame.K_DOWN),
+            "Enter, Space or Down", "drop the piece"),
+    Binding("shape", _plain(pygame.K_TAB, pygame.K_s), "Tab or S", "the other shape"),
+    Binding("hint", _plain(pygame.K_h), "H",
+            "a hint: the strongest AI's move, ringed on the board"),
+    Binding("undo", (*_plain(pygame.K_u), (pygame.K_z, _CTRL)), "U or Ctrl+Z",
+            "take back your last move (and the AI's reply)"),
+    Binding("resign", _plain(pygame.K_r), "R, twice", "resign (R once asks, R again resigns)"),
+    Binding("analysis", _plain(pygame.K_a), "A",
+            "the analysis panel: the evaluation, the best line and every move's value"),
+))
+"""The keys of a match a human plays."""
+
+WATCH_KEYS = KeyTable("Watching AIs", (
+    Binding("pause", _plain(pygame.K_SPACE, pygame.K_p), "Space or P",
+            "pause (the move being thought out is still played) or go on"),
+    Binding("slower", _plain(pygame.K_MINUS, pygame.K_KP_MINUS, pygame.K_LEFTBRACKET),
+            "- or [", "slower: each move stays on the board longer"),
+    Binding("faster", _plain(pygame.K_PLUS, pygame.K_EQUALS, pygame.K_KP_PLUS,
+                             pygame.K_RIGHTBRACKET), "+ or ]",
+            "faster: back to the AIs' own pace, then quicker animations"),
+    Binding("analysis", _plain(pygame.K_a), "A",
+            "the analysis panel and each side's figures (depth, score, line)"),
+))
+"""The keys of a match between AIs (the spectator's)."""
+
+REPLAY_KEYS = KeyTable("Replays and game review", (
+    Binding("forward", _plain(pygame.K_RIGHT, pygame.K_RETURN, pygame.K_KP_ENTER, pygame.K_n),
+            "Right, Enter or N", "the next move (the mouse wheel too)"),
+    Binding("back", _plain(pygame.K_LEFT, pygame.K_BACKSPACE, pygame.K_b),
+            "Left, Backspace or B", "the move before"),
+    Binding("start", _plain(pygame.K_HOME, pygame.K_UP), "Home or Up", "the start"),
+    Binding("end", _plain(pygame.K_END, pygame.K_DOWN), "End or Down", "the end"),
+    Binding("play", _plain(pygame.K_SPACE, pygame.K_p), "Space or P",
+            "play the moves one after another, or pause"),
+    Binding("review", _plain(pygame.K_v), "V",
+            "review the game: every move graded, the better move, each side's accuracy"),
+    Binding("mistake", _plain(pygame.K_x), "X",
+            "the next inaccuracy, mistake or blunder (after the review)"),
+    Binding("analysis", _plain(pygame.K_a), "A", "the analysis panel"),
+    Binding("quit", _plain(pygame.K_q), "Q", "close the window of csl-game replay"),
+))
+"""The keys of a replay."""
+
+TABLE_KEYS = KeyTable("A tournament's results", (
+    Binding("up", _plain(pygame.K_UP), "Up", "the match above"),
+    Binding("down", _plain(pygame.K_DOWN), "Down", "the match below"),
+    Binding("open", _plain(pygame.K_RETURN, pygame.K_KP_ENTER, pygame.K_SPACE),
+            "Enter or Space", "replay the match picked (a click on its row too)"),
+))
+"""The keys of a results table, once it has the focus (Tab reaches it)."""
+
+SCREEN_KEYS = KeyTable("Other screens", (
+    Binding("next", _plain(pygame.K_TAB), "Tab, Shift+Tab",
+            "the next or previous button or field (a ring shows which)"),
+    Binding("arrows", _plain(pygame.K_LEFT, pygame.K_RIGHT, pygame.K_UP, pygame.K_DOWN),
+            "arrows", "along a row of buttons, and between rows"),
+    Binding("choose", _plain(pygame.K_RETURN, pygame.K_KP_ENTER, pygame.K_SPACE),
+            "Enter or Space", "does what the focused button says; opens a list (then Up "
+                              "and Down pick, Enter takes, Esc closes)"),
+    Binding("digits", _plain(*DIGIT_KEYS), "digits",
+            "the home screen's choices and the computer's levels (Easy 1, Medium 2, Hard 3)"),
+))
+"""How every other screen is worked: its buttons' own shortcuts are on the buttons."""
+
+HELP_KEYS = KeyTable("This page", (
+    Binding("up", _plain(pygame.K_UP), "Up", "scroll up"),
+    Binding("down", _plain(pygame.K_DOWN), "Down", "scroll down"),
+    Binding("page_up", _plain(pygame.K_PAGEUP), "Page Up", "a page up"),
+    Binding("page_down", _plain(pygame.K_PAGEDOWN, pygame.K_SPACE), "Page Down or Space",
+            "a page down"),
+    Binding("top", _plain(pygame.K_HOME), "Home", "the top"),
+    Binding("bottom", _plain(pygame.K_END), "End", "the end"),
+    Binding("close", _plain(pygame.K_ESCAPE, pygame.K_F1, pygame.K_RETURN, pygame.K_KP_ENTER),
+            "Esc, F1 or Enter", "close it"),
+))
+"""The keys of "How to play" itself."""
+
+ALL_TABLES: Sequence[KeyTable] = (MATCH_KEYS, WATCH_KEYS, REPLAY_KEYS, TABLE_KEYS,
+                                  GLOBAL_KEYS, SCREEN_KEYS)
+"""Every screen's keys, in the order "How to play" lists them."""
