@@ -69,9 +69,9 @@ def review_table(replay: Replay, review: Review, time_ms: int, out: TextIO) -> N
                      f"{' '.join(m.line)}")
     for color in ("white", "red"):
         accuracy = review.accuracy(color)
-        counts = {plural: sum(1 for m in review.moves if m.color == color and m.grade == g)
-                  for g, plural in _PLURALS.items()}
+        counts = {g: sum(1 for m in review.moves if m.color == color and m.grade == g)
+                  for g in _PLURALS}
         text = "-" if accuracy is None else f"{accuracy:.1f}"
         lines.append(f"{color.title()}: accuracy {text}; " +
-                     ", ".join(f"{n} {plural}" for plural, n in counts.items()))
+                     ", ".join(f"{n} {g if n == 1 else _PLURALS[g]}" for g, n in counts.items()))
     print(terminal_safe("\n".join(lines)), file=out, flush=True)
