@@ -46,7 +46,7 @@ from csl_game.engine.runners.protocol import (
     encode,
     from_bytes,
 )
-from csl_game.engine.runners.tree import kill_marked, kill_tree, memory_watch
+from csl_game.engine.runners.tree import end_descendants, kill_marked, kill_tree, memory_watch
 from csl_game.engine.runners.worker import EXIT_HARNESS, EXIT_MEMORY, worker_main
 from csl_game.thinker.discovery import builtin_modules
 from csl_game.thinker.engine_thinker import exit_text
@@ -359,6 +359,18 @@ class WorkerHandle:
         return (not self.closed and self._process.exitcode is None and not self._eof
                 and self.ready and self.setup_error is None and self.memory_used is None
                 and self.protocol_error is None)
+
+    def end_descendants(self) -> bool:
+        """Kill every process the worker's thinker started, the worker aside (its
+        match is over); True when none is left. Where the system has no
+        subreaper, those that left the tree are found by their mark."""
+        if self._proc is None:
+            return False
+        ended = end_descendants(self._proc)
+        if not _SUBREAPER and self.pid is not None:
+            with contextlib.suppress(psutil.Error, OSError):
+                kill_marked(self.spec.owner, self.pid)
+        return ended
 
     def lingering_threads(self) -> int:
         """Threads beyond the worker's own that its thinker left running (0 if unknown)."""

@@ -63,6 +63,11 @@ class OutputForwarder:
                                     errors="backslashreplace", closefd=False))
         threading.Thread(target=self._forward, name="csl-output", daemon=True).start()
 
+    @property
+    def fds(self) -> tuple[int, int]:
+        """The forwarder's own file descriptors (its pipe's two ends)."""
+        return self._fd, self._mark_fd
+
     def _forward(self) -> None:
         while True:
             try:

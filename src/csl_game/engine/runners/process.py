@@ -344,6 +344,10 @@ class WorkerPool:
         no thread running (it would go on between and across matches); False
         if not taken."""
         worker.pump()  # a worker that never played may not have said "ready" yet
+        if not worker.end_descendants():  # the thinker's processes end with its match
+            log.info("worker %s (%s) is not reused: processes its thinker started "
+                     "could not be ended", worker.pid, worker.spec.fqn)
+            return False
         if worker.lingering_threads():
             log.info("worker %s (%s) is not reused: its thinker left threads running",
                      worker.pid, worker.spec.fqn)

@@ -27,7 +27,8 @@ from collections.abc import Callable, Iterable
 
 import psutil
 
-__all__ = ["MARKER", "mark_environment", "tree", "kill_tree", "marked", "kill_marked",
+__all__ = ["MARKER", "mark_environment", "tree", "kill_tree", "end_descendants", "marked",
+           "kill_marked",
            "MemoryWatch", "memory_watch"]
 
 MARKER = "CSL_GAME_WORKER"
@@ -79,6 +80,23 @@ def kill_tree(root: psutil.Process | None, extra: Iterable[psutil.Process] = (),
     others = [p for p in procs if not _is_child(p)]
     with contextlib.suppress(*_GONE):
         psutil.wait_procs(others, timeout=timeout)
+
+
+def end_descendants(root: psutil.Process) -> bool:
+    """Kill every living descendant of `root` (not `root` itself), each subtree
+    stopped before it is killed; True when none is left (zombies, which hold
+    nothing but their process id until `root` waits for them, aside)."""
+    for _ in range(5):
+        try:
+            living = [p for p in root.children(recursive=True)
+                      if p.status() != psutil.STATUS_ZOMBIE]
+        except _GONE:
+            return False
+        if not living:
+            return True
+        for proc in living:
+            kill_tree(proc, timeout=0.5)
+    return False
 
 
 def _is_child(proc: psutil.Process) -> bool:

@@ -271,6 +271,42 @@ def _start_harness(inbox: Connection, outbox_conn: Connection, config: MatchConf
     return output, jobs, tokens
 
 
+def _open_fds() -> list[int] | None:
+    """This process's open file descriptors, where the system lists them."""
+    for folder in ("/proc/self/fd", "/dev/fd"):
+        try:
+            return [int(name) for name in os.listdir(folder) if name.isdigit()]
+        except OSError:
+            continue
+    return None
+
+
+def _close_inherited(keep: set[int]) -> None:
+    """Close every file descriptor but `keep` before any thinker code runs.
+
+    A worker inherits descriptors it has no use for (the fork server's pipes,
+    multiprocessing's resource tracker, the parent's sentinel): thinker code
+    could find them (in /proc/self/fd) and write into them, and one byte in the
+    fork server's pipe would bring down every worker of the program. POSIX
+    only: on Windows a spawned worker inherits only the handles it is given.
+    """
+    if os.name != "posix":
+        return
+    listed = _open_fds()
+    if listed is None:  # no listing: close the whole range around what is kept
+        top = max(keep) + 1
+        for low, high in zip([3, *sorted(k + 1 for k in keep if k >= 3)],
+                             [*sorted(k for k in keep if k >= 3), top]):
+            if low < high:
+                os.closerange(low, high)
+        os.closerange(top, 1 << 16)
+        return
+    for fd in listed:
+        if fd > 2 and fd not in keep:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+
 def worker_main(inbox: Connection, outbox_conn: Connection, spec: WorkerSpec) -> None:
     """Entry point of a worker process: make the thinker, then serve requests."""
     global _reserve
@@ -284,6 +320,7 @@ def worker_main(inbox: Connection, outbox_conn: Connection, spec: WorkerSpec) ->
     _reserve = bytes(_RESERVE_BYTES)  # calloc: address space, untouched pages
     threading.excepthook = _thread_hook
     output, jobs, tokens = _start_harness(inbox, outbox_conn, spec.match_config)
+    _close_inherited({0, 1, 2, inbox.fileno(), outbox_conn.fileno(), *output.fds})
     thinker = _make_thinker(spec, output)
     while True:
         job = jobs.get()

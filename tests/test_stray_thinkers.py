@@ -1,0 +1,57 @@
+"""A thinker's reach ends with its match: the descriptors it inherits, the
+processes it starts (issue: every peer is hostile)."""
+
+from __future__ import annotations
+
+import os
+import time
+from functools import partial
+from pathlib import Path
+
+import pytest
+
+from csl_game import MatchConfig, ThinkerPrototype
+from csl_game.engine.match import Match
+from csl_game.engine.runners.process import ProcessRunner, WorkerPool
+from csl_game.engine.session import Session, SessionOptions
+from procs import alive
+
+MISBEHAVING = (str(Path(__file__).parent / "misbehaving"),)
+POSIX = pytest.mark.skipif(os.name != "posix", reason="file descriptors and fork are POSIX's")
+
+
+@POSIX
+def test_a_byte_in_every_inherited_pipe_costs_only_its_own_matches() -> None:
+    """With two matches at once, a thinker writing into every pipe it can find
+    leaves every other match to end as it would have (no worker died)."""
+    mc = MatchConfig(time_limit_ms=500)
+    names = [("pipewriter", ""), ("sequential", ""), ("random", "1"), ("minimax", "1")]
+    players = [ThinkerPrototype(n, p, mc, MISBEHAVING) for n, p in names]
+    session = Session(players, mc, SessionOptions(foreground=False, workers=2))
+    session.run()
+    assert len(session.records) == 12
+    for record in session.records:
+        if 0 in (record.white, record.red):
+            continue  # the pipe writer's own matches: what they come to is its doing
+        assert record.result.forfeit is None, record.result.detail
+
+
+@POSIX
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="os.fork")
+def test_a_forked_child_ends_with_the_match_when_its_worker_is_kept(tmp_path: Path) -> None:
+    pid_file = tmp_path / "child.pid"
+    mc = MatchConfig(time_limit_ms=1000)
+    pool = WorkerPool()
+    try:
+        match = Match(mc, ThinkerPrototype("orphan", str(pid_file), mc, MISBEHAVING),
+                      ThinkerPrototype("sequential", "", mc), partial(ProcessRunner, pool=pool))
+        worker = match._runners[0].pid  # type: ignore[union-attr]  # noqa: SLF001
+        match.run()
+        child = int(pid_file.read_text())
+        deadline = time.monotonic() + 5
+        while alive(child) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert not alive(child)  # the match is over: the thinker's child with it
+        assert worker is not None and alive(worker) and pool.reused == 0  # kept for reuse
+    finally:
+        pool.close()
