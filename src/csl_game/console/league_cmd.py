@@ -22,6 +22,7 @@ from csl_game.engine.results import ResultsWriter
 from csl_game.errors import ConfigError, CslError, UsageError, exit_status
 from csl_game.model.notation import format_moves
 from csl_game.services.league import Entry, GameRecord, League, Tally, make_openings, tally
+from csl_game.services.narration import terminal_safe
 from csl_game.services.openings import read_book
 from csl_game.services.options import add_options, match_config, points_of
 from csl_game.services.settings import (
@@ -112,8 +113,8 @@ def _progress(out: TextIO, league: League) -> Callable[[int, int, GameRecord], N
         white, red = league.names[rec.white], league.names[rec.red]
         how = f" ({res.forfeit})" if res.forfeit else ""
         opening = format_moves(rec.opening)
-        print(f"Game {i}/{total}: {white} vs {red} [{opening}]: {res.winner}{how} "
-              f"in {len(res.moves)} moves", file=out, flush=True)
+        print(terminal_safe(f"Game {i}/{total}: {white} vs {red} [{opening}]: {res.winner}{how} "
+              f"in {len(res.moves)} moves"), file=out, flush=True)
     return report
 
 
@@ -158,8 +159,8 @@ def run_league(args: argparse.Namespace) -> int:
           f"{config.round_pieces}+{config.square_pieces} pieces, "
           f"{config.time_limit_ms} ms per move, {len(league.records)} games "
           f"({time.perf_counter() - started:.0f} s)\n")
-    print(render(standings_rows(tallies), args.markdown) + "\n")
-    print(render(matrix_rows(tallies, matrix), args.markdown, name_col=0))
+    print(terminal_safe(render(standings_rows(tallies), args.markdown)) + "\n")
+    print(terminal_safe(render(matrix_rows(tallies, matrix), args.markdown, name_col=0)))
     print_forfeits(league.forfeits(), "games")
     return 0
 

@@ -27,6 +27,7 @@ from csl_game.engine.standings import Points
 from csl_game.engine.stats import SPRT
 from csl_game.errors import UsageError
 from csl_game.services.league import make_openings
+from csl_game.services.narration import terminal_safe
 from csl_game.services.openings import format_book, make_book, read_book
 from csl_game.services.options import match_config
 from csl_game.services.site import follow
@@ -90,7 +91,8 @@ def run_sprt(args: argparse.Namespace) -> int:
         if args.site:
             follow(run.session, args.site, Points(), docs)
         if not args.quiet:
-            print(f"SPRT of NEW {run.session.names[0]} against BASE {run.session.names[1]}: elo0 {sprt.elo0:g}, "
+            print(terminal_safe(f"SPRT of NEW {run.session.names[0]} against BASE "
+                                f"{run.session.names[1]}: ") + f"elo0 {sprt.elo0:g}, "
                   f"elo1 {sprt.elo1:g}, alpha {sprt.alpha:g}, beta {sprt.beta:g}, "
                   f"{sprt.model}; {len(book)} openings, {config.time_limit_ms} ms a move, "
                   f"{workers} at once", file=out, flush=True)
