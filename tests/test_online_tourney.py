@@ -50,11 +50,15 @@ def _session(procs: list[Proc], game_file: str, *more: str) -> tuple[Proc, int]:
     return proc, int(proc.wait_for(r"Broadcasting the tournament on port (\d+)")[1])
 
 
-def test_watchers_print_the_sessions_final_standings(game_file: str, procs: list[Proc]) -> None:
-    session, port = _session(procs, game_file)
+def test_watchers_print_the_sessions_final_standings(tmp_path: Path, procs: list[Proc]) -> None:
+    # Four players, 12 matches of slow moves: long enough for a watch process
+    # started after match 2 to connect even on a busy machine.
+    four = tmp_path / "four.txt"
+    four.write_text("random 1\nsequential\nrandom 2\nrandom 3\n")
+    session, port = _session(procs, str(four), "-m", "120")
     early = Proc("watch", f"127.0.0.1:{port}")
     procs.append(early)
-    session.wait_for(r"Match 2/6")
+    session.wait_for(r"Match 2/12")
     late = Proc("watch", f"127.0.0.1:{port}", "--json")
     procs.append(late)
     assert session.finish(60) == 0, session.text()
@@ -62,29 +66,30 @@ def test_watchers_print_the_sessions_final_standings(game_file: str, procs: list
     assert late.finish(20) == 0, late.text()
 
     table = _final_rows("".join(session.out))
-    assert len(table) == 3 and sum(r[2] for r in table) == 6, session.text()
+    assert len(table) == 4 and sum(r[2] for r in table) + sum(r[3] for r in table) // 2 == 12, \
+        session.text()
     assert _final_rows("".join(early.out)) == table
     doc = late.json()
     assert [(r["name"], r["points"], r["wins"], r["draws"], r["losses"])
             for r in doc["standings"]] == table
-    assert doc["matches"] == 6 and doc["played"] == 6
+    assert doc["matches"] == 12 and doc["played"] == 12
     # The early one saw every match from the one under way when it connected
     # (the first, unless the machine was slow to start it), with a table after
     # each; one that came later was shown the standings so far first.
     early_text = "".join(early.out)
-    began = re.search(r"Match (\d) of 6", early_text)
+    began = re.search(r"Match (\d+) of 12", early_text)
     assert began is not None, early_text[:2000]
     first = int(began[1])
-    assert early_text.count("Game Over") == 7 - first, early_text[-2000:]
-    for n in range(first, 7):
-        assert f"Standings after {n} of 6 matches:" in early_text
+    assert early_text.count("Game Over") == 13 - first, early_text[-2000:]
+    for n in range(first, 13):
+        assert f"Standings after {n} of 12 matches:" in early_text
     if first > 1:
-        assert early_text.index(f"Standings after {first - 1} of 6") < began.start()
+        assert early_text.index(f"Standings after {first - 1} of 12") < began.start()
     # the late one joined mid-tournament: the standings so far came first, not match 1
     late_text = "".join(late.err)
-    shown = re.search(r"Standings after (\d) of 6", late_text)
+    shown = re.search(r"Standings after (\d+) of 12", late_text)
     assert shown is not None and int(shown[1]) >= 2, late_text[:2000]
-    assert "Match 1 of 6" not in late_text
+    assert "Match 1 of 12" not in late_text
 
 
 def _answer(port: int, raw: bytes, wait: float = 5.0) -> list[dict[str, object]]:
