@@ -226,9 +226,9 @@ def cmd_report(args: argparse.Namespace) -> int:
               f"{written[0].parent / 'results'}")
         return 0
     if args.format == "html":
-        from csl_game.services.site import write_site
+        from csl_game.services.site import DEFAULT_TITLE, write_site
 
-        folder = write_site(docs, args.output, points)
+        folder = write_site(docs, args.output, points, title=args.title or DEFAULT_TITLE)
         print(f"wrote the site of {len(docs)} matches: {folder / 'index.html'}")
         return 0
     report = load_report(docs, points)
