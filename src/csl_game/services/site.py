@@ -892,8 +892,10 @@ class _Site:
         chart = line_chart([Series(n, tuple(series[p])) for p, n in zip(order, names)],
                            "Points over the matches (in the standings' order)",
                            "matches played")
+        rank = {name: i for i, name in enumerate(names)}
+        ratings = sorted(report.ratings(), key=lambda r: rank.get(r.name, len(rank)))
         return ('<section id="plots" aria-labelledby="plots-h"><h2 id="plots-h">Plots</h2>'
-                + chart + ratings_chart(report.ratings()) + "</section>")
+                + chart + ratings_chart(ratings) + "</section>")
 
     def _downloads(self) -> str:
         return ('<section id="data" aria-labelledby="data-h"><h2 id="data-h">Data</h2>'
