@@ -502,8 +502,12 @@ def test_a_live_page_keeps_the_readers_move_and_stops_when_the_session_does(
         index.eval("window.sameDocument = true")
         index.wait_for("!!document.querySelector('#now .now-board svg .piece')", timeout=20)
         assert index.eval("!!document.getElementById('schedule')")
-        _accessible(index, "live index")
+        _accessible(index, "live index, phone, light")
         _fits_a_phone(index)
+        wide = _tab(chrome, site / "index.html", DESKTOP, dark=True)
+        _accessible(wide, "live index, desktop, dark")
+        _accessible(match, "live match page")
+        wide.close()
         state = index.eval("document.getElementById('site-state').textContent")
         index.wait_for("document.getElementById('site-state').textContent !== "
                        f"{json.dumps(state)}", timeout=30)
