@@ -457,7 +457,7 @@ def test_the_site_fits_a_phone_and_axe_finds_nothing(played: Path, chrome: Brows
 
 def _start_session(folder: Path, *extra: str) -> subprocess.Popen[str]:
     game = folder / "players.txt"
-    game.write_text("negamax depth=2\nsteady 300\nsequential\nrandom 1\n")
+    game.write_text("negamax depth=2\nsteady 500\nsequential\nrandom 1\n")  # ~30 s in all
     return subprocess.Popen(
         [sys.executable, "-m", "csl_game", "session", "-g", str(game), "-r", "6", "-c", "7",
          "-t", "1000", "--thinkers", FAKES, "--results", str(folder / "r.jsonl"),
