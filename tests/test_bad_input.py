@@ -159,7 +159,7 @@ def test_report_and_resume_agree_on_duplicates(tmp_path: Path, files: dict[str, 
     report = json.loads(captured.out)
     assert len(report["results"]) == 2
     assert sum(s["wins"] + s["draws"] / 2 for s in report["standings"]) == 2
-    ours = next(r for r in report["results"] if r["match"] == first["match"])
+    ours = next(r for r in report["results"] if r["match"] == first["match"] + 1)
     assert ours["winner"] == first["winner"], "the first line wins"
     assert main(["session", "-g", files["g.txt"], "--in-process", "--quiet", "-t", "200",
                  "--resume", str(results)]) == 0

@@ -7,11 +7,17 @@ serves at once, and goes on serving honest ones."""
 from __future__ import annotations
 
 import contextlib
+import json
 import os
+import re
+import signal
 import socket
+import subprocess
 import sys
 import threading
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -93,7 +99,20 @@ def test_nothing_but_the_sites_own_files(server: SiteServer, target: str) -> Non
 
 @pytest.mark.parametrize("method", ["POST", "PUT", "DELETE", "OPTIONS", "TRACE", "BREW"])
 def test_only_get_and_head(server: SiteServer, method: str) -> None:
-    assert _get(server, "/", method)[0] in (405, 501)
+    status, answer = _get(server, "/", method)
+    assert status in (405, 501)
+    if status == 405:  # a method HTTP knows: the answer says which are allowed
+        assert b"\r\nAllow: GET, HEAD\r\n" in answer
+
+
+def test_the_data_is_served_as_text(server: SiteServer) -> None:
+    status, answer = _get(server, "/matches.jsonl")
+    assert status == 200 and b"Content-Type: text/plain; charset=utf-8" in answer
+    assert b'"winner_name": "Alice"' in answer
+    for name, kind in (("/match-1.txt", b"text/plain"), ("/match-1.json", b"application/json"),
+                       ("/live.js", b"text/javascript")):
+        status, answer = _get(server, name)
+        assert status == 200 and b"Content-Type: " + kind in answer, name
 
 
 @pytest.mark.parametrize("raw", [
@@ -219,13 +238,13 @@ def test_report_serves_a_growing_results_file(tmp_path: Path) -> None:
         url = re.search(r"http://\S+/", first)
         assert url, first
         with urllib.request.urlopen(url[0], timeout=10) as answer:
-            assert b"1 matches played" in answer.read()
+            assert b"Live: 1 match played" in answer.read()  # the file is growing
         second = {**DOC, "match": 1, "winner": "red", "winner_name": "Bob"}
         with results.open("a") as f:
             f.write(json.dumps(second) + "\n")
         time.sleep(1.1)  # rebuilt at most once a second
         with urllib.request.urlopen(url[0], timeout=10) as answer:
-            assert b"2 matches played" in answer.read()
+            assert b"Live: 2 matches played" in answer.read()
         with urllib.request.urlopen(url[0] + "match-2.html", timeout=10) as answer:
             assert answer.status == 200
     finally:
@@ -234,6 +253,86 @@ def test_report_serves_a_growing_results_file(tmp_path: Path) -> None:
     bad = subprocess.run([sys.executable, "-m", "csl_game", "report", str(results), "--serve",
                           "--port", "70000"], capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "--port must be from 0 to 65535" in bad.stderr
+
+
+def _serve(target: Path, *extra: str, env: dict[str, str] | None = None
+           ) -> tuple[subprocess.Popen[str], str]:
+    """`report TARGET --serve` on a free port of loopback, and its address."""
+    proc = subprocess.Popen([sys.executable, "-m", "csl_game", "report", str(target), "--serve",
+                             "--port", "0", "--host", "127.0.0.1", *extra],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, **(env or {})},
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    assert proc.stdout is not None
+    first = proc.stdout.readline()
+    url = re.search(r"http://\S+/", first)
+    if not url:
+        proc.kill()
+        pytest.fail(f"{first}{proc.communicate()[1]}")
+    return proc, url[0]
+
+
+def _read(url: str) -> bytes:
+    with urllib.request.urlopen(url, timeout=10) as answer:
+        data: bytes = answer.read()
+        return data
+
+
+def test_serving_no_such_file_or_folder_is_one_line() -> None:
+    done = subprocess.run([sys.executable, "-m", "csl_game", "report", "/no/such", "--serve",
+                           "--port", "0"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [
+        "csl-game: error: /no/such: no such results file or site folder"], done.stderr
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a process: POSIX")
+def test_serving_starts_with_the_session(tmp_path: Path) -> None:
+    """A site folder served before its pages are written (the session has just
+    made it): served as they come."""
+    folder = tmp_path / "site"
+    folder.mkdir()
+    proc, url = _serve(folder)
+    try:
+        with pytest.raises(urllib.error.HTTPError):
+            _read(url)
+        write_site([DOC], folder)
+        assert b"<h1>Tournament</h1>" in _read(url)
+    finally:
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    assert "holds no index.html yet" in err and "Traceback" not in err
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a process: POSIX")
+def test_a_finished_results_file_is_served_final_and_leaves_nothing(tmp_path: Path) -> None:
+    """A results file that stopped changing is served as final pages (they do
+    not ask for changes); Ctrl+C removes the folder the site was built in, and
+    leaves an -o folder final."""
+    results = tmp_path / "r.jsonl"
+    results.write_text(json.dumps(DOC) + "\n")
+    old = time.time() - 3600
+    os.utime(results, (old, old))
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    proc, url = _serve(results, env={"TMPDIR": str(scratch)})
+    try:
+        page = _read(url).decode()
+        assert "data-live" not in page and "Final: the results of 1 match." in page
+        assert [p.name.startswith("csl-site-") for p in scratch.iterdir()] == [True]
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=30)
+    assert list(scratch.iterdir()) == [], "the site's own folder is removed"
+    results.write_text(json.dumps(DOC) + "\n")  # changed just now: live
+    out = tmp_path / "out"
+    proc, url = _serve(results, "-o", str(out))
+    try:
+        assert "data-live" in _read(url).decode()
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=30)
+    assert "data-live" not in (out / "index.html").read_text()
 
 
 needs_links = pytest.mark.skipif(not hasattr(os, "symlink") or sys.platform == "win32",

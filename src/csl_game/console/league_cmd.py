@@ -146,14 +146,16 @@ def run_league(args: argparse.Namespace) -> int:
     writer = ResultsWriter(args.results) if args.results else None
     league = League(entries, config, args.games, openings, in_process=args.in_process,
                     workers=args.workers, results=writer)
-    if args.site:
-        follow(league.session, args.site, points)
+    site = (follow(league.session, args.site, points, title=args.title or "League",
+                   results_file=args.results) if args.site else None)
     started = time.perf_counter()
     try:
         league.play(None if args.quiet else _progress(sys.stderr, league))
     finally:
         if writer is not None:
             writer.close()
+        if site is not None:
+            site.close()  # final once every game was played, else stopped
     tallies, matrix = tally(league, points)
     print(f"League: {config.rows}x{config.cols}, {config.win_sequence} in a row, "
           f"{config.round_pieces}+{config.square_pieces} pieces, "

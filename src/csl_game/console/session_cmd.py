@@ -30,7 +30,7 @@ from csl_game.services.openings import read_book
 from csl_game.services.options import points_of
 from csl_game.services.settings import read_session_file, session_line_numbers
 from csl_game.services.setup_file import refusal
-from csl_game.services.site import follow
+from csl_game.services.site import DEFAULT_TITLE, LiveSite, follow
 from csl_game.thinker.api import MatchConfig
 from csl_game.thinker.prototype import ThinkerPrototype
 
@@ -177,6 +177,11 @@ def run_session(args: argparse.Namespace, mc: MatchConfig) -> int:
     path, resume = results_paths(args.results, args.resume)
     docs = _resumed(path) if resume else []
     where = [f"session file {args.game_file}, thinker {i}" for i in range(1, len(players) + 1)]
+    # the site is there from the start (starting, then the schedule), and has a
+    # last write however the session ends (final, or stopped)
+    site = (LiveSite(args.site, points, title=args.title or DEFAULT_TITLE, docs=docs,
+                     results_file=path or None, config=mc)
+            if args.site else None)
     try:
         known = check_thinkers(players, where, args.in_process, limit, memory)
         with ExitStack() as stack:
@@ -193,19 +198,22 @@ def run_session(args: argparse.Namespace, mc: MatchConfig) -> int:
             session = Session(players, mc, options, results=writer)
             stack.callback(session.abort)
             done = session.resume(docs, path)
-            if args.site:
-                follow(session, args.site, points, docs)
+            if site is not None:
+                follow(session, site.folder, points, docs, site=site)
             broadcaster = None
             if args.listen is not None:
                 from csl_game.console.tourney_cmd import start_broadcast
 
                 broadcaster = start_broadcast(session, args)
                 stack.callback(broadcaster.close)
-            _play(session, args, done, broadcaster)
+            _play(session, args, done, broadcaster, site)
     except WorkerStartError as e:
         kept = (f"; the results so far are in {path}: resume with --resume {path}"
                 if path and Path(path).is_file() else "")
         raise WorkerStartError(f"{e}{kept}") from None
+    finally:
+        if site is not None:
+            site.close()  # final once the session ended, else stopped
     elo = {int(r.name): plus_minus(r)
            for r in rate_records([str(i) for i in range(len(session.players))], session.records)}
     print_forfeits(Forfeits.of(r.result for r in session.records))
@@ -271,7 +279,7 @@ def _resumed(path: str) -> list[dict[str, Any]]:
 
 
 def _play(session: Session, args: argparse.Namespace, done: set[int],
-          broadcaster: Broadcaster | None = None) -> None:
+          broadcaster: Broadcaster | None = None, site: LiveSite | None = None) -> None:
     if not args.quiet:
         _print_plan(session, len(done))
     with SessionProgress(session.total_matches, len(done), session.standings,
@@ -281,6 +289,8 @@ def _play(session: Session, args: argparse.Namespace, done: set[int],
         def play(match: Match) -> MatchResult:
             if broadcaster is not None:
                 broadcaster.follow_match(match)
+            if site is not None:
+                site.follow_match(match)
             return _verbose_match(match) if args.verbose else match.run()
 
         session.run(play)

@@ -88,8 +88,11 @@ def run_sprt(args: argparse.Namespace) -> int:
         stack.callback(run.session.abort)
         if docs:
             print(f"Resumed {run.resume(docs, path)} games from {path}", file=out)
+        site = None
         if args.site:
-            follow(run.session, args.site, Points(), docs)
+            site = follow(run.session, args.site, Points(), docs, title=args.title or "SPRT",
+                          results_file=path or None)
+            stack.callback(site.close)  # final once the session ended, else stopped
         if not args.quiet:
             print(terminal_safe(f"SPRT of NEW {run.session.names[0]} against BASE "
                                 f"{run.session.names[1]}: ") + f"elo0 {sprt.elo0:g}, "
@@ -100,6 +103,8 @@ def run_sprt(args: argparse.Namespace) -> int:
         started = time.perf_counter()
         try:
             state = run.run()
+            if site is not None:
+                site.close("final")  # a bound crossed, or every game played
         except KeyboardInterrupt:  # the summary so far, then the usual exit (130)
             _finish(run.state(), out, time.perf_counter() - started, interrupted=True)
             if args.json:

@@ -310,6 +310,9 @@ OPTIONS: tuple[Option, ...] = (
     _opt("site", "--site", "keep the tournament's web site in DIR up to date as each match "
          "ends (csl-game report --format html writes the same site)",
          {"session", "league", "sprt", "play"}, metavar="DIR"),
+    _opt("title", "--title", "the title of the tournament's web site (--site, --format html, "
+         "--serve; default: Tournament)", {"session", "league", "sprt", "report"},
+         metavar="TEXT"),
     _opt("log_level", "--log-level", "diagnostics of the engine on standard error: worker "
          "processes started, killed and ended, forfeits (default: warning, only what went "
          "wrong with the program's own machinery)", frozenset(VERBS), default="warning",

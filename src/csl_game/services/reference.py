@@ -131,11 +131,12 @@ def standings_markdown(report: Report, settings: dict[str, Any], now: datetime) 
              "## Classification", "",
              "| Pos. | AI Thinker | Points |",
              "|:----:| ---------- | -----: |"]
-    lines += [f"| {i} | {s.name} | {s.points} |" for i, s in enumerate(report.table, 1)]
+    lines += [f"| {i} | {_md_text(s.name)} | {s.points} |"
+              for i, s in enumerate(report.table, 1)]
     lines += ["", "## Results", "", "_Winner, if any, shown in bold_", "",
               "| White |   Red   | Details |", "| -----:|:------- | :-----: |"]
     for _, rec in sorted(zip(report.indices, report.records), key=lambda x: x[0]):
-        white, red = f"`{rec.result.white}`", f"`{rec.result.red}`"
+        white, red = _code(rec.result.white), _code(rec.result.red)
         if rec.result.winner is Winner.WHITE:
             white = f"**{white}**"
         elif rec.result.winner is Winner.RED:
@@ -143,6 +144,20 @@ def standings_markdown(report: Report, settings: dict[str, Any], now: datetime) 
         link = f"{RESULTS_FOLDER}/{quote(transcript_name(rec.result.white, rec.result.red))}"
         lines.append(f"| {white} | {red} | [+]({link}) |")
     return "\n".join(lines) + "\n"
+
+
+def _md_text(text: str) -> str:
+    """A name as Markdown shows it: every character that would format it
+    (emphasis, links, HTML such as 'Talk<b>er</b>', a table's '|') escaped."""
+    return re.sub(r"([\\`*_\[\]<>~&#!|])", r"\\\1", text)
+
+
+def _code(text: str) -> str:
+    """A name as a code span, as the reference writes it: `Name`, its fence
+    longer than any run of backticks in it, its '|' escaped for the table."""
+    fence = "`" * (max((len(run) for run in re.findall("`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text.replace('|', chr(92) + '|')}{pad}{fence}"
 
 
 def write_reference(docs: Sequence[dict[str, Any]], folder: str | Path,

@@ -40,7 +40,7 @@ class Report:
         rows = []
         for index, rec in sorted(zip(self.indices, self.records), key=lambda x: x[0]):
             res = rec.result
-            rows.append({"match": index, "white": self.players[rec.white].name,
+            rows.append({"match": index + 1, "white": self.players[rec.white].name,
                          "red": self.players[rec.red].name, "winner": res.winner.name.lower(),
                          "winner_name": res.winner_name or "",
                          "forfeit": res.forfeit.name.lower() if res.forfeit else "",
@@ -80,7 +80,7 @@ class Report:
             return _csv(rows)
         where = (f"{_md(anchor[0])} at {anchor[1]:g}" if anchor else "the average at 0")
         grid = Grid.of(("#", "Player", "Elo", "95 % interval", "Games", "Score"),
-                       ((row["rank"], row["name"], f"{row['elo']:+.1f}",
+                       ((row["rank"], _md_text(row["name"]), f"{row['elo']:+.1f}",
                          f"[{row['ci95_low']:+.1f}, {row['ci95_high']:+.1f}]", row["games"],
                          f"{100 * row['score']:.1f} %") for row in rows), left=(1, 3))
         method = ("Elo with a prior of one virtual draw each against an average player "
@@ -103,25 +103,36 @@ class Report:
 
     def markdown(self) -> str:
         standings = Grid.of(("#", "Player", "Points", "W", "D", "L"),
-                            ((s.position, s.name, s.points, s.wins, s.draws, s.losses)
-                             for s in self.table), title="Standings")
+                            ((s.position, _md_text(s.name), s.points, s.wins, s.draws,
+                              s.losses) for s in self.table), title="Standings")
         results = []
         for row, (_, rec) in zip(self.result_rows(), sorted(zip(self.indices, self.records),
                                                             key=lambda x: x[0])):
-            white, red = row["white"], row["red"]
+            white, red = _md_text(row["white"]), _md_text(row["red"])
             if row["winner"] == "white":
                 white = f"**{white}**"
             elif row["winner"] == "red":
                 red = f"**{red}**"
             why = f" ({rec.result.forfeit})" if rec.result.forfeit else ""
-            results.append((row["match"] + 1, white, red, f"{winner_text(rec.result)}{why}"))
+            results.append((row["match"], white, red,
+                            f"{_md_text(winner_text(rec.result))}{why}"))
         table = Grid.of(("Match", "White", "Red", "Result"), results, left=(1, 2, 3),
                         title="Results")
         return standings.markdown() + "\n\n" + table.markdown()
 
 
 def _md(text: str) -> str:
-    return text.replace("|", "\\|")
+    return _md_text(text).replace("|", "\\|")
+
+
+def _md_text(text: str) -> str:
+    """A name as Markdown shows it, not as it reads it: every character that
+    would format (emphasis, code, links, HTML such as 'Talk<b>er</b>')
+    backslash-escaped; '|' is the table's to escape (Grid.markdown)."""
+    return text.translate(_MD_ESCAPES)
+
+
+_MD_ESCAPES = {ord(c): "\\" + c for c in "\\`*_[]<>~&#!"}
 
 
 def _csv(rows: Sequence[dict[str, Any]]) -> str:

@@ -11,7 +11,8 @@ and the whole connection) and the number of clients at once, in all and from
 one address (the rest are closed at once, so one address trickling requests
 cannot keep the others out), and leaves request lines and headers to the standard library's own bounds.
 With a `rebuild` function, the site is rebuilt (at most once a second) when a
-page is asked for, so a site served from a growing results file stays live.
+page or its live data is asked for, so a site served from a growing results
+file stays live. A refused method is answered 405 with the methods allowed.
 """
 
 from __future__ import annotations
@@ -49,7 +50,12 @@ MAX_FILE = 64 << 20
 _NAME = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9._-]{0,99}$")
 _TYPES = {".html": "text/html; charset=utf-8", ".css": "text/css; charset=utf-8",
           ".js": "text/javascript; charset=utf-8", ".json": "application/json",
+          ".jsonl": "text/plain; charset=utf-8", ".txt": "text/plain; charset=utf-8",
           ".svg": "image/svg+xml", ".png": "image/png", ".md": "text/markdown; charset=utf-8"}
+_ALLOWED = "GET, HEAD"
+_REBUILT_BY = (".html", "live.js", "live.json")
+"""Requests that rebuild a site served from a results file: a page, and what a
+live page asks for to learn that the site changed."""
 _NO_LINKS = hasattr(os, "O_NOFOLLOW") and os.open in os.supports_dir_fd
 """Whether a file can be opened relative to its folder without following a
 link (POSIX); elsewhere (Windows) it is looked at first, then checked once open."""
@@ -78,7 +84,16 @@ class _Handler(BaseHTTPRequestHandler):
         self._serve(body=False)
 
     def _refuse(self) -> None:
-        self.send_error(HTTPStatus.METHOD_NOT_ALLOWED, "only GET and HEAD")
+        """405, saying which methods are (Allow), as HTTP asks of it."""
+        body = b"405: only GET and HEAD\n"
+        self.send_response(HTTPStatus.METHOD_NOT_ALLOWED)
+        self.send_header("Allow", _ALLOWED)
+        self.send_header("Content-Type", "text/plain; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("X-Content-Type-Options", "nosniff")
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
 
     do_POST = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = do_CONNECT = do_TRACE = _refuse
 
@@ -140,7 +155,7 @@ class SiteServer(ThreadingHTTPServer):
             name = "index.html"
         if not _NAME.match(name) or ".." in name:
             return None
-        if name.endswith(".html"):
+        if name.endswith(_REBUILT_BY):
             self._maybe_rebuild()
         return self.folder / name
 
