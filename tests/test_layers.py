@@ -22,6 +22,7 @@ LAYERS = {
     "csl_game.thinker": 1,
     "csl_game.thinkers": 1,
     "csl_game.engine.runners": 2,
+    "csl_game.engine.outcomes": 2,  # the engine's ground: forfeits, which the runners report
     "csl_game.engine": 3,
     "csl_game.services": 4,
     "csl_game.online": 4,  # online play: protocol, host and client, beside the services

@@ -19,14 +19,13 @@ from csl_game.engine.events import (
 )
 from csl_game.engine.match import Human, Match, MatchEvent, MatchResult, Player
 from csl_game.engine.options import Fixture, SessionOptions
+from csl_game.engine.outcomes import Forfeit, ForfeitReason
 from csl_game.engine.presenter import Presenter, SessionState
 from csl_game.engine.remote import Remote
 from csl_game.engine.runners.answer import MoveAnswer
 from csl_game.engine.runners.base import (
     MEMORY_LIMIT_MB,
     SETUP_TIME_LIMIT,
-    Forfeit,
-    ForfeitReason,
     InfoCallback,
     RunnerFactory,
     ThinkerRunner,

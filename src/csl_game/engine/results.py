@@ -18,7 +18,7 @@ from typing import Any, TextIO
 
 from csl_game.engine.figures import Figures
 from csl_game.engine.match import MatchResult, PlayedMove
-from csl_game.engine.runners.base import ForfeitReason
+from csl_game.engine.outcomes import ForfeitReason
 from csl_game.engine.standings import MatchRecord
 from csl_game.errors import ConfigError, ResultsWriteError
 from csl_game.model.board import Move, PColor, Piece, Pos, PShape, Winner
