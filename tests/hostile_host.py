@@ -215,7 +215,7 @@ def finished(index: int, res: MatchResult) -> bytes:
 def standings(played_: int, rows: list[tuple[int, str, int, int, int, int]],
               final: bool = False) -> bytes:
     """Rows of (player, name, points, wins, draws, losses), positions by order."""
-    from csl_game.engine.standings import Standing
+    from csl_game.engine.scoring import Standing
 
     return encode_tourney(StandingsMsg(played_, final, tuple(
         Standing(i + 1, p, n, pts, w, d, lo) for i, (p, n, pts, w, d, lo) in enumerate(rows))))

@@ -35,8 +35,8 @@ from csl_game.console.session_cmd import (
 from csl_game.engine.match import Human, Match, MatchResult, Player
 from csl_game.engine.results import ResultsWriter, result_to_json
 from csl_game.engine.scheduler import runner_factory
+from csl_game.engine.scoring import Points
 from csl_game.engine.session import Session, SessionOptions
-from csl_game.engine.standings import Points
 from csl_game.errors import ConfigError, CslError, Terminated, UsageError, exit_status
 from csl_game.services import narration
 from csl_game.services import settings as cfg

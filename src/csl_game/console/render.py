@@ -20,7 +20,7 @@ from csl_game.engine.match import (
     NextTurn,
     ThinkingInfo,
 )
-from csl_game.engine.standings import Standing
+from csl_game.engine.scoring import Standing
 from csl_game.model.board import Board, PColor, Pos
 from csl_game.services import narration as msg
 from csl_game.services.tables import Grid

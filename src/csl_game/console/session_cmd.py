@@ -20,8 +20,8 @@ from csl_game.engine.options import Fixture
 from csl_game.engine.ratings import plus_minus, rate_records
 from csl_game.engine.results import ResultsWriter, duplicates_note, first_lines, read_results
 from csl_game.engine.scheduler import default_workers, runner_factory
+from csl_game.engine.scoring import Points, Standing, round_robin
 from csl_game.engine.session import PostMatch, Session, SessionEvent, SessionOptions, TieBreakRound
-from csl_game.engine.standings import Points, Standing, round_robin
 from csl_game.engine.tiebreak import TieBreak
 from csl_game.errors import ConfigError, ThinkerError
 from csl_game.services import narration

@@ -23,7 +23,7 @@ from csl_game.console.session_cmd import (
 )
 from csl_game.engine.results import ResultsWriter
 from csl_game.engine.scheduler import Opening, default_workers
-from csl_game.engine.standings import Points
+from csl_game.engine.scoring import Points
 from csl_game.engine.stats import SPRT
 from csl_game.errors import UsageError
 from csl_game.services.league import make_openings

@@ -12,7 +12,7 @@ from csl_game.engine.runners.base import MEMORY_LIMIT_MB, SETUP_TIME_LIMIT, Runn
 from csl_game.engine.runners.probe import SetupReport
 from csl_game.engine.runners.thread import ThreadRunner
 from csl_game.engine.scheduler import Opening
-from csl_game.engine.standings import Points, round_robin
+from csl_game.engine.scoring import Points, round_robin
 from csl_game.errors import ConfigError
 
 __all__ = ["Fixture", "SessionOptions"]

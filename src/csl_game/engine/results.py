@@ -19,7 +19,7 @@ from typing import Any, TextIO
 from csl_game.engine.figures import Figures
 from csl_game.engine.match import MatchResult, PlayedMove
 from csl_game.engine.outcomes import ForfeitReason
-from csl_game.engine.standings import MatchRecord
+from csl_game.engine.scoring import MatchRecord
 from csl_game.errors import ConfigError, ResultsWriteError
 from csl_game.model.board import Move, PColor, Piece, Pos, PShape, Winner
 from csl_game.thinker.api import MatchConfig

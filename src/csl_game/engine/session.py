@@ -41,8 +41,7 @@ from csl_game.engine.results import (
 )
 from csl_game.engine.runners.base import WorkerStartError
 from csl_game.engine.scheduler import JobResult, MatchJob, Opening, with_opening
-from csl_game.engine.screens import Choice, Mode, Screen, ScreenPolicy, mode_for, mode_text
-from csl_game.engine.standings import (
+from csl_game.engine.scoring import (
     MatchRecord,
     Points,
     Standing,
@@ -51,6 +50,7 @@ from csl_game.engine.standings import (
     unique_names,
     winner_text,
 )
+from csl_game.engine.screens import Choice, Mode, Screen, ScreenPolicy, mode_for, mode_text
 from csl_game.engine.tiebreak import TieBreak, TieBreaker, TieBreakRounds, TieRound, apply_tie_break
 from csl_game.errors import ConfigError, SessionStateError
 from csl_game.model.board import PColor

@@ -26,7 +26,7 @@ from csl_game.engine import (
     ThinkerRunner,
     ThinkJob,
 )
-from csl_game.engine.judge import judge
+from csl_game.engine.judging import judge
 from csl_game.engine.match import Human
 from csl_game.errors import InvalidMoveError, NetworkError
 from csl_game.model.board import Board, PColor, PShape

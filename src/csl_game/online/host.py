@@ -42,7 +42,7 @@ from csl_game.engine import (
     RunnerFactory,
 )
 from csl_game.engine.match import Human, MatchOver, MovePerformed
-from csl_game.engine.standings import unique_names
+from csl_game.engine.scoring import unique_names
 from csl_game.errors import NetworkError
 from csl_game.model.board import PColor, PShape
 from csl_game.online.guard import WRONG_CODES, RefusalLog, WrongCodes, summary_text

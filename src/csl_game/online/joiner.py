@@ -29,7 +29,7 @@ from enum import Enum
 from typing import Generic, TypeVar
 
 from csl_game.engine import ForfeitReason
-from csl_game.engine.judge import explain, move_text
+from csl_game.engine.judging import explain, move_text
 from csl_game.engine.match import (
     BoardUpdated,
     InvalidPlay,

@@ -32,7 +32,7 @@ from csl_game.engine.match import (
     MovePerformed,
     NextTurn,
 )
-from csl_game.engine.standings import Standing
+from csl_game.engine.scoring import Standing
 from csl_game.model.board import Board, PColor, Winner
 from csl_game.online.client import Failed, Link
 from csl_game.online.joiner import CONNECT_TIMEOUT, IDLE_TIMEOUT, Step

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from csl_game.engine.match import MatchResult
 from csl_game.engine.runners.base import ForfeitReason
-from csl_game.engine.standings import Standing
+from csl_game.engine.scoring import Standing
 from csl_game.engine.tiebreak import TieBreak, TieRound
 from csl_game.model.board import Board, PColor, Pos, PShape, Winner
 

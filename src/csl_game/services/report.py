@@ -11,7 +11,7 @@ from typing import Any
 
 from csl_game.engine.ratings import Rating, rate_records
 from csl_game.engine.results import PlayerInfo, record_from_json
-from csl_game.engine.standings import MatchRecord, Points, Standing, standings, winner_text
+from csl_game.engine.scoring import MatchRecord, Points, Standing, standings, winner_text
 from csl_game.errors import ConfigError
 from csl_game.services.tables import Grid
 

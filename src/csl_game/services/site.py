@@ -40,8 +40,8 @@ from csl_game.engine.events import PostMatch, SessionEnded, SessionEvent
 from csl_game.engine.ratings import Rating
 from csl_game.engine.results import record_to_json
 from csl_game.engine.runners.base import ForfeitReason
+from csl_game.engine.scoring import Points
 from csl_game.engine.session import Session
-from csl_game.engine.standings import Points
 from csl_game.errors import ConfigError
 from csl_game.services.narration import FORFEIT_WORDS
 from csl_game.services.report import Report, load_report

@@ -34,7 +34,7 @@ MEMORY_LIMIT_MB = 2048
 class ThinkOutcome:
     """What one think() call came to: the thinker's answer, or a failure the runner saw.
 
-    The answer is not judged yet: `csl_game.engine.judge` decides whether it
+    The answer is not judged yet: `csl_game.engine.judging` decides whether it
     is a legal move.
     """
 
