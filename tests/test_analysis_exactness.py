@@ -13,7 +13,7 @@ import random
 import pytest
 
 from csl_game import Board, MatchConfig, PShape, Winner
-from csl_game.engine.runners.thread import ThreadRunner
+from csl_game.engine import ThreadRunner
 from csl_game.model.notation import parse_move, play_moves
 from csl_game.services.analysis import analyse
 from solvers import WINS, DistanceSolver, solve

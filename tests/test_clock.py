@@ -20,11 +20,9 @@ from pathlib import Path
 import pytest
 
 from csl_game import MatchConfig
-from csl_game.engine.match import Match
-from csl_game.engine.runners.base import ForfeitReason, ThinkOutcome
+from csl_game.engine import ForfeitReason, Match, ThinkOutcome, ThreadRunner
 from csl_game.engine.runners.clocks import backstop
 from csl_game.engine.runners.process import ProcessRunner
-from csl_game.engine.runners.thread import ThreadRunner
 from csl_game.thinker.api import CancellationToken
 from csl_game.thinker.prototype import ThinkerPrototype
 

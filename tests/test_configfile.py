@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from csl_game.engine.session import Points
+from csl_game.engine import Points
 from csl_game.services.settings import AIEntry, PlayOptions
 from csl_game.services.setup_file import (
     SETTING,

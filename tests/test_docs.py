@@ -48,7 +48,7 @@ from csl_game import (
     ThinkerPrototype,
     Winner,
 )
-from csl_game.engine.runners.base import ForfeitReason
+from csl_game.engine import ForfeitReason
 from csl_game.services.settings import read_session_file
 from csl_game.thinker.discovery import ENTRY_POINT_GROUP, registry
 from csl_game.thinkers import minimax as builtin_minimax

@@ -12,9 +12,7 @@ import pygame
 import pytest
 from pygame import Rect
 
-from csl_game.engine.match import Human
-from csl_game.engine.runners.thread import ThreadRunner
-from csl_game.engine.session import Choice
+from csl_game.engine import Choice, Human, ThreadRunner
 from csl_game.gui.app import App
 from csl_game.gui.scenes.board_settings import SettingsScene
 from csl_game.gui.scenes.home import HOME_CHOICES, HomeChoice, HomeScene, home_layout

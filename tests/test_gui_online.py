@@ -17,7 +17,7 @@ from pathlib import Path
 import pygame
 import pytest
 
-from csl_game.engine.runners.thread import ThreadRunner
+from csl_game.engine import ThreadRunner
 from csl_game.gui.app import App
 from csl_game.gui.online_table import Action, HostTable, JoinedTable
 from csl_game.gui.scenes import online as online_scene

@@ -14,8 +14,8 @@ import pytest
 from pygame_gui.elements import UILabel
 
 from csl_game.cli import main
+from csl_game.engine import Choice, Session
 from csl_game.engine import background as background_module
-from csl_game.engine.session import Choice, Session
 from csl_game.gui.app import App
 from csl_game.gui.scenes.info import FinalScene, PreMatchScene
 from csl_game.model.board import Winner

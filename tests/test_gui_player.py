@@ -10,7 +10,7 @@ from pathlib import Path
 import pygame
 import pytest
 
-from csl_game.engine.session import Choice
+from csl_game.engine import Choice
 from csl_game.gui.animation import VisualBoard
 from csl_game.gui.app import App
 from csl_game.gui.board_view import BoardView, Pointer

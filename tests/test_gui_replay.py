@@ -12,7 +12,7 @@ os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 
 import pygame  # noqa: E402
 
-from csl_game.engine.runners.thread import ThreadRunner  # noqa: E402
+from csl_game.engine import ThreadRunner  # noqa: E402
 from csl_game.gui.app import App  # noqa: E402
 from csl_game.gui.scenes.replay import (  # noqa: E402
     END_PAUSE_S,

@@ -10,9 +10,15 @@ os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 import pygame  # noqa: E402
 import pytest  # noqa: E402
 
-from csl_game.engine.match import Human, MatchResult  # noqa: E402
-from csl_game.engine.runners.base import ForfeitReason  # noqa: E402
-from csl_game.engine.session import MatchRecord, Session, SessionState, standings  # noqa: E402
+from csl_game.engine import (  # noqa: E402  # noqa: E402
+    ForfeitReason,  # noqa: E402
+    Human,
+    MatchRecord,
+    MatchResult,
+    Session,
+    SessionState,
+    standings,
+)
 from csl_game.gui.animation import VisualBoard  # noqa: E402
 from csl_game.gui.app import App  # noqa: E402
 from csl_game.gui.board_view import BoardView  # noqa: E402

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pygame
 
-from csl_game.engine.runners.base import ForfeitReason
+from csl_game.engine import ForfeitReason
 from csl_game.model.board import PColor
 from csl_game.services import narration
 from csl_game.services.settings import AIEntry, PlayOptions
@@ -76,7 +76,7 @@ def test_the_log_names_the_cause_once() -> None:
 
 
 def test_game_over_says_the_loser_never_played() -> None:
-    from csl_game.engine.match import MatchResult
+    from csl_game.engine import MatchResult
     from csl_game.model.board import Winner
 
     result = MatchResult(winner=Winner.WHITE, white="Human", red="Broken",

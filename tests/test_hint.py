@@ -7,7 +7,7 @@ import time
 import pytest
 
 from csl_game import MatchConfig, PShape
-from csl_game.engine.runners.thread import ThreadRunner
+from csl_game.engine import ThreadRunner
 from csl_game.services.hint import Hint
 
 SMALL = MatchConfig(rows=4, cols=4, win_sequence=3, round_pieces=4, square_pieces=4)

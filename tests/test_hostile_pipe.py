@@ -14,9 +14,8 @@ from pathlib import Path
 import pytest
 
 from csl_game import MatchConfig, ThinkerPrototype
-from csl_game.engine.match import Match
+from csl_game.engine import ForfeitReason, Match
 from csl_game.engine.runners.answer import MoveAnswer, Opaque, OtherAnswer
-from csl_game.engine.runners.base import ForfeitReason
 from csl_game.engine.runners.frames import MAX_FRAME, FdFrameReader, FrameError, ThreadFrameReader
 from csl_game.engine.runners.process import CANCEL_GRACE, ProcessRunner
 from csl_game.engine.runners.protocol import (

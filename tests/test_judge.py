@@ -7,9 +7,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from csl_game import Board, FutureMove, InvalidMoveError, PShape, Winner
-from csl_game.engine.judging import explain, judge, move_text
+from csl_game.engine import Forfeit, ForfeitReason, ThinkOutcome, explain, judge, move_text
 from csl_game.engine.runners.answer import MoveAnswer, Opaque, OtherAnswer, Plain
-from csl_game.engine.runners.base import Forfeit, ForfeitReason, ThinkOutcome
 from csl_game.model.board import MoveProblem
 
 R = ForfeitReason

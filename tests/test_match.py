@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from csl_game import InvalidMoveError, MatchConfig, PColor, PShape, ThinkerPrototype, Winner
+from csl_game.engine import ForfeitReason, ThreadRunner
 from csl_game.engine.match import (
     BoardUpdated,
     Human,
@@ -20,8 +21,6 @@ from csl_game.engine.match import (
     NextTurn,
     ThinkingInfo,
 )
-from csl_game.engine.runners.base import ForfeitReason
-from csl_game.engine.runners.thread import ThreadRunner
 from procs import forfeit_within
 
 FAKES = (str(Path(__file__).parent / "fakes"),)

@@ -17,8 +17,7 @@ from typing import Any
 
 import pytest
 
-from csl_game.engine import ForfeitReason
-from csl_game.engine.match import MatchOver
+from csl_game.engine import ForfeitReason, MatchOver
 from csl_game.model.board import PColor, PShape, Winner
 from csl_game.online.client import Failed, Joined
 from csl_game.online.protocol import ErrorMsg, Hello, encode

@@ -10,8 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from csl_game.engine import ForfeitReason, MatchResult
-from csl_game.engine.match import PlayedMove
+from csl_game.engine import ForfeitReason, MatchResult, PlayedMove
 from csl_game.model.board import Move, PColor, Piece, Pos, PShape, Winner
 from csl_game.online.protocol import (
     MAX_LINE,

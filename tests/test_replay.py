@@ -14,7 +14,7 @@ import pytest
 
 from csl_game.cli import main
 from csl_game.console.replay_cmd import KEYS_HELP, print_replay, step_replay
-from csl_game.engine.runners.base import ForfeitReason
+from csl_game.engine import ForfeitReason
 from csl_game.errors import ConfigError
 from csl_game.model.board import Pos, Winner
 from csl_game.services.replay import Replay, load_replays, numbered, pick_replay, read_replay_lines

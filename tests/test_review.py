@@ -14,7 +14,7 @@ import pytest
 
 from csl_game import MatchConfig
 from csl_game.cli import main
-from csl_game.engine.runners.thread import ThreadRunner
+from csl_game.engine import ThreadRunner
 from csl_game.errors import InvalidMoveError
 from csl_game.model.notation import parse_moves, play_moves
 from csl_game.services import review as rv

@@ -27,7 +27,7 @@ from csl_game import (  # noqa: E402
     ThinkerPrototype,
     Winner,
 )
-from csl_game.engine.match import Match  # noqa: E402
+from csl_game.engine import Match  # noqa: E402
 from csl_game.engine.runners.process import ProcessRunner  # noqa: E402
 from csl_game.errors import ConfigError, InvalidMoveError  # noqa: E402
 from csl_game.rl import (  # noqa: E402

@@ -10,12 +10,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from csl_game import ConfigError, MatchConfig, PColor, ThinkerPrototype, Winner
-from csl_game.engine.match import Human, MatchResult
-from csl_game.engine.runners.thread import ThreadRunner
-from csl_game.engine.session import (
+from csl_game.engine import (
     Choice,
+    Human,
     MatchRecord,
-    Mode,
+    MatchResult,
     Points,
     PostMatch,
     PreMatch,
@@ -25,11 +24,12 @@ from csl_game.engine.session import (
     SessionOptions,
     SessionStarted,
     SessionState,
-    mode_for,
+    ThreadRunner,
     round_robin,
     standings,
     winner_text,
 )
+from csl_game.engine.screens import Mode, mode_for
 from csl_game.errors import SessionStateError
 
 FAKES = (str(Path(__file__).parent / "fakes"),)

@@ -5,16 +5,8 @@ from __future__ import annotations
 import pytest
 
 from csl_game import ConfigError, MatchConfig, PColor, ThinkerPrototype
-from csl_game.engine.match import Human
-from csl_game.engine.session import (
-    Choice,
-    Mode,
-    Screen,
-    ScreenPolicy,
-    Session,
-    SessionState,
-    mode_text,
-)
+from csl_game.engine import Choice, Human, Screen, ScreenPolicy, Session, SessionState, mode_text
+from csl_game.engine.screens import Mode
 from csl_game.errors import SessionStateError
 from csl_game.services.settings import AIEntry, PlayOptions
 

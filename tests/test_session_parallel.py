@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from csl_game import MatchConfig, ThinkerPrototype, Winner
-from csl_game.engine import session as session_module
-from csl_game.engine.match import Human, MatchResult
-from csl_game.engine.session import (
+from csl_game.engine import (
     Choice,
+    Human,
+    MatchResult,
     PostMatch,
     Screen,
     ScreenPolicy,
@@ -21,6 +21,7 @@ from csl_game.engine.session import (
     SessionOptions,
     SessionState,
 )
+from csl_game.engine import session as session_module
 from held_scheduler import HeldScheduler
 
 FAKES = (str(Path(__file__).parent / "fakes"),)

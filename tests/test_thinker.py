@@ -78,7 +78,7 @@ def test_name_rule(class_name: str, name: str) -> None:
 
 def worker_name(prototype: ThinkerPrototype) -> str:
     """The name a thinker gives itself, read in a worker process as the engine reads it."""
-    from csl_game.engine.runners.probe import probe_all
+    from csl_game.engine import probe_all
 
     return probe_all([prototype])[0].name
 

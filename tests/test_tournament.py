@@ -13,9 +13,16 @@ import pytest
 
 from csl_game import MatchConfig, Winner
 from csl_game.cli import main
-from csl_game.engine.match import MatchResult
-from csl_game.engine.results import ResultsWriter, read_results
-from csl_game.engine.session import MatchRecord, Points, Session, SessionOptions, standings
+from csl_game.engine import (
+    MatchRecord,
+    MatchResult,
+    Points,
+    ResultsWriter,
+    Session,
+    SessionOptions,
+    read_results,
+    standings,
+)
 from csl_game.engine.tiebreak import apply_tie_break, break_first_place_tie
 from csl_game.services.report import load_report
 from csl_game.services.settings import AIEntry

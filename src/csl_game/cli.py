@@ -32,11 +32,18 @@ from csl_game.console.session_cmd import (
     run_session,
     setup_limit_of,
 )
-from csl_game.engine.match import Human, Match, MatchResult, Player
-from csl_game.engine.results import ResultsWriter, result_to_json
-from csl_game.engine.scheduler import runner_factory
-from csl_game.engine.scoring import Points
-from csl_game.engine.session import Session, SessionOptions
+from csl_game.engine import (
+    Human,
+    Match,
+    MatchResult,
+    Player,
+    Points,
+    ResultsWriter,
+    Session,
+    SessionOptions,
+    result_to_json,
+    runner_factory,
+)
 from csl_game.errors import ConfigError, CslError, Terminated, UsageError, exit_status
 from csl_game.services import narration
 from csl_game.services import settings as cfg
@@ -199,7 +206,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from csl_game.engine.results import duplicates_note, first_lines, read_results
+    from csl_game.engine import duplicates_note, first_lines, read_results
     from csl_game.services.report import load_report
 
     points = points_of(args)
@@ -240,7 +247,7 @@ def _serve_site(args: argparse.Namespace, points: Points) -> int:
     """Serve a site folder as it is, or the site of a results file, rebuilt as it grows."""
     import tempfile
 
-    from csl_game.engine.results import first_lines, read_results
+    from csl_game.engine import first_lines, read_results
     from csl_game.online.wire import lan_address
     from csl_game.services.serve import SiteServer
     from csl_game.services.site import write_site

@@ -17,9 +17,18 @@ from typing import TextIO
 from csl_game.console.human import move_prompt, try_move
 from csl_game.console.render import ConsoleListener
 from csl_game.console.session_cmd import check_thinkers, memory_limit_of, setup_limit_of
-from csl_game.engine import Human, Player, runner_factory
-from csl_game.engine.match import Match, MatchEvent, MatchResult, MatchStarted
-from csl_game.engine.results import ResultsWriter, record_to_json, result_to_json
+from csl_game.engine import (
+    Human,
+    Match,
+    MatchEvent,
+    MatchResult,
+    MatchStarted,
+    Player,
+    ResultsWriter,
+    record_to_json,
+    result_to_json,
+    runner_factory,
+)
 from csl_game.errors import InputEnded, NetworkError, UsageError
 from csl_game.model.board import PColor
 from csl_game.online.client import Back, Failed, GoingOn, Joined, Lost, OnlineEvent, Waiting

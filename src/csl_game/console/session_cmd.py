@@ -14,15 +14,33 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from csl_game.console.progress import SessionProgress
 from csl_game.console.render import ConsoleListener, render_standings
-from csl_game.engine import MEMORY_LIMIT_MB, SetupReport, WorkerStartError, probe_all
-from csl_game.engine.match import Match, MatchResult, Player
-from csl_game.engine.options import Fixture
-from csl_game.engine.ratings import plus_minus, rate_records
-from csl_game.engine.results import ResultsWriter, duplicates_note, first_lines, read_results
-from csl_game.engine.scheduler import default_workers, runner_factory
-from csl_game.engine.scoring import Points, Standing, round_robin
-from csl_game.engine.session import PostMatch, Session, SessionEvent, SessionOptions, TieBreakRound
-from csl_game.engine.tiebreak import TieBreak
+from csl_game.engine import (
+    MEMORY_LIMIT_MB,
+    Fixture,
+    Match,
+    MatchResult,
+    Player,
+    Points,
+    PostMatch,
+    ResultsWriter,
+    Session,
+    SessionEvent,
+    SessionOptions,
+    SetupReport,
+    Standing,
+    TieBreak,
+    TieBreakRound,
+    WorkerStartError,
+    default_workers,
+    duplicates_note,
+    first_lines,
+    plus_minus,
+    probe_all,
+    rate_records,
+    read_results,
+    round_robin,
+    runner_factory,
+)
 from csl_game.errors import ConfigError, ThinkerError
 from csl_game.services import narration
 from csl_game.services.forfeits import Forfeits

@@ -21,10 +21,7 @@ from csl_game.console.session_cmd import (
     results_paths,
     setup_limit_of,
 )
-from csl_game.engine.results import ResultsWriter
-from csl_game.engine.scheduler import Opening, default_workers
-from csl_game.engine.scoring import Points
-from csl_game.engine.stats import SPRT
+from csl_game.engine import SPRT, Opening, Points, ResultsWriter, default_workers
 from csl_game.errors import UsageError
 from csl_game.services.league import make_openings
 from csl_game.services.openings import format_book, make_book, read_book

@@ -10,9 +10,7 @@ import sys
 from typing import TextIO
 
 from csl_game.console.render import ConsoleListener, render_standings
-from csl_game.engine.match import MatchEvent, MatchStarted
-from csl_game.engine.scoring import Standing
-from csl_game.engine.session import Session
+from csl_game.engine import MatchEvent, MatchStarted, Session, Standing
 from csl_game.errors import NetworkError, UsageError
 from csl_game.online.broadcast import Broadcaster
 from csl_game.online.client import Failed

@@ -32,7 +32,11 @@ log = logging.getLogger(__name__)
 
 __all__ = ["PlayerInfo", "result_to_json", "record_to_json", "record_from_json",
            "ResultsWriter", "ResultsError", "read_results", "settings_json", "first_lines",
-           "duplicates_note", "note_torn", "recorded_settings", "UNRECORDED_CLOCK"]
+           "duplicates_note", "note_torn", "recorded_settings", "UNRECORDED_CLOCK",
+           "HUMAN_THINKER"]
+
+HUMAN_THINKER = "human"
+"""What a results file names as the thinker of a human player."""
 
 
 

@@ -9,8 +9,7 @@ cannot listen, the log says so and the games go on unbroadcast.
 
 from __future__ import annotations
 
-from csl_game.engine.match import Match
-from csl_game.engine.session import Session
+from csl_game.engine import Match, Session
 from csl_game.errors import NetworkError
 from csl_game.gui.panels import MessageLog
 from csl_game.online.broadcast import Broadcaster

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from csl_game.engine.match import Human
-from csl_game.engine.session import (
+from csl_game.engine import (
     Choice,
+    Human,
     PostMatch,
     PreMatch,
     Screen,

@@ -15,8 +15,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from enum import Enum
 
-from csl_game.engine import Human, MatchEvent, MatchResult, Player
-from csl_game.engine.match import MatchOver, MatchStarted
+from csl_game.engine import Human, MatchEvent, MatchOver, MatchResult, MatchStarted, Player
 from csl_game.errors import CslError
 from csl_game.model.board import Board, PColor, PShape
 from csl_game.online.client import Back, Failed, GoingOn, Joined, Lost, Waiting

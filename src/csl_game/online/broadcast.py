@@ -27,10 +27,20 @@ import threading
 import time
 from collections.abc import Callable
 
-from csl_game.engine.events import PostMatch, PreMatch, SessionEnded, SessionEvent, SessionStarted
-from csl_game.engine.match import Match, MatchEvent, MatchOver, MatchStarted, MovePerformed
-from csl_game.engine.scoring import Standing
-from csl_game.engine.session import Session
+from csl_game.engine import (
+    Match,
+    MatchEvent,
+    MatchOver,
+    MatchStarted,
+    MovePerformed,
+    PostMatch,
+    PreMatch,
+    Session,
+    SessionEnded,
+    SessionEvent,
+    SessionStarted,
+    Standing,
+)
 from csl_game.model.board import PShape
 from csl_game.online.guard import RefusalLog
 from csl_game.online.host import (

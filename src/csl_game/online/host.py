@@ -35,14 +35,16 @@ from csl_game import __version__
 from csl_game.engine import (
     Forfeit,
     ForfeitReason,
+    Human,
     Match,
     MatchEvent,
+    MatchOver,
     MoveAnswer,
+    MovePerformed,
     Player,
     RunnerFactory,
+    unique_names,
 )
-from csl_game.engine.match import Human, MatchOver, MovePerformed
-from csl_game.engine.scoring import unique_names
 from csl_game.errors import NetworkError
 from csl_game.model.board import PColor, PShape
 from csl_game.online.guard import WRONG_CODES, RefusalLog, WrongCodes, summary_text

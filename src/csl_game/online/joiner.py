@@ -28,16 +28,17 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Generic, TypeVar
 
-from csl_game.engine import ForfeitReason
-from csl_game.engine.judging import explain, move_text
-from csl_game.engine.match import (
+from csl_game.engine import (
     BoardUpdated,
+    ForfeitReason,
     InvalidPlay,
     MatchEvent,
     MatchOver,
     MatchStarted,
     MovePerformed,
     NextTurn,
+    explain,
+    move_text,
 )
 from csl_game.errors import InvalidMoveError, ProtocolError
 from csl_game.model.board import Board, PColor, PShape, Winner

@@ -16,10 +16,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from csl_game.engine import ForfeitReason, MatchResult
-from csl_game.engine.figures import Figures
-from csl_game.engine.match import PlayedMove
-from csl_game.engine.results import UNRECORDED_CLOCK, result_to_json
+from csl_game.engine import (
+    UNRECORDED_CLOCK,
+    Figures,
+    ForfeitReason,
+    MatchResult,
+    PlayedMove,
+    result_to_json,
+)
 from csl_game.errors import ProtocolError
 from csl_game.model.board import Move, PColor, Piece, Pos, PShape, Winner
 from csl_game.services.setup_file import SETTING

@@ -23,7 +23,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass
 
-from csl_game.engine.match import (
+from csl_game.engine import (
     BoardUpdated,
     InvalidPlay,
     MatchEvent,
@@ -31,8 +31,8 @@ from csl_game.engine.match import (
     MatchStarted,
     MovePerformed,
     NextTurn,
+    Standing,
 )
-from csl_game.engine.scoring import Standing
 from csl_game.model.board import Board, PColor, Winner
 from csl_game.online.client import Failed, Link
 from csl_game.online.joiner import CONNECT_TIMEOUT, IDLE_TIMEOUT, Step

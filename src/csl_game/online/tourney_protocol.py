@@ -18,8 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from csl_game.engine.match import MatchResult
-from csl_game.engine.scoring import Standing
+from csl_game.engine import MatchResult, Standing
 from csl_game.model.board import PShape
 from csl_game.online.protocol import (
     _MAX_COL,

@@ -11,8 +11,7 @@ ends there (docs/online.md, "What the joiner checks").
 
 from __future__ import annotations
 
-from csl_game.engine.judging import move_text
-from csl_game.engine.match import MatchResult
+from csl_game.engine import MatchResult, move_text
 from csl_game.errors import ProtocolError
 from csl_game.model.board import Board, Move, PColor, Pos, PShape, Winner
 from csl_game.thinker.api import MatchConfig

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
-from csl_game.engine.scoring import Points
+from csl_game.engine import Points
 from csl_game.errors import SettingError, UsageError
 from csl_game.services.presets import LEVELS
 from csl_game.services.settings import CONSOLE_TIME_LIMIT_MS

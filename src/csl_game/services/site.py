@@ -36,12 +36,16 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
-from csl_game.engine.events import PostMatch, SessionEnded, SessionEvent
-from csl_game.engine.ratings import Rating
-from csl_game.engine.results import record_to_json
-from csl_game.engine.runners.base import ForfeitReason
-from csl_game.engine.scoring import Points
-from csl_game.engine.session import Session
+from csl_game.engine import (
+    ForfeitReason,
+    Points,
+    PostMatch,
+    Rating,
+    Session,
+    SessionEnded,
+    SessionEvent,
+    record_to_json,
+)
 from csl_game.errors import ConfigError
 from csl_game.services.narration import FORFEIT_WORDS
 from csl_game.services.report import Report, load_report

@@ -22,20 +22,26 @@ from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import Any
 
-from csl_game.engine import MEMORY_LIMIT_MB, SETUP_TIME_LIMIT, Session, SessionOptions, SetupReport
-from csl_game.engine.events import PostMatch, SessionEvent
-from csl_game.engine.options import Fixture
-from csl_game.engine.presenter import SessionState
-from csl_game.engine.results import ResultsWriter
-from csl_game.engine.scheduler import Opening, runner_factory
-from csl_game.engine.stats import (
+from csl_game.engine import (
+    MEMORY_LIMIT_MB,
+    SETUP_TIME_LIMIT,
     SPRT,
     EloEstimate,
+    Fixture,
+    Opening,
     Pentanomial,
+    PostMatch,
+    ResultsWriter,
+    Session,
+    SessionEvent,
+    SessionOptions,
+    SessionState,
+    SetupReport,
     Status,
     Trinomial,
     logistic_elo,
     normalized_elo,
+    runner_factory,
 )
 from csl_game.errors import ConfigError
 from csl_game.model.board import PColor

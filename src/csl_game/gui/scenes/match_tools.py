@@ -14,8 +14,8 @@ import pygame
 from pygame import Rect
 from pygame_gui.elements import UIButton
 
-from csl_game.engine.match import Match, Refused
-from csl_game.engine.session import Session
+from csl_game.engine import Match, Session
+from csl_game.errors import Refused
 from csl_game.gui.context import GuiContext
 from csl_game.gui.sound import Effect
 from csl_game.gui.widgets import Metrics, WidgetLayer, button

@@ -22,7 +22,7 @@ from pygame import Rect
 from pygame_gui.core import ObjectID, UIContainer
 from pygame_gui.elements import UIButton, UILabel, UITextBox, UITextEntryLine
 
-from csl_game.engine.screens import mode_text
+from csl_game.engine import mode_text
 from csl_game.errors import CslError
 from csl_game.gui.context import GuiContext
 from csl_game.gui.focus import KeyFocus

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pygame
 
-from csl_game.engine.match import MatchStarted
+from csl_game.engine import MatchStarted
 from csl_game.gui.context import GuiContext
 from csl_game.gui.online_table import Happening, Notice
 from csl_game.gui.scenes.online_board import OnlineBoardScene
