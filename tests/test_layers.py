@@ -1,6 +1,7 @@
-"""The package's layers, checked from the source: imports only go downward
-(model <- thinker API <- engine runners <- engine <- frontends <- command
-line), pygame only in the GUI, and no import cycle anywhere.
+"""The package's layers, checked from the source: each package imports only
+the packages below it (the order of README.md's Layout), every module outside
+the engine goes through the engine's front door, pygame only in the GUI, and
+no import cycle anywhere.
 
 Every import counts: at the top of a module, inside a function (a lazy
 import) and under ``if TYPE_CHECKING:``.
@@ -14,44 +15,82 @@ import pytest
 
 from import_graph import MODULES, imports_of, package_graph
 
-# Longest prefix wins. Lower numbers are lower layers.
-LAYERS = {
-    "csl_game.errors": 0,
-    "csl_game.model": 0,
-    "csl_game": 1,  # the package itself re-exports the public API
-    "csl_game.thinker": 1,
-    "csl_game.thinkers": 1,
-    "csl_game.engine.runners": 2,
-    "csl_game.engine.outcomes": 2,  # the engine's ground: forfeits, which the runners report
-    "csl_game.engine": 3,
-    "csl_game.services": 4,
-    "csl_game.online": 4,  # online play: protocol, host and client, beside the services
-    "csl_game.console": 5,
-    "csl_game.gui": 5,
-    "csl_game.rl": 5,  # the game for learning agents: a frontend, as the console is
-    "csl_game.cli": 6,
-    "csl_game.__main__": 6,
+PACKAGES = {  # module prefix: its package (the longest prefix wins)
+    "csl_game": "csl_game",  # the package's face: the public API thinker authors import
+    "csl_game.errors": "errors",
+    "csl_game.model": "model",
+    "csl_game.thinker": "thinker",
+    "csl_game.thinkers": "thinkers",
+    "csl_game.engine.outcomes": "engine.outcomes",
+    "csl_game.engine.runners": "engine.runners",
+    "csl_game.engine": "engine",
+    "csl_game.services": "services",
+    "csl_game.online": "online",
+    "csl_game.console": "console",
+    "csl_game.gui": "gui",
+    "csl_game.rl": "rl",
+    "csl_game.cli": "cli",
+    "csl_game.__main__": "cli",
 }
-LAYER_NAMES = {0: "model", 1: "thinker API", 2: "engine runners", 3: "engine",
-               4: "services", 5: "frontends", 6: "command line"}
+_BASE = {"errors", "model", "thinker", "csl_game"}
+_ENGINE = _BASE | {"engine"}
+MAY_IMPORT = {  # package: the other packages it may import (README.md, Layout)
+    "errors": set(),
+    "model": {"errors"},
+    "thinker": {"model", "errors"},
+    "csl_game": {"thinker", "model", "errors"},
+    "thinkers": {"csl_game", "thinker", "model", "errors"},  # the public API only
+    "engine.outcomes": set(),  # the engine's ground: forfeits, which the runners report
+    "engine.runners": {"engine.outcomes", "thinker", "model", "errors"},
+    "engine": {"engine.outcomes", "engine.runners", "thinker", "model", "errors"},
+    "services": _ENGINE,
+    "online": _ENGINE | {"services"},
+    "console": _ENGINE | {"services", "online"},
+    "gui": _ENGINE | {"services", "online"},
+    "rl": _ENGINE | {"services", "console"},  # its text rendering is the console's
+    "cli": _ENGINE | {"services", "online", "console", "gui", "rl"},
+}
 
 
-def _layer(module: str) -> int:
-    prefix = max((p for p in LAYERS if module == p or module.startswith(p + ".")), key=len)
-    return LAYERS[prefix]
+def package_of(module: str) -> str:
+    prefix = max((p for p in PACKAGES if module == p or module.startswith(p + ".")), key=len)
+    return PACKAGES[prefix]
+
+
+def test_the_packages_stand_in_an_order() -> None:
+    """No two packages may import each other, even through others: the table
+    above is an order, from the ground (errors) to the command line."""
+    assert not find_cycles({p: set(allowed) for p, allowed in MAY_IMPORT.items()})
+    assert set(PACKAGES.values()) == set(MAY_IMPORT)
+
+
+def may_import(importer: str, imported: str) -> bool:
+    """Whether module `importer` may import module `imported` (by their packages)."""
+    own, other = package_of(importer), package_of(imported)
+    return other == own or other in MAY_IMPORT[own]
 
 
 @pytest.mark.parametrize("module", sorted(MODULES))
-def test_imports_go_downward(module: str) -> None:
-    own = _layer(module)
+def test_imports_follow_the_package_order(module: str) -> None:
     for name in imports_of(module):
         if name.split(".")[0] in ("pygame", "pygame_gui"):
             assert module.startswith("csl_game.gui"), f"{module} imports {name} outside the GUI"
             continue
         assert name in MODULES, f"{module} imports {name}, which does not exist"
-        other = _layer(name)
-        assert other <= own, (f"{module} ({LAYER_NAMES[own]}) imports {name} "
-                              f"({LAYER_NAMES[other]}), a higher layer")
+        assert may_import(module, name), (
+            f"{module} ({package_of(module)}) imports {name} ({package_of(name)}), "
+            f"which {package_of(module)} may not import")
+
+
+@pytest.mark.parametrize(("importer", "imported"), [
+    ("csl_game.services.serve", "csl_game.online.wire"),  # a service on online play
+    ("csl_game.engine.match", "csl_game.services.narration"),  # the engine on a service
+    ("csl_game.engine.runners.base", "csl_game.engine.match"),  # a runner on the engine
+    ("csl_game.gui.app", "csl_game.console.render"),  # a frontend on another
+    ("csl_game.thinkers.minimax", "csl_game.engine"),  # a built-in thinker past the API
+])
+def test_the_order_check_refuses_an_import_against_it(importer: str, imported: str) -> None:
+    assert not may_import(importer, imported)
 
 
 def find_cycles(graph: dict[str, set[str]]) -> list[list[str]]:

@@ -32,7 +32,8 @@ from csl_game.online.protocol import (
     decode_host,
     encode,
 )
-from csl_game.online.wire import RateLimit, address_of, parse_address
+from csl_game.online.wire import RateLimit
+from csl_game.services.addresses import address_of, parse_address
 from csl_game.thinker.api import MatchConfig
 
 names = st.text(st.characters(codec="utf-8", categories=("L", "N", "P", "Zs")), min_size=1,

@@ -248,7 +248,7 @@ def _serve_site(args: argparse.Namespace, points: Points) -> int:
     import tempfile
 
     from csl_game.engine import first_lines, read_results
-    from csl_game.online.wire import lan_address
+    from csl_game.services.addresses import lan_address
     from csl_game.services.serve import SiteServer
     from csl_game.services.site import write_site
 
@@ -387,7 +387,7 @@ def _play_flags(args: argparse.Namespace) -> dict[str, object]:
     if args.site:
         flags.update(site_folder=args.site)
     if args.listen is not None:
-        from csl_game.online.wire import parse_address
+        from csl_game.services.addresses import parse_address
 
         try:
             parse_address(args.listen, bare=True)

@@ -23,7 +23,7 @@ from csl_game.online.tourney_client import (
     Watched,
     WatchEvent,
 )
-from csl_game.online.wire import parse_address
+from csl_game.services.addresses import parse_address
 from csl_game.services.narration import terminal_safe
 
 __all__ = ["start_broadcast", "follow_tournament", "standings_json"]

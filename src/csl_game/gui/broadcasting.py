@@ -13,7 +13,7 @@ from csl_game.engine import Match, Session
 from csl_game.errors import NetworkError
 from csl_game.gui.panels import MessageLog
 from csl_game.online.broadcast import Broadcaster
-from csl_game.online.wire import parse_address
+from csl_game.services.addresses import parse_address
 
 __all__ = ["WindowBroadcast"]
 

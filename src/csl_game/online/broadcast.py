@@ -71,7 +71,8 @@ from csl_game.online.tourney_protocol import (
     TourneyMessage,
     encode_tourney,
 )
-from csl_game.online.wire import Clock, Connection, lan_address
+from csl_game.online.wire import Clock, Connection
+from csl_game.services.addresses import lan_address
 
 __all__ = ["Broadcaster"]
 

@@ -67,7 +67,8 @@ from csl_game.online.protocol import (
     decode_client,
 )
 from csl_game.online.seat import GameClock, Seat, SeatPlayer
-from csl_game.online.wire import Clock, Connection, address_of
+from csl_game.online.wire import Clock, Connection
+from csl_game.services.addresses import address_of
 from csl_game.thinker.api import MatchConfig
 
 __all__ = ["Host", "HostLimits", "HostEvent", "PlayerJoined", "PlayerLeft", "PlayerBack",
@@ -98,7 +99,7 @@ class HostLimits:
     max_pending: int = 16
     """Connections waiting for their Hello at once; more are turned away."""
     max_pending_per_address: int = 4
-    """Connections of one address (`wire.address_of`) waiting for their Hello
+    """Connections of one address (`addresses.address_of`) waiting for their Hello
     at once; more from it are turned away, so one address cannot fill `max_pending`."""
     network_margin_ms: int = 1000
     """Time a remote AI has beyond the time limit, for the network."""

@@ -38,7 +38,7 @@ from csl_game.online.protocol import (
     Hello,
     code_problem,
 )
-from csl_game.online.wire import parse_address
+from csl_game.services.addresses import parse_address
 from csl_game.services.presets import LEVELS, level
 from csl_game.services.quick_games import board_options
 from csl_game.services.settings import PlayOptions
