@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from csl_game.cli import main
-from csl_game.console import session_cmd
+from csl_game.console import playing
 from csl_game.engine import results as results_module
 
 MISBEHAVING = str(Path(__file__).parent / "misbehaving")
@@ -99,7 +99,7 @@ def test_a_byte_order_mark_is_no_part_of_the_first_name(tmp_path: Path,
 def test_a_dask_port_that_never_answers_is_reported_in_time(
         files: dict[str, str], monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
-    monkeypatch.setattr(session_cmd, "DASK_TIMEOUT", 1.0)
+    monkeypatch.setattr(playing, "DASK_TIMEOUT", 1.0)
     with socket.socket() as server:
         server.bind(("127.0.0.1", 0))
         server.listen()

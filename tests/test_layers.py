@@ -13,7 +13,7 @@ import ast
 
 import pytest
 
-from import_graph import MODULES, imports_of, package_graph
+from import_graph import MODULES, imports_of, package_graph, source_of, target, tree_of
 
 PACKAGES = {  # module prefix: its package (the longest prefix wins)
     "csl_game": "csl_game",  # the package's face: the public API thinker authors import
@@ -172,10 +172,65 @@ def test_the_front_door_check_sees_a_module_reaching_past_it(importer: str,
     assert engine_reaches(graph) == [f"{importer} -> {imported}"]
 
 
+def _private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def borrowed_privates(module: str, tree: ast.Module) -> list[str]:
+    """'module: other._name' for each private name of another module that
+    `module` (whose syntax is `tree`) takes: imported by name, or read as an
+    attribute of a module it imported. A private module of its own package
+    (thinkers' ``from ._tactics import ...``) is no private name."""
+    found = []
+    modules: dict[str, str] = {}  # local name: the csl_game module it stands for
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            modules.update({a.asname or a.name: a.name for a in node.names
+                            if a.name.startswith("csl_game")})
+        elif isinstance(node, ast.ImportFrom):
+            source = source_of(node, module)
+            if not source.startswith("csl_game"):
+                continue
+            for alias in node.names:
+                imported = target(module, node, alias.name)
+                if imported != source:  # a module
+                    modules[alias.asname or alias.name] = imported
+                elif _private(alias.name):
+                    found.append(f"{module}: {source}.{alias.name}")
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Attribute) and _private(node.attr)
+                and isinstance(node.value, ast.Name) and node.value.id in modules):
+            found.append(f"{module}: {modules[node.value.id]}.{node.attr}")
+    return found
+
+
+def test_no_module_takes_another_modules_private_name() -> None:
+    """What a module shares it names without an underscore; a name with one is
+    its own (what two modules share belongs to a public name of one of them)."""
+    borrowed = [b for m in sorted(MODULES) for b in borrowed_privates(m, tree_of(m))]
+    assert not borrowed, "private names taken: " + "; ".join(borrowed)
+
+
+@pytest.mark.parametrize("code", [
+    "from csl_game.services.players import _CHECKED",
+    "from .players import _CHECKED",
+    "from csl_game.services import players\nplayers._CHECKED.clear()",
+    "import csl_game.services.players as p\np._CHECKED.clear()",
+])
+def test_the_private_name_check_sees_a_borrowed_name(code: str) -> None:
+    borrowed = borrowed_privates("csl_game.services.setup_file", ast.parse(code))
+    assert borrowed == ["csl_game.services.setup_file: csl_game.services.players._CHECKED"]
+
+
+def test_the_private_name_check_lets_a_package_use_its_private_modules() -> None:
+    assert not borrowed_privates("csl_game.thinkers.negamax",
+                                 ast.parse("from ._alphabeta import Searcher"))
+
+
 def test_model_is_pure() -> None:
     for module in MODULES:
         if module.startswith("csl_game.model"):
-            tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
+            tree = tree_of(module)
             tops = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import)
                     for a in n.names}
             tops |= {(n.module or "").split(".")[0] for n in ast.walk(tree)

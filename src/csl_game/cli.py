@@ -25,13 +25,13 @@ from typing import NoReturn, TextIO
 
 from csl_game import __version__
 from csl_game.console import ConsoleListener, ask_human_move
-from csl_game.console.session_cmd import (
+from csl_game.console.playing import (
     check_thinkers,
     memory_limit_of,
     results_paths,
-    run_session,
     setup_limit_of,
 )
+from csl_game.console.session_cmd import run_session
 from csl_game.engine import (
     Human,
     Match,

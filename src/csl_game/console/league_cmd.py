@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import NoReturn, TextIO
 
-from csl_game.console.session_cmd import print_forfeits, refuse_used_results
+from csl_game.console.playing import print_forfeits, refuse_used_results
 from csl_game.engine import ResultsWriter
 from csl_game.errors import ConfigError, CslError, UsageError, exit_status
 from csl_game.model.notation import format_moves

@@ -15,8 +15,8 @@ import threading
 from typing import TextIO
 
 from csl_game.console.human import move_prompt, try_move
+from csl_game.console.playing import check_thinkers, memory_limit_of, setup_limit_of
 from csl_game.console.render import ConsoleListener
-from csl_game.console.session_cmd import check_thinkers, memory_limit_of, setup_limit_of
 from csl_game.engine import (
     Human,
     Match,

@@ -26,7 +26,7 @@ from csl_game.model.board import PColor
 from csl_game.services.narration import how_it_ended
 
 __all__ = ["Column", "Cell", "CellStyle", "cell_style", "paint_rows", "Table", "fixture_rows",
-           "fixtures_table",
+           "fixtures_table", "column_widths",
            "standings_rows", "result_rows", "standings_table", "results_table"]
 
 Cell = tuple[str, str]
@@ -44,7 +44,7 @@ class Column:
     numeric: bool = False
 
 
-def _widths(columns: Sequence[Column], total: int, scale: float) -> list[int]:
+def column_widths(columns: Sequence[Column], total: int, scale: float) -> list[int]:
     fixed = [round(c.width * scale) for c in columns]
     flexible = [i for i, c in enumerate(columns) if c.width == 0]
     left = max(0, total - sum(fixed))
@@ -109,7 +109,7 @@ class Table:
         inner = Rect(m.gap, m.gap // 2, rect.w - 2 * m.gap, rect.h - m.gap)
         line = m.row - 4
         label(Rect(inner.x, inner.y, inner.w, m.row), title, panel, "#heading")
-        widths = _widths(columns, inner.w - SCROLL_BAR, m.scale)
+        widths = column_widths(columns, inner.w - SCROLL_BAR, m.scale)
         pad = max(3, round(5 * m.scale))
         head_y = inner.y + m.row
         x = inner.x

@@ -46,7 +46,6 @@ from csl_game.online.guard import RefusalLog
 from csl_game.online.host import (
     HostLimits,
     TurnedAway,
-    _listen,
     accept_waiting,
     dismiss,
     drain_and_close,
@@ -71,7 +70,7 @@ from csl_game.online.tourney_protocol import (
     TourneyMessage,
     encode_tourney,
 )
-from csl_game.online.wire import Clock, Connection
+from csl_game.online.wire import Clock, Connection, listen
 from csl_game.services.addresses import lan_address
 
 __all__ = ["Broadcaster"]
@@ -92,7 +91,7 @@ class Broadcaster:
         self.limits = limits
         self._now = clock
         self._lock = threading.RLock()
-        self._listener = _listen(*address)
+        self._listener = listen(*address)
         self.port: int = self._listener.getsockname()[1]
         self.bound_host: str = address[0]
         self._pending: list[Connection] = []

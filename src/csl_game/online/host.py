@@ -67,7 +67,7 @@ from csl_game.online.protocol import (
     decode_client,
 )
 from csl_game.online.seat import GameClock, Seat, SeatPlayer
-from csl_game.online.wire import Clock, Connection
+from csl_game.online.wire import Clock, Connection, listen
 from csl_game.services.addresses import address_of
 from csl_game.thinker.api import MatchConfig
 
@@ -182,7 +182,7 @@ class Host:
         self._factory = runner_factory
         self._now = clock
         self.game_clock = GameClock(clock)
-        self._listener = _listen(*address)
+        self._listener = listen(*address)
         self.port: int = self._listener.getsockname()[1]
         self.bound_host: str = address[0]
         self.match: Match | None = None
@@ -559,29 +559,3 @@ def _peer_text(peer: object) -> str:
     if isinstance(peer, tuple) and len(peer) >= 2:
         return f"{peer[0]}:{peer[1]}"
     return str(peer)
-
-
-def _listen(host: str, port: int) -> socket.socket:
-    """A non-blocking listening socket: every interface (IPv4 and, where the
-    system has it, IPv6) when `host` is '', else the address `host` names.
-
-    Raises:
-        NetworkError: the address cannot be listened on.
-    """
-    shown = f"{host or '*'}:{port}"
-    try:
-        if not host and socket.has_dualstack_ipv6():
-            sock = socket.create_server(("", port), family=socket.AF_INET6, backlog=64,
-                                        dualstack_ipv6=True)
-        elif not host:
-            sock = socket.create_server(("0.0.0.0", port), backlog=64)
-        else:
-            info = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
-            sock = socket.create_server(info[4][:2], family=info[0], backlog=64)
-    except socket.gaierror as e:
-        raise NetworkError(f"cannot listen on {shown}: unknown address ({e.strerror})") \
-            from None
-    except OSError as e:
-        raise NetworkError(f"cannot listen on {shown}: {e.strerror or e}") from None
-    sock.setblocking(False)
-    return sock

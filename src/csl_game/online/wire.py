@@ -7,7 +7,8 @@ the socket takes, up to `MAX_QUEUED` bytes waiting (a peer that reads nothing
 is cut off rather than let memory grow). `fail()` sends one error line, then
 closes: it stops reading for the game, lets the line leave, and discards
 what the peer still sends for at most `DRAIN_S` seconds, so the peer can read
-why before the connection goes. Nothing here blocks.
+why before the connection goes. `listen()` opens the non-blocking socket a
+host or a broadcast takes its connections from. Nothing here blocks.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from csl_game.errors import NetworkError
 from csl_game.online.protocol import (
     MAX_LINE,
     ClientMessage,
@@ -29,7 +31,7 @@ from csl_game.online.protocol import (
     encode,
 )
 
-__all__ = ["Connection", "RateLimit", "MAX_QUEUED", "DRAIN_S", "Clock", "is_refused"]
+__all__ = ["Connection", "RateLimit", "MAX_QUEUED", "DRAIN_S", "Clock", "listen", "is_refused"]
 
 MAX_QUEUED = 1 << 20
 """Bytes waiting to be sent to one peer before it is cut off."""
@@ -204,6 +206,32 @@ class Connection:
             self.closed = True
             with contextlib.suppress(OSError):
                 self.sock.close()
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """A non-blocking listening socket: every interface (IPv4 and, where the
+    system has it, IPv6) when `host` is '', else the address `host` names.
+
+    Raises:
+        NetworkError: the address cannot be listened on.
+    """
+    shown = f"{host or '*'}:{port}"
+    try:
+        if not host and socket.has_dualstack_ipv6():
+            sock = socket.create_server(("", port), family=socket.AF_INET6, backlog=64,
+                                        dualstack_ipv6=True)
+        elif not host:
+            sock = socket.create_server(("0.0.0.0", port), backlog=64)
+        else:
+            info = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+            sock = socket.create_server(info[4][:2], family=info[0], backlog=64)
+    except socket.gaierror as e:
+        raise NetworkError(f"cannot listen on {shown}: unknown address ({e.strerror})") \
+            from None
+    except OSError as e:
+        raise NetworkError(f"cannot listen on {shown}: {e.strerror or e}") from None
+    sock.setblocking(False)
+    return sock
 
 
 def is_refused(error: OSError) -> bool:

@@ -37,12 +37,12 @@ from csl_game.engine import SetupProbe
 from csl_game.errors import ConfigError, ConfigFileError, SettingError
 from csl_game.services.players import (
     PlayerKey,
-    _key,
-    _prototype,
-    _refusal,
     check_players,
+    player_key,
     player_problems,
+    prototype_of,
     refusal,
+    report_problem,
 )
 from csl_game.services.settings import AIEntry, PlayOptions
 from csl_game.thinker.api import MatchConfig
@@ -331,7 +331,7 @@ class SetupChecker:
         """
         check = _settings(base, entries, ais)
         options = check.options or dataclasses.replace(base, ais=tuple(ais))
-        keys = [_key(ai, options) for ai in options.ais]
+        keys = [player_key(ai, options) for ai in options.ais]
         self._drop_unwanted(set(keys))
         problems, pending = dict(check.problems), False
         for i, key in enumerate(keys, 1):
@@ -346,7 +346,7 @@ class SetupChecker:
     def _problem(self, key: PlayerKey) -> tuple[bool, tuple[str, str] | None]:
         """(whether the answer is known, the problem if there is one); starts a check."""
         if key not in self._known and key not in self._probes:
-            prototype = _prototype(key)
+            prototype = prototype_of(key)
             if isinstance(prototype, tuple):
                 self._known[key] = prototype
             else:
@@ -361,7 +361,7 @@ class SetupChecker:
             report = probe.poll()
             if report is not None:
                 del self._probes[key]
-                self._known[key] = _refusal(key, prototype, report)
+                self._known[key] = report_problem(prototype, report)
                 came = True
         return came
 
