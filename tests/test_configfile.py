@@ -11,19 +11,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from csl_game.engine import Points
+from csl_game.errors import ConfigFileError, SettingError
+from csl_game.services.limits import SETTING, SETTINGS, setting_values
 from csl_game.services.settings import AIEntry, PlayOptions
 from csl_game.services.setup_file import (
-    SETTING,
-    SETTINGS,
-    ConfigFileError,
-    SettingError,
     apply_settings,
     check_config,
     check_setup,
     dump_config,
     load_config,
     save_config,
-    setting_values,
 )
 from csl_game.thinker.api import MatchConfig
 

@@ -12,9 +12,9 @@ import pytest
 
 import csl_game.gui
 from csl_game.cli import main
-from csl_game.console import league_cmd
+from csl_game.errors import ConfigFileError
 from csl_game.services.settings import AIEntry, PlayOptions, read_session_engines, read_session_file
-from csl_game.services.setup_file import ConfigFileError, dump_config, load_config
+from csl_game.services.setup_file import dump_config, load_config
 from csl_game.thinker.engine_thinker import EngineSpec
 
 ENGINE = Path(__file__).resolve().parent.parent / "examples" / "engines" / "random_engine.py"
@@ -76,8 +76,8 @@ def test_play_takes_an_engine_as_an_ai(opened: list[PlayOptions]) -> None:
 
 
 def test_the_league_plays_an_engine(capsys: pytest.CaptureFixture[str]) -> None:
-    code = league_cmd.main(["--thinker", "pyrandom", "--thinker", "random", "--engine",
-                            DECLARATION, "--games", "1", "--quiet", "-t", "1000"])
+    code = main(["league", "--thinker", "pyrandom", "--thinker", "random", "--engine",
+                 DECLARATION, "--games", "1", "--quiet", "-t", "1000"])
     assert code == 0
     assert "RandomPy" in capsys.readouterr().out
 

@@ -5,11 +5,17 @@ from __future__ import annotations
 import pytest
 
 from csl_game import MatchConfig, PShape, ThinkerPrototype, Winner
-from csl_game.console.league_cmd import main, matrix_rows, render, standings_rows
+from csl_game.cli import main as csl_game
+from csl_game.console.league_cmd import matrix_rows, render, standings_rows
 from csl_game.services.league import Entry, League, make_openings, parse_info, tally
 
 SMALL = MatchConfig(rows=4, cols=5, win_sequence=3, round_pieces=5, square_pieces=5,
                     time_limit_ms=200)
+
+
+def main(argv: list[str]) -> int:
+    """``csl-game league ARGV``."""
+    return csl_game(["league", *argv])
 
 
 def entry(name: str, params: str = "") -> Entry:
@@ -72,7 +78,7 @@ def test_main_prints_the_tables(capsys: pytest.CaptureFixture[str]) -> None:
 ])
 def test_bad_usage_exits_2(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     assert main(argv + ["--in-process", "--quiet"]) == 2
-    assert capsys.readouterr().err.startswith("league: error:")
+    assert capsys.readouterr().err.startswith("csl-game: error:")
 
 
 def test_league_plays_games_at_once_on_the_session_engine() -> None:

@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 
 from csl_game.cli import build_parser, main
-from csl_game.console.league_cmd import build_parser as league_parser
 from csl_game.services.options import (
     OPTIONS,
     VERBS,
@@ -43,12 +42,6 @@ def test_each_verbs_parser_is_the_tables(verb: str) -> None:
         if not option.positional:
             assert action.default == option.default_for(verb), (verb, dest)
             assert action.required == (verb in option.required)
-
-
-def test_the_league_verb_and_its_module_parse_alike() -> None:
-    assert ({d: (a.option_strings, a.default) for d, a in _actions(league_parser()).items()}
-            == {d: (a.option_strings, a.default)
-                for d, a in _actions(_verb_parser("league")).items()})
 
 
 def test_one_spelling_per_flag_across_verbs() -> None:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from csl_game.errors import ConfigError
+from csl_game.services.players import player_problems
 from csl_game.services.presets import LEVELS, level, level_of, opponent_label
 from csl_game.services.settings import AIEntry, PlayOptions, parse_ai_spec
-from csl_game.services.setup_file import player_problems
 
 
 @pytest.mark.parametrize("lv", LEVELS, ids=lambda lv: lv.name)

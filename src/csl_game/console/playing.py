@@ -24,7 +24,7 @@ from csl_game.engine import (
 )
 from csl_game.errors import ConfigError
 from csl_game.services.forfeits import Forfeits
-from csl_game.services.setup_file import refusal
+from csl_game.services.players import refusal
 from csl_game.thinker.prototype import ThinkerPrototype
 
 __all__ = ["check_thinkers", "setup_limit_of", "memory_limit_of", "MIN_MEMORY_LIMIT_MB",

@@ -44,8 +44,13 @@ from csl_game.errors import ConfigError, ThinkerError
 from csl_game.services import narration
 from csl_game.services.forfeits import Forfeits
 from csl_game.services.openings import read_book
-from csl_game.services.options import points_of
-from csl_game.services.settings import read_session_file, session_line_numbers
+from csl_game.services.options import (
+    add_engine_sources,
+    match_config,
+    points_of,
+    unknown_track_config,
+)
+from csl_game.services.settings import read_session_engines, read_session_file, session_line_numbers
 from csl_game.services.site import follow
 from csl_game.thinker.api import MatchConfig
 from csl_game.thinker.prototype import ThinkerPrototype
@@ -65,7 +70,7 @@ def _workers(args: argparse.Namespace) -> int:
     return workers
 
 
-def run_session(args: argparse.Namespace, mc: MatchConfig) -> int:
+def run_session(args: argparse.Namespace) -> int:
     """Play the session the arguments describe; returns the exit status.
 
     Raises:
@@ -73,6 +78,8 @@ def run_session(args: argparse.Namespace, mc: MatchConfig) -> int:
         WorkerStartError: the program could not start a worker process; the
             results written so far are kept, and the session can be resumed.
     """
+    add_engine_sources(args, read_session_engines(args.game_file))
+    mc = unknown_track_config(args) if args.unknown_track is not None else match_config(args)
     paths = tuple(args.thinkers)
     entries = read_session_file(args.game_file)
     players = []

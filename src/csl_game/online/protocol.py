@@ -35,7 +35,7 @@ from csl_game.online.validators import (
     ms_field,
     text_field,
 )
-from csl_game.services.setup_file import SETTING
+from csl_game.services.limits import SETTING
 from csl_game.thinker.api import MatchConfig
 
 __all__ = ["PROTOCOL_VERSION", "MAX_LINE", "MAX_NAME", "MIN_CODE", "MAX_CODE", "MAX_DETAIL",

@@ -63,8 +63,8 @@ from csl_game.online.verify import (
     replay,
 )
 from csl_game.online.wire import Clock
+from csl_game.services.limits import SETTING
 from csl_game.services.narration import game_over
-from csl_game.services.setup_file import SETTING
 from csl_game.thinker.api import MatchConfig
 
 __all__ = ["Watched", "WatchState", "TourneyBegun", "StandingsNow", "OffScreen", "HostedMatch",

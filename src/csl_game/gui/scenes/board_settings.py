@@ -24,8 +24,9 @@ from csl_game.gui.scenes.choices import ENTER_KEYS
 from csl_game.gui.scenes.setup import unknown_track_entries
 from csl_game.gui.scenes.setup_form import FORM, SCROLL_BAR, SettingsForm, field_label
 from csl_game.gui.widgets import Metrics, WidgetScene, button, label
+from csl_game.services.limits import SETTING, setting_values
 from csl_game.services.settings import PlayOptions
-from csl_game.services.setup_file import SETTING, SetupChecker, setting_values
+from csl_game.services.setup_file import SetupChecker
 
 __all__ = ["SettingsScene", "HOME_SECTIONS"]
 
