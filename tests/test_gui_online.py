@@ -27,7 +27,8 @@ from csl_game.gui.scenes.online_board import OnlineBoardScene
 from csl_game.gui.scenes.online_wait import OnlineWaitScene
 from csl_game.gui.widgets import Metrics
 from csl_game.model.board import PColor
-from csl_game.online.host import Host, HostLimits
+from csl_game.online.door import HostLimits
+from csl_game.online.host import Host
 from csl_game.services.settings import PlayOptions
 from gui_events import DT, Apps, click, click_at, key, post
 

@@ -277,7 +277,8 @@ def test_refusals_are_told_one_line_per_address_a_minute() -> None:
     has no guesses left, and 127.0.0.1 keeps its own budget and gets the seat."""
     from csl_game.engine import Human
     from csl_game.model.board import PColor
-    from csl_game.online.host import Host, TurnedAway
+    from csl_game.online.door import TurnedAway
+    from csl_game.online.host import Host
     from csl_game.thinker.api import MatchConfig
 
     now = [0.0]

@@ -32,15 +32,14 @@ from csl_game.engine import (
 from csl_game.errors import InputEnded, NetworkError, UsageError
 from csl_game.model.board import PColor
 from csl_game.online.client import Back, Failed, GoingOn, Joined, Lost, OnlineEvent, Waiting
+from csl_game.online.door import HostLimits, TurnedAway
 from csl_game.online.host import (
     ClaimOffered,
     Host,
     HostEvent,
-    HostLimits,
     PlayerBack,
     PlayerJoined,
     PlayerLeft,
-    TurnedAway,
 )
 from csl_game.online.protocol import PROTOCOL_VERSION, Hello, code_problem
 from csl_game.online.records import player_infos

@@ -14,7 +14,7 @@ from csl_game.engine import MatchEvent, MatchStarted, Session, Standing
 from csl_game.errors import NetworkError, UsageError
 from csl_game.online.broadcast import Broadcaster
 from csl_game.online.client import Failed
-from csl_game.online.host import HostLimits, TurnedAway
+from csl_game.online.door import HostLimits, TurnedAway
 from csl_game.online.tourney_client import (
     HostedMatch,
     OffScreen,

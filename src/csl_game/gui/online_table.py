@@ -19,13 +19,13 @@ from csl_game.engine import Human, MatchEvent, MatchOver, MatchResult, MatchStar
 from csl_game.errors import CslError
 from csl_game.model.board import Board, PColor, PShape
 from csl_game.online.client import Back, Failed, GoingOn, Joined, Lost, Waiting
+from csl_game.online.door import TurnedAway
 from csl_game.online.host import (
     ClaimOffered,
     Host,
     PlayerBack,
     PlayerJoined,
     PlayerLeft,
-    TurnedAway,
 )
 from csl_game.online.protocol import Hello
 from csl_game.online.records import write_result

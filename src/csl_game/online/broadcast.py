@@ -42,8 +42,7 @@ from csl_game.engine import (
     Standing,
 )
 from csl_game.model.board import PShape
-from csl_game.online.guard import RefusalLog
-from csl_game.online.host import (
+from csl_game.online.door import (
     HostLimits,
     TurnedAway,
     accept_waiting,
@@ -54,6 +53,7 @@ from csl_game.online.host import (
     summaries,
     wait_for_news,
 )
+from csl_game.online.guard import RefusalLog
 from csl_game.online.protocol import (
     PROTOCOL_VERSION,
     Hello,
