@@ -58,6 +58,7 @@ def test_the_distance_solver_agrees_with_plain_minimax(seed: int) -> None:
     assert DistanceSolver().move_values(board.fast_board()) == _minimax_values(board)
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("moves", ENDGAMES, ids=["draw", "win"])
 def test_every_proven_result_on_a_6x7_endgame_is_exact(moves: str) -> None:
     config = MatchConfig()

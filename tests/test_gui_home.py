@@ -251,6 +251,7 @@ def _on_screen_and_apart(rects: list[Rect], size: tuple[int, int]) -> None:
         assert not a.colliderect(b), f"{a} overlaps {b}"
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("size, count", [(size, count) for size in SIZES + [(1280, 800)]
                                           for count in (4, 5, 9)] + [((640, 480), 5)], ids=str)
 def test_layouts_fit(size: tuple[int, int], count: int) -> None:

@@ -146,6 +146,7 @@ def test_the_analysis_follows_the_moves_and_stops_when_the_game_ends(
     assert tool.status() == "Game over" and not tool.searching
 
 
+@pytest.mark.unit
 def test_threat_marks_follow_the_rules_order_on_the_board(make_app: MakeApp) -> None:
     from csl_game.services.analysis import threats
 

@@ -125,6 +125,7 @@ def test_auto_tournament_with_two_workers_from_the_command_line(
                      f"{s.losses} L)" for s in expected]
 
 
+@pytest.mark.unit
 def test_workers_flag_is_checked() -> None:
     assert main(["play", "--ai", "random", "--workers", "0"]) == 2
 

@@ -438,6 +438,7 @@ def test_sounds_follow_the_game_and_mute_is_remembered(make_app: MakeApp) -> Non
     assert app.ctx.sound.asked == played, "muted: nothing played"
 
 
+@pytest.mark.unit
 def test_no_mixer_at_all_is_silent(monkeypatch: pytest.MonkeyPatch) -> None:
     from csl_game.gui.sound import Sound
 

@@ -213,6 +213,7 @@ def test_a_forfeit_shows_at_the_end(make_app: MakeApp) -> None:
     assert scene.visual.solution == ()
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize(("seconds", "text"), [(0.0, "0.0 ms"), (0.01249, "12.5 ms"),
                                                (0.9999, "999.9 ms"), (1.5, "1.500 s")])
 def test_duration(seconds: float, text: str) -> None:

@@ -15,6 +15,8 @@ import pytest
 
 from import_graph import MODULES, imports_of, package_graph, source_of, target, tree_of
 
+pytestmark = pytest.mark.unit
+
 PACKAGES = {  # module prefix: its package (the longest prefix wins)
     "csl_game": "csl_game",  # the package's face: the public API thinker authors import
     "csl_game.errors": "errors",

@@ -22,11 +22,13 @@ def entry(name: str, params: str = "") -> Entry:
     return Entry(name, params, ThinkerPrototype(name, params, SMALL))
 
 
+@pytest.mark.unit
 def test_parse_info_reads_numbers() -> None:
     assert parse_info("depth=7 nodes=12345 nps=3.5e") == {"depth": 7, "nodes": 12345, "nps": 3.5}
     assert parse_info("forced") == {}
 
 
+@pytest.mark.unit
 def test_openings_use_own_shapes_and_leave_the_game_open() -> None:
     openings = make_openings(MatchConfig(), 2, seed=1)
     assert len(openings) == 49
@@ -59,6 +61,7 @@ def test_league_plays_each_pair_both_colours_from_the_same_openings() -> None:
     assert md.startswith("| vs |") and md.count("\n") == 4
 
 
+@pytest.mark.unit
 def test_main_prints_the_tables(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--thinker", "sequential", "--thinker", "random 2", "--games", "1",
                  "-r", "4", "-c", "4", "-w", "3", "-t", "100", "--in-process",
@@ -68,6 +71,7 @@ def test_main_prints_the_tables(capsys: pytest.CaptureFixture[str]) -> None:
     assert "Game 1/2:" in err and "Game 2/2:" in err
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("argv", [
     ["--thinker", "random"],
     ["--thinker", "nosuchthinker", "--thinker", "random"],
@@ -81,6 +85,7 @@ def test_bad_usage_exits_2(argv: list[str], capsys: pytest.CaptureFixture[str]) 
     assert capsys.readouterr().err.startswith("csl-game: error:")
 
 
+@pytest.mark.unit
 def test_league_plays_games_at_once_on_the_session_engine() -> None:
     entries = [entry("sequential"), entry("random", "1"), entry("random", "2")]
     league = League(entries, SMALL, 1, make_openings(SMALL, 2, 5), in_process=True, workers=2)

@@ -9,6 +9,8 @@ from csl_game.engine import ForfeitReason, Human, Match, MatchResult
 from csl_game.model.board import Winner
 from csl_game.services.narration import explain_result, how_it_ended, result_title
 
+pytestmark = pytest.mark.unit
+
 O, S = PShape.ROUND, PShape.SQUARE
 # RULES.md's reference games, White then Red alternating
 SHAPE_BEATS_COLOUR = [(3, O), (3, S), (3, O), (3, S), (1, O), (2, S), (2, O), (2, S), (0, O),

@@ -389,6 +389,7 @@ def _sequential(mc: Any) -> Any:
     return ThinkerPrototype("sequential", "", mc)
 
 
+@pytest.mark.unit
 def test_fake_host_lines_are_json() -> None:
     """(The fake host's own lines are protocol lines.)"""
     for line in (welcome(), played(0, 0, R), result_line((), Winner.DRAW), tournament(),

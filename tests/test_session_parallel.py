@@ -123,11 +123,13 @@ def test_one_worker_humans_or_two_players_play_everything_on_screen(
         assert session.background_running == 0 and not held.made
 
 
+@pytest.mark.unit
 def test_workers_below_one_are_refused() -> None:
     with pytest.raises(session_module.ConfigError, match="workers must be at least 1"):
         Session(_players(3), CONFIG, SessionOptions(workers=0, scheduler_factory=held))
 
 
+@pytest.mark.unit
 def test_again_keeps_the_workers(held: type[HeldScheduler]) -> None:
     again = Session(_players(3), CONFIG, SessionOptions(workers=2, in_process=True,
                                                         scheduler_factory=held)).again()
