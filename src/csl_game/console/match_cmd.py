@@ -22,7 +22,6 @@ from csl_game.engine import (
     Session,
     SessionOptions,
     result_to_json,
-    runner_factory,
 )
 from csl_game.services import narration
 from csl_game.services.options import match_config
@@ -68,9 +67,7 @@ def run_match(args: argparse.Namespace) -> int:
     limit, memory = setup_limit_of(args), memory_limit_of(args)
     known = check_thinkers(players, ("-W/--white", "-R/--red"), args.in_process, limit, memory)
     out = sys.stderr if args.json else sys.stdout
-    options = SessionOptions(runner_factory=runner_factory(args.in_process, None, limit, memory),
-                             in_process=args.in_process, setup_limit=limit,
-                             memory_limit_mb=memory, known_setups=known)
+    options = SessionOptions.running(args.in_process, limit, memory, known_setups=known)
     results = ResultsWriter(args.results) if args.results else None
     session = Session(players, mc, options, results=results)
     listener = ConsoleListener(out)

@@ -38,7 +38,6 @@ from csl_game.engine import (
     plus_minus,
     rate_records,
     round_robin,
-    runner_factory,
 )
 from csl_game.errors import ConfigError, ThinkerError
 from csl_game.services import narration
@@ -99,13 +98,11 @@ def run_session(args: argparse.Namespace) -> int:
         with ExitStack() as stack:
             executor = dask_executor(args, stack)
             writer = ResultsWriter(path) if path else None
-            options = SessionOptions(
-                points=points,
-                runner_factory=runner_factory(args.in_process, None, limit, memory),
-                workers=workers, in_process=args.in_process,
+            options = SessionOptions.running(
+                args.in_process, limit, memory, points=points, workers=workers,
                 foreground=args.verbose or args.listen is not None,
                 competition=args.competition, executor=executor, tournament=True,
-                setup_limit=limit, memory_limit_mb=memory, known_setups=known,
+                known_setups=known,
                 fixtures=_book_fixtures(args, mc, players))
             session = Session(players, mc, options, results=writer)
             stack.callback(session.abort)

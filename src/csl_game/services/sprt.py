@@ -41,7 +41,6 @@ from csl_game.engine import (
     Trinomial,
     logistic_elo,
     normalized_elo,
-    runner_factory,
 )
 from csl_game.errors import ConfigError
 from csl_game.model.board import PColor
@@ -134,11 +133,9 @@ class SprtRun:
         self.sprt = sprt
         self._points: dict[int, float] = {}
         """NEW's points in each finished game, by fixture index."""
-        options = SessionOptions(
-            runner_factory=runner_factory(in_process, None, setup_limit, memory_limit_mb),
-            workers=workers, in_process=in_process, foreground=False, executor=executor,
-            fixtures=fixtures_for(book, max_games), setup_limit=setup_limit,
-            memory_limit_mb=memory_limit_mb, known_setups=known_setups)
+        options = SessionOptions.running(
+            in_process, setup_limit, memory_limit_mb, workers=workers, foreground=False,
+            executor=executor, fixtures=fixtures_for(book, max_games), known_setups=known_setups)
         self.session = Session([new, base], config, options, results=results)
         self.session.subscribe(self._on_event)
         self._listeners: list[Callable[[SprtState], None]] = []
