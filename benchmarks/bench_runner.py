@@ -22,9 +22,8 @@ import time
 from collections.abc import Sequence
 
 from csl_game import Board, CancellationToken, MatchConfig, PShape, ThinkerPrototype, Winner
-from csl_game.engine.runners.base import RunnerFactory
+from csl_game.engine import RunnerFactory, ThreadRunner
 from csl_game.engine.runners.process import ProcessRunner
-from csl_game.engine.runners.thread import ThreadRunner
 
 CONFIG = MatchConfig(time_limit_ms=600_000)  # never the limit that stops a move
 PLIES = (0, 4, 8, 12)  # search positions: this many random moves into a game

@@ -16,7 +16,7 @@ import os
 import statistics
 import time
 
-from csl_game.engine.session import Session, SessionOptions
+from csl_game.engine import Session, SessionOptions
 from csl_game.services.settings import AIEntry
 from csl_game.thinker.api import MatchConfig
 from csl_game.thinker.prototype import ThinkerPrototype

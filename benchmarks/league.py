@@ -1,6 +1,6 @@
 """Run the thinker league: ``python benchmarks/league.py [LEAGUE OPTIONS]``.
 
-A thin wrapper around ``python -m csl_game.console.league_cmd`` (also ``csl-game league``).
+A thin wrapper around ``csl-game league``.
 The figures of docs/league.md come from, for example:
 
     python benchmarks/league.py --thinker negamax --thinker "minimax 3" \\
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import sys
 
-from csl_game.console.league_cmd import main
+from csl_game.cli import main
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(["league", *sys.argv[1:]]))

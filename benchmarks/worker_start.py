@@ -14,8 +14,8 @@ import sys
 import time
 
 from csl_game import MatchConfig, ThinkerPrototype
+from csl_game.engine import SetupProbe
 from csl_game.engine.runners.handle import mp_context, start_server_soon
-from csl_game.engine.runners.probe import SetupProbe
 
 
 def main(n: int) -> None:

@@ -18,7 +18,7 @@ os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 import pygame  # noqa: E402
 from pygame_gui.elements import UIDropDownMenu, UITextEntryLine  # noqa: E402
 
-from csl_game.engine.session import Choice  # noqa: E402
+from csl_game.engine import Choice  # noqa: E402
 from csl_game.gui.app import App  # noqa: E402
 from csl_game.gui.scenes.match import MatchScene  # noqa: E402
 from csl_game.gui.scenes.result import ResultOverlay  # noqa: E402

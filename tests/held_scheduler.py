@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 
+from csl_game.engine import MatchResult
 from csl_game.engine.background import FixtureKey
-from csl_game.engine.match import MatchResult
 from csl_game.engine.scheduler import JobResult, MatchJob
 from csl_game.model.board import Winner
 

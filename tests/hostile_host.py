@@ -13,8 +13,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from csl_game.engine import ForfeitReason, MatchResult
-from csl_game.engine.match import PlayedMove
+from csl_game.engine import ForfeitReason, MatchResult, PlayedMove
 from csl_game.model.board import Board, PColor, Pos, PShape, Winner
 from csl_game.online.protocol import Played, Result, Welcome, encode
 from csl_game.online.tourney_protocol import (
@@ -215,7 +214,7 @@ def finished(index: int, res: MatchResult) -> bytes:
 def standings(played_: int, rows: list[tuple[int, str, int, int, int, int]],
               final: bool = False) -> bytes:
     """Rows of (player, name, points, wins, draws, losses), positions by order."""
-    from csl_game.engine.standings import Standing
+    from csl_game.engine import Standing
 
     return encode_tourney(StandingsMsg(played_, final, tuple(
         Standing(i + 1, p, n, pts, w, d, lo) for i, (p, n, pts, w, d, lo) in enumerate(rows))))

@@ -1,11 +1,15 @@
 """The package's modules and the imports of each, read from the source (every
 import counts: at the top of a module, inside a function and under
-``if TYPE_CHECKING:``). Used by the layer and GUI-structure tests."""
+``if TYPE_CHECKING:``). Used by the layer and GUI-structure tests.
+
+Each module is read and parsed once a test process (the readings are
+cached), so a test asking for the whole graph costs no more than a look-up.
+"""
 
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+from functools import cache
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -37,32 +41,45 @@ def _is_package(module: str) -> bool:
     return MODULES[module].name == "__init__.py"
 
 
-def _target(module: str, node: ast.ImportFrom, alias: str) -> str:
-    """The csl_game module an import statement takes `alias` from."""
-    if node.level:
-        base = module.split(".")
-        base = base[:len(base) - node.level + (1 if _is_package(module) else 0)]
-        source = ".".join(base + ([node.module] if node.module else []))
-    else:
-        source = node.module or ""
+@cache
+def tree_of(module: str) -> ast.Module:
+    """The module's syntax tree (parsed once)."""
+    return ast.parse(MODULES[module].read_text(encoding="utf-8"))
+
+
+def source_of(node: ast.ImportFrom, module: str) -> str:
+    """The module an import statement of `module` takes its names from."""
+    if not node.level:
+        return node.module or ""
+    base = module.split(".")
+    base = base[:len(base) - node.level + (1 if _is_package(module) else 0)]
+    return ".".join(base + ([node.module] if node.module else []))
+
+
+def target(module: str, node: ast.ImportFrom, alias: str) -> str:
+    """The csl_game module an import statement takes `alias` from: the
+    submodule of that name, if there is one, else the module itself."""
+    source = source_of(node, module)
     sub = f"{source}.{alias}"
     return sub if sub in MODULES else source
 
 
-def imports_of(module: str) -> Iterator[str]:
+@cache
+def imports_of(module: str) -> tuple[str, ...]:
     """The csl_game modules `module` imports, wherever the import stands."""
-    tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
-    for node in ast.walk(tree):
+    found = []
+    for node in ast.walk(tree_of(module)):
         if isinstance(node, ast.Import):
             names = [a.name for a in node.names]
         elif isinstance(node, ast.ImportFrom):
-            names = [_target(module, node, a.name) for a in node.names]
+            names = [target(module, node, a.name) for a in node.names]
         else:
             continue
-        for name in names:
-            if name.split(".")[0] in ("csl_game", "pygame", "pygame_gui"):
-                yield name
+        found += [n for n in names if n.split(".")[0] in ("csl_game", "pygame", "pygame_gui")]
+    return tuple(found)
 
 
-def _graph() -> dict[str, set[str]]:
+def package_graph() -> dict[str, set[str]]:
+    """Each module and the package modules it imports (a new dict and new sets
+    each call: a test may plant an import in its copy)."""
     return {m: {i for i in imports_of(m) if i in MODULES and i != m} for m in MODULES}

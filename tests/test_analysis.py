@@ -128,6 +128,7 @@ def test_a_drawn_end_is_proven_a_draw(capsys: pytest.CaptureFixture[str]) -> Non
         assert (entry["result"] == "draw") == (result == "draw")
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("argv, words", [
     (["analyse", "3r", "3x"], "3x"),
     (["analyse", "0r", "0s", "0r", "0s", "0r", "0s", "0r"], "column 0 is full"),
@@ -176,6 +177,7 @@ def test_the_analysis_runs_in_a_worker_and_stops_at_once() -> None:
     assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
 
 
+@pytest.mark.unit
 def test_reports_read_from_the_movers_side() -> None:
     report = {"depth": 2, "moves": [
         {"move": 0, "result": "win", "plies": 3, "score": 0, "line": [0, 2]},
@@ -221,6 +223,7 @@ def test_the_best_line_of_a_proven_result_is_exact(config: MatchConfig) -> None:
     assert max(lengths) > 2
 
 
+@pytest.mark.unit
 def test_an_unproven_best_line_is_eight_legal_plies() -> None:
     config = MatchConfig()
     board = play_moves(config.new_board(), "3r 3s 2r 4s")

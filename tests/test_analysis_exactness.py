@@ -13,7 +13,7 @@ import random
 import pytest
 
 from csl_game import Board, MatchConfig, PShape, Winner
-from csl_game.engine.runners.thread import ThreadRunner
+from csl_game.engine import ThreadRunner
 from csl_game.model.notation import parse_move, play_moves
 from csl_game.services.analysis import analyse
 from solvers import WINS, DistanceSolver, solve
@@ -58,6 +58,7 @@ def test_the_distance_solver_agrees_with_plain_minimax(seed: int) -> None:
     assert DistanceSolver().move_values(board.fast_board()) == _minimax_values(board)
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("moves", ENDGAMES, ids=["draw", "win"])
 def test_every_proven_result_on_a_6x7_endgame_is_exact(moves: str) -> None:
     config = MatchConfig()

@@ -20,6 +20,8 @@ from csl_game.engine.runners.answer import (
 )
 from csl_game.thinker.api import AbstractThinker
 
+pytestmark = pytest.mark.unit
+
 
 class Trap:
     """A thinker's object: asking it anything fails the test."""

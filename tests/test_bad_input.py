@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from csl_game.cli import main
-from csl_game.console import session_cmd
+from csl_game.console import playing
 from csl_game.engine import results as results_module
 
 MISBEHAVING = str(Path(__file__).parent / "misbehaving")
@@ -77,6 +77,7 @@ def test_bad_input_is_one_line_and_exit_2(argv: list[str], message: str,
     assert message in err
 
 
+@pytest.mark.unit
 def test_the_competitions_boards_are_within_the_limits(capsys: pytest.CaptureFixture[str]
                                                        ) -> None:
     for rows, cols in ((18, 22), (9, 37)):
@@ -86,6 +87,7 @@ def test_the_competitions_boards_are_within_the_limits(capsys: pytest.CaptureFix
         assert (doc["settings"]["rows"], doc["settings"]["cols"]) == (rows, cols)
 
 
+@pytest.mark.unit
 def test_a_byte_order_mark_is_no_part_of_the_first_name(tmp_path: Path,
                                                         capsys: pytest.CaptureFixture[str]
                                                         ) -> None:
@@ -99,7 +101,7 @@ def test_a_byte_order_mark_is_no_part_of_the_first_name(tmp_path: Path,
 def test_a_dask_port_that_never_answers_is_reported_in_time(
         files: dict[str, str], monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
-    monkeypatch.setattr(session_cmd, "DASK_TIMEOUT", 1.0)
+    monkeypatch.setattr(playing, "DASK_TIMEOUT", 1.0)
     with socket.socket() as server:
         server.bind(("127.0.0.1", 0))
         server.listen()
@@ -116,6 +118,7 @@ def _lines(path: Path) -> list[dict[str, object]]:
     return [json.loads(x) for x in path.read_text().splitlines()]
 
 
+@pytest.mark.unit
 def test_a_full_disk_keeps_the_lines_written_and_says_so(
         tmp_path: Path, files: dict[str, str], monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
@@ -142,6 +145,7 @@ def test_a_full_disk_keeps_the_lines_written_and_says_so(
     assert sorted(d["match"] for d in _lines(results)) == [0, 1]
 
 
+@pytest.mark.unit
 def test_report_and_resume_agree_on_duplicates(tmp_path: Path, files: dict[str, str],
                                                capsys: pytest.CaptureFixture[str]) -> None:
     results = tmp_path / "r.jsonl"

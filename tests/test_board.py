@@ -139,6 +139,7 @@ FACTS.append(pytest.param((10, 10, 7, 24, 25), grid_moves(NO_PIECES_GRID), Winne
                           id="draw-no-pieces-left"))
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("settings_, moves, winner, solution", FACTS)
 def test_move_table(settings_: Settings, moves: Moves, winner: Winner,
                     solution: list[tuple[int, int]]) -> None:
@@ -152,6 +153,7 @@ def test_move_table(settings_: Settings, moves: Moves, winner: Winner,
     assert board.move_count == len(moves)
 
 
+@pytest.mark.unit
 def test_draw_by_pieces_leaves_cells_empty() -> None:
     board = play(Board(10, 10, 7, 24, 25), grid_moves(NO_PIECES_GRID))
     assert board.move_count == 98
@@ -160,6 +162,7 @@ def test_draw_by_pieces_leaves_cells_empty() -> None:
     assert board.check_winner() is Winner.DRAW
 
 
+@pytest.mark.unit
 def test_draw_by_full_board_with_pieces_left() -> None:
     board = play(Board(6, 7, 4, 11, 11), grid_moves(FULL_BOARD_GRID))
     assert all(board.is_column_full(c) for c in range(7))
@@ -167,6 +170,7 @@ def test_draw_by_full_board_with_pieces_left() -> None:
     assert board.check_winner() is Winner.DRAW
 
 
+@pytest.mark.unit
 def test_a_move_can_lose_for_the_mover() -> None:
     board = play(Board(), alternate([(0, s), (1, s), (2, s)], [(6, o)] * 3))
     assert board.turn is PColor.WHITE
@@ -175,6 +179,7 @@ def test_a_move_can_lose_for_the_mover() -> None:
 
 
 # ------------------------------------------------------------------- errors
+@pytest.mark.unit
 @pytest.mark.parametrize("col", [-1, 7, 100])
 def test_column_out_of_range(col: int) -> None:
     with pytest.raises(InvalidMoveError, match=str(col)):
@@ -182,6 +187,7 @@ def test_column_out_of_range(col: int) -> None:
     assert issubclass(InvalidMoveError, ValueError)
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("size, moves", [
     (DEFAULT, alternate([(0, o)] * 4, [(1, s)] * 3)),
     ((2, 3, 3, 10, 11), alternate([(0, o), (1, o), (2, o)], [(1, s), (2, s), (0, s)])),
@@ -194,6 +200,7 @@ def test_move_after_game_over(size: Settings, moves: Moves) -> None:
         board.do_move(s, 2)
 
 
+@pytest.mark.unit
 def test_no_piece_of_that_shape() -> None:
     board = play(Board(6, 7, 4, 1, 5), [(0, o), (1, o)])
     with pytest.raises(InvalidMoveError, match="round"):
@@ -203,6 +210,7 @@ def test_no_piece_of_that_shape() -> None:
     assert board.move_count == 2 and board.turn is PColor.WHITE
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("shape", [2, -1, None, "round"])
 def test_not_a_shape_leaves_the_board_unchanged(shape: object) -> None:
     board = play(Board(), [(0, o)])
@@ -212,6 +220,7 @@ def test_not_a_shape_leaves_the_board_unchanged(shape: object) -> None:
     assert snapshot(board) == before
 
 
+@pytest.mark.unit
 def test_full_column_is_rejected_and_board_unchanged() -> None:
     board = play(Board(), [(0, o), (0, s), (0, s), (0, o), (0, o), (0, s)])
     before = snapshot(board)
@@ -220,6 +229,7 @@ def test_full_column_is_rejected_and_board_unchanged() -> None:
     assert snapshot(board) == before
 
 
+@pytest.mark.unit
 def test_undo_on_empty_board() -> None:
     with pytest.raises(InvalidMoveError):
         Board().undo_move()
@@ -229,18 +239,21 @@ def test_undo_on_empty_board() -> None:
         board.undo_move()
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("pos", [(-1, 0), (0, -1), (6, 0), (0, 7), (6, 7)])
 def test_index_off_the_board(pos: tuple[int, int]) -> None:
     with pytest.raises(IndexError):
         Board()[pos]
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("col", [-1, 7])
 def test_is_column_full_off_the_board(col: int) -> None:
     with pytest.raises(IndexError):
         Board().is_column_full(col)
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("kwargs", [
     dict(rows=3, cols=3, win_sequence=4),
     dict(rows=0), dict(cols=0), dict(win_sequence=0), dict(rows=-6), dict(cols=-1),
@@ -255,6 +268,7 @@ def test_construction_errors(kwargs: dict[str, object]) -> None:
     assert isinstance(info.value, ValueError) and str(info.value)
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("size", [(1, 1, 1, 1, 0), (1, 9, 9, 0, 5), (9, 1, 9, 5, 0),
                                   (3, 7, 7, 2, 2)])
 def test_edge_sizes_are_valid(size: Settings) -> None:
@@ -407,6 +421,7 @@ def reference_winner(board: Board) -> tuple[Winner, list[tuple[int, int]]]:
     return Winner.NONE, []
 
 
+@pytest.mark.unit
 def test_corridors_of_a_small_board() -> None:
     assert Board(2, 3, 2, 3, 3).win_corridors == (
         ((0, 0), (0, 1), (0, 2)), ((1, 0), (1, 1), (1, 2)),
@@ -415,6 +430,7 @@ def test_corridors_of_a_small_board() -> None:
         ((0, 2), (1, 1)), ((0, 1), (1, 0)))
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("rows", range(1, 10))
 def test_corridors_in_reference_order(rows: int) -> None:
     for cols in range(1, 10):
@@ -434,6 +450,7 @@ def test_check_winner_matches_reference(size: Settings, rng: random.Random) -> N
     assert board.check_winner() is not Winner.NONE
 
 
+@pytest.mark.unit
 def test_turn_is_read_only_and_column_height_checks_range() -> None:
     b = Board()
     with pytest.raises(AttributeError):

@@ -15,6 +15,7 @@ from csl_game.cli import main
 FAKES = str(Path(__file__).parent / "fakes")
 
 
+@pytest.mark.unit
 def test_info_lists_builtin_and_path_thinkers(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["info", "--thinkers", FAKES]) == 0
     out = capsys.readouterr().out
@@ -23,6 +24,7 @@ def test_info_lists_builtin_and_path_thinkers(capsys: pytest.CaptureFixture[str]
         assert name in out
 
 
+@pytest.mark.unit
 def test_match_json_between_thinkers(capsys: pytest.CaptureFixture[str]) -> None:
     code = main(["match", "-W", "minimax", "--white-params", "2", "-R", "random",
                  "--red-params", "7", "--in-process", "-r", "5", "-c", "5", "-w", "4",
@@ -37,6 +39,7 @@ def test_match_json_between_thinkers(capsys: pytest.CaptureFixture[str]) -> None
     assert (doc["settings"]["clock"], doc["settings"]["time_margin_ms"]) == ("cpu", 0)
 
 
+@pytest.mark.unit
 def test_match_records_the_clock_it_was_timed_on(tmp_path: Path,
                                                 capsys: pytest.CaptureFixture[str]) -> None:
     results = tmp_path / "r.jsonl"
@@ -49,6 +52,7 @@ def test_match_records_the_clock_it_was_timed_on(tmp_path: Path,
         assert (settings["clock"], settings["time_margin_ms"]) == ("wall", 15)
 
 
+@pytest.mark.unit
 def test_match_text_shows_board_moves_and_winner(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["match", "-W", "sequential", "-R", "nomove", "--thinkers", FAKES,
                  "--in-process"]) == 0
@@ -60,6 +64,7 @@ def test_match_text_shows_board_moves_and_winner(capsys: pytest.CaptureFixture[s
     assert "w - White Round" in out
 
 
+@pytest.mark.unit
 def test_human_match_reads_moves_and_reasks(monkeypatch: pytest.MonkeyPatch,
                                             capsys: pytest.CaptureFixture[str]) -> None:
     moves = "0\n9\nzz\n0 s\n1 r\n1 s\n2 round\n"
@@ -71,6 +76,7 @@ def test_human_match_reads_moves_and_reasks(monkeypatch: pytest.MonkeyPatch,
     assert captured.err.count("Invalid move") == 2
 
 
+@pytest.mark.unit
 def test_session_prints_standings_and_writes_results(tmp_path: Path,
                                                       capsys: pytest.CaptureFixture[str]) -> None:
     game = tmp_path / "game.txt"
@@ -127,6 +133,7 @@ def test_bad_input_exits_2_with_one_line(argv: list[str], message: str, tmp_path
     assert "Traceback" not in err
 
 
+@pytest.mark.unit
 def test_human_input_ending_early_is_exit_2(monkeypatch: pytest.MonkeyPatch,
                                             capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setattr(sys, "stdin", io.StringIO("0\n"))
@@ -134,6 +141,7 @@ def test_human_input_ending_early_is_exit_2(monkeypatch: pytest.MonkeyPatch,
     assert "input ended" in capsys.readouterr().err
 
 
+@pytest.mark.unit
 def test_help_exits_0(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--help"]) == 0
     assert "match" in capsys.readouterr().out
@@ -148,6 +156,7 @@ def test_python_dash_m_runs() -> None:
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1
 
 
+@pytest.mark.unit
 def test_verbose_session_prints_moves(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     game = tmp_path / "g.txt"
     game.write_text("sequential\nminimax 1\n")
@@ -156,6 +165,7 @@ def test_verbose_session_prints_moves(tmp_path: Path, capsys: pytest.CaptureFixt
     assert out.count("=> ") == 2 and "placed a" in out and "Final standings:" in out
 
 
+@pytest.mark.unit
 def test_bad_workers_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     game = tmp_path / "g.txt"
     game.write_text("sequential\nminimax 1\n")
@@ -163,6 +173,7 @@ def test_bad_workers_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     assert "--workers" in capsys.readouterr().err
 
 
+@pytest.mark.unit
 def test_league_verb(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["league", "--thinker", "random 1", "--thinker", "sequential", "--games", "1",
                  "-t", "100", "--in-process", "--quiet"]) == 0

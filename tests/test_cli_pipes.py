@@ -18,6 +18,7 @@ from csl_game.cli import BROKEN_PIPE, main
 FAKES = str(Path(__file__).parent / "fakes")
 
 
+@pytest.mark.unit
 def test_version(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--version"]) == 0
     assert capsys.readouterr().out == f"csl-game {csl_game.__version__}\n"
@@ -73,6 +74,7 @@ def test_a_closed_pipe_ends_quietly(results: Path, args: tuple[str, ...]) -> Non
     assert "Exception ignored" not in proc.stderr, proc.stderr
 
 
+@pytest.mark.unit
 def test_match_json_still_goes_to_stdout_whole(capsys: pytest.CaptureFixture[str]) -> None:
     # The flush that catches a broken pipe must not get in the way of normal output.
     assert main(["match", "-W", "sequential", "-R", "nomove", "--json", "--thinkers",

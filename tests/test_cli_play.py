@@ -38,6 +38,7 @@ CONFIG = ('rows = 5\ncols = 8\ntime_limit_ms = 900\npoints_per_win = 2\n'
           '[[players]]\nthinker = "random"\nactive = false\n')
 
 
+@pytest.mark.unit
 def test_no_flag_opens_home_and_settings_alone_the_setup_screen(
         opened: list[PlayOptions]) -> None:
     assert main([]) == 0 and main(["play", "-r", "5"]) == 0 and main(["play"]) == 0
@@ -55,6 +56,7 @@ def test_any_flag_that_says_what_to_play_skips_home(opened: list[PlayOptions],
     assert not opened[0].show_home
 
 
+@pytest.mark.unit
 def test_thinker_paths_alone_still_open_home(opened: list[PlayOptions]) -> None:
     assert main(["play", "--thinkers", FAKES]) == 0
     assert opened[0].show_home and opened[0].thinker_paths == (FAKES,)
@@ -138,6 +140,7 @@ def test_the_clock_comes_from_the_file_and_the_flags_override_it(
     assert opened[3].match.clock == "wall"
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("args, text, message", [
     (["--clock", "atomic"], None, "argument --clock: invalid choice: 'atomic'"),
     (["--time-margin", "-1"], None,

@@ -20,11 +20,9 @@ from pathlib import Path
 import pytest
 
 from csl_game import MatchConfig
-from csl_game.engine.match import Match
-from csl_game.engine.runners.base import ForfeitReason, ThinkOutcome
+from csl_game.engine import ForfeitReason, Match, ThinkOutcome, ThreadRunner
 from csl_game.engine.runners.clocks import backstop
 from csl_game.engine.runners.process import ProcessRunner
-from csl_game.engine.runners.thread import ThreadRunner
 from csl_game.thinker.api import CancellationToken
 from csl_game.thinker.prototype import ThinkerPrototype
 
@@ -58,12 +56,14 @@ def think_once(name: str, params: str, mc: MatchConfig, runner: type = ProcessRu
         r.close()
 
 
+@pytest.mark.unit
 def test_a_token_without_a_limit_has_all_the_time() -> None:
     ct = CancellationToken()
     assert ct.time_left() == float("inf") and ct.time_limit == float("inf")
     assert ct.elapsed() >= 0
 
 
+@pytest.mark.unit
 def test_a_token_counts_down_on_its_clock() -> None:
     now = [10.0]
     ct = CancellationToken(0.5, lambda: now[0])
@@ -74,6 +74,7 @@ def test_a_token_counts_down_on_its_clock() -> None:
     assert ct.time_left() == 0.0
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("bad", [{"clock": "sundial"}, {"time_margin_ms": -1}])
 def test_match_config_checks_its_clock(bad: dict[str, object]) -> None:
     from csl_game.errors import ConfigError

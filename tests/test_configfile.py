@@ -10,20 +10,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from csl_game.engine.session import Points
+from csl_game.engine import Points
+from csl_game.errors import ConfigFileError, SettingError
+from csl_game.services.limits import SETTING, SETTINGS, setting_values
 from csl_game.services.settings import AIEntry, PlayOptions
 from csl_game.services.setup_file import (
-    SETTING,
-    SETTINGS,
-    ConfigFileError,
-    SettingError,
     apply_settings,
     check_config,
     check_setup,
     dump_config,
     load_config,
     save_config,
-    setting_values,
 )
 from csl_game.thinker.api import MatchConfig
 
@@ -41,6 +38,7 @@ def custom_options() -> PlayOptions:
         wait_after_match=True, unblocked_screen_s=2.25)
 
 
+@pytest.mark.unit
 def test_a_config_file_round_trips(tmp_path: Path) -> None:
     options = custom_options()
     path = tmp_path / "setup.toml"
@@ -53,6 +51,7 @@ def test_a_config_file_round_trips(tmp_path: Path) -> None:
     assert setting_values(loaded) == setting_values(options)
 
 
+@pytest.mark.unit
 def test_the_file_names_every_setting_and_player() -> None:
     data = tomllib.loads(dump_config(custom_options()))
     assert set(data) == {s.key for s in SETTINGS} | {"players"}
@@ -61,6 +60,7 @@ def test_the_file_names_every_setting_and_player() -> None:
     assert data["points_per_loss"] == -1 and data["wait_before_match"] is False
 
 
+@pytest.mark.unit
 @settings(max_examples=60, deadline=None)
 @given(st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=30))
 def test_any_parameter_string_survives_the_file(params: str) -> None:
@@ -69,6 +69,7 @@ def test_any_parameter_string_survives_the_file(params: str) -> None:
     assert data["players"][0]["params"] == params
 
 
+@pytest.mark.unit
 def test_missing_keys_keep_the_base_values(tmp_path: Path) -> None:
     path = tmp_path / "small.toml"
     path.write_text("cols = 9\n", encoding="utf-8")
@@ -117,6 +118,7 @@ def test_a_bad_file_is_one_line_naming_file_key_and_problem(tmp_path: Path, text
     assert "\n" not in str(info.value)
 
 
+@pytest.mark.unit
 def test_unreadable_and_invalid_files(tmp_path: Path) -> None:
     with pytest.raises(ConfigFileError, match="cannot read config file .*nope.toml"):
         load_config(tmp_path / "nope.toml")
@@ -128,6 +130,7 @@ def test_unreadable_and_invalid_files(tmp_path: Path) -> None:
         save_config(tmp_path / "no" / "such" / "dir.toml", PlayOptions())
 
 
+@pytest.mark.unit
 def test_apply_settings_checks_each_value() -> None:
     options = apply_settings(PlayOptions(), {"points_per_win": 2, "unblocked_screen_s": 0})
     assert options.points == Points(2, 1, 0) and options.unblocked_screen_s == 0.0
@@ -152,6 +155,7 @@ def test_check_setup_reports_every_bad_text_and_every_player() -> None:
     assert board.problems == {"win_sequence": "9 in a row cannot fit on a 6x7 board"}
 
 
+@pytest.mark.unit
 def test_setting_text_parsing() -> None:
     rows = SETTING["rows"]
     assert rows.parse(" 12 ") == 12 and rows.format(12) == "12"
@@ -162,6 +166,7 @@ def test_setting_text_parsing() -> None:
             anim.parse(text)
 
 
+@pytest.mark.unit
 def test_the_clock_and_its_margin_are_settings_of_the_file(tmp_path: Path) -> None:
     path = tmp_path / "clock.toml"
     path.write_text('clock = "Wall"\ntime_margin_ms = 40\n', encoding="utf-8")

@@ -36,6 +36,7 @@ def bit(geo: Geometry, row: int, col: int) -> int:
 
 
 # ---------------------------------------------------------------- geometry
+@pytest.mark.unit
 def test_layout_is_column_by_column_with_a_guard_bit() -> None:
     geo = geometry(2, 3, 2, 3, 3)
     assert geo.height == 3
@@ -46,6 +47,7 @@ def test_layout_is_column_by_column_with_a_guard_bit() -> None:
     assert geo.settings == (2, 3, 2, 3, 3)
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("settings_, max_moves", [
     ((6, 7, 4, 10, 11), 42), ((6, 7, 4, 5, 5), 20), ((1, 1, 1, 1, 0), 1), ((3, 3, 3, 0, 2), 4),
 ])
@@ -54,12 +56,14 @@ def test_max_moves_is_full_board_or_no_pieces_left(settings_: Settings,
     assert geometry(*settings_).max_moves == max_moves
 
 
+@pytest.mark.unit
 def test_geometry_is_made_once_per_setting() -> None:
     assert geometry(6, 7, 4, 10, 11) is geometry()
     assert geometry(6, 7, 4, 10, 11) is not geometry(6, 7, 4, 10, 12)
     assert Board().fast_board().geometry is geometry()
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("args", [
     (3, 3, 4, 1, 1), (0, 7, 4, 1, 1), (6, 7, 0, 1, 1), (6, 7, 4, -1, 1), (6, 7, 4, 0, 0),
     (True, 7, 4, 1, 1), (6.0, 7, 4, 1, 1), (6, "7", 4, 1, 1),
@@ -72,6 +76,7 @@ def test_geometry_refuses_what_board_refuses(args: tuple[object, ...]) -> None:
     assert str(from_core.value) == str(from_board.value)
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("row, col, step", [(0, 0, (0, 1)), (2, 1, (1, 0)), (0, 0, (1, 1)),
                                             (0, 3, (1, -1))])
 def test_runs_finds_a_run_in_every_direction_and_nothing_shorter(
@@ -83,6 +88,7 @@ def test_runs_finds_a_run_in_every_direction_and_nothing_shorter(
     assert geo.runs(sum(cells) << geo.offset) >> geo.offset != 0
 
 
+@pytest.mark.unit
 def test_runs_do_not_wrap_from_one_column_into_the_next() -> None:
     geo = geometry(3, 3, 3, 5, 5)
     top_then_bottom = bit(geo, 1, 0) | bit(geo, 2, 0) | bit(geo, 0, 1)
@@ -90,6 +96,7 @@ def test_runs_do_not_wrap_from_one_column_into_the_next() -> None:
 
 
 # ------------------------------------------------------------ play and undo
+@pytest.mark.unit
 def test_an_empty_board() -> None:
     fast = FastBoard(geometry(6, 7, 4, 10, 11))
     assert fields(fast) == ([0, 0], [0, 0], [0] * 7, [10, 11, 10, 11], 0, 0)
@@ -97,6 +104,7 @@ def test_an_empty_board() -> None:
     assert fast.winner() is Winner.NONE
 
 
+@pytest.mark.unit
 def test_play_sets_the_cell_and_passes_the_turn() -> None:
     fast = FastBoard(geometry())
     assert fast.play(3, S) == fast.geometry.index(0, 3)
@@ -109,6 +117,7 @@ def test_play_sets_the_cell_and_passes_the_turn() -> None:
     assert (fast.kind_at(0, 3), fast.kind_at(1, 3), fast.kind_at(2, 3)) == (1, 2, -1)
 
 
+@pytest.mark.unit
 def test_undo_returns_the_shape_and_restores_everything() -> None:
     fast = FastBoard(geometry())
     before = [fields(fast.copy())]
@@ -121,6 +130,7 @@ def test_undo_returns_the_shape_and_restores_everything() -> None:
         assert fields(fast) == before.pop()
 
 
+@pytest.mark.unit
 def test_legal_moves_leave_out_full_columns_and_missing_shapes() -> None:
     fast = FastBoard(geometry(2, 3, 3, 0, 5))
     for col in (1, 1):
@@ -128,6 +138,7 @@ def test_legal_moves_leave_out_full_columns_and_missing_shapes() -> None:
     assert fast.legal_moves() == [0 << 1 | S, 2 << 1 | S]
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("moves, winner", [
     ([(0, S), (6, R), (1, S), (6, R), (2, S), (6, R), (3, S)], Winner.RED),
     ([(0, R), (6, S), (1, R), (6, S), (2, R), (6, S), (3, R)], Winner.WHITE),
@@ -144,6 +155,7 @@ def test_winner_after_gives_shape_before_colour(moves: list[tuple[int, int]],
     assert fast.winner() is winner
 
 
+@pytest.mark.unit
 def test_winner_sees_a_draw_by_full_board_and_by_no_pieces() -> None:
     full = FastBoard(geometry(1, 2, 2, 1, 1))
     full.play(0, R)
@@ -156,6 +168,7 @@ def test_winner_sees_a_draw_by_full_board_and_by_no_pieces() -> None:
     assert no_pieces.heights == [1, 0, 0, 0, 1]
 
 
+@pytest.mark.unit
 def test_copies_and_fast_boards_of_a_board_are_independent() -> None:
     board = Board()
     board.do_move(PShape.ROUND, 3)
@@ -329,6 +342,7 @@ class CheckedSearcher(Searcher):
         return super()._search(depth, alpha, beta, ply, raw, last)
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("settings_, moves", [
     ((6, 7, 4, 10, 11), [(3, R), (3, S), (2, R), (4, S)]),
     ((5, 4, 3, 2, 8), [(1, R), (2, S)]),
@@ -349,6 +363,7 @@ def test_the_search_plays_and_undoes_as_the_core_does(settings_: Settings,
     assert fields(pos) == fields(board.fast_board())
 
 
+@pytest.mark.unit
 def test_boards_and_fast_boards_pickle() -> None:
     board = Board(4, 5, 3, 4, 6)
     for col, shape in [(0, PShape.ROUND), (1, PShape.SQUARE), (0, PShape.SQUARE)]:

@@ -28,8 +28,7 @@ from pathlib import Path
 import pytest
 
 from csl_game import MatchConfig, ThinkerPrototype
-from csl_game.engine.match import Match
-from csl_game.engine.runners.probe import probe_all
+from csl_game.engine import Match, probe_all
 from csl_game.engine.runners.process import ProcessRunner
 from csl_game.errors import ThinkerError
 from csl_game.thinker.engine_thinker import EngineSpec

@@ -11,6 +11,8 @@ import pytest
 from csl_game.errors import ThinkerError
 from csl_game.thinker.discovery import ENTRY_POINT_GROUP, registry
 
+pytestmark = pytest.mark.unit
+
 ONE = """
 from csl_game import AbstractThinker, FutureMove, PShape
 

@@ -48,7 +48,7 @@ from csl_game import (
     ThinkerPrototype,
     Winner,
 )
-from csl_game.engine.runners.base import ForfeitReason
+from csl_game.engine import ForfeitReason
 from csl_game.services.settings import read_session_file
 from csl_game.thinker.discovery import ENTRY_POINT_GROUP, registry
 from csl_game.thinkers import minimax as builtin_minimax
@@ -104,6 +104,7 @@ def play(white: AbstractThinker, red: AbstractThinker, board: Board) -> Iterator
 
 
 # ------------------------------------------------------------------ the blocks
+@pytest.mark.unit
 def test_every_python_block_says_what_it_is() -> None:
     assert len(PYTHON) >= 10
     for block in PYTHON:
@@ -127,16 +128,19 @@ def _compile(block: Block) -> None:
         compile("def _snippet():\n" + textwrap.indent(block.code, "    "), str(block), "exec")
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("block", PYTHON, ids=str)
 def test_every_python_block_compiles(block: Block) -> None:
     _compile(block)
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("block", RUNNABLE, ids=str)
 def test_examples_run(block: Block) -> None:
     exec(compile(block.code, str(block), "exec"), {"__name__": "__doc_example__"})
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("block", SNIPPETS, ids=str)
 def test_snippets_run_as_a_method_body(block: Block) -> None:
     # Only the public API is in scope, as in a thinker that imports it: a name
@@ -193,6 +197,7 @@ def step_dirs(tmp_path_factory: pytest.TempPathFactory) -> dict[int, Path]:
     return dirs
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("target", sorted({b.target for b in STEPS}))
 def test_the_steps_build_the_complete_file(target: str) -> None:
     *_, (last, built) = step_sources(target)
@@ -245,6 +250,7 @@ def test_console_commands_run(block: Block, doc_dir: Path,
             (folder / into.strip()).write_text(proc.stdout, encoding="utf-8")
 
 
+@pytest.mark.unit
 def test_wheel_names_carry_the_version() -> None:
     names = re.findall(r"csl_game-([\w.]+)-py3-none-any\.whl", TEXT)
     assert names and set(names) == {csl_game.__version__}
@@ -268,6 +274,7 @@ def test_guide_thinkers_play_whole_games_against_random(doc_dir: Path, name: str
                 assert board.check_winner() != Winner.NONE
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("name", THINKER_FILES)
 def test_guide_thinkers_stop_when_cancelled(doc_dir: Path, name: str) -> None:
     path = doc_dir / name
@@ -322,6 +329,7 @@ def test_tutorial_minimax_matches_the_builtin_at_depth_3(doc_dir: Path) -> None:
             assert mine.think(position.copy(), ct) == builtin.think(position.copy(), ct)
 
 
+@pytest.mark.unit
 def test_tutorial_minimax_is_the_builtin_code() -> None:
     """The built-in minimax is the tutorial's file, method for method (its own
     setup() aside), so the guide teaches what ships and the two cannot drift."""
@@ -348,6 +356,7 @@ def test_example_test_file_passes(doc_dir: Path) -> None:
 
 
 # ------------------------------------------------------------ other blocks, links
+@pytest.mark.unit
 def test_session_file_example_names_known_thinkers(doc_dir: Path, tmp_path: Path) -> None:
     (block,) = blocks_of("text", "session-file")
     league = tmp_path / "league.txt"
@@ -386,6 +395,7 @@ def test_pyproject_entry_point_makes_the_thinker_known(tmp_path: Path,
     assert f"{module}.{cls}" in proc.stdout and not proc.stderr, proc.stdout + proc.stderr
 
 
+@pytest.mark.unit
 def test_forfeit_table_names_every_reason() -> None:
     for reason in ForfeitReason:
         assert f"| {reason.value} |" in TEXT, f"the guide does not explain '{reason}'"
@@ -396,6 +406,7 @@ def _slug(heading: str) -> str:
     return text.replace(" ", "-")
 
 
+@pytest.mark.unit
 def test_links_point_at_headings() -> None:
     anchors = {_slug(h) for h in re.findall(r"^#+ (.+)$", TEXT, re.MULTILINE)}
     links = set(re.findall(r"\]\(#([\w-]+)\)", TEXT))

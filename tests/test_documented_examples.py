@@ -40,7 +40,7 @@ from pathlib import Path
 
 import pytest
 
-from csl_game.engine.runners.base import ForfeitReason
+from csl_game.engine import ForfeitReason
 from csl_game.services.settings import (
     CONSOLE_TIME_LIMIT_MS,
     GUI_TIME_LIMIT_MS,

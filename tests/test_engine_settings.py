@@ -12,9 +12,9 @@ import pytest
 
 import csl_game.gui
 from csl_game.cli import main
-from csl_game.console import league_cmd
+from csl_game.errors import ConfigFileError
 from csl_game.services.settings import AIEntry, PlayOptions, read_session_engines, read_session_file
-from csl_game.services.setup_file import ConfigFileError, dump_config, load_config
+from csl_game.services.setup_file import dump_config, load_config
 from csl_game.thinker.engine_thinker import EngineSpec
 
 ENGINE = Path(__file__).resolve().parent.parent / "examples" / "engines" / "random_engine.py"
@@ -31,6 +31,7 @@ def opened(monkeypatch: pytest.MonkeyPatch) -> list[PlayOptions]:
 
 
 # ------------------------------------------------------------- command line
+@pytest.mark.unit
 def test_info_lists_an_engine_with_its_command(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["info", "--engine", DECLARATION]) == 0
     line = next(x for x in capsys.readouterr().out.splitlines() if "pyrandom" in x)
@@ -49,6 +50,7 @@ def test_match_plays_an_engine(capsys: pytest.CaptureFixture[str], in_process: l
     assert "Red (RandomPy) says:" in captured.err
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("argv, problem", [
     (["info", "--engine", "nocommand"], "write NAME=COMMAND"),
     (["match", "-W", "e", "--engine", "e=./a", "--engine", "e=./b"], "declared twice"),
@@ -76,13 +78,14 @@ def test_play_takes_an_engine_as_an_ai(opened: list[PlayOptions]) -> None:
 
 
 def test_the_league_plays_an_engine(capsys: pytest.CaptureFixture[str]) -> None:
-    code = league_cmd.main(["--thinker", "pyrandom", "--thinker", "random", "--engine",
-                            DECLARATION, "--games", "1", "--quiet", "-t", "1000"])
+    code = main(["league", "--thinker", "pyrandom", "--thinker", "random", "--engine",
+                 DECLARATION, "--games", "1", "--quiet", "-t", "1000"])
     assert code == 0
     assert "RandomPy" in capsys.readouterr().out
 
 
 # ------------------------------------------------------------- session files
+@pytest.mark.unit
 @pytest.mark.parametrize("line", [f"--engine {DECLARATION}", f'--engine "{DECLARATION}"',
                                   f"--engine '{DECLARATION}'", f"--engine={DECLARATION}"])
 def test_a_session_file_declares_engines_as_the_command_line_does(tmp_path: Path,
@@ -103,6 +106,7 @@ def toml_file(tmp_path: Path, text: str) -> Path:
 ENGINE_TABLE = f'[[engines]]\nname = "pyrandom"\ncommand = {json.dumps(DECLARATION[9:])}\n'
 
 
+@pytest.mark.unit
 def test_a_setup_file_declares_engines_its_players_use(tmp_path: Path) -> None:
     path = toml_file(tmp_path, ENGINE_TABLE + '[[players]]\nthinker = "pyrandom"\n')
     options = load_config(path)
@@ -112,12 +116,14 @@ def test_a_setup_file_declares_engines_its_players_use(tmp_path: Path) -> None:
     assert load_config(toml_file(tmp_path, dump_config(options))) == options
 
 
+@pytest.mark.unit
 def test_engines_from_the_file_join_those_already_declared(tmp_path: Path) -> None:
     other = EngineSpec.parse("other=./other").source
     options = load_config(toml_file(tmp_path, ENGINE_TABLE), PlayOptions(thinker_paths=(other,)))
     assert options.thinker_paths == (other, SOURCE)
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("text, problem", [
     ('engines = "x"\n', "key 'engines': must be an array of tables"),
     ('[[engines]]\nname = "x"\n', "key 'engines[1].command': missing"),
@@ -131,6 +137,7 @@ def test_a_bad_engine_table_is_one_line_naming_its_key(tmp_path: Path, text: str
         load_config(toml_file(tmp_path, text))
 
 
+@pytest.mark.unit
 def test_the_setup_screen_lists_engines_among_thinkers() -> None:
     from csl_game.gui.scenes.setup import thinker_choices
 

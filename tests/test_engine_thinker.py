@@ -22,11 +22,16 @@ import pytest
 
 import procs
 from csl_game import CancellationToken, FutureMove, MatchConfig, PColor, ThinkerPrototype
-from csl_game.engine.match import InvalidPlay, Match, ThinkingInfo
-from csl_game.engine.runners.base import ForfeitReason, InfoCallback
-from csl_game.engine.runners.probe import probe_all
+from csl_game.engine import (
+    ForfeitReason,
+    InfoCallback,
+    InvalidPlay,
+    Match,
+    ThinkingInfo,
+    ThreadRunner,
+    probe_all,
+)
 from csl_game.engine.runners.process import ProcessRunner
-from csl_game.engine.runners.thread import ThreadRunner
 from csl_game.errors import ConfigError, ThinkerError
 from csl_game.thinker import engine_thinker
 from csl_game.thinker.discovery import registry

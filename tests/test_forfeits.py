@@ -34,6 +34,7 @@ def _warnings(err: str) -> list[str]:
 
 
 # ---------------------------------------------------------------- counting
+@pytest.mark.unit
 def test_forfeits_are_counted_by_reason_and_time_losses_named() -> None:
     games = [result(ForfeitReason.TIMEOUT)] * 12 + [result(ForfeitReason.EXCEPTION)] + \
         [result(ForfeitReason.IGNORED_CANCELLATION)] + [result()] * 28
@@ -51,6 +52,7 @@ def test_forfeits_are_counted_by_reason_and_time_losses_named() -> None:
     assert crashes.summary() == "Forfeits: 1 worker died" and crashes.warning() is None
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("lost, games, warns", [(1, 34, False), (2, 34, True), (3, 100, False),
                                                 (4, 100, True), (1, 1, True)])
 def test_the_warning_comes_above_3_percent_of_the_games(lost: int, games: int,
@@ -59,6 +61,7 @@ def test_the_warning_comes_above_3_percent_of_the_games(lost: int, games: int,
     assert (Forfeits.of(played).warning() is not None) == warns
 
 
+@pytest.mark.unit
 def test_the_live_display_shows_the_forfeits_so_far() -> None:
     out = io.StringIO()
     with SessionProgress(3, 0, list, quiet=True, out=out) as progress:
@@ -145,6 +148,7 @@ def test_sprt_json_counts_the_forfeits_of_its_results_file(
         "timeout": 5, "exception": 5}  # the resumed games' forfeits too
 
 
+@pytest.mark.unit
 def test_sprt_json_has_no_forfeits_when_none_happened(
         capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["sprt", "sequential", "random 3", "--json", "-q", "--max-games", "4",

@@ -18,7 +18,7 @@ os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 
 import pygame  # noqa: E402
 
-from csl_game.engine.session import SessionState  # noqa: E402
+from csl_game.engine import SessionState  # noqa: E402
 from csl_game.gui.app import App  # noqa: E402
 from csl_game.gui.scenes.info import FinalScene  # noqa: E402
 from csl_game.gui.scenes.match import MatchScene  # noqa: E402

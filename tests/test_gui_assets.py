@@ -6,7 +6,11 @@ import fnmatch
 import tomllib
 from pathlib import Path
 
+import pytest
+
 from csl_game.gui.assets import asset_path, assets_dir, load_theme
+
+pytestmark = pytest.mark.unit
 
 ROOT = Path(__file__).resolve().parent.parent
 

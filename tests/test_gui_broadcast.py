@@ -45,6 +45,7 @@ def test_the_windows_tournament_is_watched_to_the_same_standings(apps: Apps) -> 
         watcher.kill()
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("address", ["nowhere", "127.0.0.1:99999"])
 def test_a_bad_listen_address_is_one_line_and_exit_2(
         address: str, capsys: pytest.CaptureFixture[str]) -> None:

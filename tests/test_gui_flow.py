@@ -11,7 +11,7 @@ from pathlib import Path
 import pygame
 import pytest
 
-from csl_game.engine.session import Choice, SessionState
+from csl_game.engine import Choice, SessionState
 from csl_game.gui.app import App
 from csl_game.gui.scenes.info import FinalScene, PreMatchScene
 from csl_game.gui.scenes.match import MatchScene

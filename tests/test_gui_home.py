@@ -12,9 +12,7 @@ import pygame
 import pytest
 from pygame import Rect
 
-from csl_game.engine.match import Human
-from csl_game.engine.runners.thread import ThreadRunner
-from csl_game.engine.session import Choice
+from csl_game.engine import Choice, Human, ThreadRunner
 from csl_game.gui.app import App
 from csl_game.gui.scenes.board_settings import SettingsScene
 from csl_game.gui.scenes.home import HOME_CHOICES, HomeChoice, HomeScene, home_layout
@@ -253,6 +251,7 @@ def _on_screen_and_apart(rects: list[Rect], size: tuple[int, int]) -> None:
         assert not a.colliderect(b), f"{a} overlaps {b}"
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("size, count", [(size, count) for size in SIZES + [(1280, 800)]
                                           for count in (4, 5, 9)] + [((640, 480), 5)], ids=str)
 def test_layouts_fit(size: tuple[int, int], count: int) -> None:

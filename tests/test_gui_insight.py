@@ -146,6 +146,7 @@ def test_the_analysis_follows_the_moves_and_stops_when_the_game_ends(
     assert tool.status() == "Game over" and not tool.searching
 
 
+@pytest.mark.unit
 def test_threat_marks_follow_the_rules_order_on_the_board(make_app: MakeApp) -> None:
     from csl_game.services.analysis import threats
 
@@ -162,7 +163,7 @@ def _review_replay() -> Replay:
     """A 4x4 game where White misses a win and the block: White 0r, Red 3s,
     White 0s, Red 2s, White 3r?? (0r makes three whites in column 0), Red 1s
     makes three squares and wins."""
-    from csl_game.engine.match import MatchResult, PlayedMove
+    from csl_game.engine import MatchResult, PlayedMove
     from csl_game.model.board import Move, Piece, PShape
 
     board = Board(**SMALL)  # type: ignore[arg-type]
@@ -216,7 +217,7 @@ def test_review_grades_the_moves_and_shows_the_better_one(apps: Apps) -> None:
 
 
 def test_review_after_a_game_opens_the_game_with_its_review(make_app: MakeApp) -> None:
-    from csl_game.engine.session import Choice
+    from csl_game.engine import Choice
     from csl_game.gui.scenes.replay import ReplayScene
     from gui_events import press, shown_result
 

@@ -21,6 +21,7 @@ def _disjoint(rects: list[Rect]) -> None:
         assert not a.colliderect(b), f"{a} overlaps {b}"
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("board", BOARDS, ids=lambda b: f"{b[0]}x{b[1]}")
 @pytest.mark.parametrize("window", WINDOWS, ids=lambda w: f"{w[0]}x{w[1]}")
 def test_everything_fits_the_window(board: tuple[int, int], window: tuple[int, int]) -> None:
@@ -37,6 +38,7 @@ def test_everything_fits_the_window(board: tuple[int, int], window: tuple[int, i
     assert lay.cell >= 20, "cells big enough to click and to read"
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("board", BOARDS, ids=lambda b: f"{b[0]}x{b[1]}")
 @pytest.mark.parametrize("window", [(800, 600), (1920, 1080)], ids=str)
 def test_pieces_never_overlap(board: tuple[int, int], window: tuple[int, int]) -> None:
@@ -51,6 +53,7 @@ def test_pieces_never_overlap(board: tuple[int, int], window: tuple[int, int]) -
     assert lay.cells.bottom == lay.ground.top, "pieces rest on the ground"
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("board", BOARDS, ids=lambda b: f"{b[0]}x{b[1]}")
 def test_column_at_finds_arrows_and_cells(board: tuple[int, int]) -> None:
     lay = compute_layout(*board, (1280, 800))
@@ -63,6 +66,7 @@ def test_column_at_finds_arrows_and_cells(board: tuple[int, int]) -> None:
     assert lay.column_at(lay.panels[0].rect.center) is None
 
 
+@pytest.mark.unit
 def test_row_zero_is_the_bottom_row() -> None:
     lay = compute_layout(6, 7, (1280, 800))
     assert lay.cell_rect(0, 0).bottom == lay.cells.bottom
@@ -70,6 +74,7 @@ def test_row_zero_is_the_bottom_row() -> None:
     assert lay.cell_rect(0, 6).right == lay.cells.right
 
 
+@pytest.mark.unit
 def test_the_arrangement_with_the_biggest_cells_wins() -> None:
     best = compute_layout(4, 20, (800, 600))
     for arrangement in Arrangement:
@@ -78,6 +83,7 @@ def test_the_arrangement_with_the_biggest_cells_wins() -> None:
     assert compute_layout(20, 4, (1280, 800)).arrangement is not Arrangement.TOP
 
 
+@pytest.mark.unit
 def test_layout_is_a_value() -> None:
     a: BoardLayout = compute_layout(6, 7, (1024, 768))
     assert a == compute_layout(6, 7, (1024, 768))
@@ -89,6 +95,7 @@ def _move(row: int, col: int, color: PColor = PColor.WHITE) -> Move:
     return Move(row, col, Piece(color, PShape.ROUND))
 
 
+@pytest.mark.unit
 def test_fall_curve_accelerates_bounces_and_settles() -> None:
     assert fall_curve(0.0, 6) == 0.0
     assert fall_curve(1.0, 6) == pytest.approx(1.0)
@@ -98,6 +105,7 @@ def test_fall_curve_accelerates_bounces_and_settles() -> None:
     assert fall_duration(1) < fall_duration(6) < fall_duration(20) < 0.6
 
 
+@pytest.mark.unit
 def test_a_piece_falls_then_lands_then_pulses() -> None:
     vb = VisualBoard(6, 7, pulse_s=1.0)
     vb.push(_move(0, 3))
@@ -127,6 +135,7 @@ def test_moves_show_in_order_and_a_backlog_plays_faster() -> None:
     assert elapsed < 5 * fall_duration(6) / 2
 
 
+@pytest.mark.unit
 def test_the_win_line_waits_for_the_last_piece() -> None:
     vb = VisualBoard(6, 7)
     vb.push(_move(0, 3))

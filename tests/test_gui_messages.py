@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from csl_game.engine.match import MatchResult
-from csl_game.engine.runners.base import ForfeitReason
-from csl_game.engine.session import Standing
+import pytest
+
+from csl_game.engine import ForfeitReason, MatchResult, Standing
 from csl_game.model.board import PColor, Pos, PShape, Winner
 from csl_game.services import narration as messages
+
+pytestmark = pytest.mark.unit
 
 
 def test_reference_wording() -> None:

@@ -17,7 +17,7 @@ from pathlib import Path
 import pygame
 import pytest
 
-from csl_game.engine.runners.thread import ThreadRunner
+from csl_game.engine import ThreadRunner
 from csl_game.gui.app import App
 from csl_game.gui.online_table import Action, HostTable, JoinedTable
 from csl_game.gui.scenes import online as online_scene
@@ -27,7 +27,8 @@ from csl_game.gui.scenes.online_board import OnlineBoardScene
 from csl_game.gui.scenes.online_wait import OnlineWaitScene
 from csl_game.gui.widgets import Metrics
 from csl_game.model.board import PColor
-from csl_game.online.host import Host, HostLimits
+from csl_game.online.door import HostLimits
+from csl_game.online.host import Host
 from csl_game.services.settings import PlayOptions
 from gui_events import DT, Apps, click, click_at, key, post
 

@@ -14,8 +14,8 @@ import pytest
 from pygame_gui.elements import UILabel
 
 from csl_game.cli import main
+from csl_game.engine import Choice, Session
 from csl_game.engine import background as background_module
-from csl_game.engine.session import Choice, Session
 from csl_game.gui.app import App
 from csl_game.gui.scenes.info import FinalScene, PreMatchScene
 from csl_game.model.board import Winner
@@ -130,6 +130,7 @@ def test_auto_tournament_with_two_workers_from_the_command_line(
                      f"{s.losses} L)" for s in expected]
 
 
+@pytest.mark.unit
 def test_workers_flag_is_checked() -> None:
     assert main(["play", "--ai", "random", "--workers", "0"]) == 2
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pygame
 import pytest
 
-from csl_game.engine.session import Choice
+from csl_game.engine import Choice
 from csl_game.gui.animation import VisualBoard
 from csl_game.gui.app import App
 from csl_game.gui.board_view import BoardView, Pointer
@@ -441,6 +441,7 @@ def test_sounds_follow_the_game_and_mute_is_remembered(make_app: MakeApp) -> Non
     assert app.ctx.sound.asked == played, "muted: nothing played"
 
 
+@pytest.mark.unit
 def test_no_mixer_at_all_is_silent(monkeypatch: pytest.MonkeyPatch) -> None:
     from csl_game.gui.sound import Sound
 

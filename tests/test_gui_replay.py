@@ -12,7 +12,7 @@ os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 
 import pygame  # noqa: E402
 
-from csl_game.engine.runners.thread import ThreadRunner  # noqa: E402
+from csl_game.engine import ThreadRunner  # noqa: E402
 from csl_game.gui.app import App  # noqa: E402
 from csl_game.gui.scenes.replay import (  # noqa: E402
     END_PAUSE_S,
@@ -213,6 +213,7 @@ def test_a_forfeit_shows_at_the_end(make_app: MakeApp) -> None:
     assert scene.visual.solution == ()
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize(("seconds", "text"), [(0.0, "0.0 ms"), (0.01249, "12.5 ms"),
                                                (0.9999, "999.9 ms"), (1.5, "1.500 s")])
 def test_duration(seconds: float, text: str) -> None:

@@ -15,8 +15,7 @@ from pathlib import Path
 import pytest
 from pygame_gui.elements import UICheckBox, UILabel, UITextEntryLine
 
-from csl_game.engine.results import read_results
-from csl_game.engine.session import SessionState
+from csl_game.engine import SessionState, read_results
 from csl_game.gui.app import App
 from csl_game.gui.scenes.info import FinalScene
 from csl_game.gui.scenes.setup import SetupScene

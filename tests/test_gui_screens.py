@@ -5,14 +5,21 @@ from __future__ import annotations
 import io
 import os
 
+import pytest
+
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 
 import pygame  # noqa: E402
-import pytest  # noqa: E402
 
-from csl_game.engine.match import Human, MatchResult  # noqa: E402
-from csl_game.engine.runners.base import ForfeitReason  # noqa: E402
-from csl_game.engine.session import MatchRecord, Session, SessionState, standings  # noqa: E402
+from csl_game.engine import (  # noqa: E402  # noqa: E402
+    ForfeitReason,  # noqa: E402
+    Human,
+    MatchRecord,
+    MatchResult,
+    Session,
+    SessionState,
+    standings,
+)
 from csl_game.gui.animation import VisualBoard  # noqa: E402
 from csl_game.gui.app import App  # noqa: E402
 from csl_game.gui.board_view import BoardView  # noqa: E402
@@ -28,6 +35,7 @@ from csl_game.thinker.api import MatchConfig  # noqa: E402
 NAMES = ("Ann", "Bob", "Cy")
 
 
+@pytest.mark.unit
 def test_results_show_the_winner_bold_in_its_colour_and_draws_grey() -> None:
     line = tuple(Pos(0, c) for c in range(4))
     records = [MatchRecord(0, 1, MatchResult(Winner.WHITE, "Ann", "Bob", solution=line)),
@@ -50,6 +58,7 @@ def test_results_show_the_winner_bold_in_its_colour_and_draws_grey() -> None:
     assert [(r[1][0], r[2][0]) for r in table] == [("Ann", "6"), ("Bob", "1"), ("Cy", "1")]
 
 
+@pytest.mark.unit
 def test_results_keep_the_match_numbers_given() -> None:
     """Matches played off screen end out of order: each row keeps its match's number."""
     records = [MatchRecord(0, 1, MatchResult(Winner.WHITE, "Ann", "Bob")),
@@ -58,6 +67,7 @@ def test_results_keep_the_match_numbers_given() -> None:
     assert [row[0][0] for row in rows] == ["2", "5"]
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("solution", [
     [Pos(2, 0), Pos(3, 0), Pos(4, 0), Pos(5, 0)],   # up high
     [Pos(0, 1), Pos(0, 2), Pos(0, 3), Pos(0, 4)],   # along the bottom
@@ -81,6 +91,7 @@ LONG_WHY = ("Match 1 of 6 · Red (NegamaxD3) made 4 squares in a row (squares co
             "whatever their colour)")
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("size", [(800, 600), (1280, 800), (1920, 1080)])
 def test_a_long_explanation_takes_a_second_line_not_an_ellipsis(size: tuple[int, int]) -> None:
     pygame.font.init()

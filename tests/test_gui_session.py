@@ -10,7 +10,7 @@ import pygame
 import pytest
 
 from csl_game.cli import main
-from csl_game.engine.session import Choice, Session, SessionState
+from csl_game.engine import Choice, Session, SessionState
 from csl_game.gui.app import App
 from csl_game.gui.scenes.info import FinalScene, PreMatchScene
 from csl_game.gui.scenes.match import MatchScene

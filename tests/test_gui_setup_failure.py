@@ -7,8 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pygame
+import pytest
 
-from csl_game.engine.runners.base import ForfeitReason
+from csl_game.engine import ForfeitReason
 from csl_game.model.board import PColor
 from csl_game.services import narration
 from csl_game.services.settings import AIEntry, PlayOptions
@@ -65,6 +66,7 @@ def test_an_ai_that_cannot_be_set_up_is_no_win_and_no_score(
     assert scene.score_note == "Not counted in your record against brokeninworkers"
 
 
+@pytest.mark.unit
 def test_the_log_names_the_cause_once() -> None:
     detail = ("thinker misbehaving_thinkers.SetupExitThinker could not be set up: "
               "SystemExit: 9\nTraceback ...")
@@ -75,8 +77,9 @@ def test_the_log_names_the_cause_once() -> None:
         "Red (Slow) could not be set up: setting up the thinker took more than 4 s"
 
 
+@pytest.mark.unit
 def test_game_over_says_the_loser_never_played() -> None:
-    from csl_game.engine.match import MatchResult
+    from csl_game.engine import MatchResult
     from csl_game.model.board import Winner
 
     result = MatchResult(winner=Winner.WHITE, white="Human", red="Broken",

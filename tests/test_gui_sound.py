@@ -14,6 +14,8 @@ import pytest
 from csl_game.gui.assets import asset_path
 from csl_game.gui.sound import Effect, Sound
 
+pytestmark = pytest.mark.unit
+
 ROOT = Path(__file__).resolve().parent.parent
 
 

@@ -7,7 +7,7 @@ import time
 import pytest
 
 from csl_game import MatchConfig, PShape
-from csl_game.engine.runners.thread import ThreadRunner
+from csl_game.engine import ThreadRunner
 from csl_game.services.hint import Hint
 
 SMALL = MatchConfig(rows=4, cols=4, win_sequence=3, round_pieces=4, square_pieces=4)
@@ -41,6 +41,7 @@ def test_a_hint_takes_the_win_in_one(runner: str) -> None:
     assert board.move_count == 4, "the caller's board is not touched"
 
 
+@pytest.mark.unit
 def test_a_closed_hint_stops_thinking() -> None:
     hint = Hint(MatchConfig().new_board(), MatchConfig(), ThreadRunner, time_limit_ms=5000)
     hint.close()

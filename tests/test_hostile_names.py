@@ -83,6 +83,7 @@ def test_a_session_its_replay_and_report_print_the_name_escaped(
     assert text.count("Evil\\x1b[2J") >= 8
 
 
+@pytest.mark.unit
 def test_terminal_safe_keeps_text_and_escapes_controls() -> None:
     assert terminal_safe("tab\there\nnext line, é, 中, ✓") == "tab\there\nnext line, é, 中, ✓"
     assert terminal_safe("\x1b[2J\x07\r\x00\x7f\x9b\u202e\u2028") == \

@@ -14,9 +14,8 @@ from pathlib import Path
 import pytest
 
 from csl_game import MatchConfig, ThinkerPrototype
-from csl_game.engine.match import Match
+from csl_game.engine import ForfeitReason, Match
 from csl_game.engine.runners.answer import MoveAnswer, Opaque, OtherAnswer
-from csl_game.engine.runners.base import ForfeitReason
 from csl_game.engine.runners.frames import MAX_FRAME, FdFrameReader, FrameError, ThreadFrameReader
 from csl_game.engine.runners.process import CANCEL_GRACE, ProcessRunner
 from csl_game.engine.runners.protocol import (
@@ -70,6 +69,7 @@ def test_each_costs_only_its_match_in_time(name: str, reasons: set[ForfeitReason
 
 
 # ---------------------------------------------------------------- the decoder
+@pytest.mark.unit
 @pytest.mark.parametrize("message", [
     Ready("MinimaxD3", 4), Info("depth 3"), Answered(2, 0.25, MoveAnswer(3, 1)),
     Answered(2, 0.25, MoveAnswer(Opaque("a list"), None)),
@@ -79,6 +79,7 @@ def test_worker_messages_round_trip(message: object) -> None:
     assert from_bytes(to_bytes(message)) == message  # type: ignore[arg-type]
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("data", [
     b"", b"\x80\x04", b"{}", b"[]", b"[99]", b'["0","x",1]', b'[0,"x"]', b'[0,"x",true]',
     b'[4,1,0.5,[1,{"__class__":"os.system"}]]', b'[4,1,-1.0,[1,1]]', b'[4,1,NaN,[1,1]]',
@@ -89,6 +90,7 @@ def test_anything_else_is_refused_as_data(data: bytes) -> None:
         from_bytes(data)
 
 
+@pytest.mark.unit
 def test_a_pickled_request_is_no_worker_message() -> None:
     import pickle
 
@@ -97,6 +99,7 @@ def test_a_pickled_request_is_no_worker_message() -> None:
 
 
 # ---------------------------------------------------------------- the framing
+@pytest.mark.unit
 @pytest.mark.parametrize("reader_kind", [FdFrameReader, ThreadFrameReader])
 def test_frames_arrive_whole_and_oversized_ones_are_refused(reader_kind: type) -> None:
     import multiprocessing

@@ -25,10 +25,16 @@ from csl_game import (
     ThinkerPrototype,
     Winner,
 )
-from csl_game.engine.match import InvalidPlay, Match, ThinkingInfo
-from csl_game.engine.runners.base import ForfeitReason, InfoCallback
+from csl_game.engine import (
+    ForfeitReason,
+    InfoCallback,
+    InvalidPlay,
+    Match,
+    Session,
+    SessionOptions,
+    ThinkingInfo,
+)
 from csl_game.engine.runners.process import ProcessRunner
-from csl_game.engine.session import Session, SessionOptions
 from procs import alive, descendants, forfeit_within, gone_within
 
 pytestmark = pytest.mark.timing

@@ -7,9 +7,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from csl_game import Board, FutureMove, InvalidMoveError, PShape, Winner
-from csl_game.engine.judge import explain, judge, move_text
+from csl_game.engine import Forfeit, ForfeitReason, ThinkOutcome, explain, judge, move_text
 from csl_game.engine.runners.answer import MoveAnswer, Opaque, OtherAnswer, Plain
-from csl_game.engine.runners.base import Forfeit, ForfeitReason, ThinkOutcome
 from csl_game.model.board import MoveProblem
 
 R = ForfeitReason
@@ -24,6 +23,7 @@ def verdict(column: Plain, shape: Plain, board: Board | None = None) -> FutureMo
     return judge(ThinkOutcome(MoveAnswer(column, shape), 0.1), board or tiny())
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("column, shape, reason", [
     (-1, PShape.ROUND, R.NO_MOVE),
     (-1, 7, R.NO_MOVE),  # NO_MOVE whatever its shape
@@ -46,6 +46,7 @@ def test_reasons_of_bad_answers(column: Plain, shape: Plain, reason: ForfeitReas
     assert isinstance(result, Forfeit) and result.reason is reason
 
 
+@pytest.mark.unit
 def test_full_column() -> None:
     board = tiny()
     board.do_move(PShape.ROUND, 0)
@@ -53,6 +54,7 @@ def test_full_column() -> None:
     assert full == Forfeit(R.FULL_COLUMN, "it played square at column 0: the column is full")
 
 
+@pytest.mark.unit
 def test_no_pieces_left_names_the_player() -> None:
     board = Board(rows=6, cols=7, win_sequence=4, round_pieces=0, square_pieces=21)
     result = verdict(3, PShape.ROUND, board)
@@ -61,22 +63,26 @@ def test_no_pieces_left_names_the_player() -> None:
                              "shape left")
 
 
+@pytest.mark.unit
 def test_a_legal_answer_becomes_a_future_move() -> None:
     result = verdict(1, 1)
     assert result == FutureMove(1, PShape.SQUARE)
     assert isinstance(result, FutureMove) and type(result.shape) is PShape
 
 
+@pytest.mark.unit
 def test_failures_the_runner_saw_pass_unchanged() -> None:
     failure = Forfeit(R.TIMEOUT, "time limit 500 ms")
     assert judge(ThinkOutcome(failure, 0.6), tiny()) is failure
 
 
+@pytest.mark.unit
 def test_something_other_than_a_future_move() -> None:
     result = judge(ThinkOutcome(OtherAnswer("None"), 0.0), tiny())
     assert result == Forfeit(R.EXCEPTION, "think() returned None, not a FutureMove")
 
 
+@pytest.mark.unit
 def test_a_finished_game_cannot_be_judged() -> None:
     board = Board(rows=1, cols=2, win_sequence=1, round_pieces=1, square_pieces=1)
     board.do_move(PShape.ROUND, 0)
@@ -85,6 +91,7 @@ def test_a_finished_game_cannot_be_judged() -> None:
     assert caught.value.problem is MoveProblem.GAME_OVER
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("column, shape, text", [
     (3, PShape.ROUND, "round at column 3"),
     (3, 1, "square at column 3"),
@@ -98,6 +105,7 @@ def test_move_text(column: object, shape: object, text: str) -> None:
     assert move_text(column, shape) == text
 
 
+@pytest.mark.unit
 def test_explain_names_the_limits() -> None:
     board = tiny()
     assert explain(MoveProblem.NO_SUCH_COLUMN, board) == \

@@ -5,22 +5,30 @@ from __future__ import annotations
 import pytest
 
 from csl_game import MatchConfig, PShape, ThinkerPrototype, Winner
-from csl_game.console.league_cmd import main, matrix_rows, render, standings_rows
+from csl_game.cli import main as csl_game
+from csl_game.console.league_cmd import matrix_rows, render, standings_rows
 from csl_game.services.league import Entry, League, make_openings, parse_info, tally
 
 SMALL = MatchConfig(rows=4, cols=5, win_sequence=3, round_pieces=5, square_pieces=5,
                     time_limit_ms=200)
 
 
+def main(argv: list[str]) -> int:
+    """``csl-game league ARGV``."""
+    return csl_game(["league", *argv])
+
+
 def entry(name: str, params: str = "") -> Entry:
     return Entry(name, params, ThinkerPrototype(name, params, SMALL))
 
 
+@pytest.mark.unit
 def test_parse_info_reads_numbers() -> None:
     assert parse_info("depth=7 nodes=12345 nps=3.5e") == {"depth": 7, "nodes": 12345, "nps": 3.5}
     assert parse_info("forced") == {}
 
 
+@pytest.mark.unit
 def test_openings_use_own_shapes_and_leave_the_game_open() -> None:
     openings = make_openings(MatchConfig(), 2, seed=1)
     assert len(openings) == 49
@@ -53,6 +61,7 @@ def test_league_plays_each_pair_both_colours_from_the_same_openings() -> None:
     assert md.startswith("| vs |") and md.count("\n") == 4
 
 
+@pytest.mark.unit
 def test_main_prints_the_tables(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--thinker", "sequential", "--thinker", "random 2", "--games", "1",
                  "-r", "4", "-c", "4", "-w", "3", "-t", "100", "--in-process",
@@ -62,6 +71,7 @@ def test_main_prints_the_tables(capsys: pytest.CaptureFixture[str]) -> None:
     assert "Game 1/2:" in err and "Game 2/2:" in err
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("argv", [
     ["--thinker", "random"],
     ["--thinker", "nosuchthinker", "--thinker", "random"],
@@ -72,9 +82,10 @@ def test_main_prints_the_tables(capsys: pytest.CaptureFixture[str]) -> None:
 ])
 def test_bad_usage_exits_2(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     assert main(argv + ["--in-process", "--quiet"]) == 2
-    assert capsys.readouterr().err.startswith("league: error:")
+    assert capsys.readouterr().err.startswith("csl-game: error:")
 
 
+@pytest.mark.unit
 def test_league_plays_games_at_once_on_the_session_engine() -> None:
     entries = [entry("sequential"), entry("random", "1"), entry("random", "2")]
     league = League(entries, SMALL, 1, make_openings(SMALL, 2, 5), in_process=True, workers=2)

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from csl_game import MatchConfig, ThinkerPrototype, Winner
-from csl_game.engine.match import Match
+from csl_game.engine import Match
 from csl_game.engine.runners.process import ProcessRunner, WorkerPool
 from procs import descendants, gone_within, marked, open_fds
 

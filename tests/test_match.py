@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from csl_game import InvalidMoveError, MatchConfig, PColor, PShape, ThinkerPrototype, Winner
+from csl_game.engine import ForfeitReason, ThreadRunner
 from csl_game.engine.match import (
     BoardUpdated,
     Human,
@@ -20,8 +21,6 @@ from csl_game.engine.match import (
     NextTurn,
     ThinkingInfo,
 )
-from csl_game.engine.runners.base import ForfeitReason
-from csl_game.engine.runners.thread import ThreadRunner
 from procs import forfeit_within
 
 FAKES = (str(Path(__file__).parent / "fakes"),)
@@ -68,6 +67,7 @@ def test_each_forfeit_loses_the_match(name: str, params: str, reason: ForfeitRea
     assert len(invalid) == 1 and invalid[0].color is bad_color and invalid[0].reason is reason
 
 
+@pytest.mark.unit
 def test_exception_detail_carries_the_traceback() -> None:
     match, _ = run(proto("raiser"), proto("sequential"))
     assert match.result is not None
@@ -75,6 +75,7 @@ def test_exception_detail_carries_the_traceback() -> None:
     assert "Traceback" in match.result.detail
 
 
+@pytest.mark.unit
 def test_full_column_forfeit() -> None:
     mc = MatchConfig(rows=2, cols=3, win_sequence=3, time_limit_ms=300)
     match, _ = run(proto("columnzero", mc=mc), proto("columnzero", mc=mc), mc)
@@ -83,6 +84,7 @@ def test_full_column_forfeit() -> None:
     assert match.result.winner is Winner.RED  # White finds column 0 full on move 3
 
 
+@pytest.mark.unit
 def test_no_pieces_forfeit() -> None:
     mc = MatchConfig(rows=6, cols=7, win_sequence=6, round_pieces=2, square_pieces=19,
                      time_limit_ms=300)
@@ -99,6 +101,7 @@ def test_late_answer_is_a_timeout_even_if_it_arrives() -> None:
     assert match.result is not None and match.result.forfeit is ForfeitReason.TIMEOUT
 
 
+@pytest.mark.unit
 def test_event_sequence_of_a_won_game() -> None:
     match, events = run(proto("sequential"), proto("chatty"))
     kinds = [type(e) for e in events]
@@ -114,6 +117,7 @@ def test_event_sequence_of_a_won_game() -> None:
     assert [p.move for p in result.moves] == list(match.board.history)
 
 
+@pytest.mark.unit
 def test_min_move_time_delays_the_move() -> None:
     mc = MatchConfig(time_limit_ms=1000, min_move_time_ms=120)
     match = Match(mc, proto("sequential", mc=mc), Human(), ThreadRunner)
@@ -125,6 +129,7 @@ def test_min_move_time_delays_the_move() -> None:
     assert match.board.move_count == 1
 
 
+@pytest.mark.unit
 def test_human_moves_and_refusals() -> None:
     mc = MatchConfig(rows=2, cols=3, win_sequence=3, round_pieces=1, square_pieces=2)
     match = Match(mc, Human("Ann"), Human("Bob"))
@@ -146,6 +151,7 @@ def test_human_moves_and_refusals() -> None:
     assert not any(isinstance(e, InvalidPlay) for e in events)
 
 
+@pytest.mark.unit
 def test_close_mid_think_stops_the_job() -> None:
     match = Match(FAST, proto("sleeper"), Human(), ThreadRunner)
     match.update()
@@ -170,6 +176,7 @@ def _until(match: Match, done, seconds: float = 5.0) -> None:  # type: ignore[no
         match.wait(0.01)
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("human_first", [True, False])
 def test_undo_takes_back_the_humans_move_and_the_ai_reply(human_first: bool) -> None:
     match = _human_vs(proto("sequential"), human_first)
@@ -202,6 +209,7 @@ def test_undo_while_the_ai_thinks_stops_it_and_takes_back_one_move() -> None:
     match.close()
 
 
+@pytest.mark.unit
 def test_undo_between_humans_takes_back_one_move() -> None:
     match = _human_vs(Human("Other"))
     match.submit_move(0, PShape.ROUND)
@@ -210,6 +218,7 @@ def test_undo_between_humans_takes_back_one_move() -> None:
     assert match.board.move_count == 1 and match.board.turn is PColor.RED
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("case, problem", [
     ("no move yet", "no human has moved yet"),
     ("ai vs ai", "only AIs play this match"),
@@ -231,6 +240,7 @@ def test_undo_is_refused_with_a_reason(case: str, problem: str) -> None:
     match.close()
 
 
+@pytest.mark.unit
 def test_resigning_gives_the_match_to_the_other_player() -> None:
     match = _human_vs(proto("sleeper", mc=MatchConfig(time_limit_ms=5000)))
     match.submit_move(0, PShape.ROUND)

@@ -5,10 +5,11 @@ from __future__ import annotations
 import pytest
 
 from csl_game import MatchConfig, PColor, PShape
-from csl_game.engine.match import Human, Match, MatchResult
-from csl_game.engine.runners.base import ForfeitReason
+from csl_game.engine import ForfeitReason, Human, Match, MatchResult
 from csl_game.model.board import Winner
 from csl_game.services.narration import explain_result, how_it_ended, result_title
+
+pytestmark = pytest.mark.unit
 
 O, S = PShape.ROUND, PShape.SQUARE
 # RULES.md's reference games, White then Red alternating

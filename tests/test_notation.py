@@ -24,6 +24,7 @@ R, S = PShape.ROUND, PShape.SQUARE
 
 
 # ------------------------------------------------------------------ one move
+@pytest.mark.unit
 @pytest.mark.parametrize(("token", "move"), [
     ("0r", (0, R)), ("3s", (3, S)), ("12r", (12, R)), ("36s", (36, S)), ("007r", (7, R)),
 ])
@@ -32,6 +33,7 @@ def test_parse_move(token: str, move: tuple[int, PShape]) -> None:
     assert parse_move(token)[1] is move[1]
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("token", [
     "", "r", "3", "3R", "3S", "3x", "-1r", "+3r", "3 r", "r3", "3rs", "3.0r", "3r,", "٣r",
     "three r",
@@ -43,6 +45,7 @@ def test_bad_tokens_are_named_in_the_error(token: str) -> None:
     assert info.value.token == token and isinstance(info.value, ValueError)
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize(("move", "token"), [
     ((0, R), "0r"), ((3, S), "3s"), ((12, 1), "12s"), ((5, 0), "5r"),
     (FutureMove(4, S), "4s"),
@@ -51,6 +54,7 @@ def test_format_move(move: tuple[int, PShape], token: str) -> None:
     assert format_move(*move) == token
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize(("col", "shape"), [(-1, R), (1.5, R), (True, R), ("3", R),
                                            (3, 2), (3, True), (3, "r"), (3, -1)])
 def test_format_move_refuses_what_is_no_move(col: object, shape: object) -> None:
@@ -59,11 +63,13 @@ def test_format_move_refuses_what_is_no_move(col: object, shape: object) -> None
 
 
 # ----------------------------------------------------------------- many moves
+@pytest.mark.unit
 def test_parse_moves_splits_on_any_whitespace() -> None:
     assert parse_moves(" 3r  2s\n4r\t0s ") == [(3, R), (2, S), (4, R), (0, S)]
     assert parse_moves("") == [] and parse_moves("   ") == []
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize(("text", "index", "token"), [
     ("3r 2x 4r", 2, "2x"), ("3r 2s 4", 3, "4"), ("R 2s", 1, "R"), ("3r, 2s", 1, "3r,"),
 ])
@@ -75,6 +81,7 @@ def test_parse_moves_names_the_bad_token_and_its_place(text: str, index: int,
     assert str(info.value).startswith(f"move {index} {token!r} is not a move")
 
 
+@pytest.mark.unit
 def test_format_moves_and_history() -> None:
     board = play_moves(Board(), "3r 3s 2r 4s")
     assert format_history(board.history) == "3r 3s 2r 4s"
@@ -83,6 +90,7 @@ def test_format_moves_and_history() -> None:
 
 
 # -------------------------------------------------------------- playing text
+@pytest.mark.unit
 @pytest.mark.parametrize(("settings_", "text", "index", "problem", "words"), [
     ((6, 7, 4, 10, 11), "3r 9s", 2, MoveProblem.NO_SUCH_COLUMN, "column 9 does not exist"),
     ((2, 3, 3, 10, 11), "0r 0s 0r", 3, MoveProblem.COLUMN_FULL, "column 0 is full"),
@@ -101,6 +109,7 @@ def test_play_moves_names_the_move_that_cannot_be_played(
     assert board.move_count == index - 1
 
 
+@pytest.mark.unit
 def test_play_moves_plays_nothing_when_a_token_is_bad() -> None:
     board = Board()
     with pytest.raises(NotationError):
@@ -149,6 +158,7 @@ def test_legal_moves_are_exactly_the_moves_without_a_problem(board: Board) -> No
         assert board.legal_moves() == []
 
 
+@pytest.mark.unit
 def test_legal_moves_of_a_position() -> None:
     board = play_moves(Board(rows=2, cols=3, win_sequence=3, round_pieces=1,
                              square_pieces=5), "0r 0s")
@@ -158,6 +168,7 @@ def test_legal_moves_of_a_position() -> None:
 
 
 # ----------------------------------------------------------------- str(board)
+@pytest.mark.unit
 def test_str_is_the_reference_console_board_with_a_legend() -> None:
     board = play_moves(Board(), "3r 3s 2r 4s 3r")
     assert str(board).splitlines() == [
@@ -171,6 +182,7 @@ def test_str_is_the_reference_console_board_with_a_legend() -> None:
     ]
 
 
+@pytest.mark.unit
 def test_str_shows_every_kind_of_piece_top_row_first() -> None:
     board = play_moves(Board(rows=3, cols=3, win_sequence=3), "0r 0s 1s")
     assert str(board).splitlines()[:3] == ["...", "R..", "wW."]
@@ -179,5 +191,6 @@ def test_str_shows_every_kind_of_piece_top_row_first() -> None:
     assert board.turn is PColor.WHITE
 
 
+@pytest.mark.unit
 def test_str_of_an_empty_board() -> None:
     assert str(Board(rows=3, cols=4, win_sequence=3)) == "\n".join(["...."] * 3 + [LEGEND])

@@ -258,6 +258,7 @@ def test_guessing_join_codes_is_slowed_and_summed_up(
     assert len(told) <= TOLD, told
 
 
+@pytest.mark.unit
 def test_a_join_code_is_at_least_six_characters() -> None:
     from csl_game.engine import Human
     from csl_game.model.board import PColor
@@ -277,7 +278,8 @@ def test_refusals_are_told_one_line_per_address_a_minute() -> None:
     has no guesses left, and 127.0.0.1 keeps its own budget and gets the seat."""
     from csl_game.engine import Human
     from csl_game.model.board import PColor
-    from csl_game.online.host import Host, TurnedAway
+    from csl_game.online.door import TurnedAway
+    from csl_game.online.host import Host
     from csl_game.thinker.api import MatchConfig
 
     now = [0.0]
@@ -339,6 +341,7 @@ def test_refusals_are_told_one_line_per_address_a_minute() -> None:
         host.close(linger=0)
 
 
+@pytest.mark.unit
 def test_what_a_host_remembers_of_addresses_is_bounded() -> None:
     """Refusals from more addresses than it remembers are counted as 'other
     addresses'; a refusal of a new kind each time names at most 8 kinds; wrong

@@ -17,8 +17,7 @@ from typing import Any
 
 import pytest
 
-from csl_game.engine import ForfeitReason
-from csl_game.engine.match import MatchOver
+from csl_game.engine import ForfeitReason, MatchOver
 from csl_game.model.board import PColor, PShape, Winner
 from csl_game.online.client import Failed, Joined
 from csl_game.online.protocol import ErrorMsg, Hello, encode
@@ -390,6 +389,7 @@ def _sequential(mc: Any) -> Any:
     return ThinkerPrototype("sequential", "", mc)
 
 
+@pytest.mark.unit
 def test_fake_host_lines_are_json() -> None:
     """(The fake host's own lines are protocol lines.)"""
     for line in (welcome(), played(0, 0, R), result_line((), Winner.DRAW), tournament(),

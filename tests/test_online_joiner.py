@@ -11,11 +11,12 @@ import random
 
 import pytest
 
-from csl_game.engine import ForfeitReason, MatchResult
-from csl_game.engine.match import (
+from csl_game.engine import (
     BoardUpdated,
+    ForfeitReason,
     InvalidPlay,
     MatchOver,
+    MatchResult,
     MatchStarted,
     MovePerformed,
     NextTurn,

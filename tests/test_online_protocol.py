@@ -10,8 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from csl_game.engine import ForfeitReason, MatchResult
-from csl_game.engine.match import PlayedMove
+from csl_game.engine import ForfeitReason, MatchResult, PlayedMove
 from csl_game.model.board import Move, PColor, Piece, Pos, PShape, Winner
 from csl_game.online.protocol import (
     MAX_LINE,
@@ -33,7 +32,8 @@ from csl_game.online.protocol import (
     decode_host,
     encode,
 )
-from csl_game.online.wire import RateLimit, address_of, parse_address
+from csl_game.online.wire import RateLimit
+from csl_game.services.addresses import address_of, parse_address
 from csl_game.thinker.api import MatchConfig
 
 names = st.text(st.characters(codec="utf-8", categories=("L", "N", "P", "Zs")), min_size=1,
@@ -41,6 +41,7 @@ names = st.text(st.characters(codec="utf-8", categories=("L", "N", "P", "Zs")), 
 shapes = st.sampled_from(PShape)
 
 
+@pytest.mark.unit
 @settings(max_examples=60, deadline=None)
 @given(ply=st.integers(0, 1600), col=st.integers(0, 63), shape=shapes)
 def test_moves_round_trip(ply: int, col: int, shape: PShape) -> None:
@@ -60,6 +61,7 @@ def test_hellos_round_trip(name: str, code: str, kind: str, color: PColor | None
     assert decode_client(line[:-1]) == hello
 
 
+@pytest.mark.unit
 @settings(max_examples=40, deadline=None)
 @given(moves=st.lists(st.tuples(st.integers(0, 6), shapes,
                                 st.integers(0, 10 ** 6).map(lambda m: m / 1000)), max_size=42),
@@ -72,6 +74,7 @@ def test_welcomes_round_trip(moves: list[tuple[int, PShape, float]], waiting: st
     assert decode_host(encode(welcome)[:-1]) == welcome
 
 
+@pytest.mark.unit
 def test_every_host_message_round_trips() -> None:
     result = MatchResult(Winner.RED, "Alice", "Bob", (Pos(0, 0), Pos(1, 1)),
                          ForfeitReason.TIMEOUT, "time limit 200 ms\nsecond line",
@@ -87,6 +90,7 @@ def test_every_host_message_round_trips() -> None:
 
 
 
+@pytest.mark.unit
 def test_a_result_sends_the_clock_only_when_it_is_not_the_default() -> None:
     """A game on the default clock reads as version 1 always sent it; one on
     another clock or with a margin says so, and the joiner learns it (so both
@@ -157,6 +161,7 @@ ABSURD = [
 ]
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("line", ABSURD, ids=lambda b: repr(b[:40]))
 def test_what_is_no_message_is_refused(line: bytes) -> None:
     with pytest.raises(ProtocolError):
@@ -172,12 +177,14 @@ HOST_ABSURD = [
 ]
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("line", HOST_ABSURD, ids=lambda b: repr(b[:40]))
 def test_what_no_host_sends_is_refused(line: bytes) -> None:
     with pytest.raises(ProtocolError):
         decode_host(line)
 
 
+@pytest.mark.unit
 def test_a_welcome_of_an_unplayable_board_is_refused() -> None:
     doc = json.loads(encode(Welcome(1, "spectator", None, MatchConfig(), ("a", "b"),
                                     (True, True), (), "")))
@@ -186,6 +193,7 @@ def test_a_welcome_of_an_unplayable_board_is_refused() -> None:
         decode_host(json.dumps(doc).encode())
 
 
+@pytest.mark.unit
 def test_lines_are_bounded() -> None:
     reader = LineReader()
     assert reader.feed(b'{"a": 1}\n{"b"') == [b'{"a": 1}']
@@ -198,6 +206,7 @@ def test_lines_are_bounded() -> None:
     assert LineReader(max_line=10).feed(b"012345678\n") == [b"012345678"]
 
 
+@pytest.mark.unit
 def test_the_rate_limit_allows_bursts_then_the_rate() -> None:
     limit = RateLimit(rate=10, burst=5)
     assert [limit.allow(0.0) for _ in range(6)] == [True] * 5 + [False]
@@ -205,6 +214,7 @@ def test_the_rate_limit_allows_bursts_then_the_rate() -> None:
     assert all(limit.allow(t / 10) for t in range(10, 20))
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("text, bare, expected", [
     ("127.0.0.1:5000", False, ("127.0.0.1", 5000)), ("[::1]:80", False, ("::1", 80)),
     ("5000", True, ("", 5000)), (":0", True, ("", 0)), ("host.lan:65535", False,
@@ -213,6 +223,7 @@ def test_addresses(text: str, bare: bool, expected: tuple[str, int]) -> None:
     assert parse_address(text, bare) == expected
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("peer, counted_as", [
     (("192.0.2.7", 5000), "192.0.2.7"), (("::ffff:192.0.2.7", 5000, 0, 0), "192.0.2.7"),
     (("2001:db8:1:2:aaaa::1", 5000, 0, 0), "2001:db8:1:2::/64"),
@@ -224,6 +235,7 @@ def test_per_address_limits_count_a_machine_once(peer: object, counted_as: str) 
     assert address_of(peer) == counted_as
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("text, bare", [("5000", False), ("host:70000", False), ("host:", False),
                                         (":5000", False), ("host:-1", False), ("x:1e3", False),
                                         ("70000", True), ("", True), ("host:123456", False)])

@@ -11,9 +11,7 @@ from dataclasses import replace
 
 import pytest
 
-from csl_game.engine import ForfeitReason
-from csl_game.engine.match import MatchOver, MatchStarted, MovePerformed
-from csl_game.engine.standings import Standing
+from csl_game.engine import ForfeitReason, MatchOver, MatchStarted, MovePerformed, Standing
 from csl_game.model.board import PShape, Winner
 from csl_game.online.joiner import Failed, Step
 from csl_game.online.protocol import ErrorMsg, Ping, Played, Pong, Welcome

@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 
 from csl_game.cli import build_parser, main
-from csl_game.console.league_cmd import build_parser as league_parser
 from csl_game.services.options import (
     OPTIONS,
     VERBS,
@@ -30,6 +29,7 @@ def _actions(parser: argparse.ArgumentParser) -> dict[str, argparse.Action]:
     return {a.dest: a for a in parser._actions if a.dest != "help"}
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("verb", VERBS)
 def test_each_verbs_parser_is_the_tables(verb: str) -> None:
     actions = _actions(_verb_parser(verb))
@@ -45,12 +45,7 @@ def test_each_verbs_parser_is_the_tables(verb: str) -> None:
             assert action.required == (verb in option.required)
 
 
-def test_the_league_verb_and_its_module_parse_alike() -> None:
-    assert ({d: (a.option_strings, a.default) for d, a in _actions(league_parser()).items()}
-            == {d: (a.option_strings, a.default)
-                for d, a in _actions(_verb_parser("league")).items()})
-
-
+@pytest.mark.unit
 def test_one_spelling_per_flag_across_verbs() -> None:
     """A flag means one option in every verb that takes it; the one short flag
     shared is -o, the board's round pieces, and report's --output (report
@@ -72,6 +67,7 @@ def test_one_spelling_per_flag_across_verbs() -> None:
         assert {"points", "points_per_win", "points_per_draw", "points_per_loss"} <= dests
 
 
+@pytest.mark.unit
 def test_console_verbs_give_ais_the_competition_limit_and_humans_none(
         capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["match", "-W", "sequential", "-R", "sequential", "--json",
@@ -99,6 +95,7 @@ def test_a_human_at_the_keyboard_is_never_timed_out(monkeypatch: pytest.MonkeyPa
     assert doc["forfeit"] is None, doc
 
 
+@pytest.mark.unit
 def test_points_spelled_either_way(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     results = tmp_path / "r.jsonl"
     games = tmp_path / "g.txt"
@@ -115,6 +112,7 @@ def test_points_spelled_either_way(tmp_path: Path, capsys: pytest.CaptureFixture
     assert "drop --points-per-win" in capsys.readouterr().err
 
 
+@pytest.mark.unit
 def test_league_takes_g_as_its_thinkers_file_and_old_g_n_as_games(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     games = tmp_path / "players.txt"
@@ -128,6 +126,7 @@ def test_league_takes_g_as_its_thinkers_file_and_old_g_n_as_games(
     assert "2 games" in capsys.readouterr().out
 
 
+@pytest.mark.unit
 def test_board_flags_are_checked_alike_in_every_verb(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     games = tmp_path / "g.txt"
@@ -138,6 +137,7 @@ def test_board_flags_are_checked_alike_in_every_verb(
         assert "-r/--rows" in capsys.readouterr().err
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("verb", VERBS)
 def test_every_verbs_help_prints(verb: str, capsys: pytest.CaptureFixture[str]) -> None:
     """--help of every verb prints its usage (a % in a help text once broke it)."""
@@ -151,6 +151,7 @@ def test_every_verbs_help_prints(verb: str, capsys: pytest.CaptureFixture[str]) 
 PLAYING = ("play", "match", "session", "league", "sprt")
 
 
+@pytest.mark.unit
 def test_the_match_clock_is_one_option_of_every_verb_that_plays() -> None:
     for verb in VERBS:
         dests = {o.dest for o in options_of(verb)}
@@ -165,6 +166,7 @@ def test_the_match_clock_is_one_option_of_every_verb_that_plays() -> None:
         assert (config.clock, config.time_margin_ms) == ("wall", 40), verb
 
 
+@pytest.mark.unit
 def test_the_unknown_track_keeps_the_clock_given() -> None:
     args = build_parser().parse_args(["session", "-g", "g.txt", "--unknown-track", "7", "8",
                                       "--clock", "wall", "--time-margin", "15"])
@@ -172,6 +174,7 @@ def test_the_unknown_track_keeps_the_clock_given() -> None:
     assert (config.time_limit_ms, config.clock, config.time_margin_ms) == (200, "wall", 15)
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("verb", PLAYING)
 @pytest.mark.parametrize("flags, message", [
     (["--clock", "sundial"], "argument --clock: invalid choice: 'sundial' (choose from "

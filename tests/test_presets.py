@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from csl_game.errors import ConfigError
+from csl_game.services.players import player_problems
 from csl_game.services.presets import LEVELS, level, level_of, opponent_label
 from csl_game.services.settings import AIEntry, PlayOptions, parse_ai_spec
-from csl_game.services.setup_file import player_problems
 
 
 @pytest.mark.parametrize("lv", LEVELS, ids=lambda lv: lv.name)
@@ -18,6 +18,7 @@ def test_every_level_is_a_working_built_in_thinker(lv) -> None:  # type: ignore[
     assert opponent_label(lv.thinker, lv.params) == lv.label
 
 
+@pytest.mark.unit
 def test_levels_go_from_easy_to_hard() -> None:
     assert [lv.name for lv in LEVELS] == ["easy", "medium", "hard"]
     assert level("HARD").thinker == "negamax"
@@ -25,6 +26,7 @@ def test_levels_go_from_easy_to_hard() -> None:
         level("insane")
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("spec, entry", [
     ("hard", AIEntry("negamax", "")),
     ("Easy", AIEntry("minimax", "1")),
@@ -35,6 +37,7 @@ def test_ai_specs_take_level_names(spec: str, entry: AIEntry) -> None:
     assert parse_ai_spec(spec) == entry
 
 
+@pytest.mark.unit
 def test_other_players_are_named_by_thinker_and_parameters() -> None:
     assert level_of("negamax", "depth=5") is None
     assert opponent_label("negamax", " depth=5 ") == "negamax depth=5"

@@ -42,6 +42,7 @@ MESSAGES = [
 ]
 
 
+@pytest.mark.unit
 def test_every_kind_is_a_frozen_dataclass_that_travels_whole() -> None:
     kinds = {type(m) for m in MESSAGES}
     declared = {k for name in protocol.__all__
@@ -59,6 +60,7 @@ def test_every_kind_is_a_frozen_dataclass_that_travels_whole() -> None:
             assert copy == message
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("message", [Cancel(1), Answered(1, 0.2, MoveAnswer(3, 1)), Info("x"),
                                      Output("y"), Ready("z"), Raised(2, 0.1, "trace")],
                          ids=lambda m: type(m).__name__)
@@ -68,6 +70,7 @@ def test_the_common_messages_travel_as_builtins(message: protocol.Message) -> No
     assert type(decode(pickle.loads(data))) is type(message)
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("wire", [(), (99, 1), ("think", 1), (1,), (1, 2, 3)])
 def test_anything_else_is_not_a_message(wire: tuple[object, ...]) -> None:
     with pytest.raises(ValueError, match="not a message"):

@@ -20,6 +20,7 @@ def _games(a: str, b: str, wins: int, draws: int, losses: int) -> list[tuple[str
     return out
 
 
+@pytest.mark.unit
 def test_two_players_closed_form() -> None:
     ratings = {r.name: r for r in bradley_terry(_games("A", "B", 30, 20, 10))}
     s, n = 40 / 60, 60
@@ -64,6 +65,7 @@ def test_more_players_match_a_second_computation() -> None:
     assert list(ratings) == sorted(ratings, key=lambda n: -ratings[n])
 
 
+@pytest.mark.unit
 def test_an_anchor_shifts_every_rating_alike() -> None:
     games = _games("A", "B", 6, 4, 2) + _games("B", "C", 5, 5, 3) + _games("A", "C", 3, 2, 1)
     free = {r.name: r for r in bradley_terry(games)}
@@ -75,6 +77,7 @@ def test_an_anchor_shifts_every_rating_alike() -> None:
         bradley_terry(games, anchor=("Z", 0))
 
 
+@pytest.mark.unit
 def test_a_perfect_score_stays_finite_with_the_prior() -> None:
     ratings = {r.name: r for r in bradley_terry(_games("A", "B", 10, 0, 0)
                                                 + _games("B", "C", 3, 3, 3))}
@@ -84,6 +87,7 @@ def test_a_perfect_score_stays_finite_with_the_prior() -> None:
     assert bradley_terry([]) == []
 
 
+@pytest.mark.unit
 def test_intervals_cover_the_true_ratings_about_95_percent_of_the_time() -> None:
     """Simulated round robins of four players of known strength: the true
     rating (centred) lies in its interval for about 95 % of 4 x 150 intervals
@@ -107,6 +111,7 @@ def test_intervals_cover_the_true_ratings_about_95_percent_of_the_time() -> None
     assert abs(inside / total - 0.95) <= 3 * math.sqrt(0.05 * 0.95 / total), inside / total
 
 
+@pytest.mark.unit
 def test_report_ratings_of_a_results_file(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
     import json
 

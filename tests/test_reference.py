@@ -15,6 +15,8 @@ from csl_game.errors import ConfigError
 from csl_game.model.notation import parse_moves
 from csl_game.services.reference import transcript_name, write_reference
 
+pytestmark = pytest.mark.unit
+
 SETTINGS = {"rows": 2, "cols": 3, "win_sequence": 3, "round_pieces": 3, "square_pieces": 3,
             "time_limit_ms": 250}
 NOW = datetime(2024, 5, 6, 7, 8, 9, tzinfo=UTC)

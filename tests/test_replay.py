@@ -14,7 +14,7 @@ import pytest
 
 from csl_game.cli import main
 from csl_game.console.replay_cmd import KEYS_HELP, print_replay, step_replay
-from csl_game.engine.runners.base import ForfeitReason
+from csl_game.engine import ForfeitReason
 from csl_game.errors import ConfigError
 from csl_game.model.board import Pos, Winner
 from csl_game.services.replay import Replay, load_replays, numbered, pick_replay, read_replay_lines
@@ -70,6 +70,7 @@ def test_every_line_of_a_results_file_replays_to_its_record(session_file: Path) 
                      "no_move"}
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize(("args", "winner"), [
     (("-W", "sequential", "-R", "sequential", "-r", "1", "-c", "3", "-w", "3"), "draw"),
     (("-W", "random", "--white-params", "3", "-R", "sequential", "-r", "5", "-c", "6"), None),
@@ -116,6 +117,7 @@ TAMPERING: list[tuple[str, Callable[[dict[str, Any]], None], str]] = [
 ]
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize(("what", "change", "words"), TAMPERING, ids=[t[0] for t in TAMPERING])
 def test_a_record_that_does_not_replay_is_refused(session_file: Path, what: str,
                                                   change: Callable[[dict[str, Any]], None],
@@ -126,6 +128,7 @@ def test_a_record_that_does_not_replay_is_refused(session_file: Path, what: str,
     assert str(info.value).startswith(f"match {doc['match'] + 1}")
 
 
+@pytest.mark.unit
 def test_a_forfeit_must_leave_the_game_going(session_file: Path) -> None:
     docs = read_replay_lines(session_file)
     forfeit = next(d for d in docs if d["forfeit"])
@@ -136,6 +139,7 @@ def test_a_forfeit_must_leave_the_game_going(session_file: Path) -> None:
 
 
 # ------------------------------------------------------------- the file
+@pytest.mark.unit
 def test_torn_last_line_is_left_out_and_other_bad_lines_are_errors(session_file: Path,
                                                                    tmp_path: Path) -> None:
     lines = session_file.read_text(encoding="utf-8").splitlines()
@@ -158,6 +162,7 @@ def test_torn_last_line_is_left_out_and_other_bad_lines_are_errors(session_file:
         load_replays(tmp_path / "missing.jsonl")
 
 
+@pytest.mark.unit
 def test_matches_are_picked_by_the_number_reports_give(session_file: Path) -> None:
     replays = load_replays(session_file)
     by_number = numbered(replays)
@@ -179,6 +184,7 @@ def _replay(session_file: Path, forfeit: bool) -> Replay:
                 if (r.result.forfeit is not None) is forfeit and len(r.moves) >= 4)
 
 
+@pytest.mark.unit
 def test_console_prints_every_move_and_board_then_the_end(session_file: Path) -> None:
     replay = _replay(session_file, forfeit=False)
     out = io.StringIO()
@@ -196,6 +202,7 @@ def test_console_prints_every_move_and_board_then_the_end(session_file: Path) ->
     assert last[-1] == " 0  1  2  3  4" and sum(line.count("[") for line in last) == 3
 
 
+@pytest.mark.unit
 def test_console_names_the_forfeit(session_file: Path) -> None:
     replay = _replay(session_file, forfeit=True)
     out = io.StringIO()
@@ -204,6 +211,7 @@ def test_console_names_the_forfeit(session_file: Path) -> None:
     assert f"{loser} ({replay.names[loser]}) {replay.result.forfeit}" in out.getvalue()
 
 
+@pytest.mark.unit
 def test_console_steps_as_the_user_asks(session_file: Path) -> None:
     replay = _replay(session_file, forfeit=False)
     end = len(replay.moves)
@@ -222,6 +230,7 @@ def test_console_steps_as_the_user_asks(session_file: Path) -> None:
     assert "'x'? " in out.getvalue() and "'99'? " in out.getvalue()
 
 
+@pytest.mark.unit
 def test_console_stepping_ends_with_the_input() -> None:
     doc = {"white": "A", "red": "B", "winner": "draw", "solution": [], "forfeit": None,
            "moves": [{"row": 0, "col": c, "color": color, "shape": shape, "ms": 1.5}
@@ -240,6 +249,7 @@ def test_console_stepping_ends_with_the_input() -> None:
 
 
 # ----------------------------------------------------------- command line
+@pytest.mark.unit
 def test_replay_verb_prints_in_the_console(session_file: Path,
                                            capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["replay", str(session_file), "--match", "4", "--console"]) == 0
@@ -249,6 +259,7 @@ def test_replay_verb_prints_in_the_console(session_file: Path,
     assert out.count("placed a") == len(replay.moves)
 
 
+@pytest.mark.unit
 def test_replay_verb_lists_the_matches(session_file: Path,
                                        capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["replay", str(session_file), "--list"]) == 0
@@ -256,6 +267,7 @@ def test_replay_verb_lists_the_matches(session_file: Path,
     assert len(lines) == 30 and lines[0].startswith("   1  ") and "Game Over" in lines[0]
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize(("args", "words"), [
     ([], "choose one with --match N (1 to 30)"),
     (["--match", "40"], "there is no match 40 in the file (1 to 30)"),
@@ -268,6 +280,7 @@ def test_replay_verb_bad_input_exits_2(session_file: Path, capsys: pytest.Captur
     assert err.startswith("csl-game: error: ") and words in err and err.count("\n") == 1
 
 
+@pytest.mark.unit
 def test_replay_verb_of_a_file_that_does_not_replay(tmp_path: Path, session_file: Path,
                                                     capsys: pytest.CaptureFixture[str]) -> None:
     doc = _edit(_won(read_replay_lines(session_file)), lambda d: d["moves"][1].update(row=3))
@@ -286,6 +299,7 @@ def test_replay_verb_opens_the_window_and_closes_with_auto(
     assert main(["replay", str(path), "--auto"]) == 0
 
 
+@pytest.mark.unit
 def test_without_a_display_the_replay_is_printed(
         tmp_path: Path, capsys: pytest.CaptureFixture[str],
         monkeypatch: pytest.MonkeyPatch) -> None:

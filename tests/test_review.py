@@ -14,7 +14,7 @@ import pytest
 
 from csl_game import MatchConfig
 from csl_game.cli import main
-from csl_game.engine.runners.thread import ThreadRunner
+from csl_game.engine import ThreadRunner
 from csl_game.errors import InvalidMoveError
 from csl_game.model.notation import parse_moves, play_moves
 from csl_game.services import review as rv
@@ -60,6 +60,7 @@ def test_a_blunder_is_graded_and_the_winning_move_is_best() -> None:
     assert review.graph()[-2] == 0.0 and review.graph()[-3] == 1.0
 
 
+@pytest.mark.unit
 def test_the_job_reports_as_it_goes_and_stops_at_once() -> None:
     job = ReviewJob(MatchConfig(), parse_moves("3r 3s 2r 4s"), ThreadRunner, 60_000)
     try:
@@ -70,6 +71,7 @@ def test_the_job_reports_as_it_goes_and_stops_at_once() -> None:
     assert time.perf_counter() - started < 1.5
 
 
+@pytest.mark.unit
 def test_bad_moves_are_refused_by_name() -> None:
     with pytest.raises(InvalidMoveError, match="move 5 '0r'"):
         ReviewJob(SMALL, parse_moves("0r 0s 0r 0s 0r"), ThreadRunner)
@@ -83,12 +85,14 @@ def _value(score: float | None = None, result: str | None = None, move: str = "0
     return MoveValue(move, result, plies if result else None, None if result else score)
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("score", [-900.0, -120.0, 0.0, 35.0, 400.0])
 def test_expected_score_is_the_logistic_of_the_score(score: float) -> None:
     assert expected_score(_value(score)) == pytest.approx(1 / (1 + math.exp(-score / rv.SCALE)))
     assert expected_score(_value(score)) + expected_score(_value(-score)) == pytest.approx(1)
 
 
+@pytest.mark.unit
 def test_expected_score_of_proven_results_and_won_scores() -> None:
     assert [expected_score(_value(result=r, plies=3)) for r in ("white", "red", "draw")] == \
         [1.0, 0.0, 0.5]
@@ -96,6 +100,7 @@ def test_expected_score_of_proven_results_and_won_scores() -> None:
     assert expected_score(_value(999_990.0)) == 1.0
 
 
+@pytest.mark.unit
 def test_proven_grades_are_exact() -> None:
     win, draw = _value(result="white", plies=3, move="1r"), _value(result="draw", plies=9)
     loss = _value(result="red", plies=4)
@@ -112,6 +117,7 @@ def _score_for(white_expected: float) -> float:
     return rv.SCALE * math.log(white_expected / (1 - white_expected))
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("loss, expected", [
     (0.0, "best"), (0.01, "good"), (0.0499, "good"), (0.0501, "inaccuracy"),
     (0.0999, "inaccuracy"), (0.1001, "mistake"), (0.1499, "mistake"), (0.1501, "blunder"),
@@ -125,6 +131,7 @@ def test_grade_thresholds_at_their_boundaries(loss: float, expected: str) -> Non
     assert [t for t, _ in rv.THRESHOLDS] == [0.15, 0.10, 0.05]
 
 
+@pytest.mark.unit
 def test_move_accuracy_is_lichess_formula() -> None:
     assert move_accuracy(0.6, 0.6) == 100.0 and move_accuracy(0.6, 0.7) == 100.0
     assert move_accuracy(0.6, 0.5) == pytest.approx(
@@ -136,6 +143,7 @@ def _analysis(to_move: str, *values: MoveValue) -> Analysis:
     return Analysis(to_move, 4, values, (values[0].move,))
 
 
+@pytest.mark.unit
 def test_a_player_of_best_moves_only_is_100_accurate() -> None:
     white_best = _analysis("white", _value(60.0, move="3r"), _value(-200.0, move="0r"))
     red_best = _analysis("red", _value(20.0, move="3s"), _value(3000.0, move="6s"))

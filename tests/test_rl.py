@@ -27,7 +27,7 @@ from csl_game import (  # noqa: E402
     ThinkerPrototype,
     Winner,
 )
-from csl_game.engine.match import Match  # noqa: E402
+from csl_game.engine import Match  # noqa: E402
 from csl_game.engine.runners.process import ProcessRunner  # noqa: E402
 from csl_game.errors import ConfigError, InvalidMoveError  # noqa: E402
 from csl_game.rl import (  # noqa: E402
@@ -52,6 +52,7 @@ ADVICE = {"Observation is not a NumPy array",
 
 
 # ------------------------------------------------------------------ api_test
+@pytest.mark.unit
 @pytest.mark.parametrize("make", [env, raw_env], ids=["env", "raw_env"])
 @pytest.mark.parametrize("mc", [STANDARD, WIDE], ids=["6x7", "9x37n5"])
 def test_pettingzoo_api_test_passes(mc: MatchConfig, make: object,
@@ -63,6 +64,7 @@ def test_pettingzoo_api_test_passes(mc: MatchConfig, make: object,
     assert {str(w.message) for w in caught} <= ADVICE
 
 
+@pytest.mark.unit
 def test_spaces_follow_the_board() -> None:
     game = env(WIDE)
     game.reset()
@@ -84,6 +86,7 @@ def _play(actions: list[int], mc: MatchConfig = STANDARD) -> Board:
     return board
 
 
+@pytest.mark.unit
 @settings(max_examples=60, deadline=None)
 @given(moves)
 def test_planes_show_every_piece_and_the_turn(actions: list[int]) -> None:
@@ -100,6 +103,7 @@ def test_planes_show_every_piece_and_the_turn(actions: list[int]) -> None:
     assert (planes[:, :, 4] == int(board.turn is PColor.WHITE)).all()
 
 
+@pytest.mark.unit
 @settings(max_examples=60, deadline=None)
 @given(moves)
 def test_the_mask_is_the_legal_moves(actions: list[int]) -> None:
@@ -112,6 +116,7 @@ def test_the_mask_is_the_legal_moves(actions: list[int]) -> None:
         assert mask[action] == legal
 
 
+@pytest.mark.unit
 def test_actions_name_a_column_and_a_shape() -> None:
     assert [move_of(a) for a in range(4)] == [(0, PShape.ROUND), (0, PShape.SQUARE),
                                               (1, PShape.ROUND), (1, PShape.SQUARE)]
@@ -130,6 +135,7 @@ def _run(game: object, actions: list[int]) -> None:
         game.step(action)  # type: ignore[attr-defined]
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("moves, winner", [
     # RULES.md: Red's last move, a round piece, completes White's round run.
     ([(0, R), (1, S), (1, R), (2, S), (2, R), (0, R)], "player_0"),
@@ -158,6 +164,7 @@ def final_rewards(game: object) -> dict[str, float]:
     return seen
 
 
+@pytest.mark.unit
 def test_an_illegal_action_ends_the_game_with_minus_one_for_its_taker() -> None:
     game = env(TINY)
     game.reset()
@@ -168,6 +175,7 @@ def test_an_illegal_action_ends_the_game_with_minus_one_for_its_taker() -> None:
     assert final_rewards(game) == {"player_0": -1, "player_1": 0}
 
 
+@pytest.mark.unit
 def test_the_raw_game_refuses_an_illegal_action() -> None:
     game = raw_env(TINY)
     _run(game, [action_of(0, R), action_of(0, S)])
@@ -175,6 +183,7 @@ def test_the_raw_game_refuses_an_illegal_action() -> None:
         game.step(action_of(0, R))
 
 
+@pytest.mark.unit
 def test_the_board_renders_as_text(capsys: pytest.CaptureFixture[str]) -> None:
     game = raw_env(TINY, render_mode="ansi")
     _run(game, [action_of(1, S), action_of(1, R)])
@@ -199,6 +208,7 @@ class CentreThinker(PolicyThinker):
         return _centre(observation, action_mask)
 
 
+@pytest.mark.unit
 def test_a_policy_thinker_plays_what_its_policy_chooses() -> None:
     thinker = ThinkerPrototype(CentreThinker, "", STANDARD).create()
     board = STANDARD.new_board()
@@ -208,6 +218,7 @@ def test_a_policy_thinker_plays_what_its_policy_chooses() -> None:
     assert thinker.think(board.copy(), CancellationToken()) == FutureMove(2, R)
 
 
+@pytest.mark.unit
 def test_a_policy_function_becomes_a_named_thinker_class() -> None:
     def greedy_centre(observation: np.ndarray, action_mask: np.ndarray) -> int:
         """Plays nearest the centre."""
@@ -254,6 +265,7 @@ def test_a_policy_plays_a_match_in_a_worker(tmp_path: Path, mc: MatchConfig) -> 
 SMALL = MatchConfig(rows=4, cols=5, win_sequence=3, round_pieces=5, square_pieces=5)
 
 
+@pytest.mark.unit
 def test_the_single_agent_env_passes_gymnasiums_checker() -> None:
     from gymnasium.utils.env_checker import check_env
 
@@ -262,6 +274,7 @@ def test_the_single_agent_env_passes_gymnasiums_checker() -> None:
     check_env(SingleAgentEnv(SMALL, opponent="sequential"), skip_render_check=True)
 
 
+@pytest.mark.unit
 def test_the_learner_takes_each_seat_in_turn() -> None:
     from csl_game.rl import SingleAgentEnv
 
@@ -274,6 +287,7 @@ def test_the_learner_takes_each_seat_in_turn() -> None:
     assert (game.action_masks() == info["action_mask"]).all()
 
 
+@pytest.mark.unit
 def test_rewards_follow_the_board_shape_before_colour() -> None:
     """Random games through the env: each final reward is what the board's own
     winner check gives the learner, and every game ends."""
@@ -303,6 +317,7 @@ def test_rewards_follow_the_board_shape_before_colour() -> None:
     assert seen == {-1.0, 0.0, 1.0} or seen == {-1.0, 1.0}
 
 
+@pytest.mark.unit
 def test_illegal_actions_end_the_game_for_whoever_takes_them() -> None:
     from csl_game.rl import SingleAgentEnv
 

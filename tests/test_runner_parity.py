@@ -17,10 +17,9 @@ from pathlib import Path
 import pytest
 
 from csl_game import MatchConfig, PShape, ThinkerPrototype
+from csl_game.engine import ForfeitReason, RunnerFactory, ThreadRunner
 from csl_game.engine.match import Human, Match, MatchResult, MatchState
-from csl_game.engine.runners.base import ForfeitReason, RunnerFactory
 from csl_game.engine.runners.process import ProcessRunner, WorkerPool
-from csl_game.engine.runners.thread import ThreadRunner
 
 MISBEHAVING = (str(Path(__file__).parent / "misbehaving"),)
 STANDARD = MatchConfig(time_limit_ms=5000)

@@ -10,12 +10,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from csl_game import ConfigError, MatchConfig, PColor, ThinkerPrototype, Winner
-from csl_game.engine.match import Human, MatchResult
-from csl_game.engine.runners.thread import ThreadRunner
-from csl_game.engine.session import (
+from csl_game.engine import (
     Choice,
+    Human,
     MatchRecord,
-    Mode,
+    MatchResult,
     Points,
     PostMatch,
     PreMatch,
@@ -25,16 +24,18 @@ from csl_game.engine.session import (
     SessionOptions,
     SessionStarted,
     SessionState,
-    mode_for,
+    ThreadRunner,
     round_robin,
     standings,
     winner_text,
 )
+from csl_game.engine.screens import Mode, mode_for
 from csl_game.errors import SessionStateError
 
 FAKES = (str(Path(__file__).parent / "fakes"),)
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("n, mode", [(0, Mode.HUMAN_VS_HUMAN), (1, Mode.HUMAN_VS_AI),
                                      (2, Mode.AI_VS_AI), (3, Mode.TOURNAMENT),
                                      (9, Mode.TOURNAMENT)])
@@ -42,11 +43,13 @@ def test_mode_for(n: int, mode: Mode) -> None:
     assert mode_for(n) is mode
 
 
+@pytest.mark.unit
 def test_mode_for_negative() -> None:
     with pytest.raises(ConfigError):
         mode_for(-1)
 
 
+@pytest.mark.unit
 @given(st.integers(min_value=2, max_value=12))
 def test_round_robin_complete_plays_each_ordered_pair_once(n: int) -> None:
     pairs = round_robin(n)
@@ -54,6 +57,7 @@ def test_round_robin_complete_plays_each_ordered_pair_once(n: int) -> None:
     assert set(pairs) == {(a, b) for a in range(n) for b in range(n) if a != b}
 
 
+@pytest.mark.unit
 @given(st.integers(min_value=2, max_value=12))
 def test_round_robin_single_leg(n: int) -> None:
     pairs = round_robin(n, complete=False)
@@ -62,6 +66,7 @@ def test_round_robin_single_leg(n: int) -> None:
                                              for b in range(a + 1, n)}
 
 
+@pytest.mark.unit
 @given(st.integers(min_value=3, max_value=12))
 def test_round_robin_rounds_are_disjoint(n: int) -> None:
     """Circle method: each round of n//2 matches uses every player at most once."""
@@ -72,6 +77,7 @@ def test_round_robin_rounds_are_disjoint(n: int) -> None:
         assert len(players) == len(set(players))
 
 
+@pytest.mark.unit
 def test_round_robin_colours_are_balanced() -> None:
     whites = Counter(w for w, _ in round_robin(6))
     assert set(whites.values()) == {5}
@@ -81,6 +87,7 @@ def _result(winner: Winner) -> MatchResult:
     return MatchResult(winner, "a", "b")
 
 
+@pytest.mark.unit
 def test_standings_share_positions_on_equal_points() -> None:
     names = ["A", "B", "C", "D"]
     recs = [MatchRecord(0, 1, _result(Winner.WHITE)),   # A beats B
@@ -93,12 +100,14 @@ def test_standings_share_positions_on_equal_points() -> None:
     assert table[2].played == 2
 
 
+@pytest.mark.unit
 def test_standings_custom_points() -> None:
     recs = [MatchRecord(0, 1, _result(Winner.RED))]
     table = standings(["A", "B"], recs, Points(win=2, draw=1, loss=-1))
     assert [(s.name, s.points) for s in table] == [("B", 2), ("A", -1)]
 
 
+@pytest.mark.unit
 def test_winner_text() -> None:
     assert winner_text(MatchResult(Winner.RED, "x", "MinimaxD3")) == "Winner is Red (MinimaxD3)"
     assert winner_text(MatchResult(Winner.DRAW, "x", "y")) == "It's a draw"
@@ -165,11 +174,13 @@ def test_duplicate_names_are_told_apart() -> None:
     assert session.names == ("Random #1", "Random #2", "MinimaxD3")
 
 
+@pytest.mark.unit
 def test_session_needs_two_players() -> None:
     with pytest.raises(ConfigError):
         Session([Human()], MatchConfig())
 
 
+@pytest.mark.unit
 def test_wrong_transition_is_refused() -> None:
     session = Session([Human(), Human()], MatchConfig())
     with pytest.raises(SessionStateError, match="expected"):

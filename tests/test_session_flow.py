@@ -5,16 +5,8 @@ from __future__ import annotations
 import pytest
 
 from csl_game import ConfigError, MatchConfig, PColor, ThinkerPrototype
-from csl_game.engine.match import Human
-from csl_game.engine.session import (
-    Choice,
-    Mode,
-    Screen,
-    ScreenPolicy,
-    Session,
-    SessionState,
-    mode_text,
-)
+from csl_game.engine import Choice, Human, Screen, ScreenPolicy, Session, SessionState, mode_text
+from csl_game.engine.screens import Mode
 from csl_game.errors import SessionStateError
 from csl_game.services.settings import AIEntry, PlayOptions
 
@@ -40,6 +32,7 @@ def play_current(session: Session) -> None:
         match.wait(0.01)
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("n, text", [(0, "Human vs human"), (1, "Human vs AI"),
                                      (2, "AI vs AI"), (3, "Tournament of 3 AIs (6 matches)"),
                                      (5, "Tournament of 5 AIs (20 matches)")])
@@ -75,6 +68,7 @@ def test_a_single_match_with_an_ai_asks_who_plays_first() -> None:
     session.abort()
 
 
+@pytest.mark.unit
 def test_two_humans_start_without_a_swap() -> None:
     session = Session([Human("A"), Human("B")], MC)
     assert session.choices() == (Choice.START,)

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from csl_game import MatchConfig, ThinkerPrototype, Winner
-from csl_game.engine import session as session_module
-from csl_game.engine.match import Human, MatchResult
-from csl_game.engine.session import (
+from csl_game.engine import (
     Choice,
+    Human,
+    MatchResult,
     PostMatch,
     Screen,
     ScreenPolicy,
@@ -21,6 +21,7 @@ from csl_game.engine.session import (
     SessionOptions,
     SessionState,
 )
+from csl_game.engine import session as session_module
 from held_scheduler import HeldScheduler
 
 FAKES = (str(Path(__file__).parent / "fakes"),)
@@ -122,11 +123,13 @@ def test_one_worker_humans_or_two_players_play_everything_on_screen(
         assert session.background_running == 0 and not held.made
 
 
+@pytest.mark.unit
 def test_workers_below_one_are_refused() -> None:
     with pytest.raises(session_module.ConfigError, match="workers must be at least 1"):
         Session(_players(3), CONFIG, SessionOptions(workers=0, scheduler_factory=held))
 
 
+@pytest.mark.unit
 def test_again_keeps_the_workers(held: type[HeldScheduler]) -> None:
     again = Session(_players(3), CONFIG, SessionOptions(workers=2, in_process=True,
                                                         scheduler_factory=held)).again()

@@ -10,9 +10,7 @@ from pathlib import Path
 import pytest
 
 from csl_game import MatchConfig, ThinkerPrototype
-from csl_game.engine.runners.base import ForfeitReason
-from csl_game.engine.runners.probe import SetupProbe, probe_all
-from csl_game.engine.session import Session, SessionOptions
+from csl_game.engine import ForfeitReason, Session, SessionOptions, SetupProbe, probe_all
 from csl_game.services.settings import AIEntry, PlayOptions
 from csl_game.services.setup_file import SetupChecker
 from procs import descendants

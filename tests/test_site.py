@@ -142,7 +142,7 @@ def test_older_results_still_render(tmp_path: Path) -> None:
 
 
 def test_how_each_match_ended_is_named() -> None:
-    from csl_game.engine.runners.base import ForfeitReason
+    from csl_game.engine import ForfeitReason
 
     assert how_it_ended({"winner": "white", "forfeit": None}) == "sequence"
     assert how_it_ended({"winner": "draw", "forfeit": None}) == "draw"

@@ -37,6 +37,7 @@ def test_a_clearly_stronger_thinker_is_accepted(capsys: pytest.CaptureFixture[st
     assert low <= doc["elo"] <= high
 
 
+@pytest.mark.unit
 def test_equal_thinkers_end_inconclusive_at_max_games_and_resume_goes_on(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     results = tmp_path / "r.jsonl"
@@ -53,6 +54,7 @@ def test_equal_thinkers_end_inconclusive_at_max_games_and_resume_goes_on(
     assert len(results.read_text().splitlines()) == 10
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("argv, words", [
     (["--elo0", "5", "--elo1", "0"], "elo0 must be below elo1"),
     (["--alpha", "0"], "alpha and beta"),
@@ -66,11 +68,13 @@ def test_bad_input_is_one_line(argv: list[str], words: str,
     assert words in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
 
 
+@pytest.mark.unit
 def test_an_unknown_thinker_is_bad_input(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["sprt", "nosuch", "random", *SMALL]) == 2
     assert "nosuch" in capsys.readouterr().err
 
 
+@pytest.mark.unit
 def test_pairs_share_their_opening_with_colours_swapped() -> None:
     book = [((0, 0),), ((3, 0),)]
     fixtures = fixtures_for(book, 9)  # rounded down to whole pairs
@@ -81,6 +85,7 @@ def test_pairs_share_their_opening_with_colours_swapped() -> None:
 
 
 # ---------------------------------------------------------------- books
+@pytest.mark.unit
 def test_a_book_is_read_checked_and_refused_with_file_and_line(tmp_path: Path) -> None:
     config = MatchConfig(rows=4, cols=5, win_sequence=3)
     book = tmp_path / "book.txt"
@@ -106,6 +111,7 @@ def test_the_openings_verb_writes_distinct_balanced_reproducible_books(
     assert capsys.readouterr().out == out.read_text(encoding="utf-8")
 
 
+@pytest.mark.unit
 def test_session_and_league_play_every_opening_of_a_book(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     book = tmp_path / "book.txt"

@@ -32,6 +32,7 @@ PUBLISHED = [
 ]
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("counts, expected", PUBLISHED)
 def test_pentanomial_logistic_elo_matches_published_values(
         counts: tuple[int, int, int, int, int], expected: tuple[float, float, float]) -> None:
@@ -42,6 +43,7 @@ def test_pentanomial_logistic_elo_matches_published_values(
     assert estimate.ci95[1] == pytest.approx(high, abs=0.006)
 
 
+@pytest.mark.unit
 def test_trinomial_elo_by_hand() -> None:
     # 60 wins, 20 draws, 20 losses: score 0.7; per-game variance
     # (60*0.09 + 20*0.04 + 20*0.49)/100 = 0.16; se = 0.04
@@ -55,6 +57,7 @@ def test_trinomial_elo_by_hand() -> None:
     assert estimate.draw_ratio == 0.2 and estimate.games == 100
 
 
+@pytest.mark.unit
 def test_elo_and_score_are_inverse() -> None:
     for elo in (-600, -35.5, 0, 12, 400, 1200):
         assert elo_of(score_of(elo)) == pytest.approx(elo)
@@ -62,6 +65,7 @@ def test_elo_and_score_are_inverse() -> None:
     assert elo_of(0) == -ELO_CAP and elo_of(1) == ELO_CAP
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("counts", [Trinomial(), Pentanomial(), Trinomial(10, 0, 0),
                                     Trinomial(0, 0, 10), Trinomial(0, 25, 0),
                                     Pentanomial((0, 0, 0, 0, 7)), Pentanomial((0, 0, 9, 0, 0))])
@@ -81,6 +85,7 @@ def test_edge_cases_give_finite_documented_numbers(counts: Trinomial | Pentanomi
         assert logistic_elo(counts).elo == pytest.approx(0, abs=1e-6)
 
 
+@pytest.mark.unit
 def test_normalized_elo_by_hand() -> None:
     # trinomial: t = (s - 1/2) / sigma_game
     counts = Trinomial(300, 400, 300 - 60)
@@ -92,6 +97,7 @@ def test_normalized_elo_by_hand() -> None:
 
 
 # ---------------------------------------------------------------- the SPRT
+@pytest.mark.unit
 def test_bounds_from_alpha_and_beta() -> None:
     sprt = SPRT(0, 5, alpha=0.05, beta=0.05)
     assert sprt.lower == pytest.approx(math.log(0.05 / 0.95)) == pytest.approx(-2.944, abs=1e-3)
@@ -104,6 +110,7 @@ def test_bounds_from_alpha_and_beta() -> None:
             SPRT(**bad)  # type: ignore[arg-type]
 
 
+@pytest.mark.unit
 def test_without_draws_the_llr_is_walds_for_a_coin() -> None:
     """Two outcomes: the distribution with a given expectation is unique, and
     the GSPRT is Wald's SPRT of a Bernoulli variable."""
@@ -137,6 +144,7 @@ def _brute_force_llr(counts: Trinomial, s0: float, s1: float) -> float:
     return best(s1) - best(s0)
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("counts", [Trinomial(120, 200, 80), Trinomial(30, 10, 40),
                                     Trinomial(500, 1500, 470), Trinomial(5, 0, 1)])
 def test_the_llr_equals_a_brute_force_maximization(counts: Trinomial) -> None:
@@ -145,6 +153,7 @@ def test_the_llr_equals_a_brute_force_maximization(counts: Trinomial) -> None:
         assert SPRT(elo0, elo1).llr(counts) == pytest.approx(expected, abs=1e-6)
 
 
+@pytest.mark.unit
 def test_the_llr_agrees_with_fishtests_approximations() -> None:
     """For many games and close hypotheses the GSPRT nears fishtest's
     closed-form approximations (GSPRT_approximation.pdf and
@@ -250,12 +259,14 @@ def test_the_t_value_mle_agrees_with_a_brute_force_search(counts: tuple[int, int
     assert got == pytest.approx(_brute_t_value_mle(pdf, t), abs=2e-4)
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("elo1", [250, 300, 1000])
 def test_a_large_normalized_bound_gives_an_llr(elo1: float) -> None:
     llr = SPRT(0, elo1, model="normalized").llr(Pentanomial((0, 0, 0, 1, 9)))
     assert math.isfinite(llr) and llr > 0
 
 
+@pytest.mark.unit
 def test_no_verdict_on_zero_games_and_no_collapsed_bounds() -> None:
     with pytest.raises(ValueError):
         SPRT(0, 50, alpha=0.5, beta=0.5)

@@ -22,8 +22,7 @@ from csl_game import (
     ThinkerPrototype,
     Winner,
 )
-from csl_game.engine.match import Match
-from csl_game.engine.runners.thread import ThreadRunner
+from csl_game.engine import Match, ThreadRunner
 
 pytestmark = pytest.mark.timing
 
@@ -218,7 +217,7 @@ def test_big_board_moves_are_legal_and_in_time(name: str) -> None:
     ("mcts", "playout=light seed=3", "MCTSPlightS3"),
 ])
 def test_names_show_the_parameters(name: str, params: str, shown: str) -> None:
-    from csl_game.engine.runners.probe import probe_all  # names are read in a worker
+    from csl_game.engine import probe_all  # names are read in a worker
 
     assert probe_all([ThinkerPrototype(name, params)])[0].name == shown
 

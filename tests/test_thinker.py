@@ -64,6 +64,7 @@ class {name}(AbstractThinker):
 
 
 # ------------------------------------------------------------------- names
+@pytest.mark.unit
 @pytest.mark.parametrize("class_name, name", [
     ("MinimaxAIThinker", "Minimax"), ("RandomThinker", "Random"),
     ("DeepThinkerAI", "Deep"), ("Greedythinker", "Greedy"), ("LOUDAITHINKER", "LOUD"),
@@ -78,7 +79,7 @@ def test_name_rule(class_name: str, name: str) -> None:
 
 def worker_name(prototype: ThinkerPrototype) -> str:
     """The name a thinker gives itself, read in a worker process as the engine reads it."""
-    from csl_game.engine.runners.probe import probe_all
+    from csl_game.engine import probe_all
 
     return probe_all([prototype])[0].name
 
@@ -90,6 +91,7 @@ def test_overridden_str_wins() -> None:
 
 
 # ------------------------------------------------------- moves and tokens
+@pytest.mark.unit
 def test_no_move() -> None:
     assert FutureMove.NO_MOVE.is_no_move
     assert FutureMove.NO_MOVE.column == -1
@@ -99,6 +101,7 @@ def test_no_move() -> None:
     assert str(FutureMove(3, PShape.SQUARE)) == "square at column 3"
 
 
+@pytest.mark.unit
 def test_cancellation_token() -> None:
     ct = CancellationToken()
     assert not ct.is_cancellation_requested
@@ -110,6 +113,7 @@ def test_cancellation_token() -> None:
     assert ct.is_cancellation_requested
 
 
+@pytest.mark.unit
 def test_cancellation_seen_by_a_thinking_thread() -> None:
     ct, seen = CancellationToken(), threading.Event()
 
@@ -126,6 +130,7 @@ def test_cancellation_seen_by_a_thinking_thread() -> None:
 
 
 # ----------------------------------------------------------------- settings
+@pytest.mark.unit
 def test_match_config_defaults() -> None:
     mc = MatchConfig()
     assert (mc.rows, mc.cols, mc.win_sequence, mc.round_pieces, mc.square_pieces,
@@ -135,6 +140,7 @@ def test_match_config_defaults() -> None:
         mc.rows = 8  # type: ignore[misc]
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("kwargs", [
     dict(rows=3, cols=3), dict(rows=0), dict(cols=-1), dict(win_sequence=0),
     dict(rows="6"), dict(round_pieces=0, square_pieces=0), dict(square_pieces=-1),
@@ -147,6 +153,7 @@ def test_match_config_errors(kwargs: dict[str, object]) -> None:
     assert isinstance(info.value, ValueError) and str(info.value)
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("rows, cols, expected", [
     (7, 8, (7, 8, 4, 14, 14, 200)),
     (5, 5, (5, 5, 3, 6, 7, 125)),
@@ -160,6 +167,7 @@ def test_unknown_track(rows: int, cols: int, expected: tuple[int, ...]) -> None:
 
 
 # --------------------------------------------------------------- prototypes
+@pytest.mark.unit
 @pytest.mark.parametrize("name", ["minimax", "MiniMax", " minimax ", "MinimaxAIThinker",
                                   "csl_game.thinkers.minimax.MinimaxAIThinker"])
 def test_prototype_by_short_name_and_fqn(name: str) -> None:
@@ -168,6 +176,7 @@ def test_prototype_by_short_name_and_fqn(name: str) -> None:
     assert proto.fqn == "csl_game.thinkers.minimax.MinimaxAIThinker"
 
 
+@pytest.mark.unit
 def test_created_thinker_inherits_the_match_settings() -> None:
     mc = MatchConfig(rows=8, cols=9, win_sequence=5, round_pieces=17, square_pieces=19,
                      time_limit_ms=1234)
@@ -180,6 +189,7 @@ def test_created_thinker_inherits_the_match_settings() -> None:
     ThinkerPrototype("random").create().on_thinking_info("nobody listens")
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("attribute", ["rows", "cols", "win_sequence", "round_pieces_per_player",
                                        "square_pieces_per_player", "time_limit_ms"])
 def test_settings_without_a_prototype(attribute: str) -> None:
@@ -187,6 +197,7 @@ def test_settings_without_a_prototype(attribute: str) -> None:
         getattr(MinimaxAIThinker(), attribute)
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("body, params", [
     ("""
      def setup(self, params):
@@ -208,6 +219,7 @@ def test_setup_errors_name_the_thinker(tmp_path: Path, body: str, params: str) -
 
 
 # ---------------------------------------------------------------- discovery
+@pytest.mark.unit
 def test_discovery_from_a_file_and_a_folder(tmp_path: Path) -> None:
     file = write(tmp_path / "single", "solo_thinker_mod.py", thinker_source("SoloThinker"))
     folder = tmp_path / "many"
@@ -226,6 +238,7 @@ def test_discovery_from_a_file_and_a_folder(tmp_path: Path) -> None:
     assert proto.create().think(Board(), CancellationToken()) == FutureMove(0, PShape.ROUND)
 
 
+@pytest.mark.unit
 def test_unknown_name_lists_known_thinkers() -> None:
     with pytest.raises(ThinkerError, match="unknown thinker 'nosuch'") as info:
         ThinkerPrototype("nosuch")
@@ -233,6 +246,7 @@ def test_unknown_name_lists_known_thinkers() -> None:
         assert known in str(info.value)
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("source", ["def broken(:\n", "raise RuntimeError('import boom')\n"])
 def test_broken_file(tmp_path: Path, source: str) -> None:
     file = write(tmp_path, "broken_thinker_mod.py", source)
@@ -243,6 +257,7 @@ def test_broken_file(tmp_path: Path, source: str) -> None:
     assert "broken_thinker_mod" not in sys.modules
 
 
+@pytest.mark.unit
 def test_missing_path(tmp_path: Path) -> None:
     with pytest.raises(ThinkerError, match="does not exist"):
         registry((str(tmp_path / "nowhere.py"),))
@@ -250,6 +265,7 @@ def test_missing_path(tmp_path: Path) -> None:
         registry((str(write(tmp_path, "notes.txt", "hello")),))
 
 
+@pytest.mark.unit
 def test_ambiguous_short_name(tmp_path: Path) -> None:
     write(tmp_path, "dup_one_mod.py", thinker_source("DupThinker"))
     write(tmp_path, "dup_two_mod.py", thinker_source("DupAIThinker"))
@@ -261,6 +277,7 @@ def test_ambiguous_short_name(tmp_path: Path) -> None:
     assert reg.resolve("dup_two_mod.DupAIThinker").__name__ == "DupAIThinker"
 
 
+@pytest.mark.unit
 def test_entry_points(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     write(tmp_path, "ep_thinker_mod.py", thinker_source("PluggedThinker"))
     write(tmp_path, "ep_module_mod.py", thinker_source("ModularAIThinker"))
@@ -302,6 +319,7 @@ def test_minimax_name_and_depth() -> None:
     assert worker_name(ThinkerPrototype("minimax", "2")) == "MinimaxD2"
 
 
+@pytest.mark.unit
 def test_minimax_takes_an_immediate_win() -> None:
     board = play(Board(), [(0, o), (6, s), (1, o), (6, o), (2, o), (5, s)])
     move = minimax_move(board)
@@ -309,11 +327,13 @@ def test_minimax_takes_an_immediate_win() -> None:
     assert board.check_winner() is Winner.WHITE
 
 
+@pytest.mark.unit
 def test_minimax_blocks() -> None:
     board = play(Board(), [(0, o), (6, s), (1, o), (6, o), (2, o)])
     assert minimax_move(board) == FutureMove(3, PShape.SQUARE)
 
 
+@pytest.mark.unit
 def test_minimax_gives_up_when_cancelled() -> None:
     ct = CancellationToken()
     ct.cancel()
@@ -336,6 +356,7 @@ class CountingClock:
         return self.step * self.readings
 
 
+@pytest.mark.unit
 def test_minimax_does_not_start_a_search_it_cannot_finish() -> None:
     # A millisecond a node: looking 1 move ahead takes 15 ms, so 2 moves
     # would take about 14 times that, more than is left of 200 ms.
@@ -347,6 +368,7 @@ def test_minimax_does_not_start_a_search_it_cannot_finish() -> None:
     assert ct.elapsed() < 0.05 and not ct.is_cancellation_requested
 
 
+@pytest.mark.unit
 def test_minimax_plays_the_deepest_finished_search_when_time_runs_short() -> None:
     # No time passes until the search 3 moves ahead has begun; then only 5 %
     # of the limit is left: that search is dropped, the one 2 moves ahead plays.
@@ -358,6 +380,7 @@ def test_minimax_plays_the_deepest_finished_search_when_time_runs_short() -> Non
     assert ct.time_left() > 0 and not ct.is_cancellation_requested
 
 
+@pytest.mark.unit
 def test_minimax_first_search_cut_short_gives_no_move() -> None:
     ct = CancellationToken(1.0, CountingClock(jump_at=3, jump_to=0.95))
     assert ThinkerPrototype("minimax", "3").create().think(Board(), ct).is_no_move
@@ -422,6 +445,7 @@ def guide_minimax(board: Board, max_depth: int, player: PColor, turn: PColor,
     return selected
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("seed, depth, size", [
     *[(seed, 2, (6, 7, 4, 10, 11)) for seed in range(6)],
     (6, 3, (6, 7, 4, 10, 11)), (7, 2, (5, 5, 3, 2, 3)), (8, 3, (4, 5, 3, 3, 7)),
@@ -444,6 +468,7 @@ def test_minimax_follows_the_guide(seed: int, depth: int, size: tuple[int, ...])
     assert thinker.think(board.copy(), CancellationToken()) == expected
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("stem", ["random", "json"])
 def test_a_file_named_like_an_imported_module_is_refused(tmp_path: Path, stem: str) -> None:
     before = sys.modules[stem] if stem in sys.modules else __import__(stem)
@@ -453,6 +478,7 @@ def test_a_file_named_like_an_imported_module_is_refused(tmp_path: Path, stem: s
     assert sys.modules[stem] is before
 
 
+@pytest.mark.unit
 def test_reloading_a_thinker_file_from_another_folder(tmp_path: Path) -> None:
     first = write(tmp_path / "a", "twin_thinker_mod.py", thinker_source("OneThinker"))
     second = write(tmp_path / "b", "twin_thinker_mod.py", thinker_source("TwoThinker"))
@@ -461,6 +487,7 @@ def test_reloading_a_thinker_file_from_another_folder(tmp_path: Path) -> None:
     assert registry((str(second),)).resolve("two").__name__ == "TwoThinker"
 
 
+@pytest.mark.unit
 def test_the_thinker_api_declares_every_attribute_type() -> None:
     """What a thinker author reads (the board, the fast core) has a declared type
     for every public attribute, so that type checkers (pyright --verifytypes:

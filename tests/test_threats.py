@@ -82,6 +82,7 @@ def test_threats_are_the_cells_that_would_end_the_game(data: st.DataObject) -> N
             board.undo_move()
 
 
+@pytest.mark.unit
 def test_a_white_square_completing_both_runs_gives_red_the_win() -> None:
     # White squares 0, 1, 2 on the bottom row (Red answers elsewhere):
     # a white square in column 3 completes four whites and four squares.
@@ -93,6 +94,7 @@ def test_a_white_square_completing_both_runs_gives_red_the_win() -> None:
     assert not any(p == Piece(PColor.RED, O) for p, _ in marks)
 
 
+@pytest.mark.unit
 def test_line_cells_land_where_the_moves_fall_and_stop_at_the_end() -> None:
     board = play_moves(Board(6, 7, 4, 10, 11), "3r 3s")
     cells = line_cells(board, ["3r", "4s", "bad", "0r"])
@@ -101,6 +103,7 @@ def test_line_cells_land_where_the_moves_fall_and_stop_at_the_end() -> None:
     assert line_cells(won, ["3r", "4r"]) == [(Pos(0, 3), Piece(PColor.WHITE, O))]
 
 
+@pytest.mark.unit
 def test_the_bar_share_is_certain_for_proven_results_and_even_at_zero() -> None:
     assert score_share(MoveValue("3r", "white", 5, None)) == 1.0
     assert score_share(MoveValue("3r", "red", 4, None)) == 0.0

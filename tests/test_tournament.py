@@ -13,9 +13,16 @@ import pytest
 
 from csl_game import MatchConfig, Winner
 from csl_game.cli import main
-from csl_game.engine.match import MatchResult
-from csl_game.engine.results import ResultsWriter, read_results
-from csl_game.engine.session import MatchRecord, Points, Session, SessionOptions, standings
+from csl_game.engine import (
+    MatchRecord,
+    MatchResult,
+    Points,
+    ResultsWriter,
+    Session,
+    SessionOptions,
+    read_results,
+    standings,
+)
 from csl_game.engine.tiebreak import apply_tie_break, break_first_place_tie
 from csl_game.services.report import load_report
 from csl_game.services.settings import AIEntry
@@ -38,6 +45,7 @@ def _standings_block(out: str) -> str:
     return out.split("Final standings:")[1].strip()
 
 
+@pytest.mark.unit
 def test_results_file_has_every_match_with_full_records(tmp_path: Path) -> None:
     writer = ResultsWriter(tmp_path / "r.jsonl")
     tournament([AIEntry("random", "3"), AIEntry("sequential"), AIEntry("minimax", "1")],
@@ -50,6 +58,7 @@ def test_results_file_has_every_match_with_full_records(tmp_path: Path) -> None:
     assert doc["winner"] in ("white", "red", "draw")
 
 
+@pytest.mark.unit
 def test_torn_last_line_is_ignored_and_cut_on_resume(tmp_path: Path) -> None:
     path = tmp_path / "r.jsonl"
     path.write_text('{"match": 0}\n{"match": 1, "whi')
@@ -78,6 +87,7 @@ def test_resume_after_kill_gives_the_same_standings(tmp_path: Path) -> None:
     assert sorted(d["match"] for d in read_results(results)) == list(range(20))
 
 
+@pytest.mark.unit
 def test_resume_refuses_a_file_of_another_session(tmp_path: Path,
                                                   capsys: pytest.CaptureFixture[str]) -> None:
     game = tmp_path / "g.txt"
@@ -90,6 +100,7 @@ def test_resume_refuses_a_file_of_another_session(tmp_path: Path,
     assert "different session" in capsys.readouterr().err
 
 
+@pytest.mark.unit
 def test_resume_refuses_another_clock_and_takes_old_lines_as_the_wall_clock(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     game = tmp_path / "g.txt"
@@ -141,6 +152,7 @@ def results_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
+@pytest.mark.unit
 def test_exports_parse_back(results_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
     expected = load_report(read_results(results_file)).standings_rows()
     assert main(["report", str(results_file), "--format", "json"]) == 0
@@ -160,6 +172,7 @@ def test_exports_parse_back(results_file: Path, capsys: pytest.CaptureFixture[st
     assert "**" in md
 
 
+@pytest.mark.unit
 def test_report_of_bad_file_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     bad = tmp_path / "bad.jsonl"
     bad.write_text("not json\n")
@@ -183,12 +196,14 @@ def _no_replay(players, limit):  # noqa: ANN001, ANN202
     raise AssertionError("no replay expected")
 
 
+@pytest.mark.unit
 def test_no_tie_no_tie_break() -> None:
     recs = [_rec(0, 1, W), _rec(1, 0, R)]
     table = standings(NAMES[:2], recs)
     assert break_first_place_tie(table, recs, Points(), 200, _no_replay) is None
 
 
+@pytest.mark.unit
 def test_two_way_tie_broken_head_to_head() -> None:
     # A and B both 6 points; A beat B twice... impossible with 6 each, so A beat B once,
     # drew once; each beat C and D as needed.
@@ -203,6 +218,7 @@ def test_two_way_tie_broken_head_to_head() -> None:
     assert [(s.name, s.position) for s in final][:2] == [("A", 1), ("B", 2)]
 
 
+@pytest.mark.unit
 def test_three_way_tie_goes_to_replays_with_doubled_then_halved_limits() -> None:
     cycle = [_rec(0, 1, W), _rec(1, 0, R), _rec(1, 2, W), _rec(2, 1, R),
              _rec(2, 0, W), _rec(0, 2, R)]  # everyone beats one and loses to one, twice
@@ -222,6 +238,7 @@ def test_three_way_tie_goes_to_replays_with_doubled_then_halved_limits() -> None
     assert apply_tie_break(table, tb)[0].name == "C"
 
 
+@pytest.mark.unit
 def test_unbreakable_tie_is_official() -> None:
     recs = [_rec(0, 1, D), _rec(1, 0, D)]
     table = standings(NAMES[:2], recs)
@@ -242,6 +259,7 @@ def test_competition_session_runs_replays(tmp_path: Path,
     assert "Tie-break for first place" in out
 
 
+@pytest.mark.unit
 def test_unknown_track_settings(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     game = tmp_path / "g.txt"
     game.write_text("sequential\nrandom 1\n")

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from csl_game.services.settings import AIEntry, PlayOptions
 from csl_game.services.userdata import Preferences, Score, UserData, user_dir
+
+pytestmark = pytest.mark.unit
 
 
 def test_tests_never_use_the_real_folder(user_home: Path) -> None:

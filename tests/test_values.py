@@ -7,6 +7,8 @@ import pytest
 from csl_game import PColor, PShape, Winner
 from csl_game.model import values
 
+pytestmark = pytest.mark.unit
+
 # (member, helper name, expected value): what the properties promised before
 # they became table lookups.
 HELPERS = [

@@ -64,6 +64,7 @@ def readers(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Reader]:
     return {doc: Reader(tmp_path_factory.mktemp(Path(doc).stem)) for doc in DOCS}
 
 
+@pytest.mark.unit
 def test_every_block_says_what_it_is() -> None:
     assert len(BLOCKS) >= 15
     for block in BLOCKS:

@@ -7,10 +7,8 @@ from functools import partial
 from pathlib import Path
 
 from csl_game import MatchConfig, ThinkerPrototype
-from csl_game.engine.match import Match
-from csl_game.engine.runners.base import ForfeitReason
+from csl_game.engine import ForfeitReason, Match, PostMatch, Session, SessionOptions
 from csl_game.engine.runners.process import ProcessRunner, WorkerPool
-from csl_game.engine.session import PostMatch, Session, SessionOptions
 from csl_game.services.settings import AIEntry
 from procs import alive, descendants
 

@@ -1,4 +1,9 @@
-"""The command line: ``csl-game [play|match|watch|session|report|replay|league|info] ...``.
+"""The command line: ``csl-game [play|match|watch|session|league|sprt|openings|analyse|
+report|replay|info] ...``: it parses the arguments and hands them to the verb.
+
+Each verb's options come from the one table (csl_game.services.options); each
+verb's body is a module of its own (csl_game.console.*_cmd), imported when the
+verb runs, so a verb loads only what it uses (pygame only when a window opens).
 
 Exit status: 0 when the command did its job (whoever won), 2 for bad usage or
 bad input (one line on stderr, no traceback), 130 when interrupted, 141 when
@@ -9,57 +14,33 @@ whatever reads standard output stops reading (``csl-game info | head -1``),
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import os
-import shutil
 import signal
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import replace
-from functools import partial
-from pathlib import Path
 from types import FrameType
-from typing import NoReturn, TextIO
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from csl_game import __version__
-from csl_game.console import ConsoleListener, ask_human_move
-from csl_game.console.session_cmd import (
-    check_thinkers,
-    memory_limit_of,
-    results_paths,
-    run_session,
-    setup_limit_of,
-)
-from csl_game.engine.match import Human, Match, MatchResult, Player
-from csl_game.engine.results import ResultsWriter, result_to_json
-from csl_game.engine.scheduler import runner_factory
-from csl_game.engine.session import Session, SessionOptions
-from csl_game.engine.standings import Points
-from csl_game.errors import ConfigError, CslError, Terminated, UsageError, exit_status
+from csl_game.errors import CslError, Terminated, UsageError, exit_status
 from csl_game.services import narration
-from csl_game.services import settings as cfg
 from csl_game.services.options import (
     ALIASES,
+    CONSOLE_TIME_LIMIT_MS,
     VERBS,
-    add_options,
-    flag_text,
-    match_config,
+    add_engine_sources,
     options_of,
-    points_of,
-    unknown_track_config,
 )
-from csl_game.services.setup_file import SettingError
-from csl_game.thinker.api import MatchConfig
 from csl_game.thinker.discovery import registry
-from csl_game.thinker.engine_thinker import EngineSpec
-from csl_game.thinker.prototype import ThinkerPrototype
 
-__all__ = ["main", "build_parser"]
+if TYPE_CHECKING:
+    from csl_game.services.replay import Replay
+    from csl_game.services.settings import PlayOptions
 
-REFERENCE = "reference"
-"""The report format that writes the reference framework's competition files."""
+__all__ = ["main", "build_parser", "BROKEN_PIPE"]
+
 BROKEN_PIPE = 141
 """The exit status when standard output's reader went away: 128 + SIGPIPE, as
 command-line tools end then."""
@@ -81,9 +62,28 @@ def build_parser() -> argparse.ArgumentParser:
         aliases = [a for a, v in ALIASES.items() if v == verb]
         verb_parser = sub.add_parser(verb, help=help, description=help, aliases=aliases)
         note = ("500 ms a move, as the setup screen says" if verb == "play"
-                else f"{cfg.CONSOLE_TIME_LIMIT_MS} ms a move")
-        add_options(verb_parser, verb, note)
+                else f"{CONSOLE_TIME_LIMIT_MS} ms a move")
+        _add_options(verb_parser, verb, note)
     return parser
+
+
+def _add_options(parser: argparse.ArgumentParser, verb: str, board_note: str = "") -> None:
+    """Give `parser` every option of `verb`, from the table."""
+    groups: dict[str, argparse._ArgumentGroup] = {}
+    for option in options_of(verb):
+        target: Any = parser
+        if option.group is not None:
+            title = option.group % board_note if "%s" in option.group else option.group
+            target = groups.setdefault(option.group, parser.add_argument_group(title))
+        # argparse formats help texts with %: "95 % interval" must stay text
+        kwargs = dict(option.kwargs, help=option.help_for(verb).replace("%", "%%"))
+        if option.positional:
+            target.add_argument(option.dest, **kwargs)
+            continue
+        if verb in option.required:
+            kwargs["required"] = True
+        target.add_argument(*option.flags_for(verb), dest=option.dest,
+                            default=option.default_for(verb), **kwargs)
 
 
 _VERB_HELP = {
@@ -117,79 +117,23 @@ def _parse(argv: Sequence[str]) -> argparse.Namespace:
     return parsed
 
 
-def add_engine_sources(args: argparse.Namespace, declarations: Sequence[str]) -> None:
-    """Put engines (``NAME=COMMAND``) among the thinker sources, after the --thinkers
-    paths: from there every verb, and every worker, finds them as thinkers.
+# ------------------------------------------------------------------ the verbs
+def cmd_play(args: argparse.Namespace) -> int:
+    from csl_game.console.play_cmd import run_play
 
-    Raises:
-        ConfigError: an engine is declared badly.
-    """
-    sources = [EngineSpec.parse(text).source for text in declarations]
-    args.thinkers = [*args.thinkers, *(s for s in sources if s not in args.thinkers)]
+    return run_play(args, _open_window)
 
 
-def _match_config_for_session(args: argparse.Namespace) -> MatchConfig:
-    if args.unknown_track is None:
-        return match_config(args)
-    return unknown_track_config(args)
+def _open_window(options: PlayOptions) -> int:
+    from csl_game.gui import run_gui  # pygame loads only when a window opens
 
-
-def _player(name: str | None, params: str, mc: MatchConfig, paths: tuple[str, ...]) -> Player:
-    if name is None or name.lower() == "human":
-        return Human()
-    return ThinkerPrototype(name, params, mc, paths)
-
-
-def _human_input(out: TextIO) -> Callable[[Match], None]:
-    def read(prompt: str) -> str:
-        print(prompt, end="", file=out, flush=True)
-        line = sys.stdin.readline()
-        if not line:
-            raise EOFError
-        return line
-
-    return partial(ask_human_move, read=read,
-                   say=lambda t: print(narration.terminal_safe(t), file=out, flush=True))
+    return run_gui(options)
 
 
 def cmd_match(args: argparse.Namespace) -> int:
-    if args.listen is not None or args.connect is not None:
-        from csl_game.console.online_cmd import run_online
+    from csl_game.console.match_cmd import run_match
 
-        return run_online(args)
-    mc = match_config(args)
-    paths = tuple(args.thinkers)
-    players = [_player(args.white, args.white_params, mc, paths),
-               _player(args.red, args.red_params, mc, paths)]
-    limit, memory = setup_limit_of(args), memory_limit_of(args)
-    known = check_thinkers(players, ("-W/--white", "-R/--red"), args.in_process, limit, memory)
-    out = sys.stderr if args.json else sys.stdout
-    options = SessionOptions(runner_factory=runner_factory(args.in_process, None, limit, memory),
-                             in_process=args.in_process, setup_limit=limit,
-                             memory_limit_mb=memory, known_setups=known)
-    results = ResultsWriter(args.results) if args.results else None
-    session = Session(players, mc, options, results=results)
-    listener = ConsoleListener(out)
-    ask = _human_input(out)
-
-    def play(match: Match) -> MatchResult:
-        match.subscribe(listener.on_match_event)
-        return match.run(on_human=ask)
-
-    try:
-        session.run(play)
-    finally:
-        if results is not None:
-            results.close()
-    result = session.records[0].result
-    if args.json:
-        print(json.dumps(result_to_json(result, mc)), flush=True)
-    return 0
-
-
-def cmd_session(args: argparse.Namespace) -> int:
-    add_engine_sources(args, cfg.read_session_engines(args.game_file))
-    return run_session(args, _match_config_for_session(args))
+    return run_match(args)
 
 
 def cmd_watch(args: argparse.Namespace) -> int:
@@ -198,273 +142,16 @@ def cmd_watch(args: argparse.Namespace) -> int:
     return run_watch(args)
 
 
-def cmd_report(args: argparse.Namespace) -> int:
-    from csl_game.engine.results import duplicates_note, first_lines, read_results
-    from csl_game.services.report import load_report
+def cmd_session(args: argparse.Namespace) -> int:
+    from csl_game.console.session_cmd import run_session
 
-    points = points_of(args)
-    assert points is not None
-    if args.serve:
-        return _serve_site(args, points)
-    docs, twice = first_lines(read_results(args.results_file))
-    if twice:
-        print(f"csl-game: note: {duplicates_note(args.results_file, twice)}", file=sys.stderr)
-    if args.ratings or args.anchor:
-        if args.format == REFERENCE:
-            raise UsageError("--ratings prints md, csv or json, not the reference's files")
-        from csl_game.services.report import parse_anchor
-
-        anchor = parse_anchor(args.anchor) if args.anchor else None
-        print(narration.terminal_safe(load_report(docs, points).render_ratings(args.format,
-                                                                                anchor)))
-        return 0
-    if args.format == REFERENCE:
-        from csl_game.services.reference import write_reference
-
-        written = write_reference(docs, args.output, points)
-        print(f"wrote {written[0]} and {len(written) - 1} match transcripts in "
-              f"{written[0].parent / 'results'}")
-        return 0
-    if args.format == "html":
-        from csl_game.services.site import DEFAULT_TITLE, write_site
-
-        folder = write_site(docs, args.output, points, title=args.title or DEFAULT_TITLE)
-        print(f"wrote the site of {len(docs)} matches: {folder / 'index.html'}")
-        return 0
-    report = load_report(docs, points)
-    print(narration.terminal_safe(report.render(args.format, args.table)))
-    return 0
+    return run_session(args)
 
 
-def _serve_site(args: argparse.Namespace, points: Points) -> int:
-    """Serve a site folder as it is (a live one goes on updating itself), or
-    the site of a results file, rebuilt as the file grows: live while it
-    changes, final once it has not changed for SERVE_QUIET_S seconds; a folder
-    of its own removed on the way out, an -o folder left final."""
-    import contextlib
-    import tempfile
-    import time
+def cmd_league(args: argparse.Namespace) -> int:
+    from csl_game.console.league_cmd import run_league
 
-    from csl_game.engine.results import first_lines, read_results
-    from csl_game.online.wire import lan_address
-    from csl_game.services.serve import SiteServer
-    from csl_game.services.site import DEFAULT_TITLE, SiteWriter
-
-    if not 0 <= args.port <= 65535:
-        raise UsageError(f"--port must be from 0 to 65535, got {args.port}")
-    source = Path(args.results_file)
-    title = args.title or DEFAULT_TITLE
-    rebuild: Callable[[], None] | None = None
-    temporary = False
-    if not source.exists():
-        raise ConfigError(f"{source}: no such results file or site folder")
-    if source.is_dir():
-        folder = source
-        if not (source / "index.html").is_file():
-            print(f"csl-game: note: {source} holds no index.html yet: its pages are served "
-                  "as they are written", file=sys.stderr, flush=True)
-    else:
-        read_results(source)  # no such file, or not a results file: one line, exit 2
-        temporary = args.output == "."
-        folder = Path(tempfile.mkdtemp(prefix="csl-site-")) if temporary else Path(args.output)
-        built_from: tuple[int, float, bool] | None = None
-
-        def build(live: bool) -> None:
-            docs = first_lines(read_results(source))[0]
-            writer = SiteWriter(folder, points, live, title=title)
-            writer.docs.extend(docs)
-            if live and not docs:
-                writer.event.state = "starting"
-            writer.write_all()
-
-        def rebuild() -> None:
-            nonlocal built_from
-            stat = source.stat()
-            live = time.time() - stat.st_mtime < SERVE_QUIET_S
-            if built_from != (stat.st_size, stat.st_mtime, live):  # only when it changed
-                built_from = (stat.st_size, stat.st_mtime, live)
-                build(live)
-
-    try:
-        if rebuild is not None:
-            rebuild()
-        try:
-            server = SiteServer(folder, args.host, args.port, rebuild=rebuild)
-        except OSError as e:
-            raise ConfigError(f"cannot listen on {args.host}:{args.port}: {e.strerror or e}") \
-                from None
-        with server:
-            shown = "localhost" if args.host in ("0.0.0.0", "::", "127.0.0.1") else args.host
-            print(f"Serving the site of {source} at http://{shown}:{server.port}/", flush=True)
-            if args.host in ("0.0.0.0", "::"):
-                print(f"  for others on the network: http://{lan_address()}:{server.port}/ "
-                      "(Ctrl+C stops)", flush=True)
-            server.serve_forever()
-    finally:
-        if temporary:
-            shutil.rmtree(folder, ignore_errors=True)
-        elif rebuild is not None and folder.is_dir():
-            with contextlib.suppress(CslError):
-                build(False)  # the pages left behind are final
-    return 0
-
-
-SERVE_QUIET_S = 60.0
-"""Seconds without a change after which a served results file's site is final."""
-
-
-def _has_display() -> bool:
-    """Whether a window can open: a chosen SDL driver, or a desktop session on
-    systems whose windows need one (X11 or Wayland)."""
-    if os.environ.get("SDL_VIDEODRIVER"):
-        return True
-    if sys.platform.startswith(("linux", "freebsd", "openbsd", "netbsd")):
-        return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
-    return True
-
-
-def cmd_replay(args: argparse.Namespace) -> int:
-    from csl_game.services.replay import load_replays, numbered, pick_replay
-
-    replays = load_replays(args.results_file)
-    if args.list:
-        for number, replay in sorted(numbered(replays).items()):
-            print(narration.terminal_safe(
-                f"{number:>4}  {replay.players}: {narration.game_over(replay.result)}"))
-        return 0
-    replay = pick_replay(replays, args.match)
-    if args.review:
-        from csl_game.console.review_cmd import run_review
-
-        return run_review(replay, args)
-    if args.console or not _has_display():
-        from csl_game.console.replay_cmd import print_replay, step_replay
-
-        if sys.stdin.isatty() and sys.stdout.isatty():
-            step_replay(replay, input, sys.stdout)
-        else:
-            print_replay(replay, sys.stdout)
-        return 0
-    from csl_game.gui import run_replay  # pygame loads only when a window opens
-
-    return run_replay(replay, auto=args.auto)
-
-
-def cmd_info(args: argparse.Namespace) -> int:
-    if args.examples is not None:
-        return _copy_examples(Path(args.examples))
-    reg = registry(tuple(args.thinkers))
-    print("Known thinkers:")
-    for fqn in sorted(reg.classes, key=reg.short_name):
-        doc = (reg.classes[fqn].__doc__ or "").strip().splitlines()
-        summary = f"  {doc[0]}" if doc else ""
-        print(narration.terminal_safe(f"  {reg.short_name(fqn):<14} {fqn}{summary}"))
-    for problem in reg.problems:
-        print(narration.terminal_safe(f"warning: {problem}"), file=sys.stderr)
-    for why in reg.near_misses():
-        print(narration.terminal_safe(f"not listed: {why}"), file=sys.stderr)
-    return 0
-
-
-def _copy_examples(into: Path) -> int:
-    """Copy the shipped examples into `into` (made if need be, never overwriting).
-
-    Raises:
-        ConfigError: a file of the same name is there, or `into` cannot be written.
-    """
-    from importlib.resources import as_file, files
-
-    with as_file(files("csl_game.examples")) as root:
-        shipped = [p for p in sorted(Path(root).rglob("*")) if p.is_file()
-                   and p.suffix in (".py", ".c", ".cs") and p.name != "__init__.py"
-                   and "__pycache__" not in p.parts]
-        taken = [into / p.relative_to(root) for p in shipped if (into / p.relative_to(root)).exists()]
-        if taken:
-            raise ConfigError(f"--examples: {taken[0]} is there already; name a new folder")
-        try:
-            for path in shipped:
-                target = into / path.relative_to(root)
-                target.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copyfile(path, target)
-        except OSError as e:
-            raise ConfigError(f"--examples: cannot write into {into}: {e.strerror or e}") from None
-    print(f"Copied {len(shipped)} example files into {into}:")
-    for path in shipped:
-        print(f"  {(into / path.relative_to(root)).as_posix()}")
-    return 0
-
-
-def _play_flags(args: argparse.Namespace) -> dict[str, object]:
-    """The settings the command line gives, by setting key (None: not given)."""
-    flags: dict[str, object] = {o.setting: getattr(args, o.dest) for o in options_of("play")
-                                if o.setting is not None}
-    flags["competition"] = True if args.competition else None
-    points = points_of(args, None)
-    if points is not None:
-        flags.update(points_per_win=points.win, points_per_draw=points.draw,
-                     points_per_loss=points.loss)
-    if args.unknown_track is not None:
-        unknown_track_config(args)  # the same refusals as the session verb's
-        flags.update(rows=args.unknown_track[0], cols=args.unknown_track[1], unknown_track=True)
-    path, resume = results_paths(args.results, args.resume)
-    if path:
-        flags.update(results_file=path, resume=resume)
-    if args.site:
-        flags.update(site_folder=args.site)
-    if args.listen is not None:
-        from csl_game.online.wire import parse_address
-
-        try:
-            parse_address(args.listen, bare=True)
-        except ValueError as e:
-            raise UsageError(f"--listen {e}") from None
-        flags.update(listen=args.listen)
-    return flags
-
-
-def _play_options(args: argparse.Namespace) -> cfg.PlayOptions:
-    """The GUI defaults, then the --config file, then --ai and the board flags.
-
-    Without a flag that says what to play (players, a setup file, a setting),
-    the window opens on the home screen; with only settings, on the setup
-    screen; with players, on their game.
-    """
-    from csl_game.services.setup_file import (
-        apply_settings,
-        check_config,
-        load_config,
-        player_problems,
-    )
-
-    options = cfg.PlayOptions(thinker_paths=tuple(args.thinkers))
-    if args.config is not None:
-        options = load_config(args.config, options)
-        check_config(args.config, options)
-    flags = _play_flags(args)
-    try:
-        options = apply_settings(options, {k: v for k, v in flags.items() if v is not None})
-    except SettingError as e:
-        dest = next((o.dest for o in options_of("play") if o.setting == e.key), None)
-        raise UsageError(f"{flag_text(dest) if dest else e.key}: {e.problem}") from None
-    specs = [*args.ai, *([args.level] if args.level else [])]
-    ais = tuple(cfg.parse_ai_spec(spec) for spec in specs)
-    problems = player_problems(ais, options)  # bad thinkers are bad input: before any window
-    for i, spec in enumerate(specs, 1):
-        for key in (f"players[{i}].thinker", f"players[{i}].params"):
-            if key in problems:
-                raise UsageError(f"--ai {spec!r}: {problems[key]}")
-    given = bool(specs) or args.config is not None or args.auto or any(
-        v is not None for v in flags.values())
-    return replace(options, ais=ais or options.ais, auto=args.auto,
-                   in_process=args.in_process,
-                   show_setup=not specs and args.config is None, show_home=not given)
-
-
-def cmd_play(args: argparse.Namespace) -> int:
-    options = _play_options(args)
-    from csl_game.gui import run_gui  # pygame loads only when a window opens
-
-    return run_gui(options)
+    return run_league(args)
 
 
 def cmd_sprt(args: argparse.Namespace) -> int:
@@ -485,18 +172,36 @@ def cmd_analyse(args: argparse.Namespace) -> int:
     return run_analyse(args)
 
 
-def cmd_league(args: argparse.Namespace) -> int:
-    from csl_game.console.league_cmd import run_league
+def cmd_report(args: argparse.Namespace) -> int:
+    from csl_game.console.report_cmd import run_report
 
-    return run_league(args)
+    return run_report(args)
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    from csl_game.console.replay_cmd import run_replay
+
+    def in_window(replay: Replay) -> int:
+        from csl_game.gui import run_replay  # pygame loads only when a window opens
+
+        return run_replay(replay, auto=args.auto)
+
+    return run_replay(args, in_window)
+
+
+def cmd_info(args: argparse.Namespace) -> int:
+    from csl_game.console.info_cmd import run_info
+
+    return run_info(args)
 
 
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
-    "play": cmd_play, "match": cmd_match, "watch": cmd_watch, "session": cmd_session, "report": cmd_report,
-    "replay": cmd_replay, "info": cmd_info, "league": cmd_league,
-    "sprt": cmd_sprt, "openings": cmd_openings, "analyse": cmd_analyse}
+    "play": cmd_play, "match": cmd_match, "watch": cmd_watch, "session": cmd_session,
+    "league": cmd_league, "sprt": cmd_sprt, "openings": cmd_openings, "analyse": cmd_analyse,
+    "report": cmd_report, "replay": cmd_replay, "info": cmd_info}
 
 
+# ------------------------------------------------------------------ running one
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     try:

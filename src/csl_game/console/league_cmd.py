@@ -15,21 +15,17 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import NoReturn, TextIO
+from typing import TextIO
 
-from csl_game.console.session_cmd import print_forfeits, refuse_used_results
-from csl_game.engine.results import ResultsWriter
-from csl_game.errors import ConfigError, CslError, UsageError, exit_status
+from csl_game.console.playing import print_forfeits, refuse_used_results
+from csl_game.engine import ResultsWriter
+from csl_game.errors import ConfigError, UsageError
 from csl_game.model.notation import format_moves
 from csl_game.services.league import Entry, GameRecord, League, Tally, make_openings, tally
 from csl_game.services.narration import terminal_safe
 from csl_game.services.openings import read_book
-from csl_game.services.options import add_options, match_config, points_of
-from csl_game.services.settings import (
-    CONSOLE_TIME_LIMIT_MS,
-    read_session_engines,
-    read_session_file,
-)
+from csl_game.services.options import match_config, points_of
+from csl_game.services.settings import read_session_engines, read_session_file
 from csl_game.services.site import follow
 from csl_game.services.tables import Grid
 from csl_game.thinker.api import MatchConfig
@@ -37,7 +33,7 @@ from csl_game.thinker.discovery import BUILTIN_PACKAGE, registry
 from csl_game.thinker.engine_thinker import EngineSpec
 from csl_game.thinker.prototype import ThinkerPrototype
 
-__all__ = ["main", "build_parser", "standings_rows", "matrix_rows", "render"]
+__all__ = ["run_league", "standings_rows", "matrix_rows", "render"]
 
 
 def _mean(values: list[float], digits: int) -> str:
@@ -68,21 +64,6 @@ def render(rows: list[list[str]], markdown: bool, name_col: int = 1) -> str:
     """A table as aligned text or as Markdown; the names column is left-aligned."""
     grid = Grid.of(rows[0], rows[1:], left=(name_col,))
     return grid.markdown() if markdown else grid.text()
-
-
-# ------------------------------------------------------------------ command line
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        raise UsageError(message)
-
-
-def build_parser() -> argparse.ArgumentParser:
-    """The league's argument parser (its options from csl_game.services.options)."""
-    p = _Parser(prog="csl-game league",
-                description="Play every thinker against every other, both colours, "
-                            "from fixed openings, and print the standings.")
-    add_options(p, "league", f"{CONSOLE_TIME_LIMIT_MS} ms a move")
-    return p
 
 
 def _games_spelled_g(args: argparse.Namespace) -> None:
@@ -165,16 +146,3 @@ def run_league(args: argparse.Namespace) -> int:
     print(terminal_safe(render(matrix_rows(tallies, matrix), args.markdown, name_col=0)))
     print_forfeits(league.forfeits(), "games")
     return 0
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run a league from the command line; 0 when done, 2 for bad usage, 1 otherwise."""
-    try:
-        return run_league(build_parser().parse_args(argv))
-    except CslError as e:
-        print(f"league: error: {e}", file=sys.stderr)
-        return exit_status(e)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

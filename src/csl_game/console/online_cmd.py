@@ -15,27 +15,35 @@ import threading
 from typing import TextIO
 
 from csl_game.console.human import move_prompt, try_move
+from csl_game.console.playing import check_thinkers, memory_limit_of, setup_limit_of
 from csl_game.console.render import ConsoleListener
-from csl_game.console.session_cmd import check_thinkers, memory_limit_of, setup_limit_of
-from csl_game.engine import Human, Player, runner_factory
-from csl_game.engine.match import Match, MatchEvent, MatchResult, MatchStarted
-from csl_game.engine.results import ResultsWriter, record_to_json, result_to_json
+from csl_game.engine import (
+    Human,
+    Match,
+    MatchEvent,
+    MatchResult,
+    MatchStarted,
+    Player,
+    ResultsWriter,
+    record_to_json,
+    result_to_json,
+    runner_factory,
+)
 from csl_game.errors import InputEnded, NetworkError, UsageError
 from csl_game.model.board import PColor
 from csl_game.online.client import Back, Failed, GoingOn, Joined, Lost, OnlineEvent, Waiting
+from csl_game.online.door import HostLimits, TurnedAway
 from csl_game.online.host import (
     ClaimOffered,
     Host,
     HostEvent,
-    HostLimits,
     PlayerBack,
     PlayerJoined,
     PlayerLeft,
-    TurnedAway,
 )
 from csl_game.online.protocol import PROTOCOL_VERSION, Hello, code_problem
 from csl_game.online.records import player_infos
-from csl_game.online.wire import lan_address, parse_address
+from csl_game.services.addresses import lan_address, parse_address
 from csl_game.services.narration import terminal_safe
 from csl_game.services.options import MATCH_KEYS, match_config
 from csl_game.thinker.api import MatchConfig

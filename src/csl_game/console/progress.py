@@ -20,8 +20,7 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
-from csl_game.engine.match import MatchResult
-from csl_game.engine.standings import Standing, winner_text
+from csl_game.engine import MatchResult, Standing, winner_text
 from csl_game.services.forfeits import Forfeits
 from csl_game.services.narration import terminal_safe
 from csl_game.services.tables import Grid

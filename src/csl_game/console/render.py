@@ -10,7 +10,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import TextIO
 
-from csl_game.engine.match import (
+from csl_game.engine import (
     BoardUpdated,
     InvalidPlay,
     MatchEvent,
@@ -18,9 +18,9 @@ from csl_game.engine.match import (
     MatchStarted,
     MovePerformed,
     NextTurn,
+    Standing,
     ThinkingInfo,
 )
-from csl_game.engine.standings import Standing
 from csl_game.model.board import Board, PColor, Pos
 from csl_game.services import narration as msg
 from csl_game.services.tables import Grid

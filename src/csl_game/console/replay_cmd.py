@@ -1,16 +1,20 @@
-"""A replay in the terminal: every move and board printed, or stepped through with Enter."""
+"""The ``replay`` verb, and a replay in the terminal: every move and board
+printed, or stepped through with Enter."""
 
 from __future__ import annotations
 
+import argparse
+import os
+import sys
 from collections.abc import Callable
 from typing import TextIO
 
 from csl_game.console.render import LEGEND, render_board
 from csl_game.model.board import Board
 from csl_game.services import narration as msg
-from csl_game.services.replay import Replay
+from csl_game.services.replay import Replay, load_replays, numbered, pick_replay
 
-__all__ = ["print_replay", "step_replay", "KEYS_HELP"]
+__all__ = ["run_replay", "print_replay", "step_replay", "KEYS_HELP"]
 
 KEYS_HELP = "Enter: next, b: back, s: start, e: end, a number: after that move, q: quit"
 
@@ -101,3 +105,41 @@ def _next_step(answer: str, step: int, end: int, out: TextIO) -> int:
     print(msg.terminal_safe(f"'{answer}'? {KEYS_HELP} (moves 0 to {end})"), file=out,
           flush=True)
     return step
+
+
+def run_replay(args: argparse.Namespace, in_window: Callable[[Replay], int]) -> int:
+    """The ``replay`` verb: list a file's matches, review one, print it or step
+    through it in the terminal (with --console, or when no window can open), or
+    show it with `in_window` (the command line's: pygame loads only then).
+
+    Raises:
+        CslError: an unreadable file, or no such match in it.
+    """
+    replays = load_replays(args.results_file)
+    if args.list:
+        for number, replay in sorted(numbered(replays).items()):
+            print(msg.terminal_safe(
+                f"{number:>4}  {replay.players}: {msg.game_over(replay.result)}"))
+        return 0
+    replay = pick_replay(replays, args.match)
+    if args.review:
+        from csl_game.console.review_cmd import run_review
+
+        return run_review(replay, args)
+    if args.console or not _has_display():
+        if sys.stdin.isatty() and sys.stdout.isatty():
+            step_replay(replay, input, sys.stdout)
+        else:
+            print_replay(replay, sys.stdout)
+        return 0
+    return in_window(replay)
+
+
+def _has_display() -> bool:
+    """Whether a window can open: a chosen SDL driver, or a desktop session on
+    systems whose windows need one (X11 or Wayland)."""
+    if os.environ.get("SDL_VIDEODRIVER"):
+        return True
+    if sys.platform.startswith(("linux", "freebsd", "openbsd", "netbsd")):
+        return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+    return True

@@ -3,33 +3,53 @@
 from __future__ import annotations
 
 import argparse
-import re
 import sys
-import threading
 from collections.abc import Sequence
-from concurrent.futures import Executor
 from contextlib import ExitStack
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING
 
+from csl_game.console.playing import (
+    check_thinkers,
+    dask_executor,
+    memory_limit_of,
+    print_forfeits,
+    results_paths,
+    resumed_lines,
+    setup_limit_of,
+)
 from csl_game.console.progress import SessionProgress
 from csl_game.console.render import ConsoleListener, render_standings
-from csl_game.engine import MEMORY_LIMIT_MB, SetupReport, WorkerStartError, probe_all
-from csl_game.engine.match import Match, MatchResult, Player
-from csl_game.engine.options import Fixture
-from csl_game.engine.ratings import plus_minus, rate_records
-from csl_game.engine.results import ResultsWriter, duplicates_note, first_lines, read_results
-from csl_game.engine.scheduler import default_workers, runner_factory
-from csl_game.engine.session import PostMatch, Session, SessionEvent, SessionOptions, TieBreakRound
-from csl_game.engine.standings import Points, Standing, round_robin
-from csl_game.engine.tiebreak import TieBreak
+from csl_game.engine import (
+    Fixture,
+    Match,
+    MatchResult,
+    Points,
+    PostMatch,
+    ResultsWriter,
+    Session,
+    SessionEvent,
+    SessionOptions,
+    Standing,
+    TieBreak,
+    TieBreakRound,
+    WorkerStartError,
+    default_workers,
+    plus_minus,
+    rate_records,
+    round_robin,
+)
 from csl_game.errors import ConfigError, ThinkerError
 from csl_game.services import narration
 from csl_game.services.forfeits import Forfeits
 from csl_game.services.openings import read_book
-from csl_game.services.options import points_of
-from csl_game.services.settings import read_session_file, session_line_numbers
-from csl_game.services.setup_file import refusal
+from csl_game.services.options import (
+    add_engine_sources,
+    match_config,
+    points_of,
+    unknown_track_config,
+)
+from csl_game.services.settings import read_session_engines, read_session_file, session_line_numbers
 from csl_game.services.site import DEFAULT_TITLE, LiveSite, follow
 from csl_game.thinker.api import MatchConfig
 from csl_game.thinker.prototype import ThinkerPrototype
@@ -37,81 +57,7 @@ from csl_game.thinker.prototype import ThinkerPrototype
 if TYPE_CHECKING:
     from csl_game.online.broadcast import Broadcaster
 
-__all__ = ["run_session", "results_paths", "refuse_used_results", "check_thinkers", "setup_limit_of", "memory_limit_of",
-           "print_forfeits", "DASK_TIMEOUT"]
-
-DASK_TIMEOUT = 10.0
-"""Seconds to reach a Dask scheduler before giving up."""
-_DASK_ADDRESS = re.compile(r"^(?:(tcp|tls|inproc|ucx|ws|wss)://)?\[?[\w.:-]+\]?:\d{1,5}$")
-
-
-def check_thinkers(players: Sequence[Player], where: Sequence[str], in_process: bool,
-                   setup_limit: float, memory_limit_mb: int = MEMORY_LIMIT_MB
-                   ) -> list[SetupReport | None]:
-    """Set each AI player up once, in a worker process, before anything plays;
-    returns the reports (None for humans) for the session to use.
-
-    Raises:
-        ConfigError: a thinker refuses its parameters (`where` names each player).
-        WorkerStartError: no worker process could be started.
-    """
-    protos = [p for p in players if isinstance(p, ThinkerPrototype)]
-    reports = iter(probe_all(protos, in_process=in_process, setup_limit=setup_limit,
-                             memory_limit_mb=memory_limit_mb))
-    known: list[SetupReport | None] = []
-    for player, place in zip(players, where):
-        report = next(reports) if isinstance(player, ThinkerPrototype) else None
-        if isinstance(player, ThinkerPrototype) and report is not None:
-            problem = refusal(player, report)
-            if problem is not None:
-                raise ConfigError(f"{place}: {problem}")
-        known.append(report)
-    return known
-
-
-def _executor(args: argparse.Namespace, stack: ExitStack) -> Executor | None:
-    if args.dask is None:
-        return None
-    address = args.dask.strip()
-    if not _DASK_ADDRESS.match(address):
-        raise ConfigError(f"--dask: '{args.dask}' is not a scheduler address "
-                          "(HOST:PORT or tcp://HOST:PORT)")
-    try:
-        from dask.distributed import Client
-    except ImportError:
-        raise ConfigError("--dask needs the dask extra: pip install 'csl-game[dask]'") from None
-    client = _connect(Client, address)
-    stack.callback(client.close)
-    executor: Executor = client.get_executor()
-    return executor
-
-
-def _connect(client_class: Any, address: str) -> Any:
-    """A client of the scheduler at `address`, within DASK_TIMEOUT seconds.
-
-    Dask's own timeout does not cover every case (a port that accepts but
-    never answers), so the attempt runs on a thread this waits for.
-
-    Raises:
-        ConfigError: the scheduler cannot be reached in time.
-    """
-    got: list[Any] = []
-    failed: list[BaseException] = []
-
-    def connect() -> None:
-        try:
-            got.append(client_class(address, timeout=DASK_TIMEOUT))
-        except BaseException as e:  # noqa: BLE001 - reported as one line below
-            failed.append(e)
-
-    thread = threading.Thread(target=connect, name="csl-dask-connect", daemon=True)
-    thread.start()
-    thread.join(DASK_TIMEOUT + 0.5)
-    if got:
-        return got[0]
-    why = (f"{type(failed[0]).__name__}: {failed[0]}" if failed
-           else f"no answer within {DASK_TIMEOUT:g} s")
-    raise ConfigError(f"cannot reach the Dask scheduler at {address}: {why}".splitlines()[0])
+__all__ = ["run_session"]
 
 
 def _workers(args: argparse.Namespace) -> int:
@@ -123,39 +69,7 @@ def _workers(args: argparse.Namespace) -> int:
     return workers
 
 
-def results_paths(results: str | None, resume: str | None) -> tuple[str, bool]:
-    """(the results file, whether to resume from it) of --results and --resume.
-
-    Raises:
-        ConfigError: both name files, and not the same one.
-    """
-    if results and resume and results != resume:
-        raise ConfigError("--results and --resume name different files; --resume appends "
-                          "to the file it resumes from")
-    if results and not resume:
-        refuse_used_results(results)
-    return (resume or results or ""), bool(resume)
-
-
-def refuse_used_results(path: str) -> None:
-    """Refuse a results file that already holds matches: this run's would be
-    mixed with an earlier run's (its standings shown as this one's).
-
-    Raises:
-        ConfigError: the file holds at least one match.
-    """
-    try:
-        with open(path, "rb") as f:
-            held = sum(1 for line in f if line.strip())
-    except OSError:
-        return  # a new file (or one the writer will say it cannot open)
-    if held:
-        raise ConfigError(f"results file {path} already holds {held} match line(s) of an "
-                          f"earlier run: to go on with that run use --resume {path}; to start "
-                          "anew name a new file")
-
-
-def run_session(args: argparse.Namespace, mc: MatchConfig) -> int:
+def run_session(args: argparse.Namespace) -> int:
     """Play the session the arguments describe; returns the exit status.
 
     Raises:
@@ -163,6 +77,8 @@ def run_session(args: argparse.Namespace, mc: MatchConfig) -> int:
         WorkerStartError: the program could not start a worker process; the
             results written so far are kept, and the session can be resumed.
     """
+    add_engine_sources(args, read_session_engines(args.game_file))
+    mc = unknown_track_config(args) if args.unknown_track is not None else match_config(args)
     paths = tuple(args.thinkers)
     entries = read_session_file(args.game_file)
     players = []
@@ -175,7 +91,7 @@ def run_session(args: argparse.Namespace, mc: MatchConfig) -> int:
     workers = _workers(args)
     limit, memory = setup_limit_of(args), memory_limit_of(args)
     path, resume = results_paths(args.results, args.resume)
-    docs = _resumed(path) if resume else []
+    docs = resumed_lines(path) if resume else []
     where = [f"session file {args.game_file}, thinker {i}" for i in range(1, len(players) + 1)]
     # the site is there from the start (starting, then the schedule), and has a
     # last write however the session ends (final, or stopped)
@@ -185,15 +101,13 @@ def run_session(args: argparse.Namespace, mc: MatchConfig) -> int:
     try:
         known = check_thinkers(players, where, args.in_process, limit, memory)
         with ExitStack() as stack:
-            executor = _executor(args, stack)
+            executor = dask_executor(args, stack)
             writer = ResultsWriter(path) if path else None
-            options = SessionOptions(
-                points=points,
-                runner_factory=runner_factory(args.in_process, None, limit, memory),
-                workers=workers, in_process=args.in_process,
+            options = SessionOptions.running(
+                args.in_process, limit, memory, points=points, workers=workers,
                 foreground=args.verbose or args.listen is not None,
                 competition=args.competition, executor=executor, tournament=True,
-                setup_limit=limit, memory_limit_mb=memory, known_setups=known,
+                known_setups=known,
                 fixtures=_book_fixtures(args, mc, players))
             session = Session(players, mc, options, results=writer)
             stack.callback(session.abort)
@@ -221,45 +135,6 @@ def run_session(args: argparse.Namespace, mc: MatchConfig) -> int:
     return 0
 
 
-def print_forfeits(forfeits: Forfeits, noun: str = "matches", out: TextIO | None = None) -> None:
-    """The forfeits by reason, a line of `out` (standard output) when there were
-    any; and the warning when too many games were lost on time, on standard error."""
-    summary = forfeits.summary(noun)
-    if summary is not None:
-        print(f"\n{summary}", file=out or sys.stdout, flush=True)
-    warning = forfeits.warning(noun)
-    if warning is not None:
-        print(f"csl-game: warning: {warning}", file=sys.stderr, flush=True)
-
-
-def setup_limit_of(args: argparse.Namespace) -> float:
-    """Seconds of --setup-time-limit.
-
-    Raises:
-        ConfigError: below 1 ms.
-    """
-    limit: int = args.setup_time_limit
-    if limit < 1:
-        raise ConfigError(f"--setup-time-limit must be at least 1 ms, got {limit}")
-    return min(limit, 3_600_000) / 1000
-
-
-MIN_MEMORY_LIMIT_MB = 64
-"""Below this not even the interpreter of a worker starts."""
-
-
-def memory_limit_of(args: argparse.Namespace) -> int:
-    """MB of --memory-limit.
-
-    Raises:
-        ConfigError: below MIN_MEMORY_LIMIT_MB.
-    """
-    limit: int = args.memory_limit
-    if limit < MIN_MEMORY_LIMIT_MB:
-        raise ConfigError(f"--memory-limit must be at least {MIN_MEMORY_LIMIT_MB} MB, got {limit}")
-    return min(limit, 1 << 30)
-
-
 def _book_fixtures(args: argparse.Namespace, mc: MatchConfig,
                    players: Sequence[object]) -> list[Fixture] | None:
     """With --openings: every pairing of the round robin from each opening of the
@@ -269,13 +144,6 @@ def _book_fixtures(args: argparse.Namespace, mc: MatchConfig,
     book = read_book(args.openings, mc)
     return [Fixture(w, r, opening) for opening in book
             for w, r in round_robin(len(players))]
-
-
-def _resumed(path: str) -> list[dict[str, Any]]:
-    docs, twice = first_lines(read_results(path))
-    if twice:
-        print(f"csl-game: note: {duplicates_note(path, twice)}", file=sys.stderr, flush=True)
-    return docs
 
 
 def _play(session: Session, args: argparse.Namespace, done: set[int],

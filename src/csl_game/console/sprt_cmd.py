@@ -12,19 +12,16 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import TextIO
 
-from csl_game.console.session_cmd import (
-    _executor,
-    _resumed,
+from csl_game.console.playing import (
     check_thinkers,
+    dask_executor,
     memory_limit_of,
     print_forfeits,
     results_paths,
+    resumed_lines,
     setup_limit_of,
 )
-from csl_game.engine.results import ResultsWriter
-from csl_game.engine.scheduler import Opening, default_workers
-from csl_game.engine.standings import Points
-from csl_game.engine.stats import SPRT
+from csl_game.engine import SPRT, Opening, Points, ResultsWriter, default_workers
 from csl_game.errors import UsageError
 from csl_game.services.league import make_openings
 from csl_game.services.narration import terminal_safe
@@ -77,10 +74,10 @@ def run_sprt(args: argparse.Namespace) -> int:
     known = check_thinkers([new, base], ("NEW", "BASE"), args.in_process, limit, memory)
     book = book_of(args, config)
     path, resume = results_paths(args.results, args.resume)
-    docs = _resumed(path) if resume else []
+    docs = resumed_lines(path) if resume else []
     out = sys.stderr if args.json else sys.stdout
     with ExitStack() as stack:
-        executor = _executor(args, stack)
+        executor = dask_executor(args, stack)
         writer = ResultsWriter(path, {"sprt": test_json(sprt)}) if path else None
         run = SprtRun(new, base, config, sprt, book, args.max_games, workers=workers,
                       in_process=args.in_process, executor=executor, results=writer,

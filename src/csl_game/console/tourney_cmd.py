@@ -10,13 +10,11 @@ import sys
 from typing import TextIO
 
 from csl_game.console.render import ConsoleListener, render_standings
-from csl_game.engine.match import MatchEvent, MatchStarted
-from csl_game.engine.session import Session
-from csl_game.engine.standings import Standing
+from csl_game.engine import MatchEvent, MatchStarted, Session, Standing
 from csl_game.errors import NetworkError, UsageError
 from csl_game.online.broadcast import Broadcaster
 from csl_game.online.client import Failed
-from csl_game.online.host import HostLimits, TurnedAway
+from csl_game.online.door import HostLimits, TurnedAway
 from csl_game.online.tourney_client import (
     HostedMatch,
     OffScreen,
@@ -25,7 +23,7 @@ from csl_game.online.tourney_client import (
     Watched,
     WatchEvent,
 )
-from csl_game.online.wire import parse_address
+from csl_game.services.addresses import parse_address
 from csl_game.services.narration import terminal_safe
 
 __all__ = ["start_broadcast", "follow_tournament", "standings_json"]

@@ -1,10 +1,11 @@
 """The engine: matches, sessions, results and the runners that run thinkers.
 
 It holds every rule a frontend needs and no user interface. This module is
-its front door: the services and frontends import what they need from
-here, never from `csl_game.engine.runners` (tests/test_layers.py holds the
-frontends to it). Worker processes are reached through `process_runner`
-and `start_workers_soon`, which import them only when first asked.
+its front door, the one way in: the services, online play, the frontends
+and the command line import what they need from here, never from a module
+of the engine (tests/test_layers.py holds every module outside the engine
+to it). Worker processes are reached through `process_runner` and
+`start_workers_soon`, which import them only when first asked.
 """
 
 from __future__ import annotations
@@ -17,16 +18,49 @@ from csl_game.engine.events import (
     SessionStarted,
     TieBreakRound,
 )
-from csl_game.engine.match import Human, Match, MatchEvent, MatchResult, Player
+from csl_game.engine.figures import Figures, parse_figures, parse_line
+from csl_game.engine.judging import explain, judge, move_text
+from csl_game.engine.match import (
+    BoardUpdated,
+    Human,
+    InvalidPlay,
+    Match,
+    MatchEvent,
+    MatchOver,
+    MatchResult,
+    MatchStarted,
+    MovePerformed,
+    MovesTakenBack,
+    NextTurn,
+    PlayedMove,
+    Player,
+    Resigned,
+    ThinkingInfo,
+)
 from csl_game.engine.options import Fixture, SessionOptions
+from csl_game.engine.outcomes import Forfeit, ForfeitReason
 from csl_game.engine.presenter import Presenter, SessionState
+from csl_game.engine.ratings import Rating, plus_minus, rate_records
 from csl_game.engine.remote import Remote
+from csl_game.engine.results import (
+    HUMAN_THINKER,
+    UNRECORDED_CLOCK,
+    PlayerInfo,
+    ResultsWriter,
+    duplicates_note,
+    first_lines,
+    note_torn,
+    read_results,
+    record_from_json,
+    record_to_json,
+    recorded_settings,
+    result_to_json,
+    settings_json,
+)
 from csl_game.engine.runners.answer import MoveAnswer
 from csl_game.engine.runners.base import (
     MEMORY_LIMIT_MB,
     SETUP_TIME_LIMIT,
-    Forfeit,
-    ForfeitReason,
     InfoCallback,
     RunnerFactory,
     ThinkerRunner,
@@ -35,18 +69,59 @@ from csl_game.engine.runners.base import (
 )
 from csl_game.engine.runners.probe import SetupProbe, SetupReport, probe_all
 from csl_game.engine.runners.thread import ThreadRunner
-from csl_game.engine.scheduler import runner_factory
+from csl_game.engine.scheduler import Opening, default_workers, runner_factory
+from csl_game.engine.scoring import (
+    MatchRecord,
+    Points,
+    Standing,
+    round_robin,
+    standings,
+    unique_names,
+    winner_text,
+)
+from csl_game.engine.screens import Choice, Screen, ScreenPolicy, mode_text
 from csl_game.engine.session import Session
+from csl_game.engine.stats import (
+    SPRT,
+    EloEstimate,
+    Pentanomial,
+    Status,
+    Trinomial,
+    logistic_elo,
+    normalized_elo,
+)
+from csl_game.engine.tiebreak import TieBreak, TieRound
 from csl_game.errors import WorkerStartError
 from csl_game.thinker.prototype import ThinkerPrototype
 
-__all__ = ["Match", "MatchEvent", "MatchResult", "Human", "Player", "Session",
-           "SessionOptions", "SessionState", "Fixture", "Presenter", "SessionEvent",
-           "SessionStarted", "PreMatch", "PostMatch", "TieBreakRound", "SessionEnded",
-           "Forfeit", "ForfeitReason", "InfoCallback", "RunnerFactory", "ThinkerRunner",
-           "ThinkJob", "ThinkOutcome", "MoveAnswer", "Remote", "ThreadRunner", "SETUP_TIME_LIMIT", "MEMORY_LIMIT_MB", "SetupProbe", "SetupReport",
-           "probe_all", "runner_factory", "WorkerStartError", "process_runner",
-           "process_runner_available", "start_workers_soon"]
+__all__ = [
+    # a match, its players, its events and how it ends
+    "Match", "MatchResult", "PlayedMove", "Human", "Player", "Remote",
+    "MatchEvent", "MatchStarted", "NextTurn", "MovePerformed", "InvalidPlay", "BoardUpdated",
+    "ThinkingInfo", "MatchOver", "MovesTakenBack", "Resigned",
+    "Forfeit", "ForfeitReason", "judge", "explain", "move_text",
+    "Figures", "parse_figures", "parse_line",
+    # sessions: options, fixtures, states, screens and events
+    "Session", "SessionOptions", "Fixture", "Opening", "SessionState", "Presenter",
+    "Screen", "Choice", "ScreenPolicy", "mode_text",
+    "SessionEvent", "SessionStarted", "PreMatch", "PostMatch", "TieBreakRound", "SessionEnded",
+    # scoring: points, standings and tie-breaks
+    "Points", "MatchRecord", "Standing", "standings", "round_robin", "winner_text",
+    "unique_names", "TieBreak", "TieRound",
+    # results files
+    "ResultsWriter", "PlayerInfo", "read_results", "first_lines", "duplicates_note",
+    "note_torn", "result_to_json", "record_to_json", "record_from_json", "recorded_settings",
+    "settings_json",
+    "UNRECORDED_CLOCK", "HUMAN_THINKER",
+    # statistics and ratings
+    "SPRT", "Trinomial", "Pentanomial", "EloEstimate", "Status", "logistic_elo",
+    "normalized_elo", "Rating", "rate_records", "plus_minus",
+    # running thinkers
+    "RunnerFactory", "ThinkerRunner", "ThinkJob", "ThinkOutcome", "InfoCallback", "MoveAnswer",
+    "ThreadRunner", "runner_factory", "default_workers", "SETUP_TIME_LIMIT", "MEMORY_LIMIT_MB",
+    "SetupProbe", "SetupReport", "probe_all", "WorkerStartError", "process_runner",
+    "process_runner_available", "start_workers_soon",
+]
 
 
 def process_runner(prototype: ThinkerPrototype, info: InfoCallback) -> ThinkerRunner:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from csl_game.engine.scoring import MatchRecord, Standing
 from csl_game.engine.screens import Mode
-from csl_game.engine.standings import MatchRecord, Standing
 from csl_game.engine.tiebreak import TieBreak, TieRound
 from csl_game.model.board import PColor
 

@@ -17,15 +17,10 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 from csl_game.engine.figures import Figures, turn_figures
-from csl_game.engine.judge import explain, judge, move_text
+from csl_game.engine.judging import explain, judge, move_text
+from csl_game.engine.outcomes import Forfeit, ForfeitReason
 from csl_game.engine.remote import Remote
-from csl_game.engine.runners.base import (
-    Forfeit,
-    ForfeitReason,
-    RunnerFactory,
-    ThinkerRunner,
-    ThinkJob,
-)
+from csl_game.engine.runners.base import RunnerFactory, ThinkerRunner, ThinkJob
 from csl_game.engine.runners.thread import ThreadRunner
 from csl_game.errors import InvalidMoveError, MatchAborted, Refused
 from csl_game.model.board import Board, Move, PColor, Pos, PShape, Winner

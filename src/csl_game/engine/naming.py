@@ -23,7 +23,7 @@ from csl_game.engine.runners.base import (
     ThinkerRunner,
 )
 from csl_game.engine.runners.probe import ProbeGroup, SetupReport
-from csl_game.engine.standings import unique_names
+from csl_game.engine.scoring import unique_names
 from csl_game.thinker.prototype import ThinkerPrototype
 
 __all__ = ["PlayerSetups", "failed_setups_factory"]

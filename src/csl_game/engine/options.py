@@ -5,14 +5,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from csl_game.engine.background import SchedulerFactory, default_scheduler
 from csl_game.engine.runners.base import MEMORY_LIMIT_MB, SETUP_TIME_LIMIT, RunnerFactory
 from csl_game.engine.runners.probe import SetupReport
 from csl_game.engine.runners.thread import ThreadRunner
-from csl_game.engine.scheduler import Opening
-from csl_game.engine.standings import Points, round_robin
+from csl_game.engine.scheduler import Opening, runner_factory
+from csl_game.engine.scoring import Points, round_robin
 from csl_game.errors import ConfigError
 
 __all__ = ["Fixture", "SessionOptions"]
@@ -30,6 +30,9 @@ class Fixture(NamedTuple):
 class SessionOptions:
     """Everything about a session but its players, board and results file.
 
+    Two kinds of things: the tournament's rules (`points`, `complete`,
+    `competition`, `fixtures`, `tournament`) and how its matches run (the
+    rest); `running()` makes the runners of the command line's three values.
     `again()` of a session is a `dataclasses.replace` of these.
 
     Raises:
@@ -64,6 +67,21 @@ class SessionOptions:
     """Setups already made (a session played again): not asked anew.
 
     Both sequences are kept as tuples, so the options stay immutable."""
+
+    @classmethod
+    def running(cls, in_process: bool, setup_limit: float = SETUP_TIME_LIMIT,
+                memory_limit_mb: int = MEMORY_LIMIT_MB, **more: Any) -> SessionOptions:
+        """Options whose AI players run as `in_process` says: on threads, or in
+        worker processes held to `setup_limit` seconds to be set up and
+        `memory_limit_mb`, their runner factory made of these same values (each
+        given once); `more` sets the other options.
+
+        Raises:
+            ConfigError: as the options themselves.
+        """
+        return cls(runner_factory=runner_factory(in_process, None, setup_limit, memory_limit_mb),
+                   in_process=in_process, setup_limit=setup_limit,
+                   memory_limit_mb=memory_limit_mb, **more)
 
     def fixtures_for(self, players: int) -> tuple[Fixture, ...]:
         """The matches of a session of this many players: `fixtures`, or a round

@@ -32,7 +32,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from csl_game.engine.standings import MatchRecord
+from csl_game.engine.scoring import MatchRecord
 from csl_game.model.board import PColor
 
 __all__ = ["Rating", "bradley_terry", "ELO_SCALE", "rate_records", "plus_minus"]

@@ -18,8 +18,8 @@ from typing import Any, TextIO
 
 from csl_game.engine.figures import Figures
 from csl_game.engine.match import MatchResult, PlayedMove
-from csl_game.engine.runners.base import ForfeitReason
-from csl_game.engine.standings import MatchRecord
+from csl_game.engine.outcomes import ForfeitReason
+from csl_game.engine.scoring import MatchRecord
 from csl_game.errors import ConfigError, ResultsWriteError
 from csl_game.model.board import Move, PColor, Piece, Pos, PShape, Winner
 from csl_game.thinker.api import MatchConfig
@@ -32,7 +32,11 @@ log = logging.getLogger(__name__)
 
 __all__ = ["PlayerInfo", "result_to_json", "record_to_json", "record_from_json",
            "ResultsWriter", "ResultsError", "read_results", "settings_json", "first_lines",
-           "duplicates_note", "note_torn", "recorded_settings", "UNRECORDED_CLOCK"]
+           "duplicates_note", "note_torn", "recorded_settings", "UNRECORDED_CLOCK",
+           "HUMAN_THINKER"]
+
+HUMAN_THINKER = "human"
+"""What a results file names as the thinker of a human player."""
 
 
 

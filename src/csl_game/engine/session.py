@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from csl_game.engine.background import Background, FixtureKey, SchedulerFactory, TieKey
+from csl_game.engine.background import Background, FixtureKey, TieKey
 from csl_game.engine.events import (
     PostMatch,
     PreMatch,
@@ -30,41 +30,26 @@ from csl_game.engine.events import (
 )
 from csl_game.engine.match import Human, Match, MatchResult, Player
 from csl_game.engine.naming import PlayerSetups, failed_setups_factory
-from csl_game.engine.options import Fixture, SessionOptions
+from csl_game.engine.options import SessionOptions
 from csl_game.engine.presenter import Presenter, SessionState
 from csl_game.engine.results import (
+    HUMAN_THINKER,
     PlayerInfo,
     ResultsWriter,
     check_compatible,
     record_from_json,
     record_to_json,
 )
-from csl_game.engine.runners.base import WorkerStartError
 from csl_game.engine.scheduler import JobResult, MatchJob, Opening, with_opening
-from csl_game.engine.screens import Choice, Mode, Screen, ScreenPolicy, mode_for, mode_text
-from csl_game.engine.standings import (
-    MatchRecord,
-    Points,
-    Standing,
-    round_robin,
-    standings,
-    unique_names,
-    winner_text,
-)
+from csl_game.engine.scoring import MatchRecord, Standing, standings
+from csl_game.engine.screens import Choice, Screen, ScreenPolicy, mode_for
 from csl_game.engine.tiebreak import TieBreak, TieBreaker, TieBreakRounds, TieRound, apply_tie_break
-from csl_game.errors import ConfigError, SessionStateError
+from csl_game.errors import ConfigError, SessionStateError, WorkerStartError
 from csl_game.model.board import PColor
 from csl_game.thinker.api import MatchConfig
 from csl_game.thinker.prototype import ThinkerPrototype
 
-__all__ = ["Fixture", "Session", "SessionOptions", "SessionState", "SessionStateError", "SchedulerFactory",
-           "SessionEvent", "SessionStarted", "PreMatch",
-           "PostMatch", "TieBreakRound", "SessionEnded", "Mode", "mode_for", "mode_text",
-           "Screen", "Choice", "ScreenPolicy", "MatchRecord", "Points", "Standing",
-           "round_robin", "standings", "unique_names", "winner_text", "HUMAN_THINKER"]
-
-HUMAN_THINKER = "human"
-"""What a results file names as the thinker of a human player."""
+__all__ = ["Session"]
 
 
 class Session:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 
 from csl_game.engine.background import TieKey
 from csl_game.engine.match import MatchResult
-from csl_game.engine.standings import MatchRecord, Points, Standing, round_robin, standings
+from csl_game.engine.scoring import MatchRecord, Points, Standing, round_robin, standings
 
 __all__ = ["TieBreak", "TieRound", "TieBreaker", "TieBreakRounds", "break_first_place_tie",
            "apply_tie_break",

@@ -24,13 +24,15 @@ import pygame
 import pygame_gui
 
 from csl_game.engine import (
+    Choice,
     RunnerFactory,
+    Screen,
+    Session,
     ThreadRunner,
     process_runner,
     process_runner_available,
     start_workers_soon,
 )
-from csl_game.engine.session import Choice, Screen, Session
 from csl_game.gui.assets import THEMES, load_theme
 from csl_game.gui.context import GuiContext
 from csl_game.gui.flow import SessionFlow

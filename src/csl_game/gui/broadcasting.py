@@ -9,12 +9,11 @@ cannot listen, the log says so and the games go on unbroadcast.
 
 from __future__ import annotations
 
-from csl_game.engine.match import Match
-from csl_game.engine.session import Session
+from csl_game.engine import Match, Session
 from csl_game.errors import NetworkError
 from csl_game.gui.panels import MessageLog
 from csl_game.online.broadcast import Broadcaster
-from csl_game.online.wire import parse_address
+from csl_game.services.addresses import parse_address
 
 __all__ = ["WindowBroadcast"]
 

@@ -14,8 +14,7 @@ from typing import Protocol
 
 import pygame_gui
 
-from csl_game.engine import RunnerFactory
-from csl_game.engine.session import Choice, ScreenPolicy, Session
+from csl_game.engine import Choice, RunnerFactory, ScreenPolicy, Session
 from csl_game.gui.pacing import Pacer
 from csl_game.gui.panels import MessageLog
 from csl_game.gui.pieces import PieceArt

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from csl_game.engine.match import Human
-from csl_game.engine.session import (
+from csl_game.engine import (
     Choice,
+    Human,
     MatchRecord,
     PostMatch,
     PreMatch,

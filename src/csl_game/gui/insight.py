@@ -16,8 +16,7 @@ from dataclasses import dataclass, field
 import pygame
 from pygame import Rect
 
-from csl_game.engine import RunnerFactory
-from csl_game.engine.figures import parse_figures, parse_line
+from csl_game.engine import RunnerFactory, parse_figures, parse_line
 from csl_game.gui.layout import BoardLayout
 from csl_game.gui.panels import log_box
 from csl_game.gui.pieces import Look, PieceArt, draw_piece_shape

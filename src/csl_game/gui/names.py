@@ -13,9 +13,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
-from csl_game.engine.match import MatchResult
-from csl_game.engine.session import Session
-from csl_game.engine.standings import Standing, unique_names
+from csl_game.engine import MatchResult, Session, Standing, unique_names
 from csl_game.services.presets import level_of
 from csl_game.thinker.prototype import ThinkerPrototype
 

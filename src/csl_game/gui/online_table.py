@@ -15,18 +15,17 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from enum import Enum
 
-from csl_game.engine import Human, MatchEvent, MatchResult, Player
-from csl_game.engine.match import MatchOver, MatchStarted
+from csl_game.engine import Human, MatchEvent, MatchOver, MatchResult, MatchStarted, Player
 from csl_game.errors import CslError
 from csl_game.model.board import Board, PColor, PShape
 from csl_game.online.client import Back, Failed, GoingOn, Joined, Lost, Waiting
+from csl_game.online.door import TurnedAway
 from csl_game.online.host import (
     ClaimOffered,
     Host,
     PlayerBack,
     PlayerJoined,
     PlayerLeft,
-    TurnedAway,
 )
 from csl_game.online.protocol import Hello
 from csl_game.online.records import write_result

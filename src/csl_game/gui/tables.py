@@ -20,7 +20,7 @@ import pygame
 from pygame import Rect
 from pygame_gui.elements import UIImage, UIPanel, UIScrollingContainer
 
-from csl_game.engine.standings import MatchRecord, Standing
+from csl_game.engine import MatchRecord, Standing
 from csl_game.gui.assets import load_theme
 from csl_game.gui.keys import TABLE_KEYS
 from csl_game.gui.style import TextCache, theme_name
@@ -29,7 +29,7 @@ from csl_game.model.board import PColor
 from csl_game.services.narration import how_it_ended
 
 __all__ = ["Column", "Cell", "CellStyle", "cell_style", "paint_rows", "Table", "fixture_rows",
-           "fixtures_table",
+           "fixtures_table", "column_widths",
            "standings_rows", "result_rows", "standings_table", "results_table"]
 
 Cell = tuple[str, str]
@@ -47,7 +47,7 @@ class Column:
     numeric: bool = False
 
 
-def _widths(columns: Sequence[Column], total: int, scale: float) -> list[int]:
+def column_widths(columns: Sequence[Column], total: int, scale: float) -> list[int]:
     fixed = [round(c.width * scale) for c in columns]
     flexible = [i for i, c in enumerate(columns) if c.width == 0]
     left = max(0, total - sum(fixed))
@@ -117,7 +117,7 @@ class Table:
         line = m.row - 4
         self.line = line
         label(Rect(inner.x, inner.y, inner.w, m.row), title, panel, "#heading")
-        widths = _widths(columns, inner.w - SCROLL_BAR, m.scale)
+        widths = column_widths(columns, inner.w - SCROLL_BAR, m.scale)
         pad = max(3, round(5 * m.scale))
         head_y = inner.y + m.row
         x = inner.x

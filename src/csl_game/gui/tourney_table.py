@@ -12,9 +12,7 @@ from __future__ import annotations
 
 from collections import deque
 
-from csl_game.engine import MatchResult
-from csl_game.engine.match import BoardUpdated, MatchEvent, MatchOver, MatchStarted
-from csl_game.engine.standings import Standing
+from csl_game.engine import BoardUpdated, MatchEvent, MatchOver, MatchResult, MatchStarted, Standing
 from csl_game.gui.online_table import Action, Happening, JoinedTable, Notice, Table, settings_text
 from csl_game.model.board import Board, PColor, PShape
 from csl_game.online.client import Failed

@@ -27,16 +27,24 @@ import threading
 import time
 from collections.abc import Callable
 
-from csl_game.engine.events import PostMatch, PreMatch, SessionEnded, SessionEvent, SessionStarted
-from csl_game.engine.match import Match, MatchEvent, MatchOver, MatchStarted, MovePerformed
-from csl_game.engine.session import Session
-from csl_game.engine.standings import Standing
+from csl_game.engine import (
+    Match,
+    MatchEvent,
+    MatchOver,
+    MatchStarted,
+    MovePerformed,
+    PostMatch,
+    PreMatch,
+    Session,
+    SessionEnded,
+    SessionEvent,
+    SessionStarted,
+    Standing,
+)
 from csl_game.model.board import PShape
-from csl_game.online.guard import RefusalLog
-from csl_game.online.host import (
+from csl_game.online.door import (
     HostLimits,
     TurnedAway,
-    _listen,
     accept_waiting,
     dismiss,
     drain_and_close,
@@ -45,6 +53,7 @@ from csl_game.online.host import (
     summaries,
     wait_for_news,
 )
+from csl_game.online.guard import RefusalLog
 from csl_game.online.protocol import (
     PROTOCOL_VERSION,
     Hello,
@@ -61,7 +70,8 @@ from csl_game.online.tourney_protocol import (
     TourneyMessage,
     encode_tourney,
 )
-from csl_game.online.wire import Clock, Connection, lan_address
+from csl_game.online.wire import Clock, Connection, listen
+from csl_game.services.addresses import lan_address
 
 __all__ = ["Broadcaster"]
 
@@ -81,7 +91,7 @@ class Broadcaster:
         self.limits = limits
         self._now = clock
         self._lock = threading.RLock()
-        self._listener = _listen(*address)
+        self._listener = listen(*address)
         self.port: int = self._listener.getsockname()[1]
         self.bound_host: str = address[0]
         self._pending: list[Connection] = []

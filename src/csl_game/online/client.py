@@ -20,14 +20,14 @@ from typing import Any
 
 from csl_game.engine import (
     Forfeit,
+    Human,
     MatchEvent,
     Player,
     RunnerFactory,
     ThinkerRunner,
     ThinkJob,
+    judge,
 )
-from csl_game.engine.judge import judge
-from csl_game.engine.match import Human
 from csl_game.errors import InvalidMoveError, NetworkError
 from csl_game.model.board import Board, PColor, PShape
 from csl_game.online.joiner import (

@@ -1,6 +1,6 @@
 """What one address may do to a host: guess join codes slowly, and fill its log slowly.
 
-A host counts its peers by address (`wire.address_of`: an IPv4 address, or an
+A host counts its peers by address (`addresses.address_of`: an IPv4 address, or an
 IPv6 /64 network), so that one machine opening connection after connection
 gets no more than one peer's share:
 

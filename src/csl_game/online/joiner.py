@@ -28,21 +28,21 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Generic, TypeVar
 
-from csl_game.engine import ForfeitReason
-from csl_game.engine.judge import explain, move_text
-from csl_game.engine.match import (
+from csl_game.engine import (
     BoardUpdated,
+    ForfeitReason,
     InvalidPlay,
     MatchEvent,
     MatchOver,
     MatchStarted,
     MovePerformed,
     NextTurn,
+    explain,
+    move_text,
 )
 from csl_game.errors import InvalidMoveError, ProtocolError
 from csl_game.model.board import Board, PColor, PShape, Winner
 from csl_game.online.protocol import (
-    PROTOCOL_VERSION,
     ClientMessage,
     ErrorMsg,
     ForfeitMsg,
@@ -60,7 +60,10 @@ from csl_game.online.protocol import (
 from csl_game.online.verify import (
     Contradiction,
     check_ending,
+    check_loser,
     check_names_and_settings,
+    check_same_game,
+    check_welcome,
     put_move,
 )
 from csl_game.thinker.api import MatchConfig
@@ -380,7 +383,7 @@ class JoinerState:
         return self._lose(f"the host refused: {message}", now, hangup=True)
 
     def _welcome(self, msg: Welcome, now: float) -> Step[JoinerEvent]:
-        self._check_welcome(msg)
+        check_welcome(self.hello, msg)
         events: list[JoinerEvent] = []
         if self.board is None:
             self.config, self.names, self.humans = msg.config, msg.names, msg.humans
@@ -392,7 +395,7 @@ class JoinerState:
             events.append(BoardUpdated(self.board.copy()))
             events += self._next_turn()
         else:
-            self._check_same_game(msg)
+            check_same_game(msg, self.board, self.config, self.names, self.humans, self.color)
             events.append(Back())
             for ply in range(self.board.move_count, len(msg.moves)):
                 col, shape, elapsed = msg.moves[ply]
@@ -402,52 +405,6 @@ class JoinerState:
         if self.paused:
             events.append(Waiting(msg.waiting_for))
         return Step(events=events)
-
-    def _check_welcome(self, msg: Welcome) -> None:
-        """The welcome answers the hello that was sent."""
-        hello = self.hello
-        if msg.version != PROTOCOL_VERSION:
-            raise ProtocolError(f"a welcome of protocol version {msg.version}, not "
-                                f"{PROTOCOL_VERSION}")
-        if hello.role == "spectator":
-            if msg.role != "spectator" or msg.color is not None:
-                raise Contradiction(f"a welcome as a player ({msg.color}) to a spectator")
-            return
-        # (the colour says it is a player's welcome: csl-game's host names the
-        # role of a player seated as White 'spectator', as colour 0 is false)
-        if msg.color is None:
-            raise Contradiction("a welcome to play no colour")
-        if hello.color is not None and msg.color is not hello.color:
-            raise Contradiction(f"a welcome to play {msg.color}, not {hello.color} as asked")
-        for key, value in (hello.settings or {}).items():
-            if getattr(msg.config, key) != value:
-                raise Contradiction(f"a game of {key.replace('_', ' ')} "
-                                    f"{getattr(msg.config, key)}, not {value} as asked")
-        if msg.humans[msg.color] != (hello.kind == "human"):
-            said = "a human" if msg.humans[msg.color] else "an AI"
-            raise Contradiction(f"a welcome that says your player ({hello.kind}) is {said}")
-
-    def _check_same_game(self, msg: Welcome) -> None:
-        """A reconnect's welcome: the game as it stood here, maybe a few moves on."""
-        assert self.board is not None
-        if msg.config != self.config:
-            raise Contradiction("a reconnect's welcome to a game of other settings")
-        if msg.names != self.names or msg.humans != self.humans:
-            raise Contradiction(f"a reconnect's welcome to a game of {msg.names[0]} against "
-                                f"{msg.names[1]}, not {self.names[0]} against {self.names[1]}"
-                                if msg.names != self.names else
-                                "a reconnect's welcome that says other players are humans")
-        if msg.color is not self.color:
-            raise Contradiction(f"a reconnect's welcome to play {msg.color}, not {self.color}")
-        history = self.board.history
-        if len(msg.moves) < len(history):
-            raise Contradiction(f"a reconnect's welcome of {len(msg.moves)} moves where "
-                                f"{len(history)} were played")
-        for ply, (move, (col, shape, _)) in enumerate(zip(history, msg.moves)):
-            if (move.col, move.piece.shape) != (col, shape):
-                raise Contradiction(f"a reconnect's welcome whose move {ply + 1} is "
-                                    f"{move_text(col, shape)}, not "
-                                    f"{move_text(move.col, move.piece.shape)} as played")
 
     def _played(self, msg: Played) -> list[JoinerEvent]:
         board = self.board
@@ -479,45 +436,14 @@ class JoinerState:
         check_names_and_settings(result, msg.config, self.names, config)
         loser = check_ending(board, result)
         if loser is not None:
-            self._check_loser(board, loser, result.forfeit, result.resigned)
+            check_loser(board, loser, result.forfeit, result.resigned, self.color, self.humans,
+                        self._forfeits)
         self.phase, self.outcome, self._lost_at = Phase.OVER, msg, None
         events: list[JoinerEvent] = []
         if result.forfeit is not None:
             assert loser is not None
             events.append(InvalidPlay(loser, self.names[loser], result.forfeit, result.detail))
         return Step(events=[*events, MatchOver(result)])
-
-    def _check_loser(self, board: Board, loser: PColor, reason: ForfeitReason | None,
-                     resigned: bool) -> None:
-        """A forfeit or a resignation `loser` could have come to: only the host's
-        human resigns; this side forfeits by time, by leaving, or as it said;
-        a thinker fails on its own turn; a human is never timed."""
-        mine = self.color
-        if resigned:
-            if not self.humans[loser] or loser is mine:
-                raise Contradiction(f"a resignation of {loser}, "
-                                    + ("your side, which did not resign" if loser is mine
-                                       else "who is not a human"))
-            return
-        assert reason is not None
-        said = reason.name.lower()
-        if reason is ForfeitReason.DISCONNECTED:
-            if mine is not None and loser is not mine:
-                raise Contradiction(f"a forfeit of {loser}, the host's side, for leaving "
-                                    "the game")
-            return
-        if board.turn is not loser:
-            raise Contradiction(f"a forfeit of {loser} ({said}) when {board.turn} was to move")
-        if reason is ForfeitReason.TIMEOUT and self.humans[loser]:
-            raise Contradiction(f"a time-out of {loser}, a human, who is never timed")
-        if loser is mine:
-            if reason is not ForfeitReason.TIMEOUT and \
-                    self._forfeits.get(board.move_count) is not reason:
-                raise Contradiction(f"a forfeit of your side ({said}: {reason}) that "
-                                    "your side never reported")
-        elif mine is not None and self.humans[loser]:
-            raise Contradiction(f"a forfeit of {loser}, the host's human ({said}), who "
-                                "can only resign")
 
     # ------------------------------------------------------------------ losses
     def _welcome_due(self) -> float:

@@ -4,8 +4,8 @@ Every message is one JSON object on one line (UTF-8, at most `MAX_LINE`
 bytes with its newline), its kind in ``"type"``. The parsers take the bytes
 of one line and give a frozen message or raise `ProtocolError`: they refuse
 what they do not know (an unknown type, a missing or an unknown key) and
-check every field's type and range, so nothing the network sends reaches the
-game unchecked. docs/online.md describes the messages with a transcript.
+check every field's type and range (csl_game.online.validators), so nothing
+the network sends reaches the game unchecked. docs/online.md describes the messages with a transcript.
 """
 
 from __future__ import annotations
@@ -14,22 +14,36 @@ import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any
 
-from csl_game.engine import ForfeitReason, MatchResult
-from csl_game.engine.figures import Figures
-from csl_game.engine.match import PlayedMove
-from csl_game.engine.results import UNRECORDED_CLOCK, result_to_json
+from csl_game.engine import (
+    UNRECORDED_CLOCK,
+    Figures,
+    ForfeitReason,
+    MatchResult,
+    PlayedMove,
+    result_to_json,
+)
 from csl_game.errors import ProtocolError
 from csl_game.model.board import Move, PColor, Piece, Pos, PShape, Winner
-from csl_game.services.setup_file import SETTING
+from csl_game.online.validators import (
+    check_keys,
+    choice_field,
+    int_field,
+    json_object,
+    list_field,
+    ms_field,
+    text_field,
+)
+from csl_game.services.limits import SETTING
 from csl_game.thinker.api import MatchConfig
 
 __all__ = ["PROTOCOL_VERSION", "MAX_LINE", "MAX_NAME", "MIN_CODE", "MAX_CODE", "MAX_DETAIL",
            "code_problem", "ProtocolError", "Hello", "MoveMsg", "ForfeitMsg", "Pong", "Welcome",
            "Played", "Paused", "Resumed", "Result", "ErrorMsg", "Ping", "ClientMessage",
            "HostMessage", "encode", "decode_client", "decode_host", "SETTING_KEYS", "config_json",
-           "LineReader", "result_from_doc", "result_json"]
+           "LineReader", "result_from_doc", "result_json", "config_from_doc", "MAX_COL",
+           "CLOCK_KEYS"]
 
 PROTOCOL_VERSION = 1
 """The version this program speaks; host and joiner must speak the same."""
@@ -40,10 +54,9 @@ MIN_CODE = 6
 """Characters a join code has at least (a made-up one has 8)."""
 MAX_CODE = 64
 MAX_DETAIL = 2000
-_MAX_COL = 63
+MAX_COL = 63
 """Columns a move may name at all (boards are at most 40 wide; the judge refuses
 columns beyond the board)."""
-_MAX_MS = 10 ** 9
 _MAX_FIGURES = 16
 ROLES = ("player", "spectator")
 KINDS = ("human", "ai")
@@ -274,71 +287,6 @@ def code_problem(code: str) -> str | None:
     return f"{MIN_CODE} to {MAX_CODE} characters, no spaces"
 
 
-def _json(line: bytes) -> dict[str, Any]:
-    try:
-        doc = json.loads(line.decode("utf-8"), parse_constant=_no_constant)
-    except UnicodeDecodeError:
-        raise ProtocolError("a line that is not UTF-8 text") from None
-    except RecursionError:
-        raise ProtocolError("a line nested too deeply") from None
-    except ValueError as e:  # JSONDecodeError, and ints of more digits than Python reads
-        raise ProtocolError(f"a line that is not JSON ({str(e)[:80]})") from None
-    if not isinstance(doc, dict):
-        raise ProtocolError("a line that is not a JSON object")
-    return doc
-
-
-def _no_constant(name: str) -> None:
-    raise ValueError(f"{name} is not a number here")
-
-
-def _keys(doc: Mapping[str, Any], required: tuple[str, ...], optional: tuple[str, ...] = ()
-          ) -> None:
-    missing = [k for k in required if k not in doc]
-    if missing:
-        raise ProtocolError(f"a {doc.get('type')!r} message without {missing[0]!r}")
-    unknown = sorted(set(doc) - {"type", *required, *optional})
-    if unknown:
-        raise ProtocolError(f"a {doc.get('type')!r} message with an unknown key "
-                            f"{unknown[0][:40]!r}")
-
-
-def _int(doc: Mapping[str, Any], key: str, low: int, high: int) -> int:
-    value = doc.get(key)
-    if type(value) is not int or not low <= value <= high:
-        raise ProtocolError(f"'{key}' must be a whole number from {low} to {high}")
-    return value
-
-
-def _ms(doc: Mapping[str, Any], key: str = "ms") -> float:
-    value = doc.get(key)
-    if not (isinstance(value, int | float) and not isinstance(value, bool)
-            and 0 <= value <= _MAX_MS):  # NaN fails too
-        raise ProtocolError(f"'{key}' must be a number of milliseconds from 0 to {_MAX_MS}")
-    return float(value) / 1000
-
-
-def _text(doc: Mapping[str, Any], key: str, longest: int, empty: bool = True,
-          lines: bool = False) -> str:
-    value = doc.get(key)
-    if not isinstance(value, str) or len(value) > longest or (not value and not empty):
-        raise ProtocolError(f"'{key}' must be a text of {'0' if empty else '1'} to "
-                            f"{longest} characters")
-    if not all(c.isprintable() or (lines and c == "\n") for c in value):
-        raise ProtocolError(f"'{key}' holds control characters")
-    return value
-
-
-_T = TypeVar("_T")
-
-
-def _choice(doc: Mapping[str, Any], key: str, choices: Mapping[str, _T]) -> _T:
-    value = doc.get(key)
-    if not isinstance(value, str) or value not in choices:
-        raise ProtocolError(f"'{key}' must be one of {', '.join(choices)}")
-    return choices[value]
-
-
 def _settings(doc: Mapping[str, Any], key: str, whole: tuple[str, ...] = ()
               ) -> dict[str, Any]:
     """The settings object `doc[key]`: some of SETTING_KEYS, or exactly `whole`,
@@ -350,16 +298,22 @@ def _settings(doc: Mapping[str, Any], key: str, whole: tuple[str, ...] = ()
     unknown = sorted(board - set(SETTING_KEYS))
     if unknown:
         raise ProtocolError(f"'{key}' has an unknown setting {unknown[0][:40]!r}")
-    values: dict[str, Any] = {k: _int(given, k, 0, int(SETTING[k].high)) for k in board}
+    values: dict[str, Any] = {k: int_field(given, k, 0, int(SETTING[k].high)) for k in board}
     if "clock" in given:
-        values["clock"] = _choice(given, "clock", {"cpu": "cpu", "wall": "wall"})
+        values["clock"] = choice_field(given, "clock", {"cpu": "cpu", "wall": "wall"})
     if "time_margin_ms" in given:
-        values["time_margin_ms"] = _int(given, "time_margin_ms", 0,
+        values["time_margin_ms"] = int_field(given, "time_margin_ms", 0,
                                         int(SETTING["time_margin_ms"].high))
     return values
 
 
-def _config(doc: Mapping[str, Any], keys: tuple[str, ...] = SETTING_KEYS) -> MatchConfig:
+def config_from_doc(doc: Mapping[str, Any], keys: tuple[str, ...] = SETTING_KEYS) -> MatchConfig:
+    """The game settings of a message (its "settings": exactly `keys`, and the
+    clock's if given), every value checked.
+
+    Raises:
+        ProtocolError: a setting missing, unknown or out of range, or a game nobody can play.
+    """
     values: dict[str, Any] = _settings(doc, "settings", keys)
     try:
         return MatchConfig(**values)
@@ -373,35 +327,35 @@ def decode_client(line: bytes) -> ClientMessage:
     Raises:
         ProtocolError: the line is no message a client may send, or a field is bad.
     """
-    doc = _json(line)
+    doc = json_object(line)
     kind = doc.get("type")
     if kind == "hello":
         return _hello(doc)
     if kind == "move":
-        _keys(doc, ("ply", "col", "shape"))
-        return MoveMsg(_int(doc, "ply", 0, 40 * 40), _int(doc, "col", 0, _MAX_COL),
-                       _choice(doc, "shape", _SHAPES))
+        check_keys(doc, ("ply", "col", "shape"))
+        return MoveMsg(int_field(doc, "ply", 0, 40 * 40), int_field(doc, "col", 0, MAX_COL),
+                       choice_field(doc, "shape", _SHAPES))
     if kind == "forfeit":
-        _keys(doc, ("ply", "reason", "detail"))
-        return ForfeitMsg(_int(doc, "ply", 0, 40 * 40), _choice(doc, "reason", _REASONS),
-                          _text(doc, "detail", MAX_DETAIL, lines=True))
+        check_keys(doc, ("ply", "reason", "detail"))
+        return ForfeitMsg(int_field(doc, "ply", 0, 40 * 40), choice_field(doc, "reason", _REASONS),
+                          text_field(doc, "detail", MAX_DETAIL, lines=True))
     if kind == "pong":
-        _keys(doc, ())
+        check_keys(doc, ())
         return Pong()
     raise ProtocolError(f"an unknown message type {str(kind)[:40]!r}")
 
 
 def _hello(doc: Mapping[str, Any]) -> Hello:
-    version = _int(doc, "version", 0, 2 ** 31)
-    role = _choice(doc, "role", {r: r for r in ROLES})
+    version = int_field(doc, "version", 0, 2 ** 31)
+    role = choice_field(doc, "role", {r: r for r in ROLES})
     if role == "spectator":
-        _keys(doc, ("version", "role"))
+        check_keys(doc, ("version", "role"))
         return Hello(version, role)
-    _keys(doc, ("version", "role", "code", "name", "kind"), ("color", "settings"))
-    color = _choice(doc, "color", _COLORS) if "color" in doc else None
+    check_keys(doc, ("version", "role", "code", "name", "kind"), ("color", "settings"))
+    color = choice_field(doc, "color", _COLORS) if "color" in doc else None
     settings = _settings(doc, "settings") if "settings" in doc else None
-    return Hello(version, role, _text(doc, "code", MAX_CODE), _text(doc, "name", MAX_NAME, False),
-                 _choice(doc, "kind", {k: k for k in KINDS}), color, settings)
+    return Hello(version, role, text_field(doc, "code", MAX_CODE), text_field(doc, "name", MAX_NAME, False),
+                 choice_field(doc, "kind", {k: k for k in KINDS}), color, settings)
 
 
 def decode_host(line: bytes) -> HostMessage:
@@ -410,55 +364,47 @@ def decode_host(line: bytes) -> HostMessage:
     Raises:
         ProtocolError: the line is no message a host may send, or a field is bad.
     """
-    doc = _json(line)
+    doc = json_object(line)
     kind = doc.get("type")
     if kind == "welcome":
         return _welcome(doc)
     if kind == "played":
-        _keys(doc, ("ply", "col", "shape", "ms"))
-        return Played(_int(doc, "ply", 0, 40 * 40), _int(doc, "col", 0, _MAX_COL),
-                      _choice(doc, "shape", _SHAPES), _ms(doc))
+        check_keys(doc, ("ply", "col", "shape", "ms"))
+        return Played(int_field(doc, "ply", 0, 40 * 40), int_field(doc, "col", 0, MAX_COL),
+                      choice_field(doc, "shape", _SHAPES), ms_field(doc))
     if kind == "paused":
-        _keys(doc, ("name",))
-        return Paused(_text(doc, "name", MAX_NAME, False))
+        check_keys(doc, ("name",))
+        return Paused(text_field(doc, "name", MAX_NAME, False))
     if kind == "result":
-        _keys(doc, ("result",))
+        check_keys(doc, ("result",))
         return Result(*result_from_doc(doc["result"]))
     if kind == "error":
-        _keys(doc, ("message",))
-        return ErrorMsg(_text(doc, "message", MAX_DETAIL))
+        check_keys(doc, ("message",))
+        return ErrorMsg(text_field(doc, "message", MAX_DETAIL))
     if kind in ("ping", "resumed"):
-        _keys(doc, ())
+        check_keys(doc, ())
         return Ping() if kind == "ping" else Resumed()
     raise ProtocolError(f"an unknown message type {str(kind)[:40]!r}")
 
 
 def _welcome(doc: Mapping[str, Any]) -> Welcome:
-    _keys(doc, ("version", "role", "color", "settings", "white", "red", "humans", "moves",
+    check_keys(doc, ("version", "role", "color", "settings", "white", "red", "humans", "moves",
                 "waiting_for"))
-    role = _choice(doc, "role", {r: r for r in ROLES})
-    color = None if doc["color"] is None else _choice(doc, "color", _COLORS)
+    role = choice_field(doc, "role", {r: r for r in ROLES})
+    color = None if doc["color"] is None else choice_field(doc, "color", _COLORS)
     humans = doc["humans"]
     if not (isinstance(humans, list) and len(humans) == 2 and all(type(h) is bool
                                                                   for h in humans)):
         raise ProtocolError("'humans' must be two true or false values")
-    moves = _list(doc, "moves", 40 * 40)
+    moves = list_field(doc, "moves", 40 * 40)
     for m in moves:
-        _keys(m, ("col", "shape", "ms"))
-    return Welcome(_int(doc, "version", 0, 2 ** 31), role, color, _config(doc),
-                   (_text(doc, "white", MAX_NAME, False), _text(doc, "red", MAX_NAME, False)),
+        check_keys(m, ("col", "shape", "ms"))
+    return Welcome(int_field(doc, "version", 0, 2 ** 31), role, color, config_from_doc(doc),
+                   (text_field(doc, "white", MAX_NAME, False), text_field(doc, "red", MAX_NAME, False)),
                    (humans[0], humans[1]),
-                   tuple((_int(m, "col", 0, _MAX_COL), _choice(m, "shape", _SHAPES), _ms(m))
+                   tuple((int_field(m, "col", 0, MAX_COL), choice_field(m, "shape", _SHAPES), ms_field(m))
                          for m in moves),
-                   _text(doc, "waiting_for", MAX_NAME))
-
-
-def _list(doc: Mapping[str, Any], key: str, longest: int) -> list[dict[str, Any]]:
-    value = doc.get(key)
-    if not isinstance(value, list) or len(value) > longest or \
-            not all(isinstance(v, dict) for v in value):
-        raise ProtocolError(f"'{key}' must be a list of at most {longest} objects")
-    return value
+                   text_field(doc, "waiting_for", MAX_NAME))
 
 
 def result_from_doc(doc: object) -> tuple[MatchResult, MatchConfig]:
@@ -469,26 +415,26 @@ def result_from_doc(doc: object) -> tuple[MatchResult, MatchConfig]:
     """
     if not isinstance(doc, dict):
         raise ProtocolError("'result' must be an object")
-    _keys(doc, ("white", "red", "winner", "winner_name", "solution", "forfeit", "detail",
+    check_keys(doc, ("white", "red", "winner", "winner_name", "solution", "forfeit", "detail",
                 "moves", "settings"), ("resigned",))
-    config = _config(doc, SETTING_KEYS[:-1])  # a result line has no minimum move time
+    config = config_from_doc(doc, SETTING_KEYS[:-1])  # a result line has no minimum move time
     solution = doc["solution"]
     if not isinstance(solution, list) or len(solution) > 40 or not all(
             isinstance(p, list) and len(p) == 2 and all(type(v) is int and 0 <= v < 40
                                                         for v in p) for p in solution):
         raise ProtocolError("'solution' must be a list of [row, col] cells")
-    forfeit = None if doc["forfeit"] is None else _choice(doc, "forfeit", _REASONS)
+    forfeit = None if doc["forfeit"] is None else choice_field(doc, "forfeit", _REASONS)
     if "resigned" in doc and doc["resigned"] is not True:
         raise ProtocolError("'resigned' is true when present")
     moves = []
-    for m in _list(doc, "moves", 40 * 40):
-        _keys(m, ("row", "col", "color", "shape", "ms"), ("figures",))
-        piece = Piece(_choice(m, "color", _COLORS), _choice(m, "shape", _SHAPES))
-        move = Move(_int(m, "row", 0, 39), _int(m, "col", 0, 39), piece)
-        moves.append(PlayedMove(move, _ms(m), _figures(m.get("figures", {}))))
-    return MatchResult(_choice(doc, "winner", _WINNERS), _text(doc, "white", MAX_NAME, False),
-                       _text(doc, "red", MAX_NAME, False), tuple(Pos(*p) for p in solution),
-                       forfeit, _text(doc, "detail", MAX_DETAIL, lines=True), tuple(moves),
+    for m in list_field(doc, "moves", 40 * 40):
+        check_keys(m, ("row", "col", "color", "shape", "ms"), ("figures",))
+        piece = Piece(choice_field(m, "color", _COLORS), choice_field(m, "shape", _SHAPES))
+        move = Move(int_field(m, "row", 0, 39), int_field(m, "col", 0, 39), piece)
+        moves.append(PlayedMove(move, ms_field(m), _figures(m.get("figures", {}))))
+    return MatchResult(choice_field(doc, "winner", _WINNERS), text_field(doc, "white", MAX_NAME, False),
+                       text_field(doc, "red", MAX_NAME, False), tuple(Pos(*p) for p in solution),
+                       forfeit, text_field(doc, "detail", MAX_DETAIL, lines=True), tuple(moves),
                        "resigned" in doc), config
 
 

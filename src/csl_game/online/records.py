@@ -7,8 +7,7 @@ human, or a thinker and its parameters), the joined player as `remote`.
 
 from __future__ import annotations
 
-from csl_game.engine import MatchResult, Player
-from csl_game.engine.results import PlayerInfo, ResultsWriter, record_to_json
+from csl_game.engine import MatchResult, Player, PlayerInfo, ResultsWriter, record_to_json
 from csl_game.model.board import PColor
 from csl_game.online.host import Host
 from csl_game.thinker.prototype import ThinkerPrototype

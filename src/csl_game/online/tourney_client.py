@@ -23,7 +23,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass
 
-from csl_game.engine.match import (
+from csl_game.engine import (
     BoardUpdated,
     InvalidPlay,
     MatchEvent,
@@ -31,8 +31,8 @@ from csl_game.engine.match import (
     MatchStarted,
     MovePerformed,
     NextTurn,
+    Standing,
 )
-from csl_game.engine.standings import Standing
 from csl_game.model.board import Board, PColor, Winner
 from csl_game.online.client import Failed, Link
 from csl_game.online.joiner import CONNECT_TIMEOUT, IDLE_TIMEOUT, Step
@@ -63,8 +63,8 @@ from csl_game.online.verify import (
     replay,
 )
 from csl_game.online.wire import Clock
+from csl_game.services.limits import SETTING
 from csl_game.services.narration import game_over
-from csl_game.services.setup_file import SETTING
 from csl_game.thinker.api import MatchConfig
 
 __all__ = ["Watched", "WatchState", "TourneyBegun", "StandingsNow", "OffScreen", "HostedMatch",

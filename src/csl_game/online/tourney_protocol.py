@@ -18,26 +18,27 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from csl_game.engine.match import MatchResult
-from csl_game.engine.standings import Standing
+from csl_game.engine import MatchResult, Standing
 from csl_game.model.board import PShape
 from csl_game.online.protocol import (
-    _MAX_COL,
+    MAX_COL,
     MAX_NAME,
     HostMessage,
     ProtocolError,
-    _choice,
-    _config,
-    _int,
-    _json,
-    _keys,
-    _list,
-    _ms,
-    _text,
+    config_from_doc,
     config_json,
     decode_host,
     result_from_doc,
     result_json,
+)
+from csl_game.online.validators import (
+    check_keys,
+    choice_field,
+    int_field,
+    json_object,
+    list_field,
+    ms_field,
+    text_field,
 )
 from csl_game.thinker.api import MatchConfig
 
@@ -132,39 +133,39 @@ def decode_watch(line: bytes) -> WatchMessage:
     Raises:
         ProtocolError: the line is no message either may send, or a field is bad.
     """
-    doc = _json(line)
+    doc = json_object(line)
     kind = doc.get("type")
     if kind == "tournament":
-        _keys(doc, ("players", "matches", "settings"))
+        check_keys(doc, ("players", "matches", "settings"))
         names = doc["players"]
         if not isinstance(names, list) or not 2 <= len(names) <= MAX_PLAYERS:
             raise ProtocolError(f"'players' must be a list of 2 to {MAX_PLAYERS} names")
-        players = tuple(_text({"name": n}, "name", MAX_NAME, False) for n in names)
-        return Tournament(players, _int(doc, "matches", 1, MAX_MATCHES), _config(doc))
+        players = tuple(text_field({"name": n}, "name", MAX_NAME, False) for n in names)
+        return Tournament(players, int_field(doc, "matches", 1, MAX_MATCHES), config_from_doc(doc))
     if kind == "standings":
-        _keys(doc, ("played", "final", "rows"))
+        check_keys(doc, ("played", "final", "rows"))
         if type(doc["final"]) is not bool:
             raise ProtocolError("'final' must be true or false")
-        rows = tuple(_standing(r) for r in _list(doc, "rows", MAX_PLAYERS))
-        return StandingsMsg(_int(doc, "played", 0, 10 * MAX_MATCHES), doc["final"], rows)
+        rows = tuple(_standing(r) for r in list_field(doc, "rows", MAX_PLAYERS))
+        return StandingsMsg(int_field(doc, "played", 0, 10 * MAX_MATCHES), doc["final"], rows)
     if kind == "match":
-        _keys(doc, ("index", "white", "red", "settings", "moves"))
-        moves = _list(doc, "moves", 40 * 40)
+        check_keys(doc, ("index", "white", "red", "settings", "moves"))
+        moves = list_field(doc, "moves", 40 * 40)
         for m in moves:
-            _keys(m, ("col", "shape", "ms"))
-        return MatchMsg(_int(doc, "index", 0, MAX_MATCHES), _text(doc, "white", MAX_NAME, False),
-                        _text(doc, "red", MAX_NAME, False), _config(doc),
-                        tuple((_int(m, "col", 0, _MAX_COL), _choice(m, "shape", _SHAPES),
-                               _ms(m)) for m in moves))
+            check_keys(m, ("col", "shape", "ms"))
+        return MatchMsg(int_field(doc, "index", 0, MAX_MATCHES), text_field(doc, "white", MAX_NAME, False),
+                        text_field(doc, "red", MAX_NAME, False), config_from_doc(doc),
+                        tuple((int_field(m, "col", 0, MAX_COL), choice_field(m, "shape", _SHAPES),
+                               ms_field(m)) for m in moves))
     if kind == "finished":
-        _keys(doc, ("index", "result"))
-        return Finished(_int(doc, "index", 0, MAX_MATCHES), *result_from_doc(doc["result"]))
+        check_keys(doc, ("index", "result"))
+        return Finished(int_field(doc, "index", 0, MAX_MATCHES), *result_from_doc(doc["result"]))
     return decode_host(line)
 
 
 def _standing(doc: Mapping[str, Any]) -> Standing:
-    _keys(doc, ("position", "player", "name", "points", "wins", "draws", "losses"))
-    return Standing(_int(doc, "position", 1, MAX_PLAYERS), _int(doc, "player", 0, MAX_PLAYERS - 1),
-                    _text(doc, "name", MAX_NAME, False),
-                    _int(doc, "points", -_MAX_POINTS, _MAX_POINTS),
-                    *(_int(doc, k, 0, 10 * MAX_MATCHES) for k in ("wins", "draws", "losses")))
+    check_keys(doc, ("position", "player", "name", "points", "wins", "draws", "losses"))
+    return Standing(int_field(doc, "position", 1, MAX_PLAYERS), int_field(doc, "player", 0, MAX_PLAYERS - 1),
+                    text_field(doc, "name", MAX_NAME, False),
+                    int_field(doc, "points", -_MAX_POINTS, _MAX_POINTS),
+                    *(int_field(doc, k, 0, 10 * MAX_MATCHES) for k in ("wins", "draws", "losses")))

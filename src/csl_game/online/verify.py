@@ -3,22 +3,27 @@
 A joiner or a spectator keeps its own board and trusts nothing the host says
 about the game that the board does not show: a result's moves must be the
 moves played here, a win must be on the board (its line of the winner's
-pieces, in a row) and a draw a full board. `Contradiction` names what
-disagrees; the joiner's state machine (csl_game.online.joiner) and the
+pieces, in a row) and a draw a full board; a welcome must answer the hello
+sent, a reconnect's welcome must extend the game as it stood, and a forfeit
+or a resignation must be one its loser could come to. `Contradiction` names
+what disagrees; the joiner's state machine (csl_game.online.joiner) and the
 tournament spectator (csl_game.online.tourney_client) raise it, and the game
 ends there (docs/online.md, "What the joiner checks").
 """
 
 from __future__ import annotations
 
-from csl_game.engine.judge import move_text
-from csl_game.engine.match import MatchResult
+from collections.abc import Mapping
+
+from csl_game.engine import ForfeitReason, MatchResult, move_text
 from csl_game.errors import ProtocolError
 from csl_game.model.board import Board, Move, PColor, Pos, PShape, Winner
+from csl_game.online.protocol import PROTOCOL_VERSION, Hello, Welcome
 from csl_game.thinker.api import MatchConfig
 
 __all__ = ["Contradiction", "check_line", "check_ending", "check_names_and_settings",
-           "put_move", "replay", "RESULT_SETTINGS"]
+           "check_welcome", "check_same_game", "check_loser", "put_move", "replay",
+           "RESULT_SETTINGS"]
 
 RESULT_SETTINGS = ("rows", "cols", "win_sequence", "round_pieces", "square_pieces",
                    "time_limit_ms")
@@ -157,6 +162,105 @@ def check_ending(board: Board, result: MatchResult) -> PColor | None:
     if result.solution:
         raise Contradiction("a forfeit with a winning line")
     return winner.other
+
+
+def check_welcome(hello: Hello, msg: Welcome) -> None:
+    """The welcome answers `hello`, the hello that was sent: its protocol
+    version and role, and for a player the colour, the settings and the kind
+    of player it asked for.
+
+    Raises:
+        ProtocolError: another protocol version.
+        Contradiction: a welcome to anything else.
+    """
+    if msg.version != PROTOCOL_VERSION:
+        raise ProtocolError(f"a welcome of protocol version {msg.version}, not "
+                            f"{PROTOCOL_VERSION}")
+    if hello.role == "spectator":
+        if msg.role != "spectator" or msg.color is not None:
+            raise Contradiction(f"a welcome as a player ({msg.color}) to a spectator")
+        return
+    # (the colour says it is a player's welcome: csl-game's host names the
+    # role of a player seated as White 'spectator', as colour 0 is false)
+    if msg.color is None:
+        raise Contradiction("a welcome to play no colour")
+    if hello.color is not None and msg.color is not hello.color:
+        raise Contradiction(f"a welcome to play {msg.color}, not {hello.color} as asked")
+    for key, value in (hello.settings or {}).items():
+        if getattr(msg.config, key) != value:
+            raise Contradiction(f"a game of {key.replace('_', ' ')} "
+                                f"{getattr(msg.config, key)}, not {value} as asked")
+    if msg.humans[msg.color] != (hello.kind == "human"):
+        said = "a human" if msg.humans[msg.color] else "an AI"
+        raise Contradiction(f"a welcome that says your player ({hello.kind}) is {said}")
+
+
+def check_same_game(msg: Welcome, board: Board, config: MatchConfig | None,
+                    names: tuple[str, str], humans: tuple[bool, bool],
+                    color: PColor | None) -> None:
+    """A reconnect's welcome: the game as it stood here (`board`, its settings,
+    its players, which of them are humans, this side's colour), maybe a few
+    moves on.
+
+    Raises:
+        Contradiction: another game, or this one with its moves rewritten.
+    """
+    if msg.config != config:
+        raise Contradiction("a reconnect's welcome to a game of other settings")
+    if msg.names != names or msg.humans != humans:
+        raise Contradiction(f"a reconnect's welcome to a game of {msg.names[0]} against "
+                            f"{msg.names[1]}, not {names[0]} against {names[1]}"
+                            if msg.names != names else
+                            "a reconnect's welcome that says other players are humans")
+    if msg.color is not color:
+        raise Contradiction(f"a reconnect's welcome to play {msg.color}, not {color}")
+    history = board.history
+    if len(msg.moves) < len(history):
+        raise Contradiction(f"a reconnect's welcome of {len(msg.moves)} moves where "
+                            f"{len(history)} were played")
+    for ply, (move, (col, shape, _)) in enumerate(zip(history, msg.moves)):
+        if (move.col, move.piece.shape) != (col, shape):
+            raise Contradiction(f"a reconnect's welcome whose move {ply + 1} is "
+                                f"{move_text(col, shape)}, not "
+                                f"{move_text(move.col, move.piece.shape)} as played")
+
+
+def check_loser(board: Board, loser: PColor, reason: ForfeitReason | None, resigned: bool,
+                mine: PColor | None, humans: tuple[bool, bool],
+                reported: Mapping[int, ForfeitReason]) -> None:
+    """A forfeit or a resignation `loser` could have come to: only the host's
+    human resigns; this side (`mine`, None for a spectator) forfeits by time,
+    by leaving, or as it said (`reported`: its forfeits by ply); a thinker
+    fails on its own turn; a human is never timed.
+
+    Raises:
+        Contradiction: a loss `loser` could not have come to.
+    """
+    if resigned:
+        if not humans[loser] or loser is mine:
+            raise Contradiction(f"a resignation of {loser}, "
+                                + ("your side, which did not resign" if loser is mine
+                                   else "who is not a human"))
+        return
+    assert reason is not None
+    said = reason.name.lower()
+    if reason is ForfeitReason.DISCONNECTED:
+        if mine is not None and loser is not mine:
+            raise Contradiction(f"a forfeit of {loser}, the host's side, for leaving "
+                                "the game")
+        return
+    if board.turn is not loser:
+        raise Contradiction(f"a forfeit of {loser} ({said}) when {board.turn} was to move")
+    if reason is ForfeitReason.TIMEOUT and humans[loser]:
+        raise Contradiction(f"a time-out of {loser}, a human, who is never timed")
+    if loser is mine:
+        if reason is not ForfeitReason.TIMEOUT and \
+                reported.get(board.move_count) is not reason:
+            raise Contradiction(f"a forfeit of your side ({said}: {reason}) that "
+                                "your side never reported")
+    elif mine is not None and humans[loser]:
+        raise Contradiction(f"a forfeit of {loser}, the host's human ({said}), who "
+                            "can only resign")
 
 
 def _cell(pos: Pos) -> str:

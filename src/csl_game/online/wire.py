@@ -7,19 +7,20 @@ the socket takes, up to `MAX_QUEUED` bytes waiting (a peer that reads nothing
 is cut off rather than let memory grow). `fail()` sends one error line, then
 closes: it stops reading for the game, lets the line leave, and discards
 what the peer still sends for at most `DRAIN_S` seconds, so the peer can read
-why before the connection goes. Nothing here blocks.
+why before the connection goes. `listen()` opens the non-blocking socket a
+host or a broadcast takes its connections from. Nothing here blocks.
 """
 
 from __future__ import annotations
 
 import contextlib
 import errno
-import ipaddress
 import socket
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from csl_game.errors import NetworkError
 from csl_game.online.protocol import (
     MAX_LINE,
     ClientMessage,
@@ -30,8 +31,7 @@ from csl_game.online.protocol import (
     encode,
 )
 
-__all__ = ["Connection", "RateLimit", "MAX_QUEUED", "DRAIN_S", "parse_address", "Clock",
-           "lan_address", "is_refused", "address_of"]
+__all__ = ["Connection", "RateLimit", "MAX_QUEUED", "DRAIN_S", "Clock", "listen", "is_refused"]
 
 MAX_QUEUED = 1 << 20
 """Bytes waiting to be sent to one peer before it is cut off."""
@@ -208,54 +208,30 @@ class Connection:
                 self.sock.close()
 
 
-def parse_address(text: str, bare: bool = False) -> tuple[str, int]:
-    """'HOST:PORT' (or '[v6]:PORT'), or with `bare` also 'PORT' and ':PORT'
-    (host '': every interface): (host, port).
+def listen(host: str, port: int) -> socket.socket:
+    """A non-blocking listening socket: every interface (IPv4 and, where the
+    system has it, IPv6) when `host` is '', else the address `host` names.
 
     Raises:
-        ValueError: not such an address, or a port beyond 0-65535 (message in words).
+        NetworkError: the address cannot be listened on.
     """
-    host, sep, port = text.strip().rpartition(":")
-    if not sep:
-        if not bare:
-            raise ValueError(f"'{text}' is not HOST:PORT")
-        port = text.strip()
-    if host.startswith("[") and host.endswith("]"):
-        host = host[1:-1]
-    if not port.isdigit() or len(port) > 5:
-        raise ValueError(f"'{text}': the port must be a number from 0 to 65535")
-    if not 0 <= int(port) <= 65535:
-        raise ValueError(f"'{text}': the port must be from 0 to 65535, not {int(port)}")
-    if not host and not bare:
-        raise ValueError(f"'{text}' names no host (HOST:PORT)")
-    return host, int(port)
-
-
-def address_of(peer: object) -> str:
-    """Whom a peer's limits count it as: its IPv4 address, or for IPv6 its /64
-    network (a single machine is commonly given a whole /64); an IPv4 address
-    mapped into IPv6 counts as itself. `peer` is what accept() gives."""
-    host = peer[0] if isinstance(peer, tuple) and peer else peer
-    text = str(host).split("%", 1)[0]  # an IPv6 scope: the same machine
+    shown = f"{host or '*'}:{port}"
     try:
-        ip = ipaddress.ip_address(text)
-    except ValueError:
-        return text
-    if isinstance(ip, ipaddress.IPv6Address):
-        if ip.ipv4_mapped is not None:
-            return str(ip.ipv4_mapped)
-        return str(ipaddress.IPv6Network((ip, 64), strict=False))
-    return str(ip)
-
-
-def lan_address() -> str:
-    """This machine's address on its network (no packet is sent), else its name."""
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
-        try:
-            probe.connect(("192.0.2.1", 9))  # TEST-NET-1: picks the outgoing interface
-            return str(probe.getsockname()[0])
-        except OSError:
-            return socket.gethostname()
+        if not host and socket.has_dualstack_ipv6():
+            sock = socket.create_server(("", port), family=socket.AF_INET6, backlog=64,
+                                        dualstack_ipv6=True)
+        elif not host:
+            sock = socket.create_server(("0.0.0.0", port), backlog=64)
+        else:
+            info = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+            sock = socket.create_server(info[4][:2], family=info[0], backlog=64)
+    except socket.gaierror as e:
+        raise NetworkError(f"cannot listen on {shown}: unknown address ({e.strerror})") \
+            from None
+    except OSError as e:
+        raise NetworkError(f"cannot listen on {shown}: {e.strerror or e}") from None
+    sock.setblocking(False)
+    return sock
 
 
 def is_refused(error: OSError) -> bool:

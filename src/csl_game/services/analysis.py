@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from csl_game.engine.runners.base import RunnerFactory, ThinkerRunner, ThinkJob
+from csl_game.engine import RunnerFactory, ThinkerRunner, ThinkJob
 from csl_game.model.board import Board, PColor, Piece, Pos, PShape, Winner
 from csl_game.model.notation import format_history, format_move, parse_move
 from csl_game.thinker.api import AbstractThinker, MatchConfig

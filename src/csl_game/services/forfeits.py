@@ -13,8 +13,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from csl_game.engine.match import MatchResult
-from csl_game.engine.runners.base import ForfeitReason
+from csl_game.engine import ForfeitReason, MatchResult
 
 __all__ = ["TIME_REASONS", "TIME_LOSS_WARNING", "Forfeits"]
 

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from csl_game.engine.judge import judge
-from csl_game.engine.runners.base import Forfeit, RunnerFactory, ThinkerRunner, ThinkJob
+from csl_game.engine import Forfeit, RunnerFactory, ThinkerRunner, ThinkJob, judge
 from csl_game.model.board import Board
 from csl_game.services.presets import STRONGEST_THINKER
 from csl_game.thinker.api import FutureMove, MatchConfig

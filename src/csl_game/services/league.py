@@ -14,14 +14,24 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from csl_game.engine.figures import parse_figures
-from csl_game.engine.match import MatchResult
-from csl_game.engine.ratings import plus_minus, rate_records
-from csl_game.engine.results import ResultsWriter
-from csl_game.engine.runners.base import ForfeitReason
-from csl_game.engine.scheduler import Opening
-from csl_game.engine.session import Fixture, PostMatch, Session, SessionEvent, SessionOptions
-from csl_game.engine.standings import MatchRecord, Points, round_robin, standings
+from csl_game.engine import (
+    Fixture,
+    ForfeitReason,
+    MatchRecord,
+    MatchResult,
+    Opening,
+    Points,
+    PostMatch,
+    ResultsWriter,
+    Session,
+    SessionEvent,
+    SessionOptions,
+    parse_figures,
+    plus_minus,
+    rate_records,
+    round_robin,
+    standings,
+)
 from csl_game.errors import ConfigError
 from csl_game.model.board import PColor, Winner
 from csl_game.services.forfeits import Forfeits

@@ -9,10 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from csl_game.engine.match import MatchResult
-from csl_game.engine.runners.base import ForfeitReason
-from csl_game.engine.standings import Standing
-from csl_game.engine.tiebreak import TieBreak, TieRound
+from csl_game.engine import ForfeitReason, MatchResult, Standing, TieBreak, TieRound
 from csl_game.model.board import Board, PColor, Pos, PShape, Winner
 
 __all__ = ["who", "match_started", "pre_match", "background_result", "thinking", "placed",

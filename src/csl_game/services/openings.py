@@ -14,7 +14,7 @@ import random
 import re
 from pathlib import Path
 
-from csl_game.engine.scheduler import Opening
+from csl_game.engine import Opening
 from csl_game.errors import ConfigError, CslError
 from csl_game.model.board import Board, PShape, Winner
 from csl_game.model.notation import format_moves, parse_moves

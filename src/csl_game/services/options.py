@@ -2,10 +2,12 @@
 
 Each `Option` row says its flags (the first long flag is its one spelling;
 older spellings users already type follow as aliases), its help, which verbs
-take it, its default there, and the setting of `csl_game.services.setup_file`
-it sets, whose range it is checked against. `add_options()` builds a verb's
-parser from the rows; nothing else declares a flag. tests/test_options.py
-compares each verb's parser with the table.
+take it, its default there, and the setting of `csl_game.services.limits`
+it sets, whose range it is checked against. The command line (csl_game.cli)
+builds each verb's parser from the rows; nothing else declares a flag.
+tests/test_options.py compares each verb's parser with the table. The
+functions below read the values the flags gave (`match_config`, `points_of`,
+...), the same rules for every verb.
 
 A new verb or flag is a new row (or a verb added to a row's `verbs`).
 """
@@ -13,18 +15,19 @@ A new verb or flag is a new row (or a verb added to a row's `verbs`).
 from __future__ import annotations
 
 import argparse
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
-from csl_game.engine.standings import Points
+from csl_game.engine import Points
 from csl_game.errors import SettingError, UsageError
+from csl_game.services.limits import CLOCKS, check_limits
 from csl_game.services.presets import LEVELS
 from csl_game.services.settings import CONSOLE_TIME_LIMIT_MS, default_pieces
-from csl_game.services.setup_file import CLOCKS, check_limits
 from csl_game.thinker.api import MatchConfig
+from csl_game.thinker.engine_thinker import EngineSpec
 
-__all__ = ["Option", "OPTIONS", "VERBS", "CONSOLE_TIME_LIMIT_MS", "add_options", "options_of",
+__all__ = ["Option", "OPTIONS", "VERBS", "CONSOLE_TIME_LIMIT_MS", "options_of", "add_engine_sources",
            "flag_text", "check_ranges", "match_config", "default_pieces", "points_of",
            "unknown_track_config", "clock_settings", "BOARD", "MATCH_KEYS", "ALIASES"]
 
@@ -351,25 +354,6 @@ def options_of(verb: str) -> list[Option]:
     return [o for o in OPTIONS if verb in o.verbs]
 
 
-def add_options(parser: argparse.ArgumentParser, verb: str, board_note: str = "") -> None:
-    """Give `parser` every option of `verb`, from the table."""
-    groups: dict[str, argparse._ArgumentGroup] = {}
-    for option in options_of(verb):
-        target: Any = parser
-        if option.group is not None:
-            title = option.group % board_note if "%s" in option.group else option.group
-            target = groups.setdefault(option.group, parser.add_argument_group(title))
-        # argparse formats help texts with %: "95 % interval" must stay text
-        kwargs = dict(option.kwargs, help=option.help_for(verb).replace("%", "%%"))
-        if option.positional:
-            target.add_argument(option.dest, **kwargs)
-            continue
-        if verb in option.required:
-            kwargs["required"] = True
-        target.add_argument(*option.flags_for(verb), dest=option.dest,
-                            default=option.default_for(verb), **kwargs)
-
-
 def flag_text(dest: str) -> str:
     """'-r/--rows': how messages name an option."""
     return "/".join(_BY_DEST[dest].flags)
@@ -481,3 +465,14 @@ def points_of(args: argparse.Namespace, default: Points | None = Points()) -> Po
     check_ranges(dict(zip(("points_per_win", "points_per_draw", "points_per_loss"), each)))
     return Points(*(b if v is None else v for v, b in zip(each, (base.win, base.draw,
                                                                   base.loss))))
+
+
+def add_engine_sources(args: argparse.Namespace, declarations: Sequence[str]) -> None:
+    """Put engines (``NAME=COMMAND``) among the thinker sources, after the --thinkers
+    paths: from there every verb, and every worker, finds them as thinkers.
+
+    Raises:
+        ConfigError: an engine is declared badly.
+    """
+    sources = [EngineSpec.parse(text).source for text in declarations]
+    args.thinkers = [*args.thinkers, *(s for s in sources if s not in args.thinkers)]

@@ -12,14 +12,15 @@ from csl_game.services.settings import AIEntry, PlayOptions
 from csl_game.thinker.api import MatchConfig
 from csl_game.thinker.prototype import ThinkerPrototype
 
-__all__ = ["PlayerKey", "refusal", "player_problems", "check_players"]
+__all__ = ["PlayerKey", "player_key", "prototype_of", "refusal", "report_problem",
+           "player_problems", "check_players"]
 
 
 PlayerKey = tuple[str, str, MatchConfig, tuple[str, ...], bool]
 """A player as checked: thinker, parameters, match, thinker paths, in-process mode."""
 
 
-def _prototype(key: PlayerKey) -> ThinkerPrototype | tuple[str, str]:
+def prototype_of(key: PlayerKey) -> ThinkerPrototype | tuple[str, str]:
     """The player's prototype, or ('thinker', problem) when its thinker is unknown."""
     thinker, params, match, paths, _ = key
     try:
@@ -66,8 +67,8 @@ def _told_errors() -> set[str]:
     return names
 
 
-def _refusal(key: PlayerKey, prototype: ThinkerPrototype,
-             report: SetupReport) -> tuple[str, str] | None:
+def report_problem(prototype: ThinkerPrototype, report: SetupReport) -> tuple[str, str] | None:
+    """('params', why) when the thinker refused its parameters (`refusal`), else None."""
     text = refusal(prototype, report)
     return None if text is None else ("params", text)
 
@@ -88,7 +89,7 @@ def _player_problems(keys: Sequence[PlayerKey]) -> dict[PlayerKey, tuple[str, st
     for key in dict.fromkeys(keys):
         if key in _CHECKED:
             continue
-        prototype = _prototype(key)
+        prototype = prototype_of(key)
         if isinstance(prototype, tuple):
             _CHECKED[key] = prototype
         else:
@@ -98,14 +99,15 @@ def _player_problems(keys: Sequence[PlayerKey]) -> dict[PlayerKey, tuple[str, st
         for key, probe in probes.items():
             report = probe.wait()
             assert report is not None
-            _CHECKED[key] = _refusal(key, todo[key], report)
+            _CHECKED[key] = report_problem(todo[key], report)
     finally:
         for probe in probes.values():
             probe.close()
     return {key: _CHECKED[key] for key in keys}
 
 
-def _key(ai: AIEntry, options: PlayOptions) -> PlayerKey:
+def player_key(ai: AIEntry, options: PlayOptions) -> PlayerKey:
+    """The player as checked: its thinker and parameters, on the setup's board."""
     return ai.thinker, ai.params, options.match, options.thinker_paths, options.in_process
 
 
@@ -117,7 +119,7 @@ def player_problems(ais: Sequence[AIEntry], options: PlayOptions) -> dict[str, s
     Raises:
         WorkerStartError: no worker process could be started.
     """
-    keys = [_key(ai, options) for ai in ais]
+    keys = [player_key(ai, options) for ai in ais]
     found = _player_problems(keys)
     return {f"players[{i}].{problem[0]}": problem[1]
             for i, key in enumerate(keys, 1) if (problem := found[key]) is not None}

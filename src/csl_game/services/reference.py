@@ -24,10 +24,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from csl_game.engine.match import MatchResult
-from csl_game.engine.results import recorded_settings
-from csl_game.engine.runners.base import ForfeitReason
-from csl_game.engine.standings import Points
+from csl_game.engine import ForfeitReason, MatchResult, Points, recorded_settings
 from csl_game.errors import ConfigError
 from csl_game.model.board import PIECE_LETTERS, Board, PColor, Pos, Winner
 from csl_game.services.report import Report, load_report

@@ -15,10 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from csl_game.engine.match import Human, MatchResult, PlayedMove
-from csl_game.engine.results import note_torn
-from csl_game.engine.runners.base import ForfeitReason
-from csl_game.engine.session import HUMAN_THINKER
+from csl_game.engine import HUMAN_THINKER, ForfeitReason, Human, MatchResult, PlayedMove, note_torn
 from csl_game.errors import ConfigError, CslError
 from csl_game.model.board import Board, Move, PColor, Piece, Pos, PShape, Winner
 from csl_game.model.notation import format_move

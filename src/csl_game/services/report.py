@@ -9,9 +9,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from csl_game.engine.ratings import Rating, rate_records
-from csl_game.engine.results import PlayerInfo, record_from_json
-from csl_game.engine.standings import MatchRecord, Points, Standing, standings, winner_text
+from csl_game.engine import (
+    MatchRecord,
+    PlayerInfo,
+    Points,
+    Rating,
+    Standing,
+    rate_records,
+    record_from_json,
+    standings,
+    winner_text,
+)
 from csl_game.errors import ConfigError
 from csl_game.services.tables import Grid
 

@@ -23,7 +23,7 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from csl_game.engine.runners.base import RunnerFactory
+from csl_game.engine import RunnerFactory
 from csl_game.errors import InvalidMoveError
 from csl_game.model.board import Board, PShape, Winner
 from csl_game.model.notation import format_move

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from csl_game.online.wire import address_of
+from csl_game.services.addresses import address_of
 
 __all__ = ["SiteServer", "MAX_CLIENTS", "MAX_PER_ADDRESS", "READ_TIMEOUT", "CONNECTION_TIMEOUT", "MAX_FILE",
            "read_site_file"]
@@ -39,7 +39,7 @@ __all__ = ["SiteServer", "MAX_CLIENTS", "MAX_PER_ADDRESS", "READ_TIMEOUT", "CONN
 MAX_CLIENTS = 32
 """Connections served at once; more are closed as they come."""
 MAX_PER_ADDRESS = 8
-"""Connections of one address (`wire.address_of`) served at once; more from it
+"""Connections of one address (`addresses.address_of`) served at once; more from it
 are closed as they come."""
 READ_TIMEOUT = 5.0
 """Seconds a client may stay silent in the middle of its request."""

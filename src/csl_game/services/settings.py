@@ -6,11 +6,18 @@ import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from csl_game.engine.match import Human, Player
-from csl_game.engine.results import ResultsWriter, read_results
-from csl_game.engine.runners.base import RunnerFactory
-from csl_game.engine.runners.thread import ThreadRunner
-from csl_game.engine.session import Points, ScreenPolicy, Session, SessionOptions
+from csl_game.engine import (
+    Human,
+    Player,
+    Points,
+    ResultsWriter,
+    RunnerFactory,
+    ScreenPolicy,
+    Session,
+    SessionOptions,
+    ThreadRunner,
+    read_results,
+)
 from csl_game.errors import ConfigError
 from csl_game.services.presets import LEVELS, level
 from csl_game.thinker.api import MatchConfig

@@ -57,25 +57,28 @@ from importlib.resources import files
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from csl_game.engine.events import (
+from csl_game.engine import (
+    ForfeitReason,
+    PlayerInfo,
+    Points,
     PostMatch,
+    Rating,
+    Session,
     SessionEnded,
     SessionEvent,
     SessionStarted,
     TieBreakRound,
+    parse_figures,
+    record_from_json,
+    record_to_json,
+    settings_json,
 )
-from csl_game.engine.figures import parse_figures
-from csl_game.engine.ratings import Rating
-from csl_game.engine.results import PlayerInfo, record_from_json, record_to_json, settings_json
-from csl_game.engine.runners.base import ForfeitReason
-from csl_game.engine.standings import Points
 from csl_game.errors import ConfigError
 from csl_game.services.narration import FORFEIT_WORDS
 from csl_game.services.report import Report, load_report
 
 if TYPE_CHECKING:
-    from csl_game.engine.match import Match, MatchEvent
-    from csl_game.engine.session import Session
+    from csl_game.engine import Match, MatchEvent
     from csl_game.thinker.api import MatchConfig
 
 __all__ = ["write_site", "SiteWriter", "LiveSite", "follow", "match_page_name",
@@ -1354,7 +1357,7 @@ class LiveSite:
         match.subscribe(self._on_match_event)
 
     def _on_match_event(self, event: MatchEvent) -> None:
-        from csl_game.engine.match import MatchStarted, MovePerformed, ThinkingInfo
+        from csl_game.engine import MatchStarted, MovePerformed, ThinkingInfo
 
         session = self._session
         with self._lock:

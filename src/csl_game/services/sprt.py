@@ -22,16 +22,21 @@ from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import Any
 
-from csl_game.engine import MEMORY_LIMIT_MB, SETUP_TIME_LIMIT, Session, SessionOptions, SetupReport
-from csl_game.engine.events import PostMatch, SessionEvent
-from csl_game.engine.options import Fixture
-from csl_game.engine.presenter import SessionState
-from csl_game.engine.results import ResultsWriter
-from csl_game.engine.scheduler import Opening, runner_factory
-from csl_game.engine.stats import (
+from csl_game.engine import (
+    MEMORY_LIMIT_MB,
+    SETUP_TIME_LIMIT,
     SPRT,
     EloEstimate,
+    Fixture,
+    Opening,
     Pentanomial,
+    PostMatch,
+    ResultsWriter,
+    Session,
+    SessionEvent,
+    SessionOptions,
+    SessionState,
+    SetupReport,
     Status,
     Trinomial,
     logistic_elo,
@@ -128,11 +133,9 @@ class SprtRun:
         self.sprt = sprt
         self._points: dict[int, float] = {}
         """NEW's points in each finished game, by fixture index."""
-        options = SessionOptions(
-            runner_factory=runner_factory(in_process, None, setup_limit, memory_limit_mb),
-            workers=workers, in_process=in_process, foreground=False, executor=executor,
-            fixtures=fixtures_for(book, max_games), setup_limit=setup_limit,
-            memory_limit_mb=memory_limit_mb, known_setups=known_setups)
+        options = SessionOptions.running(
+            in_process, setup_limit, memory_limit_mb, workers=workers, foreground=False,
+            executor=executor, fixtures=fixtures_for(book, max_games), known_setups=known_setups)
         self.session = Session([new, base], config, options, results=results)
         self.session.subscribe(self._on_event)
         self._listeners: list[Callable[[SprtState], None]] = []

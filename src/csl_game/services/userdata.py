@@ -17,8 +17,9 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from csl_game.errors import ConfigFileError
 from csl_game.services.settings import PlayOptions
-from csl_game.services.setup_file import ConfigFileError, load_config, save_config
+from csl_game.services.setup_file import load_config, save_config
 
 __all__ = ["HOME_VARIABLE", "user_dir", "Preferences", "Score", "UserData"]
 

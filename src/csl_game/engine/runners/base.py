@@ -11,8 +11,8 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
-from enum import Enum
 
+from csl_game.engine.outcomes import Forfeit, ForfeitReason
 from csl_game.engine.runners.answer import Answer, MoveAnswer
 from csl_game.errors import WorkerStartError
 from csl_game.model.board import Board
@@ -30,51 +30,11 @@ MEMORY_LIMIT_MB = 2048
 """The competition's memory limit: 2 GB per thinker (its worker and what it starts)."""
 
 
-
-
-class ForfeitReason(Enum):
-    """Why a player lost the match without a winning run.
-
-    Results files store `name.lower()`, so names are kept once published.
-    """
-
-    EXCEPTION = "raised an exception"
-    TIMEOUT = "exceeded the time limit"
-    NO_MOVE = "returned no move"
-    INVALID_COLUMN = "chose a column that does not exist"
-    FULL_COLUMN = "chose a full column"
-    NO_PIECES = "chose a shape it has no pieces of"
-    IGNORED_CANCELLATION = "ignored the request to stop thinking"
-    WORKER_DIED = "crashed its process"
-    MEMORY = "exceeded the memory limit"
-    PROTOCOL = "broke the worker protocol"
-    """Its worker process wrote on the result pipe what is no message (garbage,
-    an oversized or unfinished message): only thinker code writes such things."""
-    DISCONNECTED = "left the game and did not come back"
-    """A player on another machine whose connection dropped, for longer than
-    its opponent would wait."""
-    SETUP = "could not be set up"
-    """The thinker could not even be made ready to play (its module did not
-    import, its constructor or setup() failed, its engine did not start)."""
-
-    def __str__(self) -> str:
-        return self.value
-
-
-@dataclass(frozen=True)
-class Forfeit:
-    """A player loses the match: why, and the details."""
-
-    reason: ForfeitReason
-    detail: str = ""
-    """Human-readable detail: the move played, exception and traceback, exit code, ..."""
-
-
 @dataclass(frozen=True)
 class ThinkOutcome:
     """What one think() call came to: the thinker's answer, or a failure the runner saw.
 
-    The answer is not judged yet: `csl_game.engine.judge` decides whether it
+    The answer is not judged yet: `csl_game.engine.judging` decides whether it
     is a legal move.
     """
 

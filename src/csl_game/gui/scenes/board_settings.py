@@ -30,8 +30,9 @@ from csl_game.gui.scenes.setup_form import (
     field_label,
 )
 from csl_game.gui.widgets import Metrics, WidgetScene, button, label
+from csl_game.services.limits import SETTING, setting_values
 from csl_game.services.settings import PlayOptions
-from csl_game.services.setup_file import SETTING, SetupChecker, setting_values
+from csl_game.services.setup_file import SetupChecker
 
 __all__ = ["SettingsScene", "HOME_SECTIONS"]
 

@@ -18,7 +18,7 @@ from pygame_gui.core import UIContainer
 from pygame_gui.core.interfaces import IUIElementInterface
 from pygame_gui.elements import UIButton, UILabel
 
-from csl_game.engine.session import Choice, Screen, ScreenPolicy, Session
+from csl_game.engine import Choice, Screen, ScreenPolicy, Session
 from csl_game.gui.widgets import Handler, Metrics, button, label
 
 __all__ = ["Offer", "ChoiceRow", "ENTER_KEYS"]

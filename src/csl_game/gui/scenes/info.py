@@ -14,7 +14,7 @@ import pygame
 from pygame import Rect
 from pygame_gui.core import UIContainer
 
-from csl_game.engine.session import Choice, Session
+from csl_game.engine import Choice, Session
 from csl_game.gui.context import GuiContext
 from csl_game.gui.focus import KeyFocus
 from csl_game.gui.names import ShownNames

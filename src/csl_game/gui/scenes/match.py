@@ -14,7 +14,8 @@ from collections.abc import Callable
 
 import pygame
 
-from csl_game.engine.match import (
+from csl_game.engine import (
+    Choice,
     InvalidPlay,
     Match,
     MatchEvent,
@@ -25,9 +26,10 @@ from csl_game.engine.match import (
     MovesTakenBack,
     NextTurn,
     Resigned,
+    Session,
+    SessionState,
     ThinkingInfo,
 )
-from csl_game.engine.session import Choice, Session, SessionState
 from csl_game.gui.animation import VisualBoard
 from csl_game.gui.board_view import BoardView, Pointer
 from csl_game.gui.context import GuiContext

@@ -17,8 +17,8 @@ import pygame
 from pygame import Rect
 from pygame_gui.elements import UIButton
 
-from csl_game.engine.match import Match, Refused
-from csl_game.engine.session import Session
+from csl_game.engine import Match, Session
+from csl_game.errors import Refused
 from csl_game.gui.context import GuiContext
 from csl_game.gui.keys import GLOBAL_KEYS, MATCH_KEYS, WATCH_KEYS
 from csl_game.gui.pacing import SPEEDS, speed_text, unpaced

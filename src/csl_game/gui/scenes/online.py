@@ -29,7 +29,8 @@ from csl_game.gui.scenes.pickers import PickerScene, split
 from csl_game.gui.tourney_table import WatchTable
 from csl_game.gui.widgets import Metrics, button, label
 from csl_game.model.board import PColor
-from csl_game.online.host import Host, HostLimits
+from csl_game.online.door import HostLimits
+from csl_game.online.host import Host
 from csl_game.online.protocol import (
     MAX_CODE,
     MAX_NAME,
@@ -38,7 +39,7 @@ from csl_game.online.protocol import (
     Hello,
     code_problem,
 )
-from csl_game.online.wire import parse_address
+from csl_game.services.addresses import parse_address
 from csl_game.services.presets import LEVELS, level
 from csl_game.services.quick_games import board_options
 from csl_game.services.settings import PlayOptions

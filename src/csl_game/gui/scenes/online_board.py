@@ -16,7 +16,7 @@ from collections.abc import Callable
 import pygame
 import pygame_gui
 
-from csl_game.engine.match import (
+from csl_game.engine import (
     BoardUpdated,
     InvalidPlay,
     MatchOver,

@@ -23,7 +23,7 @@ from csl_game.gui.style import TextRole, palette
 from csl_game.gui.tourney_table import WatchTable
 from csl_game.gui.widgets import Metrics, WidgetScene, button, label
 from csl_game.online.host import Host
-from csl_game.online.wire import lan_address
+from csl_game.services.addresses import lan_address
 
 __all__ = ["OnlineWaitScene", "invitation", "clipboard_available"]
 

@@ -19,8 +19,7 @@ import pygame
 from pygame import Rect
 from pygame_gui.elements import UIButton, UILabel
 
-from csl_game.engine import ThreadRunner
-from csl_game.engine.standings import winner_text
+from csl_game.engine import ThreadRunner, winner_text
 from csl_game.gui.animation import VisualBoard
 from csl_game.gui.board_view import BoardView, Pointer
 from csl_game.gui.context import GuiContext

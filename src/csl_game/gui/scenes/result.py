@@ -14,7 +14,7 @@ import pygame
 import pygame_gui
 from pygame import Rect
 
-from csl_game.engine.session import Choice
+from csl_game.engine import Choice
 from csl_game.gui.focus import KeyFocus
 from csl_game.gui.scenes.choices import ChoiceRow, Offer, ShowsChoices
 from csl_game.gui.widgets import Metrics, WidgetLayer, label

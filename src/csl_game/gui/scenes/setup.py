@@ -22,8 +22,8 @@ from pygame import Rect
 from pygame_gui.core import ObjectID, UIContainer
 from pygame_gui.elements import UIButton, UILabel, UITextBox, UITextEntryLine
 
-from csl_game.engine.screens import mode_text
-from csl_game.errors import CslError
+from csl_game.engine import mode_text
+from csl_game.errors import ConfigFileError, CslError
 from csl_game.gui.context import GuiContext
 from csl_game.gui.focus import KeyFocus
 from csl_game.gui.scenes.setup_form import (
@@ -37,16 +37,14 @@ from csl_game.gui.scenes.setup_form import (
     thinker_help,
 )
 from csl_game.gui.widgets import Metrics, WidgetScene, button, label, set_text
+from csl_game.services.limits import SETTING, setting_values
 from csl_game.services.presets import LEVELS, NEW_OPPONENT, Level, level, level_of
 from csl_game.services.settings import AIEntry, PlayOptions
 from csl_game.services.setup_file import (
     DERIVED_BY_UNKNOWN_TRACK,
-    SETTING,
-    ConfigFileError,
     SetupChecker,
     load_config,
     save_config,
-    setting_values,
 )
 from csl_game.thinker.api import MatchConfig
 from csl_game.thinker.discovery import registry

@@ -28,9 +28,9 @@ from pygame_gui.elements import (
 
 from csl_game.errors import CslError
 from csl_game.gui.widgets import Handler, Metrics, button, label, set_text
+from csl_game.services.limits import SETTING, Setting
 from csl_game.services.presets import Level
 from csl_game.services.settings import AIEntry, default_pieces
-from csl_game.services.setup_file import SETTING, Setting
 from csl_game.thinker.discovery import registry
 
 __all__ = ["SetupLayout", "setup_layout", "PlayerRows", "SettingsForm", "FORM", "Sections",

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import pygame
 
-from csl_game.engine.match import MatchStarted
+from csl_game.engine import MatchStarted
 from csl_game.gui.context import GuiContext
 from csl_game.gui.online_table import Happening, Notice
 from csl_game.gui.scenes.online_board import OnlineBoardScene
 from csl_game.gui.style import TextRole, backdrop, palette
-from csl_game.gui.tables import STANDINGS, _widths, paint_rows, standings_rows
+from csl_game.gui.tables import STANDINGS, column_widths, paint_rows, standings_rows
 from csl_game.gui.tourney_table import WatchTable
 
 __all__ = ["TourneyBoardScene"]
@@ -77,7 +77,7 @@ class TourneyBoardScene(OnlineBoardScene):
         surface.blit(title, title.get_rect(midtop=(w // 2, y)))
         y += title.get_height() + round(18 * scale)
         line, pad = max(18, round(30 * scale)), max(3, round(6 * scale))
-        widths = _widths(STANDINGS, width, scale)
+        widths = column_widths(STANDINGS, width, scale)
         header = [(c.header, "#cell_head_num" if c.numeric else "#cell_head") for c in STANDINGS]
         head = paint_rows([header], widths, line, pad, self.ctx.text, scale)
         rows = standings_rows(self.watch.rows)

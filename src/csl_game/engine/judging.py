@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from typing import cast
 
+from csl_game.engine.outcomes import Forfeit, ForfeitReason
 from csl_game.engine.runners.answer import OtherAnswer, value_text
-from csl_game.engine.runners.base import Forfeit, ForfeitReason, ThinkOutcome
+from csl_game.engine.runners.base import ThinkOutcome
 from csl_game.errors import InvalidMoveError
 from csl_game.model.board import Board, MoveProblem, PShape
 from csl_game.thinker.api import FutureMove

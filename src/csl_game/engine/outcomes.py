@@ -1,0 +1,55 @@
+"""Outcomes of a match besides a win on the board: why a player forfeits.
+
+A forfeit is what a match comes to when a player fails (raises, runs out of
+time or memory, answers no legal move, leaves, cannot be set up). The
+runners report the failures they see as a `Forfeit`, the judge the moves it
+refuses, and results files, reports and the online protocol name the
+reasons. This module stands at the engine's ground: the runners import it
+(through `csl_game.engine.runners.base`, which hands its names on), and it
+imports nothing of the package.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+__all__ = ["ForfeitReason", "Forfeit"]
+
+
+class ForfeitReason(Enum):
+    """Why a player lost the match without a winning run.
+
+    Results files store `name.lower()`, so names are kept once published.
+    """
+
+    EXCEPTION = "raised an exception"
+    TIMEOUT = "exceeded the time limit"
+    NO_MOVE = "returned no move"
+    INVALID_COLUMN = "chose a column that does not exist"
+    FULL_COLUMN = "chose a full column"
+    NO_PIECES = "chose a shape it has no pieces of"
+    IGNORED_CANCELLATION = "ignored the request to stop thinking"
+    WORKER_DIED = "crashed its process"
+    MEMORY = "exceeded the memory limit"
+    PROTOCOL = "broke the worker protocol"
+    """Its worker process wrote on the result pipe what is no message (garbage,
+    an oversized or unfinished message): only thinker code writes such things."""
+    DISCONNECTED = "left the game and did not come back"
+    """A player on another machine whose connection dropped, for longer than
+    its opponent would wait."""
+    SETUP = "could not be set up"
+    """The thinker could not even be made ready to play (its module did not
+    import, its constructor or setup() failed, its engine did not start)."""
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True)
+class Forfeit:
+    """A player loses the match: why, and the details."""
+
+    reason: ForfeitReason
+    detail: str = ""
+    """Human-readable detail: the move played, exception and traceback, exit code, ..."""
