@@ -122,3 +122,14 @@ def test_build_common_takes_the_branch_from_an_ordinary_clone(tmp_path: Path) ->
     help_text = subprocess.run([sys.executable, str(Path(build_common.__file__)), "--help"],
                                capture_output=True, text=True).stdout
     assert "csl-game engine host beside it." in help_text
+
+
+def test_a_resume_that_does_not_fit_says_what_differs(tmp_path: Path) -> None:
+    league = tmp_path / "league.txt"
+    league.write_text("random\nsequential\n")
+    results = tmp_path / "r.jsonl"
+    assert csl("session", "-g", str(league), "-t", "50", "--results", str(results),
+               "-q").returncode == 0
+    proc = csl("session", "-g", str(league), "-t", "80", "--resume", str(results), "-q")
+    assert proc.returncode == 2
+    assert "-t 50 there, 80 here" in proc.stderr

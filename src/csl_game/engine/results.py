@@ -280,7 +280,27 @@ def check_compatible(docs: Sequence[dict[str, Any]], expected: dict[int, tuple[
         if pair is None or theirs != ours or \
                 (d.get("white"), d.get("red")) != (pair[0].to_json(), pair[1].to_json()):
             raise ConfigError(f"results file {path} was made by a different session "
-                              f"(match {index} does not fit)")
+                              f"(match {index} does not fit: {_difference(d, pair, theirs, ours)})")
+
+
+def _difference(doc: dict[str, Any], pair: tuple[PlayerInfo, PlayerInfo] | None,
+                theirs: dict[str, Any] | None, ours: dict[str, Any]) -> str:
+    """What makes a results line another session's, in words."""
+    if pair is None:
+        return "this session has no such match"
+    if theirs != ours and theirs is not None:
+        flags = {"rows": "-r", "cols": "-c", "win_sequence": "-w", "round_pieces": "-o",
+                 "square_pieces": "-s", "time_limit_ms": "-t"}
+        diff = [f"{flags.get(k, k)} {theirs.get(k)} there, {ours.get(k)} here"
+                for k in ours if theirs.get(k) != ours.get(k)]
+        if diff:
+            return "; ".join(diff)
+    for side, info in zip(("white", "red"), pair):
+        given = doc.get(side)
+        if given != info.to_json():
+            name = given.get("name") if isinstance(given, dict) else given
+            return f"{side} was {name!r} there, {info.name!r} here"
+    return "its settings differ"
 
 
 _CLOCK_FLAGS = (("clock", "--clock"), ("time_margin_ms", "--time-margin"))
