@@ -80,7 +80,7 @@ def test_ctrl_c_prints_the_summary_so_far_and_its_json(tmp_path: Path) -> None:
 
 def test_a_league_writes_results_that_report_rates_and_says_its_prior(tmp_path: Path) -> None:
     results = tmp_path / "league.jsonl"
-    proc = subprocess.run([sys.executable, "-m", "csl_game", "league", "--thinker", "random",
+    proc = subprocess.run([sys.executable, "-m", "csl_game", "league", "--thinker", "random 1",
                            "--thinker", "negamax depth=2", "--games", "1", "-t", "50",
                            "--results", str(results), "-q"], capture_output=True, text=True,
                           timeout=120)

@@ -140,7 +140,7 @@ def _md_text(text: str) -> str:
     return text.translate(_MD_ESCAPES)
 
 
-_MD_ESCAPES = {ord(c): "\\" + c for c in "\\`*_[]<>~&#!"}
+_MD_ESCAPES = {ord(c): "\\" + c for c in "\\`*_[]<>~&"}
 
 
 def _csv(rows: Sequence[dict[str, Any]]) -> str:
