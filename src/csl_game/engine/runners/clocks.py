@@ -34,7 +34,8 @@ import psutil
 
 from csl_game.thinker.api import MatchConfig
 
-__all__ = ["CLOCKS", "own_clock", "TreeClock", "ThreadClock", "backstop", "clock_text",
+__all__ = ["CLOCKS", "own_clock", "TreeClock", "ThreadClock", "MoveClock", "backstop",
+           "clock_text",
            "BACKSTOP_FACTOR", "BACKSTOP_EXTRA"]
 
 CLOCKS = ("cpu", "wall")
@@ -251,3 +252,70 @@ class ThreadClock:
                         self._last = t.user_time + t.system_time
             return self._last
         return time.perf_counter()
+
+
+class MoveClock:
+    """The clock of one move, as the runner keeps it: the seconds the move has
+    cost on the match's clock (`MatchConfig.clock`) and on the wall, with the
+    limit, margin and backstop they are held to. `cpu` reads the thinker's
+    processor seconds (a worker's `TreeClock`, the thinking thread's
+    `ThreadClock`); without one the move is timed on the wall."""
+
+    def __init__(self, config: MatchConfig, cpu: Callable[[], float] | None) -> None:
+        self.kind = config.clock if cpu is not None or config.clock == "wall" else "wall"
+        self.limit = config.time_limit_ms / 1000
+        self.allowed = (config.time_limit_ms + config.time_margin_ms) / 1000
+        """The limit with the organiser's margin: what an answer must come within."""
+        self.backstop = backstop(self.allowed) if self.kind == "cpu" else self.allowed
+        """Wall seconds after which the move is lost whatever its clock says."""
+        self._cpu = cpu if self.kind == "cpu" else None
+        self._wall_from = time.perf_counter()
+        self._cpu_from = self._cpu() if self._cpu is not None else 0.0
+        self._charged = 0.0
+
+    def wall(self) -> float:
+        """Wall seconds since the clock started."""
+        return time.perf_counter() - self._wall_from
+
+    def charged(self) -> float:
+        """Seconds the move has cost so far on the match's clock."""
+        if self._cpu is None:
+            return self.wall()
+        self._charged = max(self._charged, self._cpu() - self._cpu_from)
+        return self._charged
+
+    def over(self) -> str | None:
+        """Why the move is over its time now, or None while it is not."""
+        return self.verdict(self.charged(), self.wall())
+
+    def verdict(self, charged: float, wall: float) -> str | None:
+        """Why a move that cost `charged` on its clock and `wall` on the wall is
+        over its time (past the limit and margin, or the backstop), or None."""
+        if charged > self.allowed:
+            return self.overrun_text(charged, wall)
+        if wall >= self.backstop:
+            return (f"{self._limit_text()}; it was still not done after {wall:.1f} s on the "
+                    f"wall clock, having used {charged * 1000:.0f} ms of CPU time "
+                    f"(a move may wait at most {self.backstop:g} s)")
+        return None
+
+    def overrun_text(self, charged: float, wall: float) -> str:
+        if self.kind == "wall":
+            return f"{self._limit_text()}; it answered after {charged * 1000:.0f} ms"
+        return (f"{self._limit_text()}; it used {charged * 1000:.0f} ms of CPU time "
+                f"({wall * 1000:.0f} ms on the wall clock)")
+
+    def _limit_text(self) -> str:
+        what = "CPU time" if self.kind == "cpu" else "wall-clock time"
+        margin = (f" and a margin of {(self.allowed - self.limit) * 1000:.0f} ms"
+                  if self.allowed > self.limit else "")
+        return f"time limit {self.limit * 1000:.0f} ms of {what}{margin}"
+
+    def next_check(self, now: float) -> float:
+        """When the move may next be over its time (`time.perf_counter()` terms)."""
+        wall_end = self._wall_from + self.backstop
+        if self._cpu is None:
+            return wall_end
+        # Every core of the machine may be spending the remaining time at once.
+        remaining = (self.allowed - self._charged) / (os.cpu_count() or 1)
+        return min(wall_end, now + min(max(remaining, 0.002), 0.05))

@@ -30,7 +30,7 @@ from csl_game.engine.runners.base import (
     ThinkJob,
     ThinkOutcome,
 )
-from csl_game.engine.runners.clocks import TreeClock, backstop
+from csl_game.engine.runners.clocks import MoveClock, backstop
 from csl_game.engine.runners.handle import WorkerHandle, start_server_soon
 from csl_game.engine.runners.protocol import (
     Answered,
@@ -65,67 +65,6 @@ def worker_spec(prototype: ThinkerPrototype, memory_limit_mb: int) -> WorkerSpec
                       prototype.match_config, prototype.paths, memory_limit_mb, os.getpid())
 
 
-class MoveClock:
-    """The parent's clock of one move, started when the worker is free for it:
-    the seconds the move has cost on the match's clock (`MatchConfig.clock`)
-    and on the wall, with the limit, margin and backstop they are held to."""
-
-    def __init__(self, config: MatchConfig, tree: TreeClock | None) -> None:
-        self.kind = config.clock if tree is not None or config.clock == "wall" else "wall"
-        self.limit = config.time_limit_ms / 1000
-        self.allowed = (config.time_limit_ms + config.time_margin_ms) / 1000
-        """The limit with the organiser's margin: what an answer must come within."""
-        self.backstop = backstop(self.allowed) if self.kind == "cpu" else self.allowed
-        """Wall seconds after which the move is lost whatever its clock says."""
-        self._tree = tree if self.kind == "cpu" else None
-        self._wall_from = time.perf_counter()
-        self._cpu_from = self._tree.read() if self._tree is not None else 0.0
-        self._charged = 0.0
-
-    def wall(self) -> float:
-        """Wall seconds since the clock started."""
-        return time.perf_counter() - self._wall_from
-
-    def charged(self) -> float:
-        """Seconds the move has cost so far on the match's clock."""
-        if self._tree is None:
-            return self.wall()
-        self._charged = max(self._charged, self._tree.read() - self._cpu_from)
-        return self._charged
-
-    def over(self) -> str | None:
-        """Why the move is over its time, or None while it is not."""
-        charged, wall = self.charged(), self.wall()
-        if charged > self.allowed:
-            return self.overrun_text(charged, wall)
-        if wall >= self.backstop:
-            return (f"{self._limit_text()}; it was still not done after {wall:.1f} s on the "
-                    f"wall clock, having used {charged * 1000:.0f} ms of CPU time "
-                    f"(a move may wait at most {self.backstop:g} s)")
-        return None
-
-    def overrun_text(self, charged: float, wall: float) -> str:
-        if self.kind == "wall":
-            return f"{self._limit_text()}; it answered after {charged * 1000:.0f} ms"
-        return (f"{self._limit_text()}; it used {charged * 1000:.0f} ms of CPU time "
-                f"({wall * 1000:.0f} ms on the wall clock)")
-
-    def _limit_text(self) -> str:
-        what = "CPU time" if self.kind == "cpu" else "wall-clock time"
-        margin = (f" and a margin of {(self.allowed - self.limit) * 1000:.0f} ms"
-                  if self.allowed > self.limit else "")
-        return f"time limit {self.limit * 1000:.0f} ms of {what}{margin}"
-
-    def next_check(self, now: float) -> float:
-        """When the move may next be over its time (`time.perf_counter()` terms)."""
-        wall_end = self._wall_from + self.backstop
-        if self._tree is None:
-            return wall_end
-        # Every core of the machine may be spending the remaining time at once.
-        remaining = (self.allowed - self._charged) / (os.cpu_count() or 1)
-        return min(wall_end, now + min(max(remaining, 0.002), 0.05))
-
-
 class _ProcessJob(ThinkJob):
     """One think() request to a worker, with the time limit enforced here."""
 
@@ -150,7 +89,8 @@ class _ProcessJob(ThinkJob):
 
     def _send(self) -> None:
         assert self._board is not None
-        self._clock = MoveClock(self._config, self._worker.tree_clock())
+        tree = self._worker.tree_clock()
+        self._clock = MoveClock(self._config, tree.read if tree is not None else None)
         self._worker.send(Think(self._id, self._board))
         self._board = None
 
@@ -241,8 +181,7 @@ class _ProcessJob(ThinkJob):
                     or clock.wall() >= clock.backstop)
         if late and not isinstance(reply, OutOfMemory):  # memory is the more telling reason
             assert clock is not None
-            detail = (clock.overrun_text(elapsed, clock.wall()) if elapsed > clock.allowed
-                      else self._timed_out or clock.over() or "")
+            detail = clock.verdict(elapsed, clock.wall()) or self._timed_out or ""
             return self._timeout(elapsed, detail)
         if isinstance(reply, Answered):
             return ThinkOutcome(reply.answer, elapsed)

@@ -6,7 +6,7 @@ import contextlib
 import threading
 import time
 
-from csl_game.engine.runners.answer import ask, crashed, exception_detail
+from csl_game.engine.runners.answer import Answer, ask, crashed, exception_detail
 from csl_game.engine.runners.base import (
     Forfeit,
     ForfeitReason,
@@ -16,7 +16,7 @@ from csl_game.engine.runners.base import (
     ThinkJob,
     ThinkOutcome,
 )
-from csl_game.engine.runners.clocks import ThreadClock, backstop
+from csl_game.engine.runners.clocks import MoveClock, ThreadClock
 from csl_game.errors import ThinkerError
 from csl_game.model.board import Board
 from csl_game.thinker.api import AbstractThinker, CancellationToken, MatchConfig
@@ -26,68 +26,43 @@ __all__ = ["ThreadRunner"]
 
 
 class _ThreadJob(ThinkJob):
-    """think() on a thread of its own; on the ``cpu`` clock a move costs that
-    thread's processor time (the threads a thinker starts itself are not
-    counted here: run it in a worker process for that)."""
+    """think() on a thread of its own, timed by a `MoveClock` as a worker's move
+    is: on the ``cpu`` clock a move costs that thread's processor time (the
+    threads a thinker starts itself are not counted here: run it in a worker
+    process for that)."""
 
     def __init__(self, thinker: AbstractThinker, board: Board, config: MatchConfig) -> None:
-        self._limit = config.time_limit_ms / 1000
-        self._allowed = (config.time_limit_ms + config.time_margin_ms) / 1000
-        self._cpu = config.clock == "cpu"
-        self._backstop = backstop(self._allowed) if self._cpu else self._allowed
-        self._what = "CPU time" if self._cpu else "wall-clock time"
-        self._clock: ThreadClock | None = None
-        self._cpu_from = 0.0
-        self._thread: threading.Thread | None = None
-        self._token = CancellationToken(self._limit, self._read if self._cpu else None)
+        self._config = config
+        self._move: MoveClock | None = None
+        """The move's clock, started by the thinking thread itself."""
+        self._token = CancellationToken(config.time_limit_ms / 1000,
+                                        self._charged if config.clock == "cpu" else None)
         self._done = threading.Event()
-        self._outcome: ThinkOutcome | None = None
-        self._started = time.perf_counter()
-        self._wall = 0.0
-        self._thread = threading.Thread(target=self._run, args=(thinker, board),
-                                        name=f"think-{thinker}", daemon=True)
-        self._thread.start()
-        if self._cpu:
-            self._clock = ThreadClock(self._thread)
-
-    def _read(self) -> float:
-        """The thinking thread's processor seconds since it started (its own
-        reading when it asks)."""
-        if self._thread is not None and threading.current_thread() is self._thread:
-            return time.thread_time() - self._cpu_from
-        return self._charged() if self._clock is not None else 0.0
+        self._answer: tuple[Answer | Forfeit, float, float] | None = None
+        """What think() came to, and the move's charged and wall seconds then."""
+        threading.Thread(target=self._run, args=(thinker, board), name=f"think-{thinker}",
+                         daemon=True).start()
 
     def _charged(self) -> float:
-        if self._clock is None:
-            return time.perf_counter() - self._started
-        return max(0.0, self._clock.read() - self._cpu_from)
+        move = self._move
+        return move.charged() if move is not None else 0.0
 
     def _run(self, thinker: AbstractThinker, board: Board) -> None:
-        self._cpu_from = time.thread_time()
-        answer, elapsed = ask(thinker, board, self._token)
-        if self._cpu:
-            elapsed = time.thread_time() - self._cpu_from
-        self._wall = time.perf_counter() - self._started
+        cpu = ThreadClock(threading.current_thread()).read if self._config.clock == "cpu" \
+            else None
+        move = self._move = MoveClock(self._config, cpu)
+        answer, _ = ask(thinker, board, self._token)
         if isinstance(answer, BaseException):  # every failure of user code is a forfeit
             reason = ForfeitReason.WORKER_DIED if crashed(answer) else ForfeitReason.EXCEPTION
-            self._outcome = ThinkOutcome(Forfeit(reason, exception_detail(answer)), elapsed)
+            result: Answer | Forfeit = Forfeit(reason, exception_detail(answer))
         else:
-            self._outcome = ThinkOutcome(answer, elapsed)
+            result = answer
+        self._answer = (result, move.charged(), move.wall())  # read here, while it lives
         self._done.set()
 
-    def _late(self, charged: float, wall: float | None = None) -> ThinkOutcome:
+    def _late(self, detail: str, charged: float) -> ThinkOutcome:
         self._token.cancel()
-        wall = time.perf_counter() - self._started if wall is None else wall
-        margin = (f" and a margin of {(self._allowed - self._limit) * 1000:.0f} ms"
-                  if self._allowed > self._limit else "")
-        detail = f"time limit {self._limit * 1000:.0f} ms of {self._what}{margin}"
-        if charged > self._allowed:
-            detail += (f"; it used {charged * 1000:.0f} ms" if self._cpu
-                       else f"; it answered after {charged * 1000:.0f} ms")
-        else:
-            detail += (f"; it was still not done after {wall:.1f} s on the wall clock, "
-                       f"having used {charged * 1000:.0f} ms of CPU time")
-        return ThinkOutcome(Forfeit(ForfeitReason.TIMEOUT, detail), max(charged, self._limit))
+        return ThinkOutcome(Forfeit(ForfeitReason.TIMEOUT, detail), charged)
 
     def poll(self) -> ThinkOutcome | None:
         return self.wait(0)
@@ -95,22 +70,22 @@ class _ThreadJob(ThinkJob):
     def wait(self, timeout: float | None) -> ThinkOutcome | None:
         end = None if timeout is None else time.perf_counter() + timeout
         while True:
-            if self._done.is_set():
-                assert self._outcome is not None
-                if self._outcome.elapsed > self._allowed or self._wall >= self._backstop:
-                    return self._late(self._outcome.elapsed, self._wall)
-                return self._outcome
+            move = self._move
+            if self._done.is_set() and move is not None and self._answer is not None:
+                result, charged, wall = self._answer
+                late = move.verdict(charged, wall)
+                return self._late(late, charged) if late else ThinkOutcome(result, charged)
             now = time.perf_counter()
-            charged = self._charged()
-            if charged > self._allowed or now - self._started >= self._backstop:
-                return self._late(charged)
-            # One thread's clock runs at most as fast as the wall clock.
-            step = min(self._allowed - charged, self._started + self._backstop - now)
+            if move is not None:
+                late = move.over()
+                if late is not None:
+                    return self._late(late, move.charged())
+            if end is not None and now >= end:
+                return None
+            next_at = move.next_check(now) if move is not None else now + 0.001
             if end is not None:
-                if now >= end:
-                    return None
-                step = min(step, end - now)
-            self._done.wait(max(step, 0.0005))
+                next_at = min(next_at, end)
+            self._done.wait(max(next_at - now, 0.0005))
 
     def cancel(self) -> None:
         self._token.cancel()
