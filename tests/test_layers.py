@@ -22,6 +22,7 @@ LAYERS = {
     "csl_game.thinker": 1,
     "csl_game.thinkers": 1,
     "csl_game.engine.runners": 2,
+    "csl_game.forkserver": 2,  # the runners' fork server, outside the engine package to import light
     "csl_game.engine": 3,
     "csl_game.services": 4,
     "csl_game.online": 4,  # online play: protocol, host and client, beside the services
@@ -30,6 +31,7 @@ LAYERS = {
     "csl_game.rl": 5,  # the game for learning agents: a frontend, as the console is
     "csl_game.cli": 6,
     "csl_game.__main__": 6,
+    "csl_game.launch": 6,
 }
 LAYER_NAMES = {0: "model", 1: "thinker API", 2: "engine runners", 3: "engine",
                4: "services", 5: "frontends", 6: "command line"}

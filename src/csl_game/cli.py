@@ -16,7 +16,7 @@ import shutil
 import signal
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
@@ -31,6 +31,7 @@ from csl_game.console.session_cmd import (
     results_paths,
     run_session,
     setup_limit_of,
+    warm_pool,
 )
 from csl_game.engine.match import Human, Match, MatchResult, Player
 from csl_game.engine.results import ResultsWriter, result_to_json
@@ -161,13 +162,7 @@ def cmd_match(args: argparse.Namespace) -> int:
     players = [_player(args.white, args.white_params, mc, paths),
                _player(args.red, args.red_params, mc, paths)]
     limit, memory = setup_limit_of(args), memory_limit_of(args)
-    known = check_thinkers(players, ("-W/--white", "-R/--red"), args.in_process, limit, memory)
     out = sys.stderr if args.json else sys.stdout
-    options = SessionOptions(runner_factory=runner_factory(args.in_process, None, limit, memory),
-                             in_process=args.in_process, setup_limit=limit,
-                             memory_limit_mb=memory, known_setups=known)
-    results = ResultsWriter(args.results) if args.results else None
-    session = Session(players, mc, options, results=results)
     listener = ConsoleListener(out)
     ask = _human_input(out)
 
@@ -175,11 +170,19 @@ def cmd_match(args: argparse.Namespace) -> int:
         match.subscribe(listener.on_match_event)
         return match.run(on_human=ask)
 
-    try:
-        session.run(play)
-    finally:
+    with ExitStack() as stack:
+        pool = warm_pool(args.in_process, stack)  # the probes' workers play the match
+        known = check_thinkers(players, ("-W/--white", "-R/--red"), args.in_process, limit,
+                               memory, pool)
+        options = SessionOptions(runner_factory=runner_factory(args.in_process, pool, limit,
+                                                               memory),
+                                 in_process=args.in_process, setup_limit=limit,
+                                 memory_limit_mb=memory, known_setups=known, pool=pool)
+        results = ResultsWriter(args.results) if args.results else None
         if results is not None:
-            results.close()
+            stack.callback(results.close)
+        session = Session(players, mc, options, results=results)
+        session.run(play)
     result = session.records[0].result
     if args.json:
         print(json.dumps(result_to_json(result, mc)), flush=True)

@@ -14,7 +14,13 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from csl_game.console.progress import SessionProgress
 from csl_game.console.render import ConsoleListener, render_standings
-from csl_game.engine import MEMORY_LIMIT_MB, SetupReport, WorkerStartError, probe_all
+from csl_game.engine import (
+    MEMORY_LIMIT_MB,
+    SetupReport,
+    WorkerStartError,
+    probe_all,
+    worker_pool,
+)
 from csl_game.engine.match import Match, MatchResult, Player
 from csl_game.engine.options import Fixture
 from csl_game.engine.ratings import plus_minus, rate_records
@@ -35,9 +41,10 @@ from csl_game.thinker.api import MatchConfig
 from csl_game.thinker.prototype import ThinkerPrototype
 
 if TYPE_CHECKING:
+    from csl_game.engine import WorkerPool
     from csl_game.online.broadcast import Broadcaster
 
-__all__ = ["run_session", "results_paths", "check_thinkers", "setup_limit_of", "memory_limit_of",
+__all__ = ["run_session", "results_paths", "check_thinkers", "warm_pool", "setup_limit_of", "memory_limit_of",
            "print_forfeits", "DASK_TIMEOUT"]
 
 DASK_TIMEOUT = 10.0
@@ -45,11 +52,22 @@ DASK_TIMEOUT = 10.0
 _DASK_ADDRESS = re.compile(r"^(?:(tcp|tls|inproc|ucx|ws|wss)://)?\[?[\w.:-]+\]?:\d{1,5}$")
 
 
+def warm_pool(in_process: bool, stack: ExitStack) -> WorkerPool | None:
+    """A pool for the setup probes to leave their workers in, for the session's
+    matches to take (`SessionOptions.pool`); closed with `stack`. None in-process."""
+    if in_process:
+        return None
+    pool = worker_pool()
+    stack.callback(pool.close)
+    return pool
+
+
 def check_thinkers(players: Sequence[Player], where: Sequence[str], in_process: bool,
-                   setup_limit: float, memory_limit_mb: int = MEMORY_LIMIT_MB
-                   ) -> list[SetupReport | None]:
+                   setup_limit: float, memory_limit_mb: int = MEMORY_LIMIT_MB,
+                   pool: WorkerPool | None = None) -> list[SetupReport | None]:
     """Set each AI player up once, in a worker process, before anything plays;
-    returns the reports (None for humans) for the session to use.
+    returns the reports (None for humans) for the session to use. With a
+    `pool`, the set-up workers wait there for the session's first matches.
 
     Raises:
         ConfigError: a thinker refuses its parameters (`where` names each player).
@@ -57,7 +75,7 @@ def check_thinkers(players: Sequence[Player], where: Sequence[str], in_process: 
     """
     protos = [p for p in players if isinstance(p, ThinkerPrototype)]
     reports = iter(probe_all(protos, in_process=in_process, setup_limit=setup_limit,
-                             memory_limit_mb=memory_limit_mb))
+                             memory_limit_mb=memory_limit_mb, pool=pool))
     known: list[SetupReport | None] = []
     for player, place in zip(players, where):
         report = next(reports) if isinstance(player, ThinkerPrototype) else None
@@ -153,14 +171,15 @@ def run_session(args: argparse.Namespace, mc: MatchConfig) -> int:
     docs = _resumed(path) if resume else []
     where = [f"session file {args.game_file}, thinker {i}" for i in range(1, len(players) + 1)]
     try:
-        known = check_thinkers(players, where, args.in_process, limit, memory)
         with ExitStack() as stack:
+            pool = warm_pool(args.in_process or args.dask is not None, stack)
+            known = check_thinkers(players, where, args.in_process, limit, memory, pool)
             executor = _executor(args, stack)
             writer = ResultsWriter(path) if path else None
             options = SessionOptions(
                 points=points,
-                runner_factory=runner_factory(args.in_process, None, limit, memory),
-                workers=workers, in_process=args.in_process,
+                runner_factory=runner_factory(args.in_process, pool, limit, memory),
+                workers=workers, in_process=args.in_process, pool=pool,
                 foreground=args.verbose or args.listen is not None,
                 competition=args.competition, executor=executor, tournament=True,
                 setup_limit=limit, memory_limit_mb=memory, known_setups=known,

@@ -20,6 +20,7 @@ from csl_game.console.session_cmd import (
     print_forfeits,
     results_paths,
     setup_limit_of,
+    warm_pool,
 )
 from csl_game.engine.results import ResultsWriter
 from csl_game.engine.scheduler import Opening, default_workers
@@ -73,17 +74,20 @@ def run_sprt(args: argparse.Namespace) -> int:
     if workers < 1:
         raise UsageError(f"--workers must be at least 1, got {workers}")
     limit, memory = setup_limit_of(args), memory_limit_of(args)
-    known = check_thinkers([new, base], ("NEW", "BASE"), args.in_process, limit, memory)
-    book = book_of(args, config)
-    path, resume = results_paths(args.results, args.resume)
-    docs = _resumed(path) if resume else []
     out = sys.stderr if args.json else sys.stdout
     with ExitStack() as stack:
+        pool = warm_pool(args.in_process or args.dask is not None, stack)
+        known = check_thinkers([new, base], ("NEW", "BASE"), args.in_process, limit, memory,
+                               pool)
+        book = book_of(args, config)
+        path, resume = results_paths(args.results, args.resume)
+        docs = _resumed(path) if resume else []
         executor = _executor(args, stack)
         writer = ResultsWriter(path, {"sprt": test_json(sprt)}) if path else None
         run = SprtRun(new, base, config, sprt, book, args.max_games, workers=workers,
                       in_process=args.in_process, executor=executor, results=writer,
-                      setup_limit=limit, memory_limit_mb=memory, known_setups=known)
+                      setup_limit=limit, memory_limit_mb=memory, known_setups=known,
+                      pool=pool)
         stack.callback(run.session.abort)
         if docs:
             print(f"Resumed {run.resume(docs, path)} games from {path}", file=out)

@@ -9,6 +9,8 @@ and `start_workers_soon`, which import them only when first asked.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from csl_game.engine.events import (
     PostMatch,
     PreMatch,
@@ -40,13 +42,16 @@ from csl_game.engine.session import Session
 from csl_game.errors import WorkerStartError
 from csl_game.thinker.prototype import ThinkerPrototype
 
+if TYPE_CHECKING:  # imported when first asked for: see worker_pool()
+    from csl_game.engine.runners.process import WorkerPool as WorkerPool
+
 __all__ = ["Match", "MatchEvent", "MatchResult", "Human", "Player", "Session",
            "SessionOptions", "SessionState", "Fixture", "Presenter", "SessionEvent",
            "SessionStarted", "PreMatch", "PostMatch", "TieBreakRound", "SessionEnded",
            "Forfeit", "ForfeitReason", "InfoCallback", "RunnerFactory", "ThinkerRunner",
            "ThinkJob", "ThinkOutcome", "MoveAnswer", "Remote", "ThreadRunner", "SETUP_TIME_LIMIT", "MEMORY_LIMIT_MB", "SetupProbe", "SetupReport",
            "probe_all", "runner_factory", "WorkerStartError", "process_runner",
-           "process_runner_available", "start_workers_soon"]
+           "process_runner_available", "start_workers_soon", "worker_pool"]
 
 
 def process_runner(prototype: ThinkerPrototype, info: InfoCallback) -> ThinkerRunner:
@@ -63,6 +68,14 @@ def process_runner_available() -> bool:
     except ImportError:
         return False
     return True
+
+
+def worker_pool() -> WorkerPool:
+    """A pool of warm worker processes (`SessionOptions.pool`): the setup
+    probes leave their workers there for a session's matches to take."""
+    from csl_game.engine.runners.process import WorkerPool
+
+    return WorkerPool()
 
 
 def start_workers_soon() -> None:

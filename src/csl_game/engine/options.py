@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from csl_game.engine.background import SchedulerFactory, default_scheduler
 from csl_game.engine.runners.base import MEMORY_LIMIT_MB, SETUP_TIME_LIMIT, RunnerFactory
@@ -14,6 +14,9 @@ from csl_game.engine.runners.thread import ThreadRunner
 from csl_game.engine.scheduler import Opening
 from csl_game.engine.standings import Points, round_robin
 from csl_game.errors import ConfigError
+
+if TYPE_CHECKING:
+    from csl_game.engine.runners.process import WorkerPool
 
 __all__ = ["Fixture", "SessionOptions"]
 
@@ -51,6 +54,11 @@ class SessionOptions:
     """A tie in first place is broken by the competition rules."""
     executor: Executor | None = None
     """Where the scheduler plays its matches (a Dask client's executor), if not here."""
+    pool: WorkerPool | None = None
+    """Warm worker processes (those of the setup probes run before the session,
+    `csl_game.engine.runners.probe.probe_all`) for the scheduler's matches to
+    take; the session closes it when it ends. Without one, a session that runs
+    worker processes here makes its own, and its own probes' workers go to it."""
     fixtures: Sequence[Fixture] | None = None
     """The matches to play; by default one match (two players) or a round robin."""
     tournament: bool | None = None

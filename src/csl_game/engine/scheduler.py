@@ -164,12 +164,14 @@ class Scheduler:
     """Up to `slots` jobs at once, each under a key of the caller's choosing.
 
     Without an executor, jobs run on threads of this process, their thinkers
-    in worker processes that are kept between matches; `close()` stops them
-    all at once. With an executor (e.g. Dask's), jobs go to it as they are.
+    in worker processes that are kept between matches (in `pool`, if given:
+    the session's, which it closes; else in one of the scheduler's own);
+    `close()` stops them all at once. With an executor (e.g. Dask's), jobs go
+    to it as they are.
     """
 
     def __init__(self, slots: int, executor: Executor | None = None,
-                 in_process: bool = False, watched: bool = False) -> None:
+                 in_process: bool = False, watched: bool = False, pool: Any = None) -> None:
         self.slots = max(1, slots)
         self.in_process = in_process
         self.watched = watched
@@ -178,7 +180,8 @@ class Scheduler:
         self.stop_event = threading.Event()
         self._executor = executor
         self._own: ThreadPoolExecutor | None = None
-        self._pool: Any = None
+        self._pool: Any = pool
+        self._owns_pool = pool is None
 
     @property
     def has_room(self) -> bool:
@@ -194,7 +197,7 @@ class Scheduler:
             return
         if self._own is None:
             self._own = ThreadPoolExecutor(max_workers=self.slots, thread_name_prefix="match")
-            if not self.in_process:
+            if not self.in_process and self._pool is None:
                 from csl_game.engine.runners.process import WorkerPool
 
                 self._pool = WorkerPool()
@@ -229,6 +232,12 @@ class Scheduler:
         if self._own is not None:
             self._own.shutdown(wait=False, cancel_futures=True)
             self._own = None
-        if self._pool is not None:
+        if self._pool is not None and self._owns_pool:
             self._pool.close()
-            self._pool = None
+        self._pool = None
+
+    def share_pool(self, pool: Any) -> None:
+        """Take workers from (and give them back to) `pool`, a process
+        WorkerPool that the caller closes; before the first job."""
+        if self._own is None:
+            self._pool, self._owns_pool = pool, False

@@ -15,6 +15,7 @@ except `run()`.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
@@ -105,10 +106,12 @@ class Session:
         self.competition = options.competition
         self._results = results
         self.mode = mode_for(sum(not isinstance(p, Human) for p in players))
+        self._pool = options.pool if options.pool is not None else self._own_pool()
+        """Warm worker processes: the setup probes' and the finished matches'."""
         self._setups = PlayerSetups(self.players, in_process=options.in_process,
                                     setup_limit=options.setup_limit,
                                     memory_limit_mb=options.memory_limit_mb,
-                                    known=options.known_setups)
+                                    known=options.known_setups, pool=self._pool)
         self.names = self._setups.names()
         """The players' display names; the class-name rule's until their setups answer."""
         self._forfeits = self._setups.forfeits()
@@ -133,9 +136,21 @@ class Session:
         """The match shown from its pre-match screen to its post-match screen."""
         slots = options.workers - 1 if options.foreground else options.workers
         self._background = Background(slots, options.executor, options.in_process,
-                                      options.scheduler_factory)
+                                      options.scheduler_factory, self._pool)
         self._failed: set[int] = set()
         self._ties: TieBreakRounds | None = None
+
+    def _own_pool(self) -> Any:
+        """A pool of the session's own, when its AI players run in worker
+        processes here; ended with the session (or with this object)."""
+        if self.options.in_process or self.options.executor is not None or not any(
+                isinstance(p, ThinkerPrototype) for p in self.players):
+            return None
+        from csl_game.engine.runners.process import WorkerPool  # only when an AI plays
+
+        pool = WorkerPool()
+        weakref.finalize(self, pool.close)
+        return pool
 
     # ------------------------------------------------------------- listening
     def subscribe(self, callback: Callable[[SessionEvent], None]) -> None:
@@ -288,7 +303,7 @@ class Session:
             players.reverse()
             known = None if known is None else known[::-1]
         options = replace(self.options, fixtures=None if swapped else tuple(self.fixtures),
-                          known_setups=None if known is None else tuple(known))
+                          known_setups=None if known is None else tuple(known), pool=None)
         return Session(players, self.config, options)
 
     # ------------------------------------------------------------ screens
@@ -530,6 +545,8 @@ class Session:
     def _shutdown(self) -> None:
         self._setups.close()
         self._background.close()
+        if self._pool is not None:
+            self._pool.close()
         if self._results is not None:
             self._results.close()
             self._results = None

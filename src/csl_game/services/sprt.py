@@ -117,22 +117,23 @@ def test_json(sprt: SPRT) -> dict[str, Any]:
 
 
 class SprtRun:
-    """One test of NEW against BASE."""
+    """One test of NEW against BASE (`pool`: warm workers, `SessionOptions.pool`)."""
 
     def __init__(self, new: ThinkerPrototype, base: ThinkerPrototype, config: MatchConfig,
                  sprt: SPRT, book: Sequence[Opening], max_games: int, *, workers: int = 1,
                  in_process: bool = False, executor: Executor | None = None,
                  results: ResultsWriter | None = None,
                  setup_limit: float = SETUP_TIME_LIMIT, memory_limit_mb: int = MEMORY_LIMIT_MB,
-                 known_setups: Sequence[SetupReport | None] | None = None) -> None:
+                 known_setups: Sequence[SetupReport | None] | None = None,
+                 pool: Any = None) -> None:
         self.sprt = sprt
         self._points: dict[int, float] = {}
         """NEW's points in each finished game, by fixture index."""
         options = SessionOptions(
-            runner_factory=runner_factory(in_process, None, setup_limit, memory_limit_mb),
+            runner_factory=runner_factory(in_process, pool, setup_limit, memory_limit_mb),
             workers=workers, in_process=in_process, foreground=False, executor=executor,
             fixtures=fixtures_for(book, max_games), setup_limit=setup_limit,
-            memory_limit_mb=memory_limit_mb, known_setups=known_setups)
+            memory_limit_mb=memory_limit_mb, known_setups=known_setups, pool=pool)
         self.session = Session([new, base], config, options, results=results)
         self.session.subscribe(self._on_event)
         self._listeners: list[Callable[[SprtState], None]] = []

@@ -31,7 +31,7 @@ from csl_game.engine.runners.base import (
     ThinkOutcome,
 )
 from csl_game.engine.runners.clocks import TreeClock, backstop
-from csl_game.engine.runners.handle import WorkerHandle, start_server_soon
+from csl_game.engine.runners.handle import WorkerHandle, close_workers, start_server_soon
 from csl_game.engine.runners.protocol import (
     Answered,
     Cancel,
@@ -307,11 +307,13 @@ class _ProcessJob(ThinkJob):
 class WorkerPool:
     """Keeps healthy workers between the matches of a session.
 
-    A worker whose match ended normally waits here for the next match of the
+    A worker whose match ended normally, or whose thinker was just set up to
+    learn its name (a setup probe's), waits here for the next match of the
     same thinker, which gets a fresh thinker instance from it (setup runs
     again) instead of a new process. A worker that failed in any way, or
-    whose thinker left threads running, is never kept. `close()` ends the idle ones, and from then on the pool
-    takes no worker back: a match still ending closes its own.
+    whose thinker left threads running, is never kept. `close()` ends the
+    idle ones, all at once, and from then on the pool takes no worker back:
+    a match still ending closes its own.
     """
 
     def __init__(self, max_idle: int = 16) -> None:
@@ -361,8 +363,7 @@ class WorkerPool:
             self._closed = True
             workers = [w for idle in self._idle.values() for w in idle]
             self._idle.clear()
-        for worker in workers:
-            worker.close()
+        close_workers(workers)
 
 
 class ProcessRunner(ThinkerRunner):

@@ -274,7 +274,7 @@ def _start_harness(inbox: Connection, outbox_conn: Connection, config: MatchConf
 def worker_main(inbox: Connection, outbox_conn: Connection, spec: WorkerSpec) -> None:
     """Entry point of a worker process: make the thinker, then serve requests."""
     global _reserve
-    if os.environ.pop("CSL_GAME_SAFE_PATH_ADDED", None):  # see handle._safe_path
+    if os.environ.pop("CSL_GAME_SAFE_PATH_ADDED", None):  # see csl_game.forkserver._safe_path
         os.environ.pop("PYTHONSAFEPATH", None)
     _keep_the_family()
     if spec.owner:
