@@ -212,8 +212,8 @@ def cmd_report(args: argparse.Namespace) -> int:
     if twice:
         print(f"csl-game: note: {duplicates_note(args.results_file, twice)}", file=sys.stderr)
     if args.ratings or args.anchor:
-        if args.format == REFERENCE:
-            raise UsageError("--ratings prints md, csv or json, not the reference's files")
+        if args.format in (REFERENCE, "pgn", "html"):
+            raise UsageError(f"--ratings prints md, csv or json, not {args.format}")
         from csl_game.services.report import parse_anchor
 
         anchor = parse_anchor(args.anchor) if args.anchor else None

@@ -15,8 +15,7 @@ from collections.abc import Sequence
 
 __all__ = ["main", "plays_thinkers"]
 
-PLAYING_VERBS = frozenset({"match", "session", "league", "sprt", "openings", "analyse",
-                           "analyze"})
+PLAYING_VERBS = frozenset({"match", "session", "league", "sprt", "analyse", "analyze"})
 """The verbs that run thinkers in worker processes."""
 
 

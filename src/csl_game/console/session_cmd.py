@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     from csl_game.engine import WorkerPool
     from csl_game.online.broadcast import Broadcaster
 
-__all__ = ["run_session", "results_paths", "check_thinkers", "warm_pool", "setup_limit_of", "memory_limit_of",
+__all__ = ["run_session", "results_paths", "check_thinkers", "warm_pool", "report_every", "setup_limit_of", "memory_limit_of",
            "print_forfeits", "DASK_TIMEOUT"]
 
 DASK_TIMEOUT = 10.0
@@ -218,6 +218,18 @@ def print_forfeits(forfeits: Forfeits, noun: str = "matches", out: TextIO | None
         print(f"csl-game: warning: {warning}", file=sys.stderr, flush=True)
 
 
+def report_every(args: argparse.Namespace) -> int | None:
+    """N of --report-every N (None: not given).
+
+    Raises:
+        ConfigError: below 1.
+    """
+    every: int | None = getattr(args, "report_every", None)
+    if every is not None and every < 1:
+        raise ConfigError(f"--report-every must be at least 1, got {every}")
+    return every
+
+
 def setup_limit_of(args: argparse.Namespace) -> float:
     """Seconds of --setup-time-limit.
 
@@ -269,7 +281,8 @@ def _play(session: Session, args: argparse.Namespace, done: set[int],
     if not args.quiet:
         _print_plan(session, len(done))
     with SessionProgress(session.total_matches, len(done), session.standings,
-                         quiet=args.quiet or args.verbose) as progress:
+                         quiet=args.quiet or args.verbose,
+                         report_every=report_every(args)) as progress:
         session.subscribe(lambda event: _on_event(event, session, progress))
 
         def play(match: Match) -> MatchResult:

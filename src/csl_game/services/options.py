@@ -70,6 +70,8 @@ class Option:
     """Verbs where it must be given."""
     flags_in: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     """Spellings that differ by verb (a short flag another option of that verb has)."""
+    metavars: Mapping[str, Any] = field(default_factory=dict)
+    """How the help names the value where it differs by verb (a FILE, not a DIR)."""
 
     def flags_for(self, verb: str) -> tuple[str, ...]:
         return self.flags_in.get(verb, self.flags)
@@ -106,7 +108,9 @@ OPTIONS: tuple[Option, ...] = (
          setting="square_pieces", group=BOARD, **_INT),
     _opt("time_limit", "-t --time-limit", "AI time limit per move in ms", _BOARD_VERBS,
          setting="time_limit_ms", group=BOARD, metavar="MS",
-         helps={"analyse": "time to analyse, in ms (default 3000; with --depth: none)"},
+         helps={"analyse": "time to analyse, in ms (default 3000; with --depth: none)",
+                "openings": "rate each opening by games played out from it for this many "
+                            "ms of CPU time, at growing depths (default: to --depth)"},
          **_INT),
     _opt("min_move_time", "-m --min-move-time", "minimum apparent AI move time in ms",
          _BOARD_VERBS, setting="min_move_time_ms", group=BOARD, metavar="MS", **_INT),
@@ -238,6 +242,10 @@ OPTIONS: tuple[Option, ...] = (
     _opt("quiet", "-q --quiet", "print only the final standings", {"session", "league", "sprt"},
          action="store_true", default=False,
          helps={"league": "no line per game", "sprt": "print only the result"}),
+    _opt("report_every", "--report-every", "a progress line every N games instead of every "
+         "pair (as cutechess-cli's -ratinginterval)", {"sprt", "session"}, metavar="N",
+         helps={"session": "a progress line (matches played, the standings' leaders) every N "
+                           "matches instead of a line per match"}, **_INT),
     _opt("verbose", "--verbose", "print every move and board (plays one match at a time)",
          {"session"}, action="store_true", default=False),
     # ---------------------------------------------------------------- league
@@ -282,10 +290,11 @@ OPTIONS: tuple[Option, ...] = (
     # ---------------------------------------------------------------- report and replay
     _opt("results_file", "results_file", "a results file (a JSON line per match), or match "
          "--json output", {"report", "replay"}, metavar="RESULTS_FILE"),
-    _opt("format", "--format", "md, csv or json on standard output; reference writes the "
+    _opt("format", "--format", "md, csv or json on standard output; pgn: every game as PGN "
+         "(White, Black, Result tags) for Ordo or BayesElo; reference writes the "
          "reference framework's standings.md and results/ into --output; html writes the "
          "tournament's web site into --output", {"report"},
-         default="md", choices=("md", "csv", "json", "reference", "html")),
+         default="md", choices=("md", "csv", "json", "pgn", "reference", "html")),
     _opt("serve", "--serve", "serve the tournament's web site over HTTP (built from the "
          "results file, and rebuilt as it grows; or a site folder as it is) until Ctrl+C",
          {"report"}, action="store_true", default=False),
@@ -305,7 +314,13 @@ OPTIONS: tuple[Option, ...] = (
          "notation (3r 2s ...); none for the empty board", {"analyse"}, nargs="*",
          metavar="MOVE"),
     _opt("depth", "--depth", "analyse this many plies deep (instead of for a time)",
-         {"analyse"}, metavar="N", **_INT),
+         {"analyse", "openings"}, metavar="N",
+         helps={"openings": "rate each opening by 4 games negamax plays out from it against "
+                            "itself, searching N-3 to N plies a move (default 6; the same "
+                            "book every run)"}, **_INT),
+    _opt("band", "--band", "keep the openings where White's score in those games is within "
+         "this much of one half (default 0.125: 2 of 4 games)", {"openings"},
+         default=0.125, metavar="F", type=float),
     _opt("site", "--site", "keep the tournament's web site in DIR up to date as each match "
          "ends (csl-game report --format html writes the same site)",
          {"session", "league", "sprt", "play"}, metavar="DIR"),
@@ -318,6 +333,7 @@ OPTIONS: tuple[Option, ...] = (
          metavar="DIR"),
     _opt("output", "-o --output", "the folder --format reference writes into (default: here)",
          {"report", "openings"}, default=".", metavar="DIR", defaults={"openings": None},
+         metavars={"openings": "FILE"},
          helps={"openings": "write the book to FILE (default: standard output)"}),
     _opt("match", "--match", "the match's number, as reports show it (needed when the file "
          "holds several)", {"replay"}, metavar="N", **_INT),
@@ -357,6 +373,8 @@ def add_options(parser: argparse.ArgumentParser, verb: str, board_note: str = ""
             target = groups.setdefault(option.group, parser.add_argument_group(title))
         # argparse formats help texts with %: "95 % interval" must stay text
         kwargs = dict(option.kwargs, help=option.help_for(verb).replace("%", "%%"))
+        if verb in option.metavars:
+            kwargs["metavar"] = option.metavars[verb]
         if option.positional:
             target.add_argument(option.dest, **kwargs)
             continue

@@ -83,13 +83,22 @@ class SprtState:
         return self.trinomial.games - 2 * self.pentanomial.pairs
 
     def to_json(self) -> dict[str, Any]:
-        t, s, e = self.trinomial, self.sprt, self.estimate
+        """The state as one JSON object. Before the first complete pair there is
+        no estimate (the progress line says 'Elo -'): elo, elo_ci95 and los
+        are null. `one_point_pair_ratio` is the share of pairs in which NEW
+        scored exactly one point (DD, WL or LW; null before a pair), which the
+        older key `draw_ratio` also gives once there are pairs (before, it is
+        the share of drawn games)."""
+        t, s, e, p = self.trinomial, self.sprt, self.estimate, self.pentanomial
+        paired = p.pairs > 0
         return {"result": self.result, "llr": round(self.llr, 4), "lower": round(s.lower, 4),
                 "upper": round(s.upper, 4), "games": t.games, "wins": t.wins,
-                "draws": t.draws, "losses": t.losses, "pairs": self.pentanomial.pairs,
-                "pentanomial": list(self.pentanomial.counts), "elo": round(e.elo, 2),
-                "elo_ci95": [round(e.ci95[0], 2), round(e.ci95[1], 2)],
-                "los": round(e.los, 4), "draw_ratio": round(e.draw_ratio, 4),
+                "draws": t.draws, "losses": t.losses, "pairs": p.pairs,
+                "pentanomial": list(p.counts), "elo": round(e.elo, 2) if paired else None,
+                "elo_ci95": [round(e.ci95[0], 2), round(e.ci95[1], 2)] if paired else None,
+                "los": round(e.los, 4) if paired else None,
+                "draw_ratio": round(e.draw_ratio, 4),
+                "one_point_pair_ratio": round(p.counts[2] / p.pairs, 4) if paired else None,
                 "elo0": s.elo0, "elo1": s.elo1, "alpha": s.alpha, "beta": s.beta,
                 "model": s.model, "forfeits": self.forfeits.to_json(),
                 "unpaired": self.unpaired}
