@@ -10,7 +10,7 @@ for a book of openings kept whatever their playouts say (``--band 0.5``:
 only the quick search's filter), to compare with. Openings that give
 neither colour the game should leave White near 50 %.
 
-    python benchmarks/book_balance.py [--count 20] [--search "--depth 6"] [--seed 1]
+    python benchmarks/book_balance.py [--count 20] [--search "--depth 5"] [--seed 1]
 """
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ def main() -> None:
     parser.add_argument("--count", type=int, default=20)
     parser.add_argument("--plies", type=int, default=4)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--search", default="--depth 6", help="how openings rates each opening")
+    parser.add_argument("--search", default="--depth 5", help="how openings rates each opening")
     parser.add_argument("--time", type=int, default=50, help="ms a move in the games")
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--no-unselected", action="store_true",

@@ -45,6 +45,7 @@ from csl_game.services.options import (
     ALIASES,
     VERBS,
     add_options,
+    adjudicator_of,
     flag_text,
     match_config,
     options_of,
@@ -177,7 +178,8 @@ def cmd_match(args: argparse.Namespace) -> int:
         options = SessionOptions(runner_factory=runner_factory(args.in_process, pool, limit,
                                                                memory),
                                  in_process=args.in_process, setup_limit=limit,
-                                 memory_limit_mb=memory, known_setups=known, pool=pool)
+                                 memory_limit_mb=memory, known_setups=known, pool=pool,
+                                 adjudicator=adjudicator_of(args))
         results = ResultsWriter(args.results) if args.results else None
         if results is not None:
             stack.callback(results.close)

@@ -23,7 +23,7 @@ from csl_game.errors import ConfigError, CslError, UsageError, exit_status
 from csl_game.model.notation import format_moves
 from csl_game.services.league import Entry, GameRecord, League, Tally, make_openings, tally
 from csl_game.services.openings import read_book
-from csl_game.services.options import add_options, match_config, points_of
+from csl_game.services.options import add_options, adjudicator_of, match_config, points_of
 from csl_game.services.settings import (
     CONSOLE_TIME_LIMIT_MS,
     read_session_engines,
@@ -142,7 +142,7 @@ def run_league(args: argparse.Namespace) -> int:
                 else make_openings(config, args.opening_plies, args.seed))
     writer = ResultsWriter(args.results) if args.results else None
     league = League(entries, config, args.games, openings, in_process=args.in_process,
-                    workers=args.workers, results=writer)
+                    workers=args.workers, results=writer, adjudicator=adjudicator_of(args))
     if args.site:
         follow(league.session, args.site, points)
     started = time.perf_counter()
@@ -154,7 +154,7 @@ def run_league(args: argparse.Namespace) -> int:
     tallies, matrix = tally(league, points)
     print(f"League: {config.rows}x{config.cols}, {config.win_sequence} in a row, "
           f"{config.round_pieces}+{config.square_pieces} pieces, "
-          f"{config.time_limit_ms} ms per move, {len(league.records)} games "
+          f"{config.timing_text()}, {len(league.records)} games "
           f"({time.perf_counter() - started:.0f} s)\n")
     print(render(standings_rows(tallies), args.markdown) + "\n")
     print(render(matrix_rows(tallies, matrix), args.markdown, name_col=0))

@@ -33,7 +33,7 @@ from csl_game.errors import ConfigError
 from csl_game.services import narration
 from csl_game.services.forfeits import Forfeits
 from csl_game.services.openings import read_book
-from csl_game.services.options import points_of
+from csl_game.services.options import adjudicator_of, points_of
 from csl_game.services.settings import read_session_file
 from csl_game.services.setup_file import refusal
 from csl_game.services.site import follow
@@ -183,6 +183,7 @@ def run_session(args: argparse.Namespace, mc: MatchConfig) -> int:
                 foreground=args.verbose or args.listen is not None,
                 competition=args.competition, executor=executor, tournament=True,
                 setup_limit=limit, memory_limit_mb=memory, known_setups=known,
+                adjudicator=adjudicator_of(args),
                 fixtures=_book_fixtures(args, mc, players))
             session = Session(players, mc, options, results=writer)
             stack.callback(session.abort)
@@ -310,7 +311,7 @@ def _verbose_match(match: Match) -> MatchResult:
 def _print_plan(session: Session, done: int) -> None:
     mc = session.config
     print(f"Session: {session.total_matches} matches, {mc.rows}x{mc.cols}, "
-          f"{mc.win_sequence} in a row, {mc.time_limit_ms} ms per move"
+          f"{mc.win_sequence} in a row, {mc.timing_text()}"
           + (f"; {done} already played" if done else ""), flush=True)
 
 

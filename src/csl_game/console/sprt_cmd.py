@@ -30,7 +30,7 @@ from csl_game.engine.stats import SPRT
 from csl_game.errors import UsageError
 from csl_game.services.league import make_openings
 from csl_game.services.openings import PLAYOUT_DEPTH, format_book, make_book, read_book
-from csl_game.services.options import match_config
+from csl_game.services.options import adjudicator_of, match_config
 from csl_game.services.site import follow
 from csl_game.services.sprt import SprtRun, SprtState, test_json
 from csl_game.thinker.api import MatchConfig
@@ -91,7 +91,7 @@ def run_sprt(args: argparse.Namespace) -> int:
         run = SprtRun(new, base, config, sprt, book, args.max_games, workers=workers,
                       in_process=args.in_process, executor=executor, results=writer,
                       setup_limit=limit, memory_limit_mb=memory, known_setups=known,
-                      pool=pool)
+                      pool=pool, adjudicator=adjudicator_of(args))
         stack.callback(run.session.abort)
         if docs:
             print(f"Resumed {run.resume(docs, path)} games from {path}", file=out)
@@ -100,7 +100,7 @@ def run_sprt(args: argparse.Namespace) -> int:
         if not args.quiet:
             print(f"SPRT of NEW {run.session.names[0]} against BASE {run.session.names[1]}: elo0 {sprt.elo0:g}, "
                   f"elo1 {sprt.elo1:g}, alpha {sprt.alpha:g}, beta {sprt.beta:g}, "
-                  f"{sprt.model}; {len(book)} openings, {config.time_limit_ms} ms a move, "
+                  f"{sprt.model}; {len(book)} openings, {config.timing_text('a move')}, "
                   f"{workers} at once", file=out, flush=True)
             run.on_progress(_progress(out, report_every(args)))
         started = time.perf_counter()
@@ -146,7 +146,7 @@ def _finish(state: SprtState, out: TextIO, seconds: float, interrupted: bool = F
 
 def run_openings(args: argparse.Namespace) -> int:
     """Write a book of balanced openings (to --output, or standard output): each
-    rated by games played out from it for -t MS, or to --depth N (default 6)."""
+    rated by games played out from it for -t MS, or to --depth N (default 5)."""
     config = match_config(args)
     if args.time_limit is not None and args.depth is not None:
         raise UsageError("openings: give -t/--time-limit or --depth, not both")

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
 from csl_game.engine.background import SchedulerFactory, default_scheduler
+from csl_game.engine.match import Adjudicator
 from csl_game.engine.runners.base import MEMORY_LIMIT_MB, SETUP_TIME_LIMIT, RunnerFactory
 from csl_game.engine.runners.probe import SetupReport
 from csl_game.engine.runners.thread import ThreadRunner
@@ -54,6 +55,10 @@ class SessionOptions:
     """A tie in first place is broken by the competition rules."""
     executor: Executor | None = None
     """Where the scheduler plays its matches (a Dask client's executor), if not here."""
+    adjudicator: Adjudicator | None = None
+    """Ends a game early with a result proven in its position (`Match`'s
+    adjudicator: `csl_game.services.analysis.adjudicate`); None: games are
+    played to their end. A plain function, so that a job can go to Dask."""
     pool: WorkerPool | None = None
     """Warm worker processes (those of the setup probes run before the session,
     `csl_game.engine.runners.probe.probe_all`) for the scheduler's matches to

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from csl_game.engine.match import Match, MatchEvent, MatchResult, ThinkingInfo
+from csl_game.engine.match import Adjudicator, Match, MatchEvent, MatchResult, ThinkingInfo
 from csl_game.engine.naming import failed_setups_factory
 from csl_game.engine.results import PlayerInfo
 from csl_game.engine.runners.answer import MoveAnswer
@@ -34,6 +34,8 @@ from csl_game.engine.runners.base import (
     ThinkerRunner,
     ThinkJob,
     ThinkOutcome,
+    TimedRunner,
+    start_timed,
 )
 from csl_game.engine.runners.thread import ThreadRunner
 from csl_game.model.board import Board, PColor, PShape
@@ -72,6 +74,8 @@ class MatchJob:
     """Seconds a worker may take to set its thinker up."""
     memory_limit_mb: int = MEMORY_LIMIT_MB
     """Memory each thinker's processes may use, in MB."""
+    adjudicator: Adjudicator | None = None
+    """Ends the game early with a proven result (see `Match`)."""
 
 
 @dataclass(frozen=True)
@@ -83,7 +87,7 @@ class JobResult:
     """(player, text) of every on_thinking_info() and output line, in order."""
 
 
-class OpeningRunner(ThinkerRunner):
+class OpeningRunner(TimedRunner):
     """Plays the opening's forced moves for its thinker, then lets it think."""
 
     def __init__(self, inner: ThinkerRunner, opening: Opening) -> None:
@@ -91,12 +95,12 @@ class OpeningRunner(ThinkerRunner):
         self._opening = opening
         self.name = inner.name
 
-    def start(self, board: Board) -> ThinkJob:
+    def start(self, board: Board, time_limit_ms: int | None = None) -> ThinkJob:
         n = board.move_count
         if n < len(self._opening):
             col, shape = self._opening[n]
             return ReadyJob(ThinkOutcome(MoveAnswer(col, shape), 0.0))
-        return self._inner.start(board)
+        return start_timed(self._inner, board, time_limit_ms)
 
     def close(self) -> None:
         self._inner.close()
@@ -143,7 +147,8 @@ def play_job(job: MatchJob, listener: Callable[[MatchEvent], None] | None = None
     factory = failed_setups_factory(runner_factory(job.in_process, pool, job.setup_limit,
                                                    job.memory_limit_mb),
                                     (white, red), names, job.forfeits)
-    match = Match(job.config, white, red, with_opening(factory, job.opening), names=names)
+    match = Match(job.config, white, red, with_opening(factory, job.opening), names=names,
+                  adjudicator=job.adjudicator)
     info: list[tuple[PColor, str]] = []
 
     def collect(event: MatchEvent) -> None:

@@ -352,7 +352,8 @@ class Session:
                                         self._forfeits)
         self.match = Match(self.config, self.players[fixture.white], self.players[fixture.red],
                            with_opening(factory, fixture.opening),
-                           names=(self.names[fixture.white], self.names[fixture.red]))
+                           names=(self.names[fixture.white], self.names[fixture.red]),
+                           adjudicator=self.options.adjudicator)
         self.state = SessionState.IN_MATCH
         return self.match
 
@@ -462,7 +463,8 @@ class Session:
                                     for p in proto.paths))
         return MatchJob(self.info(white), self.info(red), config, paths, self.options.in_process,
                         opening, (self._forfeits[white], self._forfeits[red]),
-                        self.options.setup_limit, self.options.memory_limit_mb)
+                        self.options.setup_limit, self.options.memory_limit_mb,
+                        self.options.adjudicator)
 
     def _fill(self) -> None:
         """Give free matches to the scheduler until it has no room."""

@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from csl_game.engine.figures import parse_figures
-from csl_game.engine.match import MatchResult
+from csl_game.engine.match import Adjudicator, MatchResult
 from csl_game.engine.ratings import plus_minus, rate_records
 from csl_game.engine.results import ResultsWriter
 from csl_game.engine.runners.base import ForfeitReason
@@ -135,9 +135,10 @@ class League:
 
     def __init__(self, entries: Sequence[Entry], config: MatchConfig, games: int,
                  openings: Sequence[Opening], *, in_process: bool = False,
-                 workers: int = 1, results: ResultsWriter | None = None) -> None:
+                 workers: int = 1, results: ResultsWriter | None = None,
+                 adjudicator: Adjudicator | None = None) -> None:
         """`results`: where each game's record goes as it ends (what `report`
-        and `report --ratings` read)."""
+        and `report --ratings` read); `adjudicator`: `SessionOptions.adjudicator`."""
         if len(entries) < 2:
             raise ConfigError("a league needs at least two thinkers")
         if games < 1:
@@ -151,7 +152,8 @@ class League:
         self.records: list[GameRecord] = []
         self.session = Session([e.prototype for e in self.entries], config,
                                SessionOptions(workers=workers, in_process=in_process,
-                                              foreground=False, fixtures=self.fixtures()),
+                                              foreground=False, fixtures=self.fixtures(),
+                                              adjudicator=adjudicator),
                                results=results)
 
     @property

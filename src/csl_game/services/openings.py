@@ -11,10 +11,11 @@ that here: negamax's evaluation calls the start "even", yet with Red's extra
 square piece (11 of its shape against White's 10 rounds on 6 x 7) games
 from openings it scores near 0 mostly go to Red (benchmarks/book_balance.py:
 White 20 % in 40 games of a book rated by a search 8 plies deep). So each
-candidate is played out to the end by negamax against itself, once at each
-of the four search depths up to --depth (3 to 6 by default; or at growing
-depths for -t MS of CPU time), and kept when White's score over those games
-is within --band of one half.
+candidate is played out to the end by negamax in game pairs as a test plays
+them, two strengths a ply apart each taking White once (by default 4 plies
+against 5 and 3 against 4; or pairs at growing depths for -t MS of CPU
+time), and kept when White's score over those games is within --band of one
+half: an opening where the colour, not the strength, decides is dropped.
 A quick shallow search first drops the openings that are plainly lost or won
 (they cost a playout for nothing), and openings that reach one position (two
 orders of the same moves, a transposition) or mirror images of each other
@@ -42,10 +43,11 @@ __all__ = ["read_book", "make_book", "format_book", "rate", "playout", "playouts
 BALANCED = 0.125
 """How far from one half White's score in an opening's playouts may be (the
 default --band): with 4 playouts, 2 of them won by White (draws half)."""
-PLAYOUT_DEPTH = 6
-"""The deepest playout's search (the default --depth): playouts at 3, 4, 5 and 6 plies."""
+PLAYOUT_DEPTH = 5
+"""The deepest playout's search (the default --depth): pairs of 4 plies against
+5 and of 3 against 4."""
 PLAYOUTS = 4
-"""Playouts by depth: at the deepest and the plies below it, down to FIRST_DEPTH."""
+"""Playouts by depth: two pairs."""
 FIRST_DEPTH = 2
 """The shallowest playout's search."""
 QUICK_DEPTH = 4
@@ -172,13 +174,15 @@ def _board(config: MatchConfig, moves: Opening) -> Board:
     return board
 
 
-def playout(moves: Opening, config: MatchConfig, depth: int) -> float:
-    """White's points (1, 1/2 or 0) in the game negamax, searching `depth`
-    plies a move, plays against itself from the position after `moves`."""
+def playout(moves: Opening, config: MatchConfig, depth: int,
+            red_depth: int | None = None) -> float:
+    """White's points (1, 1/2 or 0) in the game negamax plays from the position
+    after `moves`, searching `depth` plies a move as White and `red_depth`
+    (default: the same) as Red."""
     board = _board(config, moves)
     search = replace(config, time_limit_ms=600_000, min_move_time_ms=0)
-    players = [ThinkerPrototype("negamax", f"depth={depth}", search).create(lambda _: None)
-               for _ in PColor]
+    players = [ThinkerPrototype("negamax", f"depth={d}", search).create(lambda _: None)
+               for d in (depth, depth if red_depth is None else red_depth)]
     while (winner := board.check_winner()) is Winner.NONE:
         move = players[board.turn].think(board, CancellationToken())
         if board.move_problem(move.shape, move.column) is not None:
@@ -190,21 +194,27 @@ def playout(moves: Opening, config: MatchConfig, depth: int) -> float:
 
 def playouts(moves: Opening, config: MatchConfig, depth: int | None = PLAYOUT_DEPTH,
              time_ms: int | None = None) -> tuple[float, int]:
-    """(White's points, games) of `playout`s from the position: one at each of
-    the PLAYOUTS depths up to `depth` (not below FIRST_DEPTH); or, given
-    `time_ms`, at growing depths from FIRST_DEPTH until that many ms of this
-    process's CPU time are spent (two at least). By depth, the same every
-    time; by time, as many as this machine affords."""
+    """(White's points, games) of `playout`s from the position, in pairs as a
+    test plays them: two strengths, a ply of search apart, each with White
+    once. By depth: the pairs of `depth` - 1 against `depth` and of `depth` - 2
+    against `depth` - 1 (not below FIRST_DEPTH), the same every time. Given
+    `time_ms`: pairs one ply deeper each, from FIRST_DEPTH, until that many
+    ms of this process's CPU time are spent (one pair at least)."""
+    points: list[float] = []
+
+    def pair(weaker: int) -> None:
+        points.append(playout(moves, config, weaker, weaker + 1))
+        points.append(playout(moves, config, weaker + 1, weaker))
+
     if time_ms is None:
-        last = max(depth or PLAYOUT_DEPTH, FIRST_DEPTH)
-        depths = range(max(FIRST_DEPTH, last - PLAYOUTS + 1), last + 1)
-        points = [playout(moves, config, d) for d in depths]
+        last = max(depth or PLAYOUT_DEPTH, FIRST_DEPTH + 1)
+        for weaker in range(max(FIRST_DEPTH, last - PLAYOUTS // 2), last):
+            pair(weaker)
         return sum(points), len(points)
-    start, points = time.process_time(), []
-    depth = FIRST_DEPTH
-    while len(points) < 2 or (time.process_time() - start) * 1000 < time_ms:
-        points.append(playout(moves, config, depth))
-        depth += 1
+    start, weaker = time.process_time(), FIRST_DEPTH
+    while not points or (time.process_time() - start) * 1000 < time_ms:
+        pair(weaker)
+        weaker += 1
     return sum(points), len(points)
 
 

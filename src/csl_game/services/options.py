@@ -17,6 +17,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
+from csl_game.engine.match import Adjudicator
 from csl_game.engine.standings import Points
 from csl_game.errors import SettingError, UsageError
 from csl_game.services.presets import LEVELS
@@ -26,7 +27,8 @@ from csl_game.thinker.api import MatchConfig
 
 __all__ = ["Option", "OPTIONS", "VERBS", "CONSOLE_TIME_LIMIT_MS", "add_options", "options_of",
            "flag_text", "check_ranges", "match_config", "default_pieces", "points_of",
-           "unknown_track_config", "clock_settings", "BOARD", "MATCH_KEYS", "ALIASES"]
+           "unknown_track_config", "clock_settings", "BOARD", "MATCH_KEYS", "ALIASES",
+           "parse_tc", "adjudicator_of"]
 
 VERBS = ("play", "match", "watch", "session", "league", "sprt", "openings", "analyse",
          "report", "replay", "info")
@@ -109,8 +111,8 @@ OPTIONS: tuple[Option, ...] = (
     _opt("time_limit", "-t --time-limit", "AI time limit per move in ms", _BOARD_VERBS,
          setting="time_limit_ms", group=BOARD, metavar="MS",
          helps={"analyse": "time to analyse, in ms (default 3000; with --depth: none)",
-                "openings": "rate each opening by games played out from it for this many "
-                            "ms of CPU time, at growing depths (default: to --depth)"},
+                "openings": "rate each opening by game pairs played out from it for this "
+                            "many ms of CPU time, at growing depths (default: to --depth)"},
          **_INT),
     _opt("min_move_time", "-m --min-move-time", "minimum apparent AI move time in ms",
          _BOARD_VERBS, setting="min_move_time_ms", group=BOARD, metavar="MS", **_INT),
@@ -121,6 +123,15 @@ OPTIONS: tuple[Option, ...] = (
     _opt("time_margin", "--time-margin", "an answer up to this much past the time limit "
          "still counts, in ms (default 0; as cutechess-cli's timemargin)", _PLAYING,
          setting="time_margin_ms", group=BOARD, metavar="MS", **_INT),
+    _opt("tc", "--tc", "a game clock for each side instead of a limit per move: BASE seconds "
+         "for the game plus INC seconds after each move, as cutechess-cli's and fastchess's "
+         "tc=BASE+INC (10+0.1); each move may take what is left, and running out is a "
+         "timeout (the clock counts as --clock says)", {"match", "session", "league", "sprt"},
+         group=BOARD, metavar="BASE+INC"),
+    _opt("adjudicate", "--adjudicate", "end a game once the analysis proves its result (a "
+         "forced win, the loser resigning; or a draw), as the results line then says "
+         "(default: every game is played to its end)", {"match", "session", "league", "sprt"},
+         action="store_true", default=False, group=BOARD),
     # ---------------------------------------------------------------- finding thinkers
     _opt("thinkers", "--thinkers", "also look for thinkers in this .py file or folder "
          "(repeatable)", _FINDING, action="append", default=[], metavar="PATH",
@@ -315,9 +326,9 @@ OPTIONS: tuple[Option, ...] = (
          metavar="MOVE"),
     _opt("depth", "--depth", "analyse this many plies deep (instead of for a time)",
          {"analyse", "openings"}, metavar="N",
-         helps={"openings": "rate each opening by 4 games negamax plays out from it against "
-                            "itself, searching N-3 to N plies a move (default 6; the same "
-                            "book every run)"}, **_INT),
+         helps={"openings": "rate each opening by game pairs negamax plays out from it, "
+                            "N-1 plies against N and N-2 against N-1, each with White once "
+                            "(default 5; the same book every run)"}, **_INT),
     _opt("band", "--band", "keep the openings where White's score in those games is within "
          "this much of one half (default 0.125: 2 of 4 games)", {"openings"},
          default=0.125, metavar="F", type=float),
@@ -440,6 +451,15 @@ def match_config(args: argparse.Namespace, time_limit_ms: int = CONSOLE_TIME_LIM
     return MatchConfig(**chosen)
 
 
+def adjudicator_of(args: argparse.Namespace) -> Adjudicator | None:
+    """The adjudicator --adjudicate asks for (None without it)."""
+    if not getattr(args, "adjudicate", False):
+        return None
+    from csl_game.services.analysis import adjudicate
+
+    return adjudicate
+
+
 def clock_settings(args: argparse.Namespace) -> dict[str, Any]:
     """The match clock the flags give (`--clock`, `--time-margin`), as MatchConfig
     names it; its defaults for a verb without those flags.
@@ -453,8 +473,38 @@ def clock_settings(args: argparse.Namespace) -> dict[str, Any]:
     if margin is not None and margin < 0:
         raise UsageError(f"{flag_text('time_margin')}: must be at least 0 ms, got {margin}")
     check_ranges({"time_margin": margin})
+    game, increment = parse_tc(getattr(args, "tc", None))
+    if game and (getattr(args, "connect", None) is not None
+                 or (getattr(args, "verb", "") == "match"
+                     and getattr(args, "listen", None) is not None)):
+        raise UsageError("--tc: a player on another machine keeps a limit per move; "
+                         "drop --tc, or play here")
     return {"clock": _given(clock, base.clock),
-            "time_margin_ms": _given(margin, base.time_margin_ms)}
+            "time_margin_ms": _given(margin, base.time_margin_ms),
+            "game_time_ms": game, "increment_ms": increment}
+
+
+MAX_TC_SECONDS = 86_400
+
+
+def parse_tc(text: str | None) -> tuple[int, int]:
+    """(game ms, increment ms) of --tc BASE+INC (seconds; INC may be left out);
+    (0, 0) for none.
+
+    Raises:
+        UsageError: not BASE[+INC] in seconds, a BASE of 0 or a value over a day.
+    """
+    if text is None:
+        return 0, 0
+    base, _, inc = text.strip().partition("+")
+    try:
+        seconds, extra = float(base), float(inc or 0)
+    except ValueError:
+        raise UsageError(f"--tc takes BASE+INC in seconds (as 10+0.1), got {text!r}; moves "
+                         "per period (40/60) are not supported") from None
+    if not (0 < seconds <= MAX_TC_SECONDS and 0 <= extra <= MAX_TC_SECONDS):
+        raise UsageError(f"--tc {text}: BASE must be above 0 and both at most a day")
+    return max(1, round(seconds * 1000)), round(extra * 1000)
 
 
 def _given(value: _T | None, default: _T) -> _T:

@@ -151,8 +151,9 @@ class Report:
             if res.forfeit is not None:
                 reason = res.forfeit.name.lower()
                 tags.append(("Termination", "time forfeit" if reason in _TIME_FORFEITS
-                             else "adjudication" if reason == "adjudicated"
                              else "rules infraction"))
+            elif res.adjudicated:
+                tags.append(("Termination", "adjudication"))
             moves = format_moves((m.move.col, m.move.piece.shape) for m in res.moves)
             header = "\n".join(f'[{name} "{_pgn_text(value)}"]' for name, value in tags)
             body = f"{{{moves}}} {result}" if moves else result

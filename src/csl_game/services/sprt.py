@@ -24,6 +24,7 @@ from typing import Any
 
 from csl_game.engine import MEMORY_LIMIT_MB, SETUP_TIME_LIMIT, Session, SessionOptions, SetupReport
 from csl_game.engine.events import PostMatch, SessionEvent
+from csl_game.engine.match import Adjudicator
 from csl_game.engine.options import Fixture
 from csl_game.engine.presenter import SessionState
 from csl_game.engine.results import ResultsWriter
@@ -126,7 +127,8 @@ def test_json(sprt: SPRT) -> dict[str, Any]:
 
 
 class SprtRun:
-    """One test of NEW against BASE (`pool`: warm workers, `SessionOptions.pool`)."""
+    """One test of NEW against BASE (`pool`: warm workers, `SessionOptions.pool`;
+    `adjudicator`: `SessionOptions.adjudicator`)."""
 
     def __init__(self, new: ThinkerPrototype, base: ThinkerPrototype, config: MatchConfig,
                  sprt: SPRT, book: Sequence[Opening], max_games: int, *, workers: int = 1,
@@ -134,7 +136,7 @@ class SprtRun:
                  results: ResultsWriter | None = None,
                  setup_limit: float = SETUP_TIME_LIMIT, memory_limit_mb: int = MEMORY_LIMIT_MB,
                  known_setups: Sequence[SetupReport | None] | None = None,
-                 pool: Any = None) -> None:
+                 pool: Any = None, adjudicator: Adjudicator | None = None) -> None:
         self.sprt = sprt
         self._points: dict[int, float] = {}
         """NEW's points in each finished game, by fixture index."""
@@ -142,7 +144,8 @@ class SprtRun:
             runner_factory=runner_factory(in_process, pool, setup_limit, memory_limit_mb),
             workers=workers, in_process=in_process, foreground=False, executor=executor,
             fixtures=fixtures_for(book, max_games), setup_limit=setup_limit,
-            memory_limit_mb=memory_limit_mb, known_setups=known_setups, pool=pool)
+            memory_limit_mb=memory_limit_mb, known_setups=known_setups, pool=pool,
+            adjudicator=adjudicator)
         self.session = Session([new, base], config, options, results=results)
         self.session.subscribe(self._on_event)
         self._listeners: list[Callable[[SprtState], None]] = []

@@ -17,6 +17,7 @@ import os
 import threading
 import time
 import weakref
+from dataclasses import replace
 from typing import Any
 
 from csl_game.engine.runners.answer import MoveAnswer
@@ -26,9 +27,9 @@ from csl_game.engine.runners.base import (
     Forfeit,
     ForfeitReason,
     InfoCallback,
-    ThinkerRunner,
     ThinkJob,
     ThinkOutcome,
+    TimedRunner,
 )
 from csl_game.engine.runners.clocks import TreeClock, backstop
 from csl_game.engine.runners.handle import WorkerHandle, close_workers, start_server_soon
@@ -151,7 +152,7 @@ class _ProcessJob(ThinkJob):
     def _send(self) -> None:
         assert self._board is not None
         self._clock = MoveClock(self._config, self._worker.tree_clock())
-        self._worker.send(Think(self._id, self._board))
+        self._worker.send(Think(self._id, self._board, self._config.time_limit_ms))
         self._board = None
 
     @property
@@ -366,7 +367,7 @@ class WorkerPool:
         close_workers(workers)
 
 
-class ProcessRunner(ThinkerRunner):
+class ProcessRunner(TimedRunner):
     """Runs think() in a worker process of its own, kept for the whole match.
 
     A drop-in `RunnerFactory`: ``ProcessRunner(prototype, info)``. Thinker
@@ -412,15 +413,18 @@ class ProcessRunner(ThinkerRunner):
         self._worker.pump()
         return self._worker.name
 
-    def start(self, board: Board) -> ThinkJob:
-        """Send `board` to the worker; an unfinished earlier request is cancelled."""
+    def start(self, board: Board, time_limit_ms: int | None = None) -> ThinkJob:
+        """Send `board` to the worker (with `time_limit_ms`: this move's limit,
+        not the match's); an unfinished earlier request is cancelled."""
         previous = self._job if self._job is not None and self._job.pending else None
         if previous is not None:
             previous.cancel()
         else:
             self._worker.results.clear()
         self._last_id += 1
-        self._job = _ProcessJob(self._worker, self._last_id, board, self._config, self._grace,
+        config = (self._config if time_limit_ms is None
+                  else replace(self._config, time_limit_ms=max(1, time_limit_ms)))
+        self._job = _ProcessJob(self._worker, self._last_id, board, config, self._grace,
                                 previous)
         return self._job
 
