@@ -6,7 +6,7 @@ each opening twice, once with each colour, between ``negamax`` and
 ``negamax depth=4`` at 50 ms a move (``csl-game session --openings``: 40
 games), and prints White's score (its points over the games, a draw half a
 point) and how many openings one colour won both games of; then the same
-for a book of openings kept whatever their playouts say (``--band 0.5``:
+for a book of openings kept whatever their playouts say (``--band 1``:
 only the quick search's filter), to compare with. Openings that give
 neither colour the game should leave White near 50 %.
 
@@ -50,8 +50,8 @@ def measure(folder: Path, name: str, search: list[str], args: argparse.Namespace
         forced = " ".join(f"{m['col']}{m['shape'][0]}" for m in d["moves"][:args.plies])
         by_opening.setdefault(forced, []).append(d["winner"])
     one_colour = sum(1 for w in by_opening.values() if len(w) == 2 and w[0] == w[1] != "draw")
-    rated = [line.split("#")[1].split()[1] for line in book.read_text(encoding="utf-8")
-             .splitlines() if line and not line.startswith("#")]
+    rated = [line.split("#")[1].split()[1].rstrip(",") for line in
+             book.read_text(encoding="utf-8").splitlines() if line and not line.startswith("#")]
     playouts = sum(float(r.split("/")[0]) for r in rated) / sum(int(r.split("/")[1])
                                                                  for r in rated)
     print(f"{name} ({' '.join(search)}): book of {len(rated)} in {made:.0f} s, White "
@@ -74,7 +74,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         measure(Path(tmp), "book", shlex.split(args.search), args)
         if not args.no_unselected:
-            measure(Path(tmp), "unselected", [*shlex.split(args.search), "--band", "0.5"],
+            measure(Path(tmp), "unselected", [*shlex.split(args.search), "--band", "1"],
                     args)
 
 

@@ -111,8 +111,8 @@ OPTIONS: tuple[Option, ...] = (
     _opt("time_limit", "-t --time-limit", "AI time limit per move in ms", _BOARD_VERBS,
          setting="time_limit_ms", group=BOARD, metavar="MS",
          helps={"analyse": "time to analyse, in ms (default 3000; with --depth: none)",
-                "openings": "rate each opening by game pairs played out from it for this "
-                            "many ms of CPU time, at growing depths (default: to --depth)"},
+                "openings": "rate each opening by games played out from it for this many "
+                            "ms of CPU time, at growing depths (default: to --depth)"},
          **_INT),
     _opt("min_move_time", "-m --min-move-time", "minimum apparent AI move time in ms",
          _BOARD_VERBS, setting="min_move_time_ms", group=BOARD, metavar="MS", **_INT),
@@ -326,12 +326,12 @@ OPTIONS: tuple[Option, ...] = (
          metavar="MOVE"),
     _opt("depth", "--depth", "analyse this many plies deep (instead of for a time)",
          {"analyse", "openings"}, metavar="N",
-         helps={"openings": "rate each opening by game pairs negamax plays out from it, "
-                            "N-1 plies against N and N-2 against N-1, each with White once "
-                            "(default 5; the same book every run)"}, **_INT),
+         helps={"openings": "rate each opening by 4 games negamax plays out from it against "
+                            "itself, searching N-3 to N plies a move (default 5; the same "
+                            "book every run)"}, **_INT),
     _opt("band", "--band", "keep the openings where White's score in those games is within "
-         "this much of one half (default 0.125: 2 of 4 games)", {"openings"},
-         default=0.125, metavar="F", type=float),
+         "this much of 0.625 (default 0.125: 2 or 3 of 4 games; shallow games understate "
+         "Red's edge)", {"openings"}, default=0.125, metavar="F", type=float),
     _opt("site", "--site", "keep the tournament's web site in DIR up to date as each match "
          "ends (csl-game report --format html writes the same site)",
          {"session", "league", "sprt", "play"}, metavar="DIR"),
