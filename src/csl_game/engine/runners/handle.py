@@ -171,6 +171,7 @@ class WorkerHandle:
         self.tree_killed = False
         """Whether this side killed the process tree (it did not die by itself)."""
         self._proc: psutil.Process | None = None
+        self._tree: TreeClock | None = None
         self._exitcode: int | None = None
         try:
             self._process = self._start()
@@ -225,14 +226,18 @@ class WorkerHandle:
         return self._pid
 
     def tree_clock(self) -> TreeClock | None:
-        """A new reading of the processor time of the worker's process tree
-        (None if the process cannot be read: the move is then timed on the wall)."""
+        """The reading of the processor time of the worker's process tree (None
+        if the process cannot be read: the move is then timed on the wall).
+        One for the worker's life: a move's cost is the difference of two
+        readings, and the sum only grows, so each move need not set it up anew."""
         if self._proc is None or self.closed:
             return None
-        try:
-            return TreeClock(self._proc)
-        except (psutil.Error, OSError):
-            return None
+        if self._tree is None:
+            try:
+                self._tree = TreeClock(self._proc)
+            except (psutil.Error, OSError):
+                return None
+        return self._tree
 
     @property
     def exitcode(self) -> int | None:

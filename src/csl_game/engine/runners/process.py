@@ -151,7 +151,8 @@ class _ProcessJob(ThinkJob):
 
     def _send(self) -> None:
         assert self._board is not None
-        self._clock = MoveClock(self._config, self._worker.tree_clock())
+        tree = self._worker.tree_clock() if self._config.clock == "cpu" else None
+        self._clock = MoveClock(self._config, tree)
         self._worker.send(Think(self._id, self._board, self._config.time_limit_ms))
         self._board = None
 
