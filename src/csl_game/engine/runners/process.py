@@ -57,6 +57,8 @@ CANCEL_GRACE = 0.4
 match's clock (CPU time by default, with the backstop's wall-clock bound)."""
 STARTUP_TIMEOUT = SETUP_TIME_LIMIT
 """Seconds a worker may take to load and set up its thinker (and read its name)."""
+_CPUS = os.cpu_count() or 1
+"""The most processor seconds a process tree can spend in a second of the wall clock."""
 
 
 def worker_spec(prototype: ThinkerPrototype, memory_limit_mb: int) -> WorkerSpec:
@@ -96,6 +98,8 @@ class MoveClock:
 
     def over(self) -> str | None:
         """Why the move is over its time, or None while it is not."""
+        if self._tree is not None and self.wall() * _CPUS <= self.allowed:
+            return None  # the tree cannot have spent more CPU time than that yet
         charged, wall = self.charged(), self.wall()
         if charged > self.allowed:
             return self.overrun_text(charged, wall)
@@ -123,7 +127,7 @@ class MoveClock:
         if self._tree is None:
             return wall_end
         # Every core of the machine may be spending the remaining time at once.
-        remaining = (self.allowed - self._charged) / (os.cpu_count() or 1)
+        remaining = (self.allowed - self._charged) / _CPUS
         return min(wall_end, now + min(max(remaining, 0.002), 0.05))
 
 
