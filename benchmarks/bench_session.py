@@ -6,12 +6,18 @@ run, alternating, and prints the wall times, their ratio and how many cores
 were busy. This machine's speed drifts between runs, so each round plays
 both back to back and the median of the rounds' ratios is the figure to read.
 
+Each round also measures the ceiling: how much faster N processes that only
+spin do N units of work than one process does them one after another (on an
+idle machine with N cores, N times; what other programs take off the cores
+lowers it). The session's speed-up is read against it.
+
     python benchmarks/bench_session.py [--rounds 5] [--workers 2]
 """
 
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import os
 import statistics
 import time
@@ -40,6 +46,30 @@ def busy_seconds() -> float:
     return (sum(ticks) - ticks[3] - ticks[4]) / os.sysconf("SC_CLK_TCK")
 
 
+def _spin(n: int) -> None:
+    x = 0
+    for i in range(n):
+        x += i * i
+
+
+def ceiling(workers: int, n: int = 4_000_000) -> float:
+    """The machine's speed-up of `workers` spinning processes over one, right now."""
+    ctx = multiprocessing.get_context("spawn")
+    alone = [ctx.Process(target=_spin, args=(n,)) for _ in range(workers)]
+    start = time.perf_counter()
+    for p in alone:
+        p.start()
+        p.join()
+    one = time.perf_counter() - start
+    together = [ctx.Process(target=_spin, args=(n,)) for _ in range(workers)]
+    start = time.perf_counter()
+    for p in together:
+        p.start()
+    for p in together:
+        p.join()
+    return one / (time.perf_counter() - start)
+
+
 def timed(workers: int) -> tuple[float, float, list[tuple[str, int]]]:
     """Wall seconds, busy CPU seconds and standings of one session."""
     config = MatchConfig(time_limit_ms=2000)
@@ -59,8 +89,10 @@ def main() -> None:
     times: dict[int, list[float]] = {1: [], args.workers: []}
     cores: dict[int, list[float]] = {1: [], args.workers: []}
     tables = set()
+    ceilings = []
     timed(args.workers)  # warm up: the fork server and the import caches
     for _ in range(args.rounds):
+        ceilings.append(ceiling(args.workers))
         for workers in times:
             seconds, busy, table = timed(workers)
             times[workers].append(seconds)
@@ -76,6 +108,9 @@ def main() -> None:
               f"cores busy: {statistics.median(cores[workers]):.2f}")
     print(f"speed-up: {one / many:.2f}x (medians), {statistics.median(rounds):.2f}x (median "
           f"of the rounds' ratios {[round(r, 2) for r in rounds]})")
+    print(f"ceiling: {args.workers} spinning processes ran {statistics.median(ceilings):.2f}x "
+          f"as fast as one (median of {[round(c, 2) for c in ceilings]}): the session "
+          f"reached {statistics.median(rounds) / statistics.median(ceilings):.0%} of it")
     print(f"same standings every run: {len(tables) == 1}")
 
 

@@ -8,6 +8,8 @@ the games played at once, divided by the games, less the thinkers' own time
 per game (the moves' recorded thinking times).
 
     python benchmarks/sprt_timeouts.py [--games 2000] [-t 50] [--thinker negamax]
+        [--clock wall]  (the moves' thinking times on the wall clock, as the run's:
+                         on a busy machine, CPU times understate what a move held its slot)
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ def main() -> None:
     parser.add_argument("-t", "--time-limit", type=int, default=50)
     parser.add_argument("--thinker", default="negamax")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--clock", choices=("cpu", "wall"), default="cpu")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         results = Path(tmp) / "r.jsonl"
@@ -36,7 +39,8 @@ def main() -> None:
         subprocess.run([sys.executable, "-m", "csl_game", "sprt", args.thinker, args.thinker,
                         "--elo0", "-1", "--elo1", "1", "--alpha", "1e-12", "--beta", "1e-12",
                         "-t", str(args.time_limit), "--max-games", str(args.games), "-q",
-                        "--workers", str(args.workers), "--results", str(results)],
+                        "--workers", str(args.workers), "--results", str(results),
+                        "--clock", args.clock],
                        check=True, stdout=subprocess.DEVNULL)
         wall = time.perf_counter() - started
         docs = [json.loads(line) for line in results.read_text().splitlines()]

@@ -25,6 +25,7 @@ PACKAGES = {  # module prefix: its package (the longest prefix wins)
     "csl_game.thinkers": "thinkers",
     "csl_game.engine.outcomes": "engine.outcomes",
     "csl_game.engine.runners": "engine.runners",
+    "csl_game.forkserver": "forkserver",  # outside the engine, to start before it is imported
     "csl_game.engine": "engine",
     "csl_game.services": "services",
     "csl_game.online": "online",
@@ -33,6 +34,7 @@ PACKAGES = {  # module prefix: its package (the longest prefix wins)
     "csl_game.rl": "rl",
     "csl_game.cli": "cli",
     "csl_game.__main__": "cli",
+    "csl_game.launch": "cli",
 }
 _BASE = {"errors", "model", "thinker", "csl_game"}
 _ENGINE = _BASE | {"engine"}
@@ -43,7 +45,8 @@ MAY_IMPORT = {  # package: the other packages it may import (README.md, Layout)
     "csl_game": {"thinker", "model", "errors"},
     "thinkers": {"csl_game", "thinker", "model", "errors"},  # the public API only
     "engine.outcomes": set(),  # the engine's ground: forfeits, which the runners report
-    "engine.runners": {"engine.outcomes", "thinker", "model", "errors"},
+    "forkserver": {"thinker", "model", "errors"},  # the workers' fork server
+    "engine.runners": {"engine.outcomes", "forkserver", "thinker", "model", "errors"},
     "engine": {"engine.outcomes", "engine.runners", "thinker", "model", "errors"},
     "services": _ENGINE,
     "online": _ENGINE | {"services"},

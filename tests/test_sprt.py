@@ -91,7 +91,7 @@ def test_a_book_is_read_checked_and_refused_with_file_and_line(tmp_path: Path) -
     book = tmp_path / "book.txt"
     book.write_text("# two openings\n2r 2s\n\n0r 4s 1r  # a comment\n", encoding="utf-8")
     assert read_book(book, config) == [((2, 0), (2, 1)), ((0, 0), (4, 1), (1, 0))]
-    for text, words in (("2r 9s\n", "no room in column 9"), ("2x\n", "is not a move"),
+    for text, words in (("2r 9s\n", "no column 9 on a 5-column board"), ("2x\n", "is not a move"),
                         ("0r 0s 1r 1s 2r\n", "ends the game"), ("# none\n", "no opening")):
         book.write_text(text, encoding="utf-8")
         with pytest.raises(Exception, match=words) as info:
@@ -102,12 +102,13 @@ def test_a_book_is_read_checked_and_refused_with_file_and_line(tmp_path: Path) -
 def test_the_openings_verb_writes_distinct_balanced_reproducible_books(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "book.txt"
-    assert main(["openings", "--plies", "3", "--count", "8", "-o", str(out), "--seed", "4"]) == 0
+    argv = ["openings", "--plies", "3", "--count", "8", "--seed", "4", "--depth", "3"]
+    assert main([*argv, "-o", str(out)]) == 0
     config = MatchConfig()
     book = read_book(out, config)
     assert len(book) == len(set(book)) == 8 and all(len(o) == 3 for o in book)
-    assert book == make_book(config, 3, 8, seed=4)
-    assert main(["openings", "--plies", "3", "--count", "8", "--seed", "4"]) == 0
+    assert book == [r.opening for r in make_book(config, 3, 8, seed=4, depth=3)]
+    assert main(argv) == 0
     assert capsys.readouterr().out == out.read_text(encoding="utf-8")
 
 

@@ -95,3 +95,40 @@ def test_a_league_writes_results_that_report_rates_and_says_its_prior(tmp_path: 
     md = subprocess.run([sys.executable, "-m", "csl_game", "report", str(results), "--ratings"],
                         capture_output=True, text=True, timeout=60).stdout
     assert "prior of one virtual draw" in md and "Maximum-likelihood" not in md
+
+
+def test_the_json_names_one_point_pairs_and_gives_no_elo_before_a_pair() -> None:
+    from csl_game.engine.stats import SPRT as Test
+    from csl_game.engine.stats import Pentanomial, Trinomial, logistic_elo
+    from csl_game.services.sprt import SprtState
+
+    test = Test(0, 5, 0.05, 0.05, "logistic")
+    for tri in (Trinomial(), Trinomial(1, 0, 0)):  # no game, one game of an unfinished pair
+        doc = SprtState(test, tri, Pentanomial(), 0.0, "continue", logistic_elo(tri)).to_json()
+        assert doc["elo"] is doc["elo_ci95"] is doc["los"] is None
+        assert doc["one_point_pair_ratio"] is None
+    # 4 pairs: one lost both, two scoring one point (a WL and a DD), one won both
+    penta, tri = Pentanomial((1, 0, 2, 0, 1)), Trinomial(3, 2, 3)
+    doc = SprtState(test, tri, penta, 0.0, "continue", logistic_elo(penta)).to_json()
+    assert doc["one_point_pair_ratio"] == doc["draw_ratio"] == 0.5  # 2 of 4 pairs
+    assert doc["elo"] == 0.0 and doc["los"] == 0.5
+
+
+def test_report_every_n_games_in_sprt_and_session(tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    from csl_game.cli import main
+
+    small = ["-r", "4", "-c", "5", "-w", "3", "--in-process", "--workers", "2", "-t", "50"]
+    assert main(["sprt", "minimax 2", "random", "--max-games", "12", "--report-every", "4",
+                 "--alpha", "1e-9", "--beta", "1e-9", *small]) == 0  # never stops early
+    out = capsys.readouterr().out.splitlines()
+    progress = [line.split(":")[0] for line in out if line.startswith("Games ")]
+    assert progress[:-1] == ["Games 4", "Games 8", "Games 12"]  # the last: the summary
+    players = tmp_path / "players.txt"
+    players.write_text("sequential\nrandom 1\nminimax 1\n", encoding="utf-8")
+    assert main(["session", "-g", str(players), "--report-every", "4", *small]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert not any(line.startswith("Match ") for line in out)
+    assert [line.split(":")[0] for line in out if line.startswith("Matches ")] == \
+        ["Matches 4/6", "Matches 6/6"]
+    assert main(["session", "-g", str(players), "--report-every", "0", *small]) == 2

@@ -7,7 +7,7 @@ from functools import partial
 from pathlib import Path
 
 from csl_game import MatchConfig, ThinkerPrototype
-from csl_game.engine import ForfeitReason, Match, PostMatch, Session, SessionOptions
+from csl_game.engine import ForfeitReason, Match, PostMatch, Session, SessionOptions, probe_all
 from csl_game.engine.runners.process import ProcessRunner, WorkerPool
 from csl_game.services.settings import AIEntry
 from procs import alive, descendants
@@ -84,3 +84,45 @@ def test_a_closed_pool_takes_no_worker_back() -> None:
     pool.close()
     runner.close()  # the match ends after its session closed the pool
     assert _gone(pid)
+
+
+def test_the_setup_probes_workers_play_the_first_match() -> None:
+    mc = MatchConfig(time_limit_ms=1000)
+    pool = WorkerPool()
+    try:
+        reports = probe_all([ThinkerPrototype("sequential", "", mc, MISBEHAVING),
+                             ThinkerPrototype("minimax", "", mc, MISBEHAVING)], pool=pool)
+        assert all(r.ok for r in reports)
+        _, pids = _play(pool, "sequential", "minimax", mc)
+        assert pool.reused == 2  # no process was started for the match
+    finally:
+        pool.close()
+    assert all(_gone(p) for p in pids)
+
+
+def test_a_probe_whose_setup_failed_leaves_no_worker_in_the_pool() -> None:
+    mc = MatchConfig(time_limit_ms=1000)
+    pool = WorkerPool()
+    try:
+        report, = probe_all([ThinkerPrototype("badsetup", "", mc, MISBEHAVING)], pool=pool)
+        assert not report.ok
+        _, pids = _play(pool, "sequential", "sequential", mc)
+        assert pool.reused == 0
+    finally:
+        pool.close()
+    assert all(_gone(p) for p in pids)
+
+
+def test_a_session_hands_its_probes_workers_to_its_matches() -> None:
+    mc = MatchConfig(time_limit_ms=1000)
+    players = [ThinkerPrototype("sequential", "", mc), ThinkerPrototype("random", "1", mc)]
+    session = Session(players, mc, SessionOptions(foreground=False, tournament=True))
+    session.wait_for_names()
+    probed = _worker_pids(set())
+    seen: set[int] = set()
+    session.subscribe(lambda e: seen.update(_worker_pids(set()))
+                      if isinstance(e, PostMatch) else None)
+    session.run()
+    assert len(session.records) == 2
+    assert seen and seen <= probed  # the probes' workers played every match
+    assert all(_gone(p) for p in probed)

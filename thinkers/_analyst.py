@@ -34,7 +34,7 @@ from csl_game.thinker.api import AbstractThinker, CancellationToken, FutureMove
 from ._alphabeta import Searcher, SearchStopped
 from ._tactics import tables_for
 
-__all__ = ["AnalystThinker", "WIN", "best_line", "LINE_PLIES"]
+__all__ = ["AnalystThinker", "WIN", "best_line", "LINE_PLIES", "prove"]
 
 WIN = 1_000_000
 _UNKNOWN = 0
@@ -61,7 +61,8 @@ class _Prover:
               ) -> tuple[int, int]:
         """(score for the mover, its best move); raises _Stop when cancelled."""
         self.nodes += 1
-        if self.nodes & 1023 == 0 and self.ct.is_cancellation_requested:
+        if self.nodes & 1023 == 0 and (self.ct.is_cancellation_requested
+                                       or self.ct.time_left() <= 0):
             raise _Stop
         if depth == 0:
             self.cut = True
@@ -87,6 +88,29 @@ class _Prover:
             if alpha >= beta:
                 break
         return best, best_move
+
+
+def prove(board: Board, ct: CancellationToken, max_depth: int = 255) -> tuple[str, int] | None:
+    """What the prover finds of `board`'s position, deepening a ply at a time
+    until `ct` is cancelled or its time is up: ("win", k) or ("loss", k) for
+    the side to move, a forced end in k plies, or ("draw", k) when no line
+    goes past the end (k plies left); None while unproven."""
+    pos = board.fast_board()
+    remaining = pos.geometry.max_moves - pos.ply
+    prover = _Prover(ct)
+    for depth in range(1, min(max_depth, remaining) + 1):
+        if ct.time_left() <= 0:
+            return None
+        prover.cut = False
+        try:
+            score = prover.value(pos, depth, -_INF, _INF, 0)[0]
+        except _Stop:
+            return None
+        if abs(score) > WIN - 10_000:
+            return ("win" if score > 0 else "loss"), WIN - abs(score) + 1
+        if not prover.cut:
+            return "draw", remaining
+    return None
 
 
 class AnalystThinker(AbstractThinker):

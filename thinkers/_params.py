@@ -103,10 +103,18 @@ class TimeKeeper:
     """The stall estimate of the process's last move: a new match's first
     move starts from it, since the machine's load outlives a match."""
 
-    def __init__(self, limit_ms: int, margin_ms: int = -1, cpu: bool = False) -> None:
+    GAME_SPREAD = 3
+    """With a game clock, a move may spend what is left over a third of the
+    plies left (about the moves this side has left in a game that does not
+    fill the board), plus most of the increment."""
+
+    def __init__(self, limit_ms: int, margin_ms: int = -1, cpu: bool = False,
+                 increment_ms: int | None = None) -> None:
         """`margin_ms` >= 0 fixes the margin instead; `cpu`: the match is timed
-        on the CPU clock (`MatchConfig.clock`)."""
+        on the CPU clock (`MatchConfig.clock`); `increment_ms` given: the
+        match has a game clock with that increment (`MatchConfig.game_time_ms`)."""
         self.limit = limit_ms / 1000
+        self.increment = None if increment_ms is None else increment_ms / 1000
         self.base = (self.CPU_BASE_MS if cpu else self.BASE_MS) / 1000
         self.share = self.CPU_SHARE if cpu else self.SHARE
         self.fixed = margin_ms / 1000 if margin_ms >= 0 else None
@@ -118,15 +126,24 @@ class TimeKeeper:
     @property
     def margin(self) -> float:
         """Seconds kept free before the limit on the next move."""
+        return self._margin(self.limit)
+
+    def _margin(self, limit: float) -> float:
         if self.fixed is not None:
             return self.fixed
-        return self.base + self.share * self.limit + 2 * self.stall + self.overrun
+        return self.base + self.share * limit + 2 * self.stall + self.overrun
 
-    def budget(self, time_left: float = float("inf")) -> float:
+    def budget(self, time_left: float = float("inf"), plies_left: int = 0) -> float:
         """Seconds the next move may search, of the `time_left` its token
-        gives (the limit when that is unknown); at least a third of it."""
-        limit = min(self.limit, time_left)
-        return max(limit - self.margin, limit / 3)
+        gives (the limit when that is unknown); at least a third of it. With a
+        game clock, `time_left` is the whole game's: the move takes its share
+        over the `plies_left` (see GAME_SPREAD), never more than half."""
+        if self.increment is None or time_left == float("inf"):
+            limit = min(self.limit, time_left)
+            return max(limit - self.margin, limit / 3)
+        share = time_left / max(2, plies_left // self.GAME_SPREAD) + 0.9 * self.increment
+        limit = min(share, time_left / 2)
+        return max(limit - self._margin(limit), limit / 3)
 
     def record(self, longest_gap: float, overrun: float) -> None:
         """Learn from a finished move: its longest pause between clock

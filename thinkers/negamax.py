@@ -39,7 +39,8 @@ class NegamaxThinker(SearchThinker):
         self._name = thinker_name(super().__str__(), values, given, _LABELS)
         self.max_depth = int(values["depth"]) or 255
         self.tt_size = int(values["tt"])
-        self.clock = TimeKeeper(self.time_limit_ms, int(values["margin"]), self.cpu_clock)
+        self.clock = TimeKeeper(self.time_limit_ms, int(values["margin"]), self.cpu_clock,
+                                self.increment_ms if self.game_time_ms else None)
         self._searcher: Searcher | None = None
 
     def _choose(self, board: Board, ct: CancellationToken, start: float) -> int:
@@ -48,7 +49,7 @@ class NegamaxThinker(SearchThinker):
         if self._searcher is None or self._searcher.tables is not tables:
             self._searcher = Searcher(tables, self.tt_size, self.weights)
         searcher = self._searcher
-        deadline = start + self.clock.budget(ct.time_left())
+        deadline = start + self.clock.budget(ct.time_left(), pos.geometry.max_moves - pos.ply)
         searcher.start(pos, deadline, lambda: ct.is_cancellation_requested, self.now)
         win, moves, losses = searcher.root_moves()
         if win is not None:

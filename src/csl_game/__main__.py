@@ -2,6 +2,6 @@
 
 import sys
 
-from csl_game.cli import main
+from csl_game.launch import main
 
 sys.exit(main())

@@ -77,6 +77,8 @@ def _add_options(parser: argparse.ArgumentParser, verb: str, board_note: str = "
             target = groups.setdefault(option.group, parser.add_argument_group(title))
         # argparse formats help texts with %: "95 % interval" must stay text
         kwargs = dict(option.kwargs, help=option.help_for(verb).replace("%", "%%"))
+        if verb in option.metavars:
+            kwargs["metavar"] = option.metavars[verb]
         if option.positional:
             target.add_argument(option.dest, **kwargs)
             continue

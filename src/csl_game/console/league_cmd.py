@@ -24,7 +24,7 @@ from csl_game.model.notation import format_moves
 from csl_game.services.league import Entry, GameRecord, League, Tally, make_openings, tally
 from csl_game.services.narration import terminal_safe
 from csl_game.services.openings import read_book
-from csl_game.services.options import match_config, points_of
+from csl_game.services.options import adjudicator_of, match_config, points_of
 from csl_game.services.settings import read_session_engines, read_session_file
 from csl_game.services.site import follow
 from csl_game.services.tables import Grid
@@ -126,7 +126,7 @@ def run_league(args: argparse.Namespace) -> int:
         refuse_used_results(args.results)
     writer = ResultsWriter(args.results) if args.results else None
     league = League(entries, config, args.games, openings, in_process=args.in_process,
-                    workers=args.workers, results=writer)
+                    workers=args.workers, results=writer, adjudicator=adjudicator_of(args))
     site = (follow(league.session, args.site, points, title=args.title or "League",
                    results_file=args.results) if args.site else None)
     started = time.perf_counter()
@@ -140,7 +140,7 @@ def run_league(args: argparse.Namespace) -> int:
     tallies, matrix = tally(league, points)
     print(f"League: {config.rows}x{config.cols}, {config.win_sequence} in a row, "
           f"{config.round_pieces}+{config.square_pieces} pieces, "
-          f"{config.time_limit_ms} ms per move, {len(league.records)} games "
+          f"{config.timing_text()}, {len(league.records)} games "
           f"({time.perf_counter() - started:.0f} s)\n")
     print(terminal_safe(render(standings_rows(tallies), args.markdown)) + "\n")
     print(terminal_safe(render(matrix_rows(tallies, matrix), args.markdown, name_col=0)))

@@ -7,11 +7,12 @@ import argparse
 import json
 import sys
 from collections.abc import Callable
+from contextlib import ExitStack
 from functools import partial
 from typing import TextIO
 
 from csl_game.console.human import ask_human_move
-from csl_game.console.playing import check_thinkers, memory_limit_of, setup_limit_of
+from csl_game.console.playing import check_thinkers, memory_limit_of, setup_limit_of, warm_pool
 from csl_game.console.render import ConsoleListener
 from csl_game.engine import (
     Human,
@@ -24,7 +25,7 @@ from csl_game.engine import (
     result_to_json,
 )
 from csl_game.services import narration
-from csl_game.services.options import match_config
+from csl_game.services.options import adjudicator_of, match_config
 from csl_game.thinker.api import MatchConfig
 from csl_game.thinker.prototype import ThinkerPrototype
 
@@ -65,11 +66,7 @@ def run_match(args: argparse.Namespace) -> int:
     players = [_player(args.white, args.white_params, mc, paths),
                _player(args.red, args.red_params, mc, paths)]
     limit, memory = setup_limit_of(args), memory_limit_of(args)
-    known = check_thinkers(players, ("-W/--white", "-R/--red"), args.in_process, limit, memory)
     out = sys.stderr if args.json else sys.stdout
-    options = SessionOptions.running(args.in_process, limit, memory, known_setups=known)
-    results = ResultsWriter(args.results) if args.results else None
-    session = Session(players, mc, options, results=results)
     listener = ConsoleListener(out)
     ask = _human_input(out)
 
@@ -77,11 +74,17 @@ def run_match(args: argparse.Namespace) -> int:
         match.subscribe(listener.on_match_event)
         return match.run(on_human=ask)
 
-    try:
-        session.run(play)
-    finally:
+    with ExitStack() as stack:
+        pool = warm_pool(args.in_process, stack)  # the probes' workers play the match
+        known = check_thinkers(players, ("-W/--white", "-R/--red"), args.in_process, limit,
+                               memory, pool)
+        options = SessionOptions.running(args.in_process, limit, memory, known_setups=known,
+                                         pool=pool, adjudicator=adjudicator_of(args))
+        results = ResultsWriter(args.results) if args.results else None
         if results is not None:
-            results.close()
+            stack.callback(results.close)
+        session = Session(players, mc, options, results=results)
+        session.run(play)
     result = session.records[0].result
     if args.json:
         print(json.dumps(result_to_json(result, mc)), flush=True)

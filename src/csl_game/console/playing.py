@@ -11,7 +11,7 @@ import threading
 from collections.abc import Sequence
 from concurrent.futures import Executor
 from contextlib import ExitStack
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from csl_game.engine import (
     MEMORY_LIMIT_MB,
@@ -21,24 +21,39 @@ from csl_game.engine import (
     first_lines,
     probe_all,
     read_results,
+    worker_pool,
 )
 from csl_game.errors import ConfigError
 from csl_game.services.forfeits import Forfeits
 from csl_game.services.players import refusal
 from csl_game.thinker.prototype import ThinkerPrototype
 
-__all__ = ["check_thinkers", "setup_limit_of", "memory_limit_of", "MIN_MEMORY_LIMIT_MB",
+if TYPE_CHECKING:
+    from csl_game.engine import WorkerPool
+
+__all__ = ["check_thinkers", "warm_pool", "report_every", "setup_limit_of", "memory_limit_of", "MIN_MEMORY_LIMIT_MB",
            "dask_executor", "DASK_TIMEOUT", "results_paths", "refuse_used_results",
            "resumed_lines", "print_forfeits"]
 
 DASK_TIMEOUT = 10.0
 """Seconds to reach a Dask scheduler before giving up."""
 _DASK_ADDRESS = re.compile(r"^(?:(tcp|tls|inproc|ucx|ws|wss)://)?\[?[\w.:-]+\]?:\d{1,5}$")
+def warm_pool(in_process: bool, stack: ExitStack) -> WorkerPool | None:
+    """A pool for the setup probes to leave their workers in, for the session's
+    matches to take (`SessionOptions.pool`); closed with `stack`. None in-process."""
+    if in_process:
+        return None
+    pool = worker_pool()
+    stack.callback(pool.close)
+    return pool
+
+
 def check_thinkers(players: Sequence[Player], where: Sequence[str], in_process: bool,
-                   setup_limit: float, memory_limit_mb: int = MEMORY_LIMIT_MB
-                   ) -> list[SetupReport | None]:
+                   setup_limit: float, memory_limit_mb: int = MEMORY_LIMIT_MB,
+                   pool: WorkerPool | None = None) -> list[SetupReport | None]:
     """Set each AI player up once, in a worker process, before anything plays;
-    returns the reports (None for humans) for the session to use.
+    returns the reports (None for humans) for the session to use. With a
+    `pool`, the set-up workers wait there for the session's first matches.
 
     Raises:
         ConfigError: a thinker refuses its parameters (`where` names each player).
@@ -46,7 +61,7 @@ def check_thinkers(players: Sequence[Player], where: Sequence[str], in_process: 
     """
     protos = [p for p in players if isinstance(p, ThinkerPrototype)]
     reports = iter(probe_all(protos, in_process=in_process, setup_limit=setup_limit,
-                             memory_limit_mb=memory_limit_mb))
+                             memory_limit_mb=memory_limit_mb, pool=pool))
     known: list[SetupReport | None] = []
     for player, place in zip(players, where):
         report = next(reports) if isinstance(player, ThinkerPrototype) else None
@@ -144,6 +159,18 @@ def print_forfeits(forfeits: Forfeits, noun: str = "matches", out: TextIO | None
     warning = forfeits.warning(noun)
     if warning is not None:
         print(f"csl-game: warning: {warning}", file=sys.stderr, flush=True)
+
+
+def report_every(args: argparse.Namespace) -> int | None:
+    """N of --report-every N (None: not given).
+
+    Raises:
+        ConfigError: below 1.
+    """
+    every: int | None = getattr(args, "report_every", None)
+    if every is not None and every < 1:
+        raise ConfigError(f"--report-every must be at least 1, got {every}")
+    return every
 
 
 def setup_limit_of(args: argparse.Namespace) -> float:

@@ -25,7 +25,7 @@ from csl_game.services.forfeits import Forfeits
 from csl_game.services.narration import terminal_safe
 from csl_game.services.tables import Grid
 
-__all__ = ["SessionProgress", "standings_table"]
+__all__ = ["SessionProgress", "standings_table", "leaders_line"]
 
 
 def standings_table(table: Sequence[Standing], title: str = "Standings") -> Table:
@@ -40,12 +40,23 @@ def _line(white: str, red: str, result: MatchResult) -> str:
     return f"{white} (White) vs {red} (Red): {winner_text(result)}{why}"
 
 
+def leaders_line(done: int, total: int, table: Sequence[Standing], shown: int = 3) -> str:
+    """'Matches 10/30: 1. Negamax 21 pts (7-0-1), 2. ...': the standings' first `shown`."""
+    leaders = ", ".join(f"{s.position}. {s.name} {s.points:g} pts ({s.wins}-{s.draws}-{s.losses})"
+                        for s in table[:shown])
+    more = f", {len(table) - shown} more" if len(table) > shown else ""
+    return f"Matches {done}/{total}: {leaders}{more}"
+
+
 class SessionProgress:
-    """Shows each finished match; on a terminal also a bar and live standings."""
+    """Shows each finished match (with `report_every`: a line of the leaders
+    every that many matches instead); on a terminal also a bar and live standings."""
 
     def __init__(self, total: int, done: int, standings: Callable[[], list[Standing]],
-                 quiet: bool = False, out: TextIO | None = None) -> None:
+                 quiet: bool = False, out: TextIO | None = None,
+                 report_every: int | None = None) -> None:
         self.total, self.done = total, done
+        self.report_every = report_every
         self._standings = standings
         self.quiet = quiet
         self.out = out or sys.stdout
@@ -90,6 +101,9 @@ class SessionProgress:
         self._progress.update(self._task, completed=self.done)
         if self.quiet:
             return
-        self.say(f"Match {number}/{self.total}: {_line(white, red, result)}")
+        if self.report_every is None:
+            self.say(f"Match {number}/{self.total}: {_line(white, red, result)}")
+        elif self.done % self.report_every == 0 or self.done == self.total:
+            self.say(leaders_line(self.done, self.total, self._standings()))
         if self._live is not None:
             self._live.update(self._render())

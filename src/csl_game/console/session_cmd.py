@@ -14,9 +14,11 @@ from csl_game.console.playing import (
     dask_executor,
     memory_limit_of,
     print_forfeits,
+    report_every,
     results_paths,
     resumed_lines,
     setup_limit_of,
+    warm_pool,
 )
 from csl_game.console.progress import SessionProgress
 from csl_game.console.render import ConsoleListener, render_standings
@@ -45,6 +47,7 @@ from csl_game.services.forfeits import Forfeits
 from csl_game.services.openings import read_book
 from csl_game.services.options import (
     add_engine_sources,
+    adjudicator_of,
     match_config,
     points_of,
     unknown_track_config,
@@ -99,15 +102,16 @@ def run_session(args: argparse.Namespace) -> int:
                      results_file=path or None, config=mc)
             if args.site else None)
     try:
-        known = check_thinkers(players, where, args.in_process, limit, memory)
         with ExitStack() as stack:
+            pool = warm_pool(args.in_process or args.dask is not None, stack)
+            known = check_thinkers(players, where, args.in_process, limit, memory, pool)
             executor = dask_executor(args, stack)
             writer = ResultsWriter(path) if path else None
             options = SessionOptions.running(
                 args.in_process, limit, memory, points=points, workers=workers,
                 foreground=args.verbose or args.listen is not None,
                 competition=args.competition, executor=executor, tournament=True,
-                known_setups=known,
+                known_setups=known, pool=pool, adjudicator=adjudicator_of(args),
                 fixtures=_book_fixtures(args, mc, players))
             session = Session(players, mc, options, results=writer)
             stack.callback(session.abort)
@@ -151,7 +155,8 @@ def _play(session: Session, args: argparse.Namespace, done: set[int],
     if not args.quiet:
         _print_plan(session, len(done))
     with SessionProgress(session.total_matches, len(done), session.standings,
-                         quiet=args.quiet or args.verbose) as progress:
+                         quiet=args.quiet or args.verbose,
+                         report_every=report_every(args)) as progress:
         session.subscribe(lambda event: _on_event(event, session, progress))
 
         def play(match: Match) -> MatchResult:
@@ -181,7 +186,7 @@ def _verbose_match(match: Match) -> MatchResult:
 def _print_plan(session: Session, done: int) -> None:
     mc = session.config
     print(f"Session: {session.total_matches} matches, {mc.rows}x{mc.cols}, "
-          f"{mc.win_sequence} in a row, {mc.time_limit_ms} ms per move"
+          f"{mc.win_sequence} in a row, {mc.timing_text()}"
           + (f"; {done} already played" if done else ""), flush=True)
 
 

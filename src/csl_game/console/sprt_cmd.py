@@ -17,22 +17,27 @@ from csl_game.console.playing import (
     dask_executor,
     memory_limit_of,
     print_forfeits,
+    report_every,
     results_paths,
     resumed_lines,
     setup_limit_of,
+    warm_pool,
 )
 from csl_game.engine import SPRT, Opening, Points, ResultsWriter, default_workers
 from csl_game.errors import UsageError
 from csl_game.services.league import make_openings
 from csl_game.services.narration import terminal_safe
-from csl_game.services.openings import format_book, make_book, read_book
-from csl_game.services.options import match_config
+from csl_game.services.openings import PLAYOUT_DEPTH, format_book, make_book, read_book
+from csl_game.services.options import adjudicator_of, match_config
 from csl_game.services.site import follow
 from csl_game.services.sprt import SprtRun, SprtState, test_json
 from csl_game.thinker.api import MatchConfig
 from csl_game.thinker.prototype import ThinkerPrototype
 
-__all__ = ["run_sprt", "run_openings", "book_of"]
+__all__ = ["run_sprt", "run_openings", "book_of", "OPENINGS_DEPTH"]
+
+OPENINGS_DEPTH = PLAYOUT_DEPTH
+"""The deepest search of the games that rate each opening of `csl-game openings`."""
 
 
 def book_of(args: argparse.Namespace, config: MatchConfig) -> list[Opening]:
@@ -71,17 +76,20 @@ def run_sprt(args: argparse.Namespace) -> int:
     if workers < 1:
         raise UsageError(f"--workers must be at least 1, got {workers}")
     limit, memory = setup_limit_of(args), memory_limit_of(args)
-    known = check_thinkers([new, base], ("NEW", "BASE"), args.in_process, limit, memory)
-    book = book_of(args, config)
-    path, resume = results_paths(args.results, args.resume)
-    docs = resumed_lines(path) if resume else []
     out = sys.stderr if args.json else sys.stdout
     with ExitStack() as stack:
+        pool = warm_pool(args.in_process or args.dask is not None, stack)
+        known = check_thinkers([new, base], ("NEW", "BASE"), args.in_process, limit, memory,
+                               pool)
+        book = book_of(args, config)
+        path, resume = results_paths(args.results, args.resume)
+        docs = resumed_lines(path) if resume else []
         executor = dask_executor(args, stack)
         writer = ResultsWriter(path, {"sprt": test_json(sprt)}) if path else None
         run = SprtRun(new, base, config, sprt, book, args.max_games, workers=workers,
                       in_process=args.in_process, executor=executor, results=writer,
-                      setup_limit=limit, memory_limit_mb=memory, known_setups=known)
+                      setup_limit=limit, memory_limit_mb=memory, known_setups=known,
+                      pool=pool, adjudicator=adjudicator_of(args))
         stack.callback(run.session.abort)
         if docs:
             print(f"Resumed {run.resume(docs, path)} games from {path}", file=out)
@@ -94,9 +102,9 @@ def run_sprt(args: argparse.Namespace) -> int:
             print(terminal_safe(f"SPRT of NEW {run.session.names[0]} against BASE "
                                 f"{run.session.names[1]}: ") + f"elo0 {sprt.elo0:g}, "
                   f"elo1 {sprt.elo1:g}, alpha {sprt.alpha:g}, beta {sprt.beta:g}, "
-                  f"{sprt.model}; {len(book)} openings, {config.time_limit_ms} ms a move, "
+                  f"{sprt.model}; {len(book)} openings, {config.timing_text('a move')}, "
                   f"{workers} at once", file=out, flush=True)
-            run.on_progress(_progress(out))
+            run.on_progress(_progress(out, report_every(args)))
         started = time.perf_counter()
         try:
             state = run.run()
@@ -113,16 +121,17 @@ def run_sprt(args: argparse.Namespace) -> int:
     return 0
 
 
-def _progress(out: TextIO) -> Callable[[SprtState], None]:
-    """A line each time a pair is complete: rewritten in place on a terminal."""
+def _progress(out: TextIO, every: int | None = None) -> Callable[[SprtState], None]:
+    """A line each time a pair is complete (with `every`: each time that many
+    more games are played): rewritten in place on a terminal."""
     live = out.isatty()
     last = [0]
 
     def show(state: SprtState) -> None:
-        pairs = state.pentanomial.pairs
-        if pairs == last[0]:
+        step = state.pentanomial.pairs if every is None else state.trinomial.games // every
+        if step == last[0]:
             return
-        last[0] = pairs
+        last[0] = step
         print(state.line().ljust(100) if live else state.line(), end="\r" if live else "\n",
               file=out, flush=True)
 
@@ -140,11 +149,22 @@ def _finish(state: SprtState, out: TextIO, seconds: float, interrupted: bool = F
 
 
 def run_openings(args: argparse.Namespace) -> int:
-    """Write a book of balanced openings (to --output, or standard output)."""
+    """Write a book of balanced openings (to --output, or standard output): each
+    rated by games played out from it for -t MS, or to --depth N (default 5)."""
     config = match_config(args)
-    book = make_book(config, args.plies, args.count, args.seed)
+    if args.time_limit is not None and args.depth is not None:
+        raise UsageError("openings: give -t/--time-limit or --depth, not both")
+    if args.depth is not None and args.depth < 2:
+        raise UsageError(f"--depth must be 2 or more, got {args.depth}")
+    if args.time_limit is not None and args.time_limit < 1:
+        raise UsageError(f"-t/--time-limit must be 1 ms or more, got {args.time_limit}")
+    depth = None if args.time_limit is not None else (args.depth or OPENINGS_DEPTH)
+    search = f"-t {args.time_limit}" if depth is None else f"--depth {depth}"
+    book = make_book(config, args.plies, args.count, args.seed, args.band, depth,
+                     args.time_limit)
     text = format_book(book, config, f"made by csl-game openings --plies {args.plies} "
-                                     f"--count {args.count} --seed {args.seed}")
+                                     f"--count {args.count} --seed {args.seed} {search} "
+                                     f"--band {args.band:g}")
     if args.output is None:
         sys.stdout.write(text)
     else:

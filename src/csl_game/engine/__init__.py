@@ -10,6 +10,8 @@ to it). Worker processes are reached through `process_runner` and
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from csl_game.engine.events import (
     PostMatch,
     PreMatch,
@@ -21,6 +23,7 @@ from csl_game.engine.events import (
 from csl_game.engine.figures import Figures, parse_figures, parse_line
 from csl_game.engine.judging import explain, judge, move_text
 from csl_game.engine.match import (
+    Adjudicator,
     BoardUpdated,
     Human,
     InvalidPlay,
@@ -94,9 +97,12 @@ from csl_game.engine.tiebreak import TieBreak, TieRound
 from csl_game.errors import WorkerStartError
 from csl_game.thinker.prototype import ThinkerPrototype
 
+if TYPE_CHECKING:  # imported when first asked for: see worker_pool()
+    from csl_game.engine.runners.process import WorkerPool as WorkerPool
+
 __all__ = [
     # a match, its players, its events and how it ends
-    "Match", "MatchResult", "PlayedMove", "Human", "Player", "Remote",
+    "Match", "MatchResult", "PlayedMove", "Adjudicator", "Human", "Player", "Remote",
     "MatchEvent", "MatchStarted", "NextTurn", "MovePerformed", "InvalidPlay", "BoardUpdated",
     "ThinkingInfo", "MatchOver", "MovesTakenBack", "Resigned",
     "Forfeit", "ForfeitReason", "judge", "explain", "move_text",
@@ -120,7 +126,7 @@ __all__ = [
     "RunnerFactory", "ThinkerRunner", "ThinkJob", "ThinkOutcome", "InfoCallback", "MoveAnswer",
     "ThreadRunner", "runner_factory", "default_workers", "SETUP_TIME_LIMIT", "MEMORY_LIMIT_MB",
     "SetupProbe", "SetupReport", "probe_all", "WorkerStartError", "process_runner",
-    "process_runner_available", "start_workers_soon",
+    "process_runner_available", "start_workers_soon", "worker_pool",
 ]
 
 
@@ -138,6 +144,14 @@ def process_runner_available() -> bool:
     except ImportError:
         return False
     return True
+
+
+def worker_pool() -> WorkerPool:
+    """A pool of warm worker processes (`SessionOptions.pool`): the setup
+    probes leave their workers there for a session's matches to take."""
+    from csl_game.engine.runners.process import WorkerPool
+
+    return WorkerPool()
 
 
 def start_workers_soon() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from concurrent.futures import Executor
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from csl_game.engine.scheduler import JobResult, MatchJob, Scheduler
 
@@ -53,18 +53,22 @@ def default_scheduler(slots: int, executor: Executor | None, in_process: bool,
 
 class Background:
     """The scheduler of a session, made when first needed, and the names
-    (White, Red) of what it plays, by key."""
+    (White, Red) of what it plays, by key. Given the session's `pool` (a
+    process WorkerPool), its matches take their workers from there."""
 
     def __init__(self, slots: int, executor: Executor | None, in_process: bool,
-                 factory: SchedulerFactory = default_scheduler) -> None:
+                 factory: SchedulerFactory = default_scheduler, pool: Any = None) -> None:
         self._args = (max(1, slots), executor, in_process)
         self._factory = factory
+        self._pool = pool
         self.scheduler: Scheduler | None = None
         self.running: dict[Key, tuple[str, str]] = {}
 
     def ensure(self) -> Scheduler:
         if self.scheduler is None:
             self.scheduler = self._factory(*self._args, False)
+            if self._pool is not None and isinstance(self.scheduler, Scheduler):
+                self.scheduler.share_pool(self._pool)  # the session's warm workers
         return self.scheduler
 
     @property

@@ -20,14 +20,14 @@ from csl_game.engine.figures import Figures, turn_figures
 from csl_game.engine.judging import explain, judge, move_text
 from csl_game.engine.outcomes import Forfeit, ForfeitReason
 from csl_game.engine.remote import Remote
-from csl_game.engine.runners.base import RunnerFactory, ThinkerRunner, ThinkJob
+from csl_game.engine.runners.base import RunnerFactory, ThinkerRunner, ThinkJob, start_timed
 from csl_game.engine.runners.thread import ThreadRunner
 from csl_game.errors import InvalidMoveError, MatchAborted, Refused
 from csl_game.model.board import Board, Move, PColor, Pos, PShape, Winner
 from csl_game.thinker.api import FutureMove, MatchConfig
 from csl_game.thinker.prototype import ThinkerPrototype
 
-__all__ = ["MatchAborted", "Refused", "Human", "Remote", "Player", "Match", "MatchState", "MatchResult",
+__all__ = ["MatchAborted", "Refused", "Human", "Remote", "Player", "Adjudicator", "Match", "MatchState", "MatchResult",
            "PlayedMove",
            "MatchEvent", "MatchStarted", "NextTurn", "MovePerformed", "InvalidPlay",
            "BoardUpdated", "ThinkingInfo", "MatchOver", "MovesTakenBack", "Resigned"]
@@ -52,6 +52,10 @@ class Human:
 
 Player = Human | ThinkerPrototype | Remote
 """A human at this machine, a thinker, or a player on another machine."""
+
+Adjudicator = Callable[[Board], "tuple[Winner, str] | None"]
+"""Looks at a position after a move: (the result to end the game with, why)
+when the game may be adjudicated (a proven result), else None."""
 
 
 def _human_name(player: Player) -> str:
@@ -83,6 +87,8 @@ class MatchResult:
     moves: tuple[PlayedMove, ...] = ()
     resigned: bool = False
     """The loser resigned (a human's choice; `forfeit` is None then)."""
+    adjudicated: str = ""
+    """Why the game was adjudicated before its end (a proven result), if it was."""
 
     @property
     def winner_name(self) -> str | None:
@@ -171,14 +177,18 @@ class Match:
     def __init__(self, config: MatchConfig, white: Player, red: Player,
                  runner_factory: RunnerFactory = ThreadRunner,
                  clock: Callable[[], float] = time.perf_counter,
-                 names: tuple[str, str] | None = None) -> None:
+                 names: tuple[str, str] | None = None,
+                 adjudicator: Adjudicator | None = None) -> None:
         """A match about to start; the runner factory makes the AI players' runners.
 
         `names` are the players' display names; by default a human's name and
         each runner's (which a process runner takes from the class-name rule:
-        a thinker's own name is asked in its worker, by the session).
+        a thinker's own name is asked in its worker, by the session). With an
+        `adjudicator`, each position after a move is shown to it, and a game it
+        adjudicates ends there with its result (`MatchResult.adjudicated`).
         """
         self.config = config
+        self._adjudicator = adjudicator
         self.board = config.new_board()
         self.state = MatchState.NOT_STARTED
         self.result: MatchResult | None = None
@@ -200,6 +210,9 @@ class Match:
         self._turn_info: list[str] = []
         """The mover's thinking-info lines of this turn."""
         self._moves: list[PlayedMove] = []
+        self._clock_left: list[float] | None = (
+            [config.game_time_ms / 1000] * 2 if config.game_clock else None)
+        """With a game clock (`MatchConfig.game_time_ms`): each side's seconds left."""
 
     def _runner_of(self, player: Player, factory: RunnerFactory,
                    color: PColor) -> ThinkerRunner | None:
@@ -241,6 +254,11 @@ class Match:
     def thinking_time(self) -> float:
         """Seconds since the current turn began (0 when the match is over)."""
         return 0.0 if self.is_over else self._clock() - self._turn_started
+
+    def clock_left(self, color: PColor) -> float | None:
+        """Seconds left on `color`'s game clock (as of its last move); None
+        without a game clock."""
+        return None if self._clock_left is None else self._clock_left[color]
 
     # ---------------------------------------------------------------- driving
     def update(self) -> None:
@@ -388,7 +406,9 @@ class Match:
             self.state = MatchState.WAITING_HUMAN
         else:
             self.state = MatchState.THINKING
-            self._job = runner.start(self.board)
+            limit = (None if self._clock_left is None
+                     else max(1, int(self._clock_left[color] * 1000)))
+            self._job = start_timed(runner, self.board, limit)
 
     def _min_time_left(self) -> float:
         return self.config.min_move_time_ms / 1000 - (self._clock() - self._turn_started)
@@ -405,10 +425,20 @@ class Match:
             if isinstance(verdict, Forfeit):
                 self._forfeit(verdict.reason, verdict.detail)
                 return
+            self._charge(outcome.elapsed)
             self._ready = (verdict, outcome.elapsed)
         if self._min_time_left() <= 0:
             (move, elapsed), self._ready = self._ready, None
             self._play(move, elapsed)
+
+    def _charge(self, elapsed: float) -> None:
+        """Take a move's time off the mover's game clock, then add the increment
+        (a move answered within the organiser's margin leaves it at 0, not below)."""
+        if self._clock_left is None:
+            return
+        color = self.board.turn
+        left = max(0.0, self._clock_left[color] - elapsed)
+        self._clock_left[color] = left + self.config.increment_ms / 1000
 
     def _play(self, move: FutureMove, elapsed: float) -> None:
         color = self.board.turn
@@ -419,6 +449,13 @@ class Match:
         self._emit(BoardUpdated(self.board.copy()))
         solution: list[Pos] = []
         winner = self.board.check_winner(solution)
+        if winner is Winner.NONE and self._adjudicator is not None:
+            verdict = self._adjudicator(self.board.copy())
+            if verdict is not None:
+                log.info("adjudicated after %d moves: %s", len(self._moves), verdict[1])
+                self._finish(MatchResult(verdict[0], *self.names, moves=tuple(self._moves),
+                                         adjudicated=verdict[1]))
+                return
         if winner is Winner.NONE:
             self._begin_turn()
         else:

@@ -11,6 +11,7 @@ forfeits each of its matches at once, with the reason its setup gave.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from csl_game.engine.match import Human, Player, Remote
 from csl_game.engine.runners.base import (
@@ -33,7 +34,8 @@ class PlayerSetups:
     """The display names of a session's players and the setups that failed.
 
     `known` skips the probes: the reports of an earlier session of the same
-    players (one per player, None for humans).
+    players (one per player, None for humans). With a `pool` (a process
+    WorkerPool), the probes' set-up workers go to it for the first matches.
 
     Raises:
         WorkerStartError: no worker process could be started for a probe.
@@ -41,14 +43,14 @@ class PlayerSetups:
 
     def __init__(self, players: Sequence[Player], *, in_process: bool = False,
                  setup_limit: float = SETUP_TIME_LIMIT, memory_limit_mb: int = MEMORY_LIMIT_MB,
-                 known: Sequence[SetupReport | None] | None = None) -> None:
+                 known: Sequence[SetupReport | None] | None = None, pool: Any = None) -> None:
         self._players = list(players)
         self._group: ProbeGroup | None = None
         self.reports: list[SetupReport | None] | None = None if known is None else list(known)
         if known is None:
             protos = [p if isinstance(p, ThinkerPrototype) else None for p in players]
             self._group = ProbeGroup(protos, in_process=in_process, setup_limit=setup_limit,
-                                     memory_limit_mb=memory_limit_mb)
+                                     memory_limit_mb=memory_limit_mb, pool=pool)
             self.poll()
 
     @property

@@ -5,15 +5,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from csl_game.engine.background import SchedulerFactory, default_scheduler
+from csl_game.engine.match import Adjudicator
 from csl_game.engine.runners.base import MEMORY_LIMIT_MB, SETUP_TIME_LIMIT, RunnerFactory
 from csl_game.engine.runners.probe import SetupReport
 from csl_game.engine.runners.thread import ThreadRunner
 from csl_game.engine.scheduler import Opening, runner_factory
 from csl_game.engine.scoring import Points, round_robin
 from csl_game.errors import ConfigError
+
+if TYPE_CHECKING:
+    from csl_game.engine.runners.process import WorkerPool
 
 __all__ = ["Fixture", "SessionOptions"]
 
@@ -54,6 +58,15 @@ class SessionOptions:
     """A tie in first place is broken by the competition rules."""
     executor: Executor | None = None
     """Where the scheduler plays its matches (a Dask client's executor), if not here."""
+    adjudicator: Adjudicator | None = None
+    """Ends a game early with a result proven in its position (`Match`'s
+    adjudicator: `csl_game.services.analysis.adjudicate`); None: games are
+    played to their end. A plain function, so that a job can go to Dask."""
+    pool: WorkerPool | None = None
+    """Warm worker processes (those of the setup probes run before the session,
+    `csl_game.engine.runners.probe.probe_all`) for the scheduler's matches to
+    take; the session closes it when it ends. Without one, a session that runs
+    worker processes here makes its own, and its own probes' workers go to it."""
     fixtures: Sequence[Fixture] | None = None
     """The matches to play; by default one match (two players) or a round robin."""
     tournament: bool | None = None
@@ -74,12 +87,14 @@ class SessionOptions:
         """Options whose AI players run as `in_process` says: on threads, or in
         worker processes held to `setup_limit` seconds to be set up and
         `memory_limit_mb`, their runner factory made of these same values (each
-        given once); `more` sets the other options.
+        given once) and of `more`'s `pool` (warm workers) if it has one; `more`
+        sets the other options.
 
         Raises:
             ConfigError: as the options themselves.
         """
-        return cls(runner_factory=runner_factory(in_process, None, setup_limit, memory_limit_mb),
+        return cls(runner_factory=runner_factory(in_process, more.get("pool"), setup_limit,
+                                                 memory_limit_mb),
                    in_process=in_process, setup_limit=setup_limit,
                    memory_limit_mb=memory_limit_mb, **more)
 

@@ -55,11 +55,16 @@ class PlayerInfo:
 
 def settings_json(mc: MatchConfig) -> dict[str, int | str]:
     """The settings a results line records: the board, the time limit and the
-    clock that counted it (`MatchConfig.clock`, `time_margin_ms`)."""
-    return {"rows": mc.rows, "cols": mc.cols, "win_sequence": mc.win_sequence,
-            "round_pieces": mc.round_pieces, "square_pieces": mc.square_pieces,
-            "time_limit_ms": mc.time_limit_ms, "clock": mc.clock,
-            "time_margin_ms": mc.time_margin_ms}
+    clock that counted it (`MatchConfig.clock`, `time_margin_ms`), and the
+    game clock as ``tc`` (``"10+0.1"``, seconds) when there was one."""
+    settings: dict[str, int | str] = {
+        "rows": mc.rows, "cols": mc.cols, "win_sequence": mc.win_sequence,
+        "round_pieces": mc.round_pieces, "square_pieces": mc.square_pieces,
+        "time_limit_ms": mc.time_limit_ms, "clock": mc.clock,
+        "time_margin_ms": mc.time_margin_ms}
+    if mc.game_clock:
+        settings["tc"] = mc.tc
+    return settings
 
 
 UNRECORDED_CLOCK: dict[str, int | str] = {"clock": "wall", "time_margin_ms": 0}
@@ -92,6 +97,7 @@ def result_to_json(result: MatchResult, mc: MatchConfig) -> dict[str, Any]:
                   for m in result.moves],
         "settings": settings_json(mc),
         **({"resigned": True} if result.resigned else {}),
+        **({"adjudicated": result.adjudicated} if result.adjudicated else {}),
     }
 
 
@@ -120,7 +126,8 @@ def _result_from_json(doc: dict[str, Any]) -> MatchResult:
     return MatchResult(Winner[doc["winner"].upper()], doc["white"]["name"],
                        doc["red"]["name"], tuple(Pos(*p) for p in doc.get("solution", ())),
                        ForfeitReason[forfeit.upper()] if forfeit else None,
-                       doc.get("detail", ""), moves, doc.get("resigned") is True)
+                       doc.get("detail", ""), moves, doc.get("resigned") is True,
+                       str(doc.get("adjudicated") or ""))
 
 
 def record_from_json(doc: dict[str, Any], index_of: dict[PlayerInfo, int]) -> MatchRecord:
@@ -303,14 +310,14 @@ def _difference(doc: dict[str, Any], pair: tuple[PlayerInfo, PlayerInfo] | None,
     return "its settings differ"
 
 
-_CLOCK_FLAGS = (("clock", "--clock"), ("time_margin_ms", "--time-margin"))
+_CLOCK_FLAGS = (("clock", "--clock"), ("time_margin_ms", "--time-margin"), ("tc", "--tc"))
 
 
 def _clock_refusal(theirs: dict[str, Any], ours: dict[str, int | str], recorded: bool,
                    path: str | Path) -> str | None:
     """Why a results line's clock forbids resuming on ours (None when they agree)."""
-    differ = [(flag, theirs.get(key), ours[key]) for key, flag in _CLOCK_FLAGS
-              if theirs.get(key) != ours[key]]
+    differ = [(flag, theirs.get(key, "none"), ours.get(key, "none"))
+              for key, flag in _CLOCK_FLAGS if theirs.get(key) != ours.get(key)]
     if not differ:
         return None
     was = " ".join(f"{flag} {then}" for flag, then, _ in differ)

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from csl_game.engine.match import Match, MatchEvent, MatchResult, ThinkingInfo
+from csl_game.engine.match import Adjudicator, Match, MatchEvent, MatchResult, ThinkingInfo
 from csl_game.engine.naming import failed_setups_factory
 from csl_game.engine.results import PlayerInfo
 from csl_game.engine.runners.answer import MoveAnswer
@@ -34,6 +34,8 @@ from csl_game.engine.runners.base import (
     ThinkerRunner,
     ThinkJob,
     ThinkOutcome,
+    TimedRunner,
+    start_timed,
 )
 from csl_game.engine.runners.thread import ThreadRunner
 from csl_game.model.board import Board, PColor, PShape
@@ -72,6 +74,8 @@ class MatchJob:
     """Seconds a worker may take to set its thinker up."""
     memory_limit_mb: int = MEMORY_LIMIT_MB
     """Memory each thinker's processes may use, in MB."""
+    adjudicator: Adjudicator | None = None
+    """Ends the game early with a proven result (see `Match`)."""
 
 
 @dataclass(frozen=True)
@@ -83,7 +87,7 @@ class JobResult:
     """(player, text) of every on_thinking_info() and output line, in order."""
 
 
-class OpeningRunner(ThinkerRunner):
+class OpeningRunner(TimedRunner):
     """Plays the opening's forced moves for its thinker, then lets it think."""
 
     def __init__(self, inner: ThinkerRunner, opening: Opening) -> None:
@@ -91,12 +95,12 @@ class OpeningRunner(ThinkerRunner):
         self._opening = opening
         self.name = inner.name
 
-    def start(self, board: Board) -> ThinkJob:
+    def start(self, board: Board, time_limit_ms: int | None = None) -> ThinkJob:
         n = board.move_count
         if n < len(self._opening):
             col, shape = self._opening[n]
             return ReadyJob(ThinkOutcome(MoveAnswer(col, shape), 0.0))
-        return self._inner.start(board)
+        return start_timed(self._inner, board, time_limit_ms)
 
     def close(self) -> None:
         self._inner.close()
@@ -143,7 +147,8 @@ def play_job(job: MatchJob, listener: Callable[[MatchEvent], None] | None = None
     factory = failed_setups_factory(runner_factory(job.in_process, pool, job.setup_limit,
                                                    job.memory_limit_mb),
                                     (white, red), names, job.forfeits)
-    match = Match(job.config, white, red, with_opening(factory, job.opening), names=names)
+    match = Match(job.config, white, red, with_opening(factory, job.opening), names=names,
+                  adjudicator=job.adjudicator)
     info: list[tuple[PColor, str]] = []
 
     def collect(event: MatchEvent) -> None:
@@ -164,12 +169,14 @@ class Scheduler:
     """Up to `slots` jobs at once, each under a key of the caller's choosing.
 
     Without an executor, jobs run on threads of this process, their thinkers
-    in worker processes that are kept between matches; `close()` stops them
-    all at once. With an executor (e.g. Dask's), jobs go to it as they are.
+    in worker processes that are kept between matches (in `pool`, if given:
+    the session's, which it closes; else in one of the scheduler's own);
+    `close()` stops them all at once. With an executor (e.g. Dask's), jobs go
+    to it as they are.
     """
 
     def __init__(self, slots: int, executor: Executor | None = None,
-                 in_process: bool = False, watched: bool = False) -> None:
+                 in_process: bool = False, watched: bool = False, pool: Any = None) -> None:
         self.slots = max(1, slots)
         self.in_process = in_process
         self.watched = watched
@@ -178,7 +185,8 @@ class Scheduler:
         self.stop_event = threading.Event()
         self._executor = executor
         self._own: ThreadPoolExecutor | None = None
-        self._pool: Any = None
+        self._pool: Any = pool
+        self._owns_pool = pool is None
 
     @property
     def has_room(self) -> bool:
@@ -194,7 +202,7 @@ class Scheduler:
             return
         if self._own is None:
             self._own = ThreadPoolExecutor(max_workers=self.slots, thread_name_prefix="match")
-            if not self.in_process:
+            if not self.in_process and self._pool is None:
                 from csl_game.engine.runners.process import WorkerPool
 
                 self._pool = WorkerPool()
@@ -229,6 +237,12 @@ class Scheduler:
         if self._own is not None:
             self._own.shutdown(wait=False, cancel_futures=True)
             self._own = None
-        if self._pool is not None:
+        if self._pool is not None and self._owns_pool:
             self._pool.close()
-            self._pool = None
+        self._pool = None
+
+    def share_pool(self, pool: Any) -> None:
+        """Take workers from (and give them back to) `pool`, a process
+        WorkerPool that the caller closes; before the first job."""
+        if self._own is None:
+            self._pool, self._owns_pool = pool, False

@@ -15,6 +15,7 @@ except `run()`.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
@@ -90,10 +91,12 @@ class Session:
         self.competition = options.competition
         self._results = results
         self.mode = mode_for(sum(not isinstance(p, Human) for p in players))
+        self._pool = options.pool if options.pool is not None else self._own_pool()
+        """Warm worker processes: the setup probes' and the finished matches'."""
         self._setups = PlayerSetups(self.players, in_process=options.in_process,
                                     setup_limit=options.setup_limit,
                                     memory_limit_mb=options.memory_limit_mb,
-                                    known=options.known_setups)
+                                    known=options.known_setups, pool=self._pool)
         self.names = self._setups.names()
         """The players' display names; the class-name rule's until their setups answer."""
         self._forfeits = self._setups.forfeits()
@@ -118,9 +121,21 @@ class Session:
         """The match shown from its pre-match screen to its post-match screen."""
         slots = options.workers - 1 if options.foreground else options.workers
         self._background = Background(slots, options.executor, options.in_process,
-                                      options.scheduler_factory)
+                                      options.scheduler_factory, self._pool)
         self._failed: set[int] = set()
         self._ties: TieBreakRounds | None = None
+
+    def _own_pool(self) -> Any:
+        """A pool of the session's own, when its AI players run in worker
+        processes here; ended with the session (or with this object)."""
+        if self.options.in_process or self.options.executor is not None or not any(
+                isinstance(p, ThinkerPrototype) for p in self.players):
+            return None
+        from csl_game.engine.runners.process import WorkerPool  # only when an AI plays
+
+        pool = WorkerPool()
+        weakref.finalize(self, pool.close)
+        return pool
 
     # ------------------------------------------------------------- listening
     def subscribe(self, callback: Callable[[SessionEvent], None]) -> None:
@@ -273,7 +288,7 @@ class Session:
             players.reverse()
             known = None if known is None else known[::-1]
         options = replace(self.options, fixtures=None if swapped else tuple(self.fixtures),
-                          known_setups=None if known is None else tuple(known))
+                          known_setups=None if known is None else tuple(known), pool=None)
         return Session(players, self.config, options)
 
     # ------------------------------------------------------------ screens
@@ -322,7 +337,8 @@ class Session:
                                         self._forfeits)
         self.match = Match(self.config, self.players[fixture.white], self.players[fixture.red],
                            with_opening(factory, fixture.opening),
-                           names=(self.names[fixture.white], self.names[fixture.red]))
+                           names=(self.names[fixture.white], self.names[fixture.red]),
+                           adjudicator=self.options.adjudicator)
         self.state = SessionState.IN_MATCH
         return self.match
 
@@ -432,7 +448,8 @@ class Session:
                                     for p in proto.paths))
         return MatchJob(self.info(white), self.info(red), config, paths, self.options.in_process,
                         opening, (self._forfeits[white], self._forfeits[red]),
-                        self.options.setup_limit, self.options.memory_limit_mb)
+                        self.options.setup_limit, self.options.memory_limit_mb,
+                        self.options.adjudicator)
 
     def _fill(self) -> None:
         """Give free matches to the scheduler until it has no room."""
@@ -515,6 +532,8 @@ class Session:
     def _shutdown(self) -> None:
         self._setups.close()
         self._background.close()
+        if self._pool is not None:
+            self._pool.close()
         if self._results is not None:
             self._results.close()
             self._results = None

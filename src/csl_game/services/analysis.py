@@ -21,11 +21,12 @@ from typing import Any
 from csl_game.engine import RunnerFactory, ThinkerRunner, ThinkJob
 from csl_game.model.board import Board, PColor, Piece, Pos, PShape, Winner
 from csl_game.model.notation import format_history, format_move, parse_move
-from csl_game.thinker.api import AbstractThinker, MatchConfig
+from csl_game.thinker.api import AbstractThinker, CancellationToken, MatchConfig
 from csl_game.thinker.prototype import ThinkerPrototype
 
 __all__ = ["Analysis", "MoveValue", "AnalysisJob", "Analyst", "analyse", "LONG_MS", "Threat", "threats",
-           "line_cells", "score_share", "expected_score", "SCALE", "moves_to_win"]
+           "line_cells", "score_share", "expected_score", "SCALE", "moves_to_win", "adjudicate",
+           "ADJUDICATE_MS"]
 
 ANALYST_MODULE = "csl_game.thinkers._analyst"
 LONG_MS = 3_600_000
@@ -222,6 +223,33 @@ def analyse(board: Board, config: MatchConfig, runner_factory: RunnerFactory,
         return job.poll()
     finally:
         job.close()
+
+
+ADJUDICATE_MS = 10
+"""CPU time the proof search of `adjudicate` may spend on a position."""
+
+
+def adjudicate(board: Board) -> tuple[Winner, str] | None:
+    """The result a game may be adjudicated with after its last move: a proven
+    win (the loser resigns) or draw that the analyst's prover finds within
+    ADJUDICATE_MS of this thread's CPU time, with why; None when unproven.
+
+    The prover (csl_game.thinkers._analyst) is exact: a forced result within
+    the plies it searched, or a draw when no line goes past the end of the
+    game. It runs here, on the match's thread: it is the program's own code.
+    """
+    import time
+
+    prove = importlib.import_module(ANALYST_MODULE).prove
+    found = prove(board, CancellationToken(ADJUDICATE_MS / 1000, time.thread_time))
+    if found is None:
+        return None
+    result, plies = found
+    if result == "draw":
+        return Winner.DRAW, "adjudicated: a proven draw"
+    winner = board.turn if result == "win" else board.turn.other
+    return winner.winner, (f"adjudicated: {winner.name.title()} wins by force within "
+                           f"{plies} plies (proven)")
 
 
 def position_problem(board: Board) -> str | None:

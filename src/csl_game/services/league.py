@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from csl_game.engine import (
+    Adjudicator,
     Fixture,
     ForfeitReason,
     MatchRecord,
@@ -145,9 +146,10 @@ class League:
 
     def __init__(self, entries: Sequence[Entry], config: MatchConfig, games: int,
                  openings: Sequence[Opening], *, in_process: bool = False,
-                 workers: int = 1, results: ResultsWriter | None = None) -> None:
+                 workers: int = 1, results: ResultsWriter | None = None,
+                 adjudicator: Adjudicator | None = None) -> None:
         """`results`: where each game's record goes as it ends (what `report`
-        and `report --ratings` read)."""
+        and `report --ratings` read); `adjudicator`: `SessionOptions.adjudicator`."""
         if len(entries) < 2:
             raise ConfigError("a league needs at least two thinkers")
         if games < 1:
@@ -161,7 +163,8 @@ class League:
         self.records: list[GameRecord] = []
         self.session = Session([e.prototype for e in self.entries], config,
                                SessionOptions(workers=workers, in_process=in_process,
-                                              foreground=False, fixtures=self.fixtures()),
+                                              foreground=False, fixtures=self.fixtures(),
+                                              adjudicator=adjudicator),
                                results=results)
 
     @property

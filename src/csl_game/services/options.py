@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
-from csl_game.engine import Points
+from csl_game.engine import Adjudicator, Points
 from csl_game.errors import SettingError, UsageError
 from csl_game.services.limits import CLOCKS, check_limits
 from csl_game.services.presets import LEVELS
@@ -29,7 +29,8 @@ from csl_game.thinker.engine_thinker import EngineSpec
 
 __all__ = ["Option", "OPTIONS", "VERBS", "CONSOLE_TIME_LIMIT_MS", "options_of", "add_engine_sources",
            "flag_text", "check_ranges", "match_config", "default_pieces", "points_of",
-           "unknown_track_config", "clock_settings", "BOARD", "MATCH_KEYS", "ALIASES"]
+           "unknown_track_config", "clock_settings", "BOARD", "MATCH_KEYS", "ALIASES",
+           "parse_tc", "adjudicator_of"]
 
 VERBS = ("play", "match", "watch", "session", "league", "sprt", "openings", "analyse",
          "report", "replay", "info")
@@ -73,6 +74,8 @@ class Option:
     """Verbs where it must be given."""
     flags_in: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     """Spellings that differ by verb (a short flag another option of that verb has)."""
+    metavars: Mapping[str, Any] = field(default_factory=dict)
+    """How the help names the value where it differs by verb (a FILE, not a DIR)."""
 
     def flags_for(self, verb: str) -> tuple[str, ...]:
         return self.flags_in.get(verb, self.flags)
@@ -109,7 +112,9 @@ OPTIONS: tuple[Option, ...] = (
          setting="square_pieces", group=BOARD, **_INT),
     _opt("time_limit", "-t --time-limit", "AI time limit per move in ms", _BOARD_VERBS,
          setting="time_limit_ms", group=BOARD, metavar="MS",
-         helps={"analyse": "time to analyse, in ms (default 3000; with --depth: none)"},
+         helps={"analyse": "time to analyse, in ms (default 3000; with --depth: none)",
+                "openings": "rate each opening by games played out from it for this many "
+                            "ms of CPU time, at growing depths (default: to --depth)"},
          **_INT),
     _opt("min_move_time", "-m --min-move-time", "minimum apparent AI move time in ms",
          _BOARD_VERBS - {"analyse", "openings"}, setting="min_move_time_ms", group=BOARD,
@@ -121,6 +126,15 @@ OPTIONS: tuple[Option, ...] = (
     _opt("time_margin", "--time-margin", "an answer up to this much past the time limit "
          "still counts, in ms (default 0; as cutechess-cli's timemargin)", _PLAYING,
          setting="time_margin_ms", group=BOARD, metavar="MS", **_INT),
+    _opt("tc", "--tc", "a game clock for each side instead of a limit per move: BASE seconds "
+         "for the game plus INC seconds after each move, as cutechess-cli's and fastchess's "
+         "tc=BASE+INC (10+0.1); each move may take what is left, and running out is a "
+         "timeout (the clock counts as --clock says)", {"match", "session", "league", "sprt"},
+         group=BOARD, metavar="BASE+INC"),
+    _opt("adjudicate", "--adjudicate", "end a game once the analysis proves its result (a "
+         "forced win, the loser resigning; or a draw), as the results line then says "
+         "(default: every game is played to its end)", {"match", "session", "league", "sprt"},
+         action="store_true", default=False, group=BOARD),
     # ---------------------------------------------------------------- finding thinkers
     _opt("thinkers", "--thinkers", "also look for thinkers in this .py file or folder "
          "(repeatable)", _FINDING, action="append", default=[], metavar="PATH",
@@ -242,6 +256,10 @@ OPTIONS: tuple[Option, ...] = (
     _opt("quiet", "-q --quiet", "print only the final standings", {"session", "league", "sprt"},
          action="store_true", default=False,
          helps={"league": "no line per game", "sprt": "print only the result"}),
+    _opt("report_every", "--report-every", "a progress line every N games instead of every "
+         "pair (as cutechess-cli's -ratinginterval)", {"sprt", "session"}, metavar="N",
+         helps={"session": "a progress line (matches played, the standings' leaders) every N "
+                           "matches instead of a line per match"}, **_INT),
     _opt("verbose", "--verbose", "print every move and board (plays one match at a time)",
          {"session"}, action="store_true", default=False),
     # ---------------------------------------------------------------- league
@@ -286,10 +304,11 @@ OPTIONS: tuple[Option, ...] = (
     # ---------------------------------------------------------------- report and replay
     _opt("results_file", "results_file", "a results file (a JSON line per match), or match "
          "--json output", {"report", "replay"}, metavar="RESULTS_FILE"),
-    _opt("format", "--format", "md, csv or json on standard output; reference writes the "
+    _opt("format", "--format", "md, csv or json on standard output; pgn: every game as PGN "
+         "(White, Black, Result tags) for Ordo or BayesElo; reference writes the "
          "reference framework's standings.md and results/ into --output; html writes the "
          "tournament's web site into --output", {"report"},
-         default="md", choices=("md", "csv", "json", "reference", "html")),
+         default="md", choices=("md", "csv", "json", "pgn", "reference", "html")),
     _opt("serve", "--serve", "serve the tournament's web site over HTTP (built from the "
          "results file, and rebuilt as it grows; or a site folder as it is) until Ctrl+C",
          {"report"}, action="store_true", default=False),
@@ -309,7 +328,13 @@ OPTIONS: tuple[Option, ...] = (
          "notation (3r 2s ...); none for the empty board", {"analyse"}, nargs="*",
          metavar="MOVE"),
     _opt("depth", "--depth", "analyse this many plies deep (instead of for a time)",
-         {"analyse"}, metavar="N", **_INT),
+         {"analyse", "openings"}, metavar="N",
+         helps={"openings": "rate each opening by 4 games negamax plays out from it against "
+                            "itself, searching N-3 to N plies a move (default 5; the same "
+                            "book every run)"}, **_INT),
+    _opt("band", "--band", "keep the openings where White's score in those games is within "
+         "this much of 0.625 (default 0.125: 2 or 3 of 4 games; shallow games understate "
+         "Red's edge)", {"openings"}, default=0.125, metavar="F", type=float),
     _opt("site", "--site", "keep the tournament's web site in DIR up to date as each match "
          "ends (csl-game report --format html writes the same site)",
          {"session", "league", "sprt", "play"}, metavar="DIR"),
@@ -325,6 +350,7 @@ OPTIONS: tuple[Option, ...] = (
          metavar="DIR"),
     _opt("output", "-o --output", "the folder --format reference writes into (default: here)",
          {"report", "openings"}, default=".", metavar="DIR", defaults={"openings": None},
+         metavars={"openings": "FILE"},
          helps={"openings": "write the book to FILE (default: standard output)"}),
     _opt("match", "--match", "the match's number, as reports show it (needed when the file "
          "holds several)", {"replay"}, metavar="N", **_INT),
@@ -403,6 +429,15 @@ def match_config(args: argparse.Namespace, time_limit_ms: int = CONSOLE_TIME_LIM
     return MatchConfig(**chosen)
 
 
+def adjudicator_of(args: argparse.Namespace) -> Adjudicator | None:
+    """The adjudicator --adjudicate asks for (None without it)."""
+    if not getattr(args, "adjudicate", False):
+        return None
+    from csl_game.services.analysis import adjudicate
+
+    return adjudicate
+
+
 def clock_settings(args: argparse.Namespace) -> dict[str, Any]:
     """The match clock the flags give (`--clock`, `--time-margin`), as MatchConfig
     names it; its defaults for a verb without those flags.
@@ -416,8 +451,38 @@ def clock_settings(args: argparse.Namespace) -> dict[str, Any]:
     if margin is not None and margin < 0:
         raise UsageError(f"{flag_text('time_margin')}: must be at least 0 ms, got {margin}")
     check_ranges({"time_margin": margin})
+    game, increment = parse_tc(getattr(args, "tc", None))
+    if game and (getattr(args, "connect", None) is not None
+                 or (getattr(args, "verb", "") == "match"
+                     and getattr(args, "listen", None) is not None)):
+        raise UsageError("--tc: a player on another machine keeps a limit per move; "
+                         "drop --tc, or play here")
     return {"clock": _given(clock, base.clock),
-            "time_margin_ms": _given(margin, base.time_margin_ms)}
+            "time_margin_ms": _given(margin, base.time_margin_ms),
+            "game_time_ms": game, "increment_ms": increment}
+
+
+MAX_TC_SECONDS = 86_400
+
+
+def parse_tc(text: str | None) -> tuple[int, int]:
+    """(game ms, increment ms) of --tc BASE+INC (seconds; INC may be left out);
+    (0, 0) for none.
+
+    Raises:
+        UsageError: not BASE[+INC] in seconds, a BASE of 0 or a value over a day.
+    """
+    if text is None:
+        return 0, 0
+    base, _, inc = text.strip().partition("+")
+    try:
+        seconds, extra = float(base), float(inc or 0)
+    except ValueError:
+        raise UsageError(f"--tc takes BASE+INC in seconds (as 10+0.1), got {text!r}; moves "
+                         "per period (40/60) are not supported") from None
+    if not (0 < seconds <= MAX_TC_SECONDS and 0 <= extra <= MAX_TC_SECONDS):
+        raise UsageError(f"--tc {text}: BASE must be above 0 and both at most a day")
+    return max(1, round(seconds * 1000)), round(extra * 1000)
 
 
 def _given(value: _T | None, default: _T) -> _T:

@@ -1,4 +1,17 @@
-"""Standings and results of a results file as Markdown, CSV or JSON."""
+"""Standings and results of a results file as Markdown, CSV or JSON, and its
+games as PGN for the rating programs of chess engine testers.
+
+PGN (``--format pgn``) is what Ordo and BayesElo read: per game the Seven Tag
+Roster (Event, Site, Date, Round, White, Black, Result), each tag on a line
+of its own, then the movetext ending in the result (``1-0``, ``0-1``,
+``1/2-1/2``). Ordo takes the White, Black and Result tags of each game and
+nothing else (its pgnget.c looks for ``[White "``, ``[Black "`` and
+``[Result "`` on each line); BayesElo's reader skips what is in braces. So
+the game's moves, in this game's notation (``3r 3s``), not chess's, go in a
+``{...}`` comment; Red is PGN's Black. A Termination tag says how a game
+ended other than on the board: "time forfeit" (timeout, an ignored cancel),
+"rules infraction" (any other forfeit), "adjudication" (an adjudicated game).
+"""
 
 from __future__ import annotations
 
@@ -21,11 +34,14 @@ from csl_game.engine import (
     winner_text,
 )
 from csl_game.errors import ConfigError
+from csl_game.model.notation import format_moves
 from csl_game.services.tables import Grid
 
 __all__ = ["Report", "load_report", "FORMATS", "parse_anchor"]
 
-FORMATS = ("md", "csv", "json")
+FORMATS = ("md", "csv", "json", "pgn")
+_PGN_RESULTS = {"white": "1-0", "red": "0-1", "draw": "1/2-1/2"}
+_TIME_FORFEITS = ("timeout", "ignored_cancellation")
 
 
 @dataclass(frozen=True)
@@ -107,6 +123,8 @@ class Report:
             return _csv(rows)
         if fmt == "md":
             return self.markdown()
+        if fmt == "pgn":
+            return self.pgn()
         raise ConfigError(f"unknown report format '{fmt}' (choose from {', '.join(FORMATS)})")
 
     def markdown(self) -> str:
@@ -127,6 +145,34 @@ class Report:
         table = Grid.of(("Match", "White", "Red", "Result"), results, left=(1, 2, 3),
                         title="Results")
         return standings.markdown() + "\n\n" + table.markdown()
+
+
+    def pgn(self, event: str = "csl-game") -> str:
+        """Every game as PGN, in match order (see the module's docstring)."""
+        games = []
+        for index, rec in sorted(zip(self.indices, self.records), key=lambda x: x[0]):
+            res = rec.result
+            result = _PGN_RESULTS.get(res.winner.name.lower(), "*")
+            tags = [("Event", event), ("Site", "?"), ("Date", "????.??.??"),
+                    ("Round", str(index + 1)), ("White", self.players[rec.white].name),
+                    ("Black", self.players[rec.red].name), ("Result", result),
+                    ("PlyCount", str(len(res.moves)))]
+            if res.forfeit is not None:
+                reason = res.forfeit.name.lower()
+                tags.append(("Termination", "time forfeit" if reason in _TIME_FORFEITS
+                             else "rules infraction"))
+            elif res.adjudicated:
+                tags.append(("Termination", "adjudication"))
+            moves = format_moves((m.move.col, m.move.piece.shape) for m in res.moves)
+            header = "\n".join(f'[{name} "{_pgn_text(value)}"]' for name, value in tags)
+            body = f"{{{moves}}} {result}" if moves else result
+            games.append(f"{header}\n\n{body}\n")
+        return "\n".join(games)
+
+
+def _pgn_text(value: str) -> str:
+    """A PGN tag value: backslash and quote escaped, on one line."""
+    return " ".join(value.replace("\\", "\\\\").replace('"', '\\"').split())
 
 
 def _md(text: str) -> str:

@@ -26,6 +26,7 @@ from csl_game.engine import (
     MEMORY_LIMIT_MB,
     SETUP_TIME_LIMIT,
     SPRT,
+    Adjudicator,
     EloEstimate,
     Fixture,
     Opening,
@@ -88,13 +89,22 @@ class SprtState:
         return self.trinomial.games - 2 * self.pentanomial.pairs
 
     def to_json(self) -> dict[str, Any]:
-        t, s, e = self.trinomial, self.sprt, self.estimate
+        """The state as one JSON object. Before the first complete pair there is
+        no estimate (the progress line says 'Elo -'): elo, elo_ci95 and los
+        are null. `one_point_pair_ratio` is the share of pairs in which NEW
+        scored exactly one point (DD, WL or LW; null before a pair), which the
+        older key `draw_ratio` also gives once there are pairs (before, it is
+        the share of drawn games)."""
+        t, s, e, p = self.trinomial, self.sprt, self.estimate, self.pentanomial
+        paired = p.pairs > 0
         return {"result": self.result, "llr": round(self.llr, 4), "lower": round(s.lower, 4),
                 "upper": round(s.upper, 4), "games": t.games, "wins": t.wins,
-                "draws": t.draws, "losses": t.losses, "pairs": self.pentanomial.pairs,
-                "pentanomial": list(self.pentanomial.counts), "elo": round(e.elo, 2),
-                "elo_ci95": [round(e.ci95[0], 2), round(e.ci95[1], 2)],
-                "los": round(e.los, 4), "draw_ratio": round(e.draw_ratio, 4),
+                "draws": t.draws, "losses": t.losses, "pairs": p.pairs,
+                "pentanomial": list(p.counts), "elo": round(e.elo, 2) if paired else None,
+                "elo_ci95": [round(e.ci95[0], 2), round(e.ci95[1], 2)] if paired else None,
+                "los": round(e.los, 4) if paired else None,
+                "draw_ratio": round(e.draw_ratio, 4),
+                "one_point_pair_ratio": round(p.counts[2] / p.pairs, 4) if paired else None,
                 "elo0": s.elo0, "elo1": s.elo1, "alpha": s.alpha, "beta": s.beta,
                 "model": s.model, "forfeits": self.forfeits.to_json(),
                 "unpaired": self.unpaired}
@@ -122,20 +132,23 @@ def test_json(sprt: SPRT) -> dict[str, Any]:
 
 
 class SprtRun:
-    """One test of NEW against BASE."""
+    """One test of NEW against BASE (`pool`: warm workers, `SessionOptions.pool`;
+    `adjudicator`: `SessionOptions.adjudicator`)."""
 
     def __init__(self, new: ThinkerPrototype, base: ThinkerPrototype, config: MatchConfig,
                  sprt: SPRT, book: Sequence[Opening], max_games: int, *, workers: int = 1,
                  in_process: bool = False, executor: Executor | None = None,
                  results: ResultsWriter | None = None,
                  setup_limit: float = SETUP_TIME_LIMIT, memory_limit_mb: int = MEMORY_LIMIT_MB,
-                 known_setups: Sequence[SetupReport | None] | None = None) -> None:
+                 known_setups: Sequence[SetupReport | None] | None = None,
+                 pool: Any = None, adjudicator: Adjudicator | None = None) -> None:
         self.sprt = sprt
         self._points: dict[int, float] = {}
         """NEW's points in each finished game, by fixture index."""
         options = SessionOptions.running(
             in_process, setup_limit, memory_limit_mb, workers=workers, foreground=False,
-            executor=executor, fixtures=fixtures_for(book, max_games), known_setups=known_setups)
+            executor=executor, fixtures=fixtures_for(book, max_games), known_setups=known_setups,
+            pool=pool, adjudicator=adjudicator)
         self.session = Session([new, base], config, options, results=results)
         self.session.subscribe(self._on_event)
         self._listeners: list[Callable[[SprtState], None]] = []

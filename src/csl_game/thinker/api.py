@@ -120,6 +120,13 @@ class MatchConfig:
     `time_margin_ms` is the organiser's forgiveness: an answer up to that much
     past the limit still counts (thinkers should not plan on it:
     `CancellationToken.time_left()` counts to the limit itself).
+
+    `game_time_ms` above 0 gives each side a game clock instead of a limit per
+    move (cutechess-cli's and fastchess's ``tc=BASE+INC``): it starts with
+    that much, each move's limit is what is left of it (what
+    `CancellationToken.time_left()` tells), a move's time is taken off it and
+    `increment_ms` added after each move; running out is a timeout. 0, the
+    default, keeps the reference's `time_limit_ms` per move.
     """
 
     rows: int = 6
@@ -131,13 +138,16 @@ class MatchConfig:
     min_move_time_ms: int = 0
     clock: str = "cpu"
     time_margin_ms: int = 0
+    game_time_ms: int = 0
+    increment_ms: int = 0
 
     def __post_init__(self) -> None:
         try:
             self.new_board()
         except BoardConfigError as e:
             raise ConfigError(str(e)) from None
-        for name in ("time_limit_ms", "min_move_time_ms", "time_margin_ms"):
+        for name in ("time_limit_ms", "min_move_time_ms", "time_margin_ms", "game_time_ms",
+                     "increment_ms"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int):
                 raise ConfigError(f"{name} must be a whole number, got {value!r}")
@@ -148,8 +158,31 @@ class MatchConfig:
                 f"min_move_time_ms must be at least 0, got {self.min_move_time_ms}")
         if self.time_margin_ms < 0:
             raise ConfigError(f"time_margin_ms must be at least 0, got {self.time_margin_ms}")
+        if self.game_time_ms < 0 or self.increment_ms < 0:
+            raise ConfigError("game_time_ms and increment_ms must be at least 0, got "
+                              f"{self.game_time_ms} and {self.increment_ms}")
+        if self.increment_ms and not self.game_time_ms:
+            raise ConfigError("increment_ms needs a game clock (game_time_ms above 0)")
         if self.clock not in ("cpu", "wall"):
             raise ConfigError(f"clock must be 'cpu' or 'wall', got {self.clock!r}")
+
+    @property
+    def game_clock(self) -> bool:
+        """Whether each side has a game clock (`game_time_ms`), not a limit per move."""
+        return self.game_time_ms > 0
+
+    @property
+    def tc(self) -> str:
+        """The game clock as ``BASE+INC`` in seconds (``"10+0.1"``); "" without one."""
+        if not self.game_clock:
+            return ""
+        return f"{self.game_time_ms / 1000:g}+{self.increment_ms / 1000:g}"
+
+    def timing_text(self, per_move: str = "per move") -> str:
+        """'200 ms per move', or the game clock's 'tc 10+0.1 (s a game + s a move)'."""
+        if self.game_clock:
+            return f"tc {self.tc} (seconds a game + a move)"
+        return f"{self.time_limit_ms} ms {per_move}"
 
     def new_board(self) -> Board:
         """An empty board with these settings."""
@@ -251,5 +284,16 @@ class AbstractThinker(ABC):
     @property
     def time_limit_ms(self) -> int:
         """Time allowed for one move, in milliseconds (on the match's clock:
-        read `CancellationToken.time_left()` while thinking)."""
+        read `CancellationToken.time_left()` while thinking). With a game
+        clock (`game_time_ms`), the token's time is what is left of it."""
         return self._cfg().time_limit_ms
+
+    @property
+    def game_time_ms(self) -> int:
+        """Each side's game clock at the start, in ms; 0: a limit per move."""
+        return self._cfg().game_time_ms
+
+    @property
+    def increment_ms(self) -> int:
+        """What the game clock gains after each of the thinker's moves, in ms."""
+        return self._cfg().increment_ms

@@ -13,6 +13,7 @@ engine exactly as to a Python thinker: its worker process owns the child.
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import queue
 import re
@@ -320,7 +321,10 @@ class EngineThinker(AbstractThinker):
         self._drain(process)
         process.send(protocol.position((m.col, m.piece.shape) for m in board.history))
         spent_ms = int((time.perf_counter() - started) * 1000)
-        process.send(protocol.go(self.time_limit_ms - spent_ms))
+        left = ct.time_left()  # a game clock's remainder may be less than a move's limit
+        limit = self.time_limit_ms if math.isinf(left) else min(self.time_limit_ms,
+                                                                  int(left * 1000))
+        process.send(protocol.go(limit - spent_ms))
         return self._answer(process, ct)
 
     def __str__(self) -> str:

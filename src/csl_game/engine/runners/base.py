@@ -20,7 +20,7 @@ from csl_game.thinker.prototype import ThinkerPrototype
 
 __all__ = ["ForfeitReason", "Forfeit", "ThinkOutcome", "ThinkJob", "ReadyJob", "ThinkerRunner",
            "RunnerFactory", "InfoCallback", "ForfeitRunner", "WorkerStartError",
-           "SETUP_TIME_LIMIT", "MEMORY_LIMIT_MB"]
+           "SETUP_TIME_LIMIT", "MEMORY_LIMIT_MB", "TimedRunner", "start_timed"]
 
 InfoCallback = Callable[[str], None]
 
@@ -90,6 +90,24 @@ class ThinkerRunner(ABC):
         """Release what the runner holds (threads, processes)."""
 
 
+class TimedRunner(ThinkerRunner):
+    """A runner that can hold a move to a limit of its own (a game clock's remainder)."""
+
+    @abstractmethod
+    def start(self, board: Board, time_limit_ms: int | None = None) -> ThinkJob:
+        """Start thinking about `board` (the runner copies it); `time_limit_ms`,
+        when given, is this move's limit instead of the match's (what is left
+        of the side's game clock)."""
+
+
+def start_timed(runner: ThinkerRunner, board: Board, time_limit_ms: int | None) -> ThinkJob:
+    """`runner.start(board)`, within `time_limit_ms` when it is given and the
+    runner can keep to one (a player on another machine keeps the match's)."""
+    if time_limit_ms is not None and isinstance(runner, TimedRunner):
+        return runner.start(board, time_limit_ms)
+    return runner.start(board)
+
+
 RunnerFactory = Callable[[ThinkerPrototype, InfoCallback], ThinkerRunner]
 
 
@@ -109,7 +127,7 @@ class ReadyJob(ThinkJob):
         pass
 
 
-class ForfeitRunner(ThinkerRunner):
+class ForfeitRunner(TimedRunner):
     """A thinker known to forfeit: its setup failed before the match (in a
     probe), so each of its turns is that forfeit at once, and nothing is started."""
 
@@ -117,5 +135,5 @@ class ForfeitRunner(ThinkerRunner):
         self.name = name
         self.forfeit = forfeit
 
-    def start(self, board: Board) -> ThinkJob:
+    def start(self, board: Board, time_limit_ms: int | None = None) -> ThinkJob:
         return ReadyJob(ThinkOutcome(self.forfeit, 0.0))

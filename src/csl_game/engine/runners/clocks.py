@@ -45,6 +45,8 @@ BACKSTOP_EXTRA = 1.0
 """... plus this many seconds: a thinker squeezed to a tenth of a core still
 finishes, one that sleeps or blocks still loses."""
 
+_CPUS = os.cpu_count() or 1
+"""The most processor seconds a process tree can spend in a second of the wall clock."""
 _GONE = (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess, OSError)
 _LINUX = sys.platform.startswith("linux")
 
@@ -286,6 +288,8 @@ class MoveClock:
 
     def over(self) -> str | None:
         """Why the move is over its time now, or None while it is not."""
+        if self._cpu is not None and self.wall() * _CPUS <= self.allowed:
+            return None  # the thinker cannot have spent more CPU time than that yet
         return self.verdict(self.charged(), self.wall())
 
     def verdict(self, charged: float, wall: float) -> str | None:
@@ -317,5 +321,5 @@ class MoveClock:
         if self._cpu is None:
             return wall_end
         # Every core of the machine may be spending the remaining time at once.
-        remaining = (self.allowed - self._charged) / (os.cpu_count() or 1)
+        remaining = (self.allowed - self._charged) / _CPUS
         return min(wall_end, now + min(max(remaining, 0.002), 0.05))

@@ -2,8 +2,8 @@
 
 Workers come from the ``forkserver`` start method where there is one (a
 clean, single-threaded server: no pygame, no threads inherited; a worker
-starts in milliseconds) and from ``spawn`` elsewhere (Windows); never from a
-plain fork of the caller. A daemonic process (a Dask worker's) may start
+starts in milliseconds; see `csl_game.forkserver`) and from ``spawn``
+elsewhere (Windows); never from a plain fork of the caller. A daemonic process (a Dask worker's) may start
 them too: they are looked after here, not by multiprocessing's daemon rule.
 
 A worker that cannot be started is the program's failure, not the
@@ -22,9 +22,8 @@ import sys
 import threading
 import time
 import weakref
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from multiprocessing.connection import wait
-from multiprocessing.context import ForkServerContext, SpawnContext
 from multiprocessing.process import BaseProcess
 from typing import Any
 
@@ -46,12 +45,19 @@ from csl_game.engine.runners.protocol import (
     encode,
     from_bytes,
 )
-from csl_game.engine.runners.tree import end_descendants, kill_marked, kill_tree, memory_watch
+from csl_game.engine.runners.tree import (
+    end_descendants,
+    kill_marked,
+    kill_tree,
+    kill_trees,
+    memory_watch,
+)
 from csl_game.engine.runners.worker import EXIT_HARNESS, EXIT_MEMORY, worker_main
-from csl_game.thinker.discovery import builtin_modules
+from csl_game.forkserver import mp_context, start_server_soon
 from csl_game.thinker.engine_thinker import exit_text
 
-__all__ = ["WorkerHandle", "SetupDone", "mp_context", "start_server_soon", "close_all"]
+__all__ = ["WorkerHandle", "SetupDone", "mp_context", "start_server_soon", "close_all",
+           "close_workers"]
 
 log = logging.getLogger(__name__)
 """Diagnostics of worker processes: started, killed, dead (--log-level info or debug)."""
@@ -62,86 +68,9 @@ _STALLED = 2.0
 worker writes a message whole, so a longer pause is a thinker writing there."""
 
 _live: weakref.WeakSet[WorkerHandle] = weakref.WeakSet()
-_context: ForkServerContext | SpawnContext | None = None
 _start_lock = threading.Lock()
-_context_lock = threading.Lock()
 _SUBREAPER = sys.platform.startswith("linux")
 """Whether workers adopt their orphaned descendants (see worker._keep_the_family)."""
-
-
-def mp_context() -> ForkServerContext | SpawnContext:
-    """The start method of workers: the fork server where there is one, else spawn."""
-    global _context
-    with _context_lock:
-        if _context is None:
-            if "forkserver" in multiprocessing.get_all_start_methods():
-                server = multiprocessing.get_context("forkserver")
-                # Preloaded once in the server, so each worker starts in milliseconds.
-                server.set_forkserver_preload(["__main__", "csl_game.engine.runners.worker",
-                                               *builtin_modules(),
-                                               "csl_game.engine.runners.warm"])
-                _ensure_server_quietly()
-                _context = server
-            else:
-                _context = multiprocessing.get_context("spawn")
-        return _context
-
-
-def _ensure_server_quietly() -> None:
-    """Start the fork server (and multiprocessing's resource tracker) with its
-    standard error on the null device: what it would print are its own
-    tracebacks (e.g. a handshake cut short when file descriptors run out),
-    never a thinker's, whose output goes through its worker's pipe."""
-    from multiprocessing import forkserver
-
-    with contextlib.suppress(OSError):
-        sys.stderr.flush()
-    try:
-        saved, null = os.dup(2), os.open(os.devnull, os.O_WRONLY)
-    except OSError:
-        return  # no file descriptors: the first worker's start will say so
-    try:
-        os.dup2(null, 2)
-        with _safe_path():
-            forkserver.ensure_running()
-    except OSError:
-        pass  # the first worker's start will say so
-    finally:
-        os.dup2(saved, 2)
-        os.close(saved)
-        os.close(null)
-
-
-SAFE_PATH_ADDED = "CSL_GAME_SAFE_PATH_ADDED"
-"""Set in the fork server's environment when `_safe_path` added PYTHONSAFEPATH,
-so that each worker takes it out again before a thinker runs."""
-
-
-@contextlib.contextmanager
-def _safe_path() -> Iterator[None]:
-    """Start the fork server without the current folder on its import path.
-
-    The server is started as ``python -c ...``, which puts the current folder
-    first on ``sys.path`` (and Python 3.11 and 3.12 ignore the parent's path
-    that multiprocessing hands it): a folder named ``csl_game`` there, such as
-    a checkout's, would be imported in the workers in place of the package
-    the program runs. PYTHONSAFEPATH (``-P``, Python 3.11+) leaves it out.
-    """
-    if os.environ.get("PYTHONSAFEPATH"):
-        yield
-        return
-    os.environ["PYTHONSAFEPATH"] = os.environ[SAFE_PATH_ADDED] = "1"
-    try:
-        yield
-    finally:
-        os.environ.pop("PYTHONSAFEPATH", None)
-        os.environ.pop(SAFE_PATH_ADDED, None)
-
-
-def start_server_soon() -> None:
-    """Start the fork server on a background thread now, so the first worker
-    of the first match does not wait ~0.1 s for it (a stalled frame in a window)."""
-    threading.Thread(target=mp_context, name="csl-forkserver-start", daemon=True).start()
 
 
 @contextlib.contextmanager
@@ -166,10 +95,24 @@ def _children_allowed() -> Iterator[None]:
 
 def close_all() -> None:
     """Close every worker of this process, and kill what their thinkers left."""
-    for worker in list(_live):
-        worker.close()
+    close_workers(list(_live))
     with contextlib.suppress(psutil.Error, OSError):
         kill_marked()
+
+
+def close_workers(workers: Iterable[WorkerHandle]) -> None:
+    """Close several workers at once: every process tree is killed before any
+    is waited for (closing idle workers one by one waits for each in turn)."""
+    workers = [w for w in workers if not w.closed]
+    trees = []
+    for worker in workers:
+        proc = worker.stop_watching()
+        if proc is not None and worker.exitcode is None:
+            worker.tree_killed = True
+            trees.append(proc)
+    kill_trees(trees)
+    for worker in workers:
+        worker.close()
 
 
 # Registered after multiprocessing's own exit hook, so it runs first: killed
@@ -231,7 +174,10 @@ class WorkerHandle:
         """What the worker wrote on its result pipe that is no message, if it did."""
         self._eof = False
         self.closed = False
+        self.tree_killed = False
+        """Whether this side killed the process tree (it did not die by itself)."""
         self._proc: psutil.Process | None = None
+        self._tree: TreeClock | None = None
         self._exitcode: int | None = None
         try:
             self._process = self._start()
@@ -286,14 +232,18 @@ class WorkerHandle:
         return self._pid
 
     def tree_clock(self) -> TreeClock | None:
-        """A new reading of the processor time of the worker's process tree
-        (None if the process cannot be read: the move is then timed on the wall)."""
+        """The reading of the processor time of the worker's process tree (None
+        if the process cannot be read: the move is then timed on the wall).
+        One for the worker's life: a move's cost is the difference of two
+        readings, and the sum only grows, so each move need not set it up anew."""
         if self._proc is None or self.closed:
             return None
-        try:
-            return TreeClock(self._proc)
-        except (psutil.Error, OSError):
-            return None
+        if self._tree is None:
+            try:
+                self._tree = TreeClock(self._proc)
+            except (psutil.Error, OSError):
+                return None
+        return self._tree
 
     @property
     def exitcode(self) -> int | None:
@@ -456,13 +406,20 @@ class WorkerHandle:
             timeout = min(timeout, 0.005)
         wait(handles, max(0.0, timeout))
 
-    def kill(self) -> None:
-        """Stop the process and everything it started, now, and reap it."""
+    def stop_watching(self) -> psutil.Process | None:
+        """Take the process off the memory watch (it is about to end); the
+        process, if it can be read."""
         if self._proc is not None:
             memory_watch.forget(self._proc)
+        return self._proc
+
+    def kill(self) -> None:
+        """Stop the process and everything it started, now, and reap it."""
+        self.stop_watching()
         if self.closed or self._process.exitcode is not None:
             return
         log.debug("killing worker %s (%s) and its process tree", self._pid, self.spec.fqn)
+        self.tree_killed = True
         if self._proc is not None:
             kill_tree(self._proc)
         else:
@@ -479,7 +436,7 @@ class WorkerHandle:
         """
         if self.closed:
             return
-        died_alone = self._process.exitcode is not None
+        died_alone = self._process.exitcode is not None and not self.tree_killed
         self.kill()
         self.closed = True
         _live.discard(self)

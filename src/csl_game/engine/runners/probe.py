@@ -9,6 +9,10 @@ hangs, exits, raises a BaseException or eats its memory is the thinker's
 forfeit, with its reason; one that raises an Exception is the thinker
 refusing its parameters. In-process mode (debugging) runs them in this
 process, at once.
+
+A probe given a `WorkerPool` hands its worker, set up and healthy, to the
+pool instead of ending it: the session's first matches take it from there
+(with a fresh thinker) rather than starting processes of their own.
 """
 
 from __future__ import annotations
@@ -16,12 +20,16 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from csl_game.engine.runners.answer import plain_text
 from csl_game.engine.runners.base import MEMORY_LIMIT_MB, SETUP_TIME_LIMIT, Forfeit, ForfeitReason
 from csl_game.engine.runners.handle import WorkerHandle
 from csl_game.errors import SetupRefused, ThinkerError
 from csl_game.thinker.prototype import ThinkerPrototype
+
+if TYPE_CHECKING:
+    from csl_game.engine.runners.process import WorkerPool
 
 __all__ = ["SetupReport", "SetupProbe", "ProbeGroup", "probe_all"]
 
@@ -75,17 +83,21 @@ def _in_process(prototype: ThinkerPrototype) -> SetupReport:
 class SetupProbe:
     """Sets one thinker up in a worker process and reads its name, without blocking.
 
+    With a `pool`, a worker whose thinker was set up goes to it once the
+    report is known, for a match to take.
+
     Raises:
         WorkerStartError: no worker process could be started (from the
             constructor, or from `poll()` when the worker could not make itself ready).
     """
 
     def __init__(self, prototype: ThinkerPrototype, *, in_process: bool = False,
-                 setup_limit: float = SETUP_TIME_LIMIT, memory_limit_mb: int = MEMORY_LIMIT_MB
-                 ) -> None:
+                 setup_limit: float = SETUP_TIME_LIMIT, memory_limit_mb: int = MEMORY_LIMIT_MB,
+                 pool: WorkerPool | None = None) -> None:
         self.prototype = prototype
         self._report: SetupReport | None = None
         self._worker: WorkerHandle | None = None
+        self._pool = pool
         if in_process:
             self._report = _in_process(prototype)
             return
@@ -109,6 +121,8 @@ class SetupProbe:
                                                error.error, error.reason, error.where)
                 else:
                     self._report = SetupReport(self.prototype.default_name, done)
+            if self._report.ok and self._pool is not None and self._pool.give(worker):
+                self._worker = None
             self.close()
         return self._report
 
@@ -138,14 +152,15 @@ class ProbeGroup:
     """Probes of several players at once, equal players sharing one; polled, never blocking."""
 
     def __init__(self, prototypes: Sequence[ThinkerPrototype | None], *, in_process: bool,
-                 setup_limit: float, memory_limit_mb: int = MEMORY_LIMIT_MB) -> None:
+                 setup_limit: float, memory_limit_mb: int = MEMORY_LIMIT_MB,
+                 pool: WorkerPool | None = None) -> None:
         self._probes: dict[tuple[object, ...], SetupProbe] = {}
         self._keys = [None if p is None else _key(p) for p in prototypes]
         for prototype, key in zip(prototypes, self._keys):
             if prototype is not None and key is not None and key not in self._probes:
                 self._probes[key] = SetupProbe(prototype, in_process=in_process,
                                                setup_limit=setup_limit,
-                                               memory_limit_mb=memory_limit_mb)
+                                               memory_limit_mb=memory_limit_mb, pool=pool)
 
     def poll(self) -> list[SetupReport | None] | None:
         """A report per prototype (None where none was given) once all are known."""
@@ -174,15 +189,16 @@ class ProbeGroup:
 
 def probe_all(prototypes: Sequence[ThinkerPrototype], *, in_process: bool = False,
               setup_limit: float = SETUP_TIME_LIMIT,
-              memory_limit_mb: int = MEMORY_LIMIT_MB) -> list[SetupReport]:
+              memory_limit_mb: int = MEMORY_LIMIT_MB,
+              pool: WorkerPool | None = None) -> list[SetupReport]:
     """Set each thinker up once (equal ones share a probe), all at once; block
-    until every report is known.
+    until every report is known. With a `pool`, the set-up workers go to it.
 
     Raises:
         WorkerStartError: no worker process could be started.
     """
     group = ProbeGroup(prototypes, in_process=in_process, setup_limit=setup_limit,
-                       memory_limit_mb=memory_limit_mb)
+                       memory_limit_mb=memory_limit_mb, pool=pool)
     try:
         reports = group.wait()
     finally:

@@ -17,6 +17,7 @@ import os
 import threading
 import time
 import weakref
+from dataclasses import replace
 from typing import Any
 
 from csl_game.engine.runners.answer import MoveAnswer
@@ -26,12 +27,12 @@ from csl_game.engine.runners.base import (
     Forfeit,
     ForfeitReason,
     InfoCallback,
-    ThinkerRunner,
     ThinkJob,
     ThinkOutcome,
+    TimedRunner,
 )
 from csl_game.engine.runners.clocks import MoveClock, backstop
-from csl_game.engine.runners.handle import WorkerHandle, start_server_soon
+from csl_game.engine.runners.handle import WorkerHandle, close_workers, start_server_soon
 from csl_game.engine.runners.protocol import (
     Answered,
     Cancel,
@@ -89,9 +90,9 @@ class _ProcessJob(ThinkJob):
 
     def _send(self) -> None:
         assert self._board is not None
-        tree = self._worker.tree_clock()
+        tree = self._worker.tree_clock() if self._config.clock == "cpu" else None
         self._clock = MoveClock(self._config, tree.read if tree is not None else None)
-        self._worker.send(Think(self._id, self._board))
+        self._worker.send(Think(self._id, self._board, self._config.time_limit_ms))
         self._board = None
 
     @property
@@ -246,11 +247,13 @@ class _ProcessJob(ThinkJob):
 class WorkerPool:
     """Keeps healthy workers between the matches of a session.
 
-    A worker whose match ended normally waits here for the next match of the
+    A worker whose match ended normally, or whose thinker was just set up to
+    learn its name (a setup probe's), waits here for the next match of the
     same thinker, which gets a fresh thinker instance from it (setup runs
     again) instead of a new process. A worker that failed in any way, or
-    whose thinker left threads running, is never kept. `close()` ends the idle ones, and from then on the pool
-    takes no worker back: a match still ending closes its own.
+    whose thinker left threads running, is never kept. `close()` ends the
+    idle ones, all at once, and from then on the pool takes no worker back:
+    a match still ending closes its own.
     """
 
     def __init__(self, max_idle: int = 16) -> None:
@@ -304,11 +307,10 @@ class WorkerPool:
             self._closed = True
             workers = [w for idle in self._idle.values() for w in idle]
             self._idle.clear()
-        for worker in workers:
-            worker.close()
+        close_workers(workers)
 
 
-class ProcessRunner(ThinkerRunner):
+class ProcessRunner(TimedRunner):
     """Runs think() in a worker process of its own, kept for the whole match.
 
     A drop-in `RunnerFactory`: ``ProcessRunner(prototype, info)``. Thinker
@@ -354,15 +356,18 @@ class ProcessRunner(ThinkerRunner):
         self._worker.pump()
         return self._worker.name
 
-    def start(self, board: Board) -> ThinkJob:
-        """Send `board` to the worker; an unfinished earlier request is cancelled."""
+    def start(self, board: Board, time_limit_ms: int | None = None) -> ThinkJob:
+        """Send `board` to the worker (with `time_limit_ms`: this move's limit,
+        not the match's); an unfinished earlier request is cancelled."""
         previous = self._job if self._job is not None and self._job.pending else None
         if previous is not None:
             previous.cancel()
         else:
             self._worker.results.clear()
         self._last_id += 1
-        self._job = _ProcessJob(self._worker, self._last_id, board, self._config, self._grace,
+        config = (self._config if time_limit_ms is None
+                  else replace(self._config, time_limit_ms=max(1, time_limit_ms)))
+        self._job = _ProcessJob(self._worker, self._last_id, board, config, self._grace,
                                 previous)
         return self._job
 

@@ -73,10 +73,12 @@ class ToWorker:
 
 @dataclass(frozen=True)
 class Think(ToWorker):
-    """Think about `board` (it pickles as settings and moves)."""
+    """Think about `board` (it pickles as settings and moves), within
+    `time_limit_ms` (0: the match's limit per move)."""
 
     job_id: int
     board: Board
+    time_limit_ms: int = 0
 
 
 @dataclass(frozen=True)

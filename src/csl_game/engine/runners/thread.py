@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
+from dataclasses import replace
 
 from csl_game.engine.runners.answer import Answer, ask, crashed, exception_detail
 from csl_game.engine.runners.base import (
@@ -12,9 +13,9 @@ from csl_game.engine.runners.base import (
     ForfeitReason,
     InfoCallback,
     ReadyJob,
-    ThinkerRunner,
     ThinkJob,
     ThinkOutcome,
+    TimedRunner,
 )
 from csl_game.engine.runners.clocks import MoveClock, ThreadClock
 from csl_game.errors import ThinkerError
@@ -91,7 +92,7 @@ class _ThreadJob(ThinkJob):
         self._token.cancel()
 
 
-class ThreadRunner(ThinkerRunner):
+class ThreadRunner(TimedRunner):
     """Runs think() on a background thread of this process.
 
     Good for debugging a thinker (breakpoints, print). A thinker that ignores
@@ -116,10 +117,12 @@ class ThreadRunner(ThinkerRunner):
             self.name = prototype.default_name
         self._job: ThinkJob | None = None
 
-    def start(self, board: Board) -> ThinkJob:
+    def start(self, board: Board, time_limit_ms: int | None = None) -> ThinkJob:
         if self._thinker is None:
             return ReadyJob(ThinkOutcome(Forfeit(ForfeitReason.SETUP, self._setup_error), 0.0))
-        self._job = _ThreadJob(self._thinker, board.copy(), self._config)
+        config = (self._config if time_limit_ms is None
+                  else replace(self._config, time_limit_ms=max(1, time_limit_ms)))
+        self._job = _ThreadJob(self._thinker, board.copy(), config)
         return self._job
 
     def close(self) -> None:

@@ -203,9 +203,10 @@ Job = tuple[Think, CancellationToken] | Reset
 Jobs = queue.SimpleQueue[Job]
 
 
-def _token(config: MatchConfig) -> CancellationToken:
-    """A move's token: its time limit on the match's clock, started now."""
-    return CancellationToken(config.time_limit_ms / 1000, own_clock(config.clock))
+def _token(config: MatchConfig, limit_ms: int = 0) -> CancellationToken:
+    """A move's token: its time limit (`limit_ms`, else the match's per move)
+    on the match's clock, started now."""
+    return CancellationToken((limit_ms or config.time_limit_ms) / 1000, own_clock(config.clock))
 
 
 def _read_requests(inbox: Connection, jobs: Jobs, tokens: dict[int, CancellationToken],
@@ -214,7 +215,7 @@ def _read_requests(inbox: Connection, jobs: Jobs, tokens: dict[int, Cancellation
     try:
         while not isinstance(message := decode(inbox.recv()), Quit):
             if isinstance(message, Think):
-                tokens[message.job_id] = _token(config)
+                tokens[message.job_id] = _token(config, message.time_limit_ms)
                 jobs.put((message, tokens[message.job_id]))
             elif isinstance(message, Cancel):
                 if (running := tokens.get(message.job_id)) is not None:
@@ -310,7 +311,7 @@ def _close_inherited(keep: set[int]) -> None:
 def worker_main(inbox: Connection, outbox_conn: Connection, spec: WorkerSpec) -> None:
     """Entry point of a worker process: make the thinker, then serve requests."""
     global _reserve
-    if os.environ.pop("CSL_GAME_SAFE_PATH_ADDED", None):  # see handle._safe_path
+    if os.environ.pop("CSL_GAME_SAFE_PATH_ADDED", None):  # see csl_game.forkserver._safe_path
         os.environ.pop("PYTHONSAFEPATH", None)
     _keep_the_family()
     if spec.owner:

@@ -1,0 +1,149 @@
+"""The fork server that worker processes start from, and starting it early.
+
+Workers come from multiprocessing's ``forkserver`` start method where there
+is one (a clean, single-threaded server that has imported the worker's code
+and the built-in thinkers once: a worker starts in milliseconds) and from
+``spawn`` elsewhere (Windows). The server itself takes a few tenths of a
+second to start, the time of a new interpreter importing the engine.
+
+This module imports nothing of the engine, so that the command line
+(`csl_game.launch`) can start the server before it imports the engine
+itself, and the two start-ups overlap. The engine's runners ask for the
+start method through `mp_context()` (re-exported by
+`csl_game.engine.runners.handle`), which starts the server if nobody did.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import multiprocessing
+import os
+import sys
+import threading
+from collections.abc import Iterator
+from multiprocessing.context import ForkServerContext, SpawnContext
+
+from csl_game.thinker.discovery import builtin_modules
+
+__all__ = ["mp_context", "start_server", "start_server_soon", "SAFE_PATH_ADDED", "PRELOAD_MAIN"]
+
+WORKER_MODULE = "csl_game.engine.runners.worker"
+WARM_MODULE = "csl_game.engine.runners.warm"
+"""Imported last by the server (it runs the main script and builds the registry)."""
+
+_context: ForkServerContext | SpawnContext | None = None
+_context_lock = threading.Lock()
+
+
+def mp_context() -> ForkServerContext | SpawnContext:
+    """The start method of workers: the fork server where there is one (started
+    now if it is not running), else spawn."""
+    global _context
+    with _context_lock:
+        if _context is None:
+            if "forkserver" in multiprocessing.get_all_start_methods():
+                server = multiprocessing.get_context("forkserver")
+                # Preloaded once in the server, so each worker starts in milliseconds.
+                server.set_forkserver_preload(["__main__", WORKER_MODULE, *builtin_modules(),
+                                               WARM_MODULE])
+                _ensure_server_quietly()
+                _context = server
+            else:
+                _context = multiprocessing.get_context("spawn")
+        return _context
+
+
+def start_server() -> None:
+    """Start the fork server now (it loads on its own while this process goes
+    on); returns in milliseconds. Nothing where workers are spawned."""
+    mp_context()
+
+
+def start_server_soon() -> None:
+    """Start the fork server on a background thread now, so the first worker
+    of the first match does not wait ~0.1 s for it (a stalled frame in a window)."""
+    threading.Thread(target=mp_context, name="csl-forkserver-start", daemon=True).start()
+
+
+def _ensure_server_quietly() -> None:
+    """Start the fork server (and multiprocessing's resource tracker) with its
+    standard error on the null device: what it would print are its own
+    tracebacks (e.g. a handshake cut short when file descriptors run out),
+    never a thinker's, whose output goes through its worker's pipe."""
+    from multiprocessing import forkserver
+
+    with contextlib.suppress(OSError):
+        sys.stderr.flush()
+    try:
+        saved, null = os.dup(2), os.open(os.devnull, os.O_WRONLY)
+    except OSError:
+        return  # no file descriptors: the first worker's start will say so
+    try:
+        os.dup2(null, 2)
+        with _safe_path(), _main_for_server():
+            forkserver.ensure_running()
+    except OSError:
+        pass  # the first worker's start will say so
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(null)
+
+
+PRELOAD_MAIN = "CSL_GAME_PRELOAD_MAIN"
+"""The fork server's environment variable that names the program's main script
+(JSON: its path, sys.argv and sys.path) for `csl_game.engine.runners.warm`."""
+
+
+@contextlib.contextmanager
+def _main_for_server() -> Iterator[None]:
+    """Have the fork server run the program's main script once, not each worker.
+
+    A worker started by the fork server runs the parent's main script again
+    (as ``__mp_main__``) unless the server already did: multiprocessing's
+    preload of ``__main__`` is meant to, but from Python 3.4 until its fix in
+    3.13.8 (CPython issues gh-126631 and gh-137996) the server is never told
+    the script's path. A script that imports the engine costs every worker
+    some 70 ms that way. The server's environment (it inherits this
+    process's) names the script, and `warm` runs it there.
+    """
+    from multiprocessing import spawn
+
+    data = spawn.get_preparation_data("csl-forkserver")
+    path = data.get("init_main_from_path")
+    if not path:
+        yield
+        return
+    os.environ[PRELOAD_MAIN] = json.dumps({"path": path, "argv": data.get("sys_argv", []),
+                                           "sys_path": data.get("sys_path", [])})
+    try:
+        yield
+    finally:
+        os.environ.pop(PRELOAD_MAIN, None)
+
+
+SAFE_PATH_ADDED = "CSL_GAME_SAFE_PATH_ADDED"
+"""Set in the fork server's environment when `_safe_path` added PYTHONSAFEPATH,
+so that each worker takes it out again before a thinker runs."""
+
+
+@contextlib.contextmanager
+def _safe_path() -> Iterator[None]:
+    """Start the fork server without the current folder on its import path.
+
+    The server is started as ``python -c ...``, which puts the current folder
+    first on ``sys.path`` (and Python 3.11 and 3.12 ignore the parent's path
+    that multiprocessing hands it): a folder named ``csl_game`` there, such as
+    a checkout's, would be imported in the workers in place of the package
+    the program runs. PYTHONSAFEPATH (``-P``, Python 3.11+) leaves it out.
+    """
+    if os.environ.get("PYTHONSAFEPATH"):
+        yield
+        return
+    os.environ["PYTHONSAFEPATH"] = os.environ[SAFE_PATH_ADDED] = "1"
+    try:
+        yield
+    finally:
+        os.environ.pop("PYTHONSAFEPATH", None)
+        os.environ.pop(SAFE_PATH_ADDED, None)
