@@ -17,7 +17,7 @@ from csl_game.engine.runners.process import ProcessRunner
 from csl_game.engine.runners.thread import ThreadRunner
 from csl_game.errors import ConfigError, UsageError
 from csl_game.model.board import PColor
-from csl_game.services.options import parse_tc
+from csl_game.services.flag_values import parse_tc
 from csl_game.thinker.api import MatchConfig
 from csl_game.thinker.prototype import ThinkerPrototype
 

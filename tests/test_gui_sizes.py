@@ -13,9 +13,9 @@ import pytest
 from pygame import Rect
 from pygame_gui.elements import UIButton
 
+from csl_game.engine import Choice
 from csl_game.engine.match import MatchResult, PlayedMove
 from csl_game.engine.runners.thread import ThreadRunner
-from csl_game.engine.session import Choice
 from csl_game.gui.layout import MIN_SIZE, window_size_for
 from csl_game.gui.scenes.home import HomeScene
 from csl_game.gui.scenes.match import MatchScene

@@ -16,16 +16,17 @@ from pygame_gui.elements import UITextEntryLine
 
 import csl_game.gui
 from csl_game.cli import main
+from csl_game.engine import Choice
 from csl_game.engine.match import MatchResult, PlayedMove
 from csl_game.engine.runners.thread import ThreadRunner
-from csl_game.engine.session import Choice
 from csl_game.gui.scenes.home import HomeScene
 from csl_game.gui.scenes.match import MatchScene
 from csl_game.gui.scenes.replay import ReplayScene
 from csl_game.gui.scenes.setup import SetupScene
 from csl_game.model.board import Board, Move, Pos, Winner
 from csl_game.services.analysis import MoveValue, moves_to_win
-from csl_game.services.options import default_pieces, match_config
+from csl_game.services.flag_values import match_config
+from csl_game.services.options import default_pieces
 from csl_game.services.presets import LEVELS, level_of
 from csl_game.services.replay import Replay
 from csl_game.services.settings import AIEntry, PlayOptions

@@ -12,8 +12,8 @@ from pathlib import Path
 import pygame
 import pytest
 
+from csl_game.engine import Choice
 from csl_game.engine import background as background_module
-from csl_game.engine.session import Choice
 from csl_game.gui.app import App
 from csl_game.gui.scenes.info import FinalScene, PreMatchScene
 from csl_game.gui.scenes.replay import ReplayScene

@@ -53,7 +53,7 @@ MAY_IMPORT = {  # package: the other packages it may import (README.md, Layout)
     "console": _ENGINE | {"services", "online"},
     "gui": _ENGINE | {"services", "online"},
     "rl": _ENGINE | {"services", "console"},  # its text rendering is the console's
-    "cli": _ENGINE | {"services", "online", "console", "gui", "rl"},
+    "cli": _ENGINE | {"services", "online", "console", "gui", "rl", "forkserver"},
 }
 
 

@@ -11,13 +11,8 @@ from pathlib import Path
 import pytest
 
 from csl_game.cli import build_parser, main
-from csl_game.services.options import (
-    OPTIONS,
-    VERBS,
-    match_config,
-    options_of,
-    unknown_track_config,
-)
+from csl_game.services.flag_values import match_config, unknown_track_config
+from csl_game.services.options import OPTIONS, VERBS, options_of
 
 
 def _verb_parser(verb: str) -> argparse.ArgumentParser:

@@ -191,7 +191,7 @@ def test_resuming_from_nothing_plays_everything() -> None:
     mc = MatchConfig(time_limit_ms=5000)
     single = Session([Human("Ann"), Human("Bob")], mc)
     assert single.resume([]) == set()
-    assert single.settle() is Screen.PRE_MATCH and single.choose(Choice.START) is Screen.MATCH
+    assert single.presenter.settle() is Screen.PRE_MATCH and single.presenter.choose(Choice.START) is Screen.MATCH
     tournament = Session(_protos(["sequential", "random 1", "minimax 1"], mc), mc)
     tournament.resume([])
     tournament.start()

@@ -56,37 +56,37 @@ def test_options_make_the_session_of_their_active_players(
 
 def test_a_single_match_with_an_ai_asks_who_plays_first() -> None:
     session = named(Session([Human(), *ais("sequential")], MC))
-    assert session.screen is Screen.PRE_MATCH and session.state is SessionState.BEGIN
-    assert session.choices() == (Choice.SWAP, Choice.START)
-    assert session.choose(Choice.SWAP) is Screen.PRE_MATCH
+    assert session.presenter.screen is Screen.PRE_MATCH and session.state is SessionState.BEGIN
+    assert session.presenter.choices() == (Choice.SWAP, Choice.START)
+    assert session.presenter.choose(Choice.SWAP) is Screen.PRE_MATCH
     assert session.next_pairing == ("Sequential", "Human")
-    assert session.choose(Choice.START) is Screen.MATCH
-    assert session.state is SessionState.IN_MATCH and session.choices() == ()
+    assert session.presenter.choose(Choice.START) is Screen.MATCH
+    assert session.state is SessionState.IN_MATCH and session.presenter.choices() == ()
     assert session.match is not None and session.match.is_human(PColor.RED)
     with pytest.raises(SessionStateError):
-        session.choose(Choice.OK)
+        session.presenter.choose(Choice.OK)
     session.abort()
 
 
 @pytest.mark.unit
 def test_two_humans_start_without_a_swap() -> None:
     session = Session([Human("A"), Human("B")], MC)
-    assert session.choices() == (Choice.START,)
+    assert session.presenter.choices() == (Choice.START,)
     with pytest.raises(SessionStateError, match="not a choice"):
-        session.choose(Choice.SWAP)
+        session.presenter.choose(Choice.SWAP)
 
 
 def test_a_single_match_ends_on_its_final_screen() -> None:
     session = named(Session(ais("sequential", "random"), MC))
-    session.choose(Choice.START)
+    session.presenter.choose(Choice.START)
     play_current(session)
-    assert session.state is SessionState.POST_MATCH and session.screen is None
-    assert session.settle() is Screen.FINAL and session.state is SessionState.END
-    assert session.choices() == (Choice.PLAY_AGAIN, Choice.PLAY_AGAIN_SWAPPED, Choice.REVIEW,
+    assert session.state is SessionState.POST_MATCH and session.presenter.screen is None
+    assert session.presenter.settle() is Screen.FINAL and session.state is SessionState.END
+    assert session.presenter.choices() == (Choice.PLAY_AGAIN, Choice.PLAY_AGAIN_SWAPPED, Choice.REVIEW,
                                  Choice.SETUP, Choice.QUIT)
-    assert session.default_choice is Choice.QUIT
+    assert session.presenter.default_choice is Choice.QUIT
     with pytest.raises(SessionStateError):
-        session.choose(Choice.PLAY_AGAIN)  # the frontend's to act on
+        session.presenter.choose(Choice.PLAY_AGAIN)  # the frontend's to act on
     again = session.again()
     assert again.names == session.names and again.state is SessionState.BEGIN
     assert session.again(swapped=True).names == ("Random", "Sequential")
@@ -94,16 +94,16 @@ def test_a_single_match_ends_on_its_final_screen() -> None:
 
 def test_a_tournament_shows_every_screen_in_order() -> None:
     session = named(Session(ais("sequential", "random", "minimax"), MC))
-    screens = [session.settle()]
+    screens = [session.presenter.settle()]
     assert session.state is SessionState.PRE_MATCH, "a tournament starts by itself"
     while screens[-1] is not Screen.FINAL:
         if screens[-1] is Screen.MATCH:
             play_current(session)
-            screens.append(session.settle())
+            screens.append(session.presenter.settle())
         else:
-            screens.append(session.choose(session.default_choice))  # type: ignore[arg-type]
+            screens.append(session.presenter.choose(session.presenter.default_choice))  # type: ignore[arg-type]
     assert screens == [Screen.PRE_MATCH, Screen.MATCH, Screen.POST_MATCH] * 6 + [Screen.FINAL]
-    assert session.choices() == (Choice.QUIT, Choice.PLAY_AGAIN, Choice.SETUP)
+    assert session.presenter.choices() == (Choice.QUIT, Choice.PLAY_AGAIN, Choice.SETUP)
     with pytest.raises(ConfigError):
         session.again(swapped=True)
     assert session.again().total_matches == 6
@@ -118,13 +118,13 @@ def test_a_tournament_shows_every_screen_in_order() -> None:
 def test_tournament_screens_wait_as_the_policy_says(policy: ScreenPolicy, pre: float | None,
                                                     post: float | None) -> None:
     session = named(Session(ais("sequential", "random", "minimax"), MC))
-    session.settle()
-    assert session.timeout(policy) == pre
-    session.choose(Choice.START)
-    assert session.timeout(policy) is None, "a match is not an info screen"
+    session.presenter.settle()
+    assert session.presenter.timeout(policy) == pre
+    session.presenter.choose(Choice.START)
+    assert session.presenter.timeout(policy) is None, "a match is not an info screen"
     play_current(session)
-    session.settle()
-    assert session.timeout(policy) == post
+    session.presenter.settle()
+    assert session.presenter.timeout(policy) == post
     session.abort()
 
 
@@ -135,8 +135,8 @@ def test_tournament_screens_wait_as_the_policy_says(policy: ScreenPolicy, pre: f
 def test_a_single_match_always_waits_unless_auto(policy: ScreenPolicy,
                                                  expected: float | None) -> None:
     session = named(Session(ais("sequential", "random"), MC))
-    assert session.timeout(policy) == expected
-    session.choose(Choice.START)
+    assert session.presenter.timeout(policy) == expected
+    session.presenter.choose(Choice.START)
     play_current(session)
-    session.settle()
-    assert session.timeout(policy) == expected, "the final screen too"
+    session.presenter.settle()
+    assert session.presenter.timeout(policy) == expected, "the final screen too"

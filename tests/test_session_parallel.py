@@ -77,9 +77,9 @@ def test_the_last_screen_waits_for_the_background_then_ends(
         session.next()
     assert sorted(session.record_indices) == [0, 2, 3, 4, 5] and bg.indices == [1]
     assert session.waiting and session.state is SessionState.PRE_MATCH
-    assert session.screen is Screen.PRE_MATCH
-    assert session.choices() == () and session.default_choice is None
-    assert session.timeout(ScreenPolicy(auto=True)) is None
+    assert session.presenter.screen is Screen.PRE_MATCH
+    assert session.presenter.choices() == () and session.presenter.default_choice is None
+    assert session.presenter.timeout(ScreenPolicy(auto=True)) is None
     assert session.background_pairings == [(session.names[session.pairings[1][0]],
                                             session.names[session.pairings[1][1]])]
     with pytest.raises(session_module.SessionStateError):
@@ -105,7 +105,7 @@ def test_a_match_that_failed_off_screen_is_played_on_screen(
     bg.end(1, failed=True)
     session.update()
     assert not session.waiting and session.current_index == 1
-    assert session.screen is Screen.PRE_MATCH and session.choices() == (Choice.START,)
+    assert session.presenter.screen is Screen.PRE_MATCH and session.presenter.choices() == (Choice.START,)
     assert not bg.running, "a failed match is not handed out again"
     _play_on_screen(session)
     session.next()

@@ -27,11 +27,11 @@ import pytest
 
 from csl_game import MatchConfig, ThinkerPrototype
 from csl_game.cli import main
+from csl_game.engine import Session
 from csl_game.engine.events import PostMatch
 from csl_game.engine.match import Match, MatchResult
 from csl_game.engine.options import SessionOptions
 from csl_game.engine.runners.thread import ThreadRunner
-from csl_game.engine.session import Session
 from csl_game.services.site import (
     RESULTS_NAME,
     LiveSite,

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from csl_game import MatchConfig, ThinkerPrototype
+from csl_game.engine import Session, SessionOptions
 from csl_game.engine.match import Match
 from csl_game.engine.runners.process import ProcessRunner, WorkerPool
-from csl_game.engine.session import Session, SessionOptions
 from procs import alive
 
 MISBEHAVING = (str(Path(__file__).parent / "misbehaving"),)

@@ -26,13 +26,8 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from csl_game import __version__
 from csl_game.errors import CslError, Terminated, UsageError, exit_status
 from csl_game.services import narration
-from csl_game.services.options import (
-    ALIASES,
-    CONSOLE_TIME_LIMIT_MS,
-    VERBS,
-    add_engine_sources,
-    options_of,
-)
+from csl_game.services.flag_values import add_engine_sources
+from csl_game.services.options import ALIASES, CONSOLE_TIME_LIMIT_MS, VERBS, options_of
 from csl_game.thinker.discovery import registry
 
 if TYPE_CHECKING:

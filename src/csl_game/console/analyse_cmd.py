@@ -10,7 +10,7 @@ from csl_game.engine import process_runner
 from csl_game.errors import UsageError
 from csl_game.model.notation import play_moves
 from csl_game.services.analysis import analyse, moves_text, position_problem
-from csl_game.services.options import match_config
+from csl_game.services.flag_values import match_config
 
 __all__ = ["run_analyse", "DEFAULT_MS"]
 

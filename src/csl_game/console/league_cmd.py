@@ -21,10 +21,10 @@ from csl_game.console.playing import print_forfeits, refuse_used_results
 from csl_game.engine import ResultsWriter
 from csl_game.errors import ConfigError, UsageError
 from csl_game.model.notation import format_moves
+from csl_game.services.flag_values import adjudicator_of, match_config, points_of
 from csl_game.services.league import Entry, GameRecord, League, Tally, make_openings, tally
 from csl_game.services.narration import terminal_safe
 from csl_game.services.openings import read_book
-from csl_game.services.options import adjudicator_of, match_config, points_of
 from csl_game.services.settings import read_session_engines, read_session_file
 from csl_game.services.site import follow
 from csl_game.services.tables import Grid

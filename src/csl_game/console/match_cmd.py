@@ -25,7 +25,7 @@ from csl_game.engine import (
     result_to_json,
 )
 from csl_game.services import narration
-from csl_game.services.options import adjudicator_of, match_config
+from csl_game.services.flag_values import adjudicator_of, match_config
 from csl_game.thinker.api import MatchConfig
 from csl_game.thinker.prototype import ThinkerPrototype
 

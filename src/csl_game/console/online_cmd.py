@@ -44,8 +44,9 @@ from csl_game.online.host import (
 from csl_game.online.protocol import PROTOCOL_VERSION, Hello, code_problem
 from csl_game.online.records import player_infos
 from csl_game.services.addresses import lan_address, parse_address
+from csl_game.services.flag_values import match_config
 from csl_game.services.narration import terminal_safe
-from csl_game.services.options import MATCH_KEYS, match_config
+from csl_game.services.options import MATCH_KEYS
 from csl_game.thinker.api import MatchConfig
 from csl_game.thinker.prototype import ThinkerPrototype
 

@@ -16,7 +16,8 @@ from dataclasses import replace
 from csl_game.console.playing import results_paths
 from csl_game.errors import SettingError, UsageError
 from csl_game.services import settings as cfg
-from csl_game.services.options import flag_text, options_of, points_of, unknown_track_config
+from csl_game.services.flag_values import points_of, unknown_track_config
+from csl_game.services.options import flag_text, options_of
 
 __all__ = ["run_play", "play_options"]
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from csl_game.engine import Points, duplicates_note, first_lines, read_results
 from csl_game.errors import ConfigError, UsageError
 from csl_game.services import narration
-from csl_game.services.options import points_of
+from csl_game.services.flag_values import points_of
 
 __all__ = ["run_report", "REFERENCE"]
 

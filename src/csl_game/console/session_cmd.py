@@ -43,15 +43,15 @@ from csl_game.engine import (
 )
 from csl_game.errors import ConfigError, ThinkerError
 from csl_game.services import narration
-from csl_game.services.forfeits import Forfeits
-from csl_game.services.openings import read_book
-from csl_game.services.options import (
+from csl_game.services.flag_values import (
     add_engine_sources,
     adjudicator_of,
     match_config,
     points_of,
     unknown_track_config,
 )
+from csl_game.services.forfeits import Forfeits
+from csl_game.services.openings import read_book
 from csl_game.services.settings import read_session_engines, read_session_file, session_line_numbers
 from csl_game.services.site import DEFAULT_TITLE, LiveSite, follow
 from csl_game.thinker.api import MatchConfig

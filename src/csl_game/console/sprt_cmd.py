@@ -25,10 +25,10 @@ from csl_game.console.playing import (
 )
 from csl_game.engine import SPRT, Opening, Points, ResultsWriter, default_workers
 from csl_game.errors import UsageError
+from csl_game.services.flag_values import adjudicator_of, match_config
 from csl_game.services.league import make_openings
 from csl_game.services.narration import terminal_safe
 from csl_game.services.openings import PLAYOUT_DEPTH, format_book, make_book, read_book
-from csl_game.services.options import adjudicator_of, match_config
 from csl_game.services.site import follow
 from csl_game.services.sprt import SprtRun, SprtState, test_json
 from csl_game.thinker.api import MatchConfig

@@ -104,6 +104,17 @@ class PlayerSetups:
             self._group = None
 
 
+def own_pool(players: Sequence[Player], in_process: bool, elsewhere: bool) -> Any:
+    """A pool of warm worker processes for a session of its own, when its AI
+    players run in worker processes here (not `in_process`, not `elsewhere` on
+    a Dask cluster); else None. Its owner closes it."""
+    if in_process or elsewhere or not any(isinstance(p, ThinkerPrototype) for p in players):
+        return None
+    from csl_game.engine.runners.process import WorkerPool  # only when an AI plays
+
+    return WorkerPool()
+
+
 def failed_setups_factory(factory: RunnerFactory, players: Sequence[Player],
                           names: Sequence[str], forfeits: Sequence[Forfeit | None]
                           ) -> RunnerFactory:

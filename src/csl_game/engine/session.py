@@ -30,7 +30,7 @@ from csl_game.engine.events import (
     TieBreakRound,
 )
 from csl_game.engine.match import Human, Match, MatchResult, Player
-from csl_game.engine.naming import PlayerSetups, failed_setups_factory
+from csl_game.engine.naming import PlayerSetups, failed_setups_factory, own_pool
 from csl_game.engine.options import SessionOptions
 from csl_game.engine.presenter import Presenter, SessionState
 from csl_game.engine.results import (
@@ -43,7 +43,7 @@ from csl_game.engine.results import (
 )
 from csl_game.engine.scheduler import JobResult, MatchJob, Opening, with_opening
 from csl_game.engine.scoring import MatchRecord, Standing, standings
-from csl_game.engine.screens import Choice, Screen, ScreenPolicy, mode_for
+from csl_game.engine.screens import mode_for
 from csl_game.engine.tiebreak import TieBreak, TieBreaker, TieBreakRounds, TieRound, apply_tie_break
 from csl_game.errors import ConfigError, SessionStateError, WorkerStartError
 from csl_game.model.board import PColor
@@ -91,8 +91,12 @@ class Session:
         self.competition = options.competition
         self._results = results
         self.mode = mode_for(sum(not isinstance(p, Human) for p in players))
-        self._pool = options.pool if options.pool is not None else self._own_pool()
+        self._pool = options.pool
         """Warm worker processes: the setup probes' and the finished matches'."""
+        if self._pool is None and (own := own_pool(self.players, options.in_process,
+                                                   options.executor is not None)) is not None:
+            self._pool = own
+            weakref.finalize(self, own.close)
         self._setups = PlayerSetups(self.players, in_process=options.in_process,
                                     setup_limit=options.setup_limit,
                                     memory_limit_mb=options.memory_limit_mb,
@@ -124,18 +128,6 @@ class Session:
                                       options.scheduler_factory, self._pool)
         self._failed: set[int] = set()
         self._ties: TieBreakRounds | None = None
-
-    def _own_pool(self) -> Any:
-        """A pool of the session's own, when its AI players run in worker
-        processes here; ended with the session (or with this object)."""
-        if self.options.in_process or self.options.executor is not None or not any(
-                isinstance(p, ThinkerPrototype) for p in self.players):
-            return None
-        from csl_game.engine.runners.process import WorkerPool  # only when an AI plays
-
-        pool = WorkerPool()
-        weakref.finalize(self, pool.close)
-        return pool
 
     # ------------------------------------------------------------- listening
     def subscribe(self, callback: Callable[[SessionEvent], None]) -> None:
@@ -290,29 +282,6 @@ class Session:
         options = replace(self.options, fixtures=None if swapped else tuple(self.fixtures),
                           known_setups=None if known is None else tuple(known), pool=None)
         return Session(players, self.config, options)
-
-    # ------------------------------------------------------------ screens
-    # The screen policy is the presenter's (csl_game.engine.presenter); these
-    # read it for the frontends that ask the session.
-    @property
-    def screen(self) -> Screen | None:
-        return self.presenter.screen
-
-    def settle(self) -> Screen:
-        return self.presenter.settle()
-
-    def choices(self) -> tuple[Choice, ...]:
-        return self.presenter.choices()
-
-    @property
-    def default_choice(self) -> Choice | None:
-        return self.presenter.default_choice
-
-    def timeout(self, policy: ScreenPolicy) -> float | None:
-        return self.presenter.timeout(policy)
-
-    def choose(self, choice: Choice) -> Screen:
-        return self.presenter.choose(choice)
 
     # ------------------------------------------------------------ transitions
     def start(self) -> None:

@@ -260,7 +260,7 @@ class App:
         items = [MenuItem("Resume", self.close_overlay, "Esc")]
         if self.flow is not None:
             session = self.flow.session
-            again = "Restart" if session.screen is Screen.MATCH else "Play again"
+            again = "Restart" if session.presenter.screen is Screen.MATCH else "Play again"
             at_once = True if session.is_single else None  # colours are chosen already
             items.append(MenuItem(again, lambda: self.play_session(session.again(), at_once)))
             if self.origin == "setup":

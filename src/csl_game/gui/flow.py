@@ -121,14 +121,14 @@ class SessionFlow:
     def _key(self) -> ScreenKey:
         """What decides which screen shows the session, and for which match."""
         session = self.session
-        return (session.screen, session.waiting, session.current_index)
+        return (session.presenter.screen, session.waiting, session.current_index)
 
     def show(self) -> None:
         """Show the session's current screen (after the steps no screen asks about)."""
-        screen = self.session.settle()
+        screen = self.session.presenter.settle()
         if (self.at_once and screen is Screen.PRE_MATCH and self.session.is_single
-                and Choice.START in self.session.choices()):
-            screen = self.session.choose(Choice.START)
+                and Choice.START in self.session.presenter.choices()):
+            screen = self.session.presenter.choose(Choice.START)
         self._shown = self._key()
         if screen is Screen.MATCH:
             if self.broadcast is not None:
@@ -165,7 +165,7 @@ class SessionFlow:
         if choice.leaves_session:
             self._leave[choice]()
             return
-        self.session.choose(choice)
+        self.session.presenter.choose(choice)
         self.show()
 
     def close(self) -> None:

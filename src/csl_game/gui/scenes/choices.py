@@ -48,8 +48,8 @@ class Offer:
            names: Mapping[Choice, str] | None = None) -> Offer:
         """The offer of `session`'s current screen under `policy`, its buttons
         named as `names` says (the choices' own names otherwise)."""
-        return cls(session.screen, session.choices(), session.default_choice,
-                   session.timeout(policy), tuple((names or {}).items()))
+        return cls(session.presenter.screen, session.presenter.choices(), session.presenter.default_choice,
+                   session.presenter.timeout(policy), tuple((names or {}).items()))
 
     def text(self, choice: Choice) -> str:
         """What the button of `choice` says."""
