@@ -201,10 +201,12 @@ def test_a_worker_that_cannot_start_is_the_programs_failure(
         tmp_path: Path, files: dict[str, str], monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
     """No thinker is charged: the session stops with one line, keeps its results and resumes."""
-    from csl_game.engine.runners import handle
+    from csl_game.engine.runners import handle, process
 
     starts = 0
     real = handle.WorkerHandle._start
+    # no warm worker: each match starts its own, as after a pool's workers all failed
+    monkeypatch.setattr(process.WorkerPool, "take", lambda self, spec, info: None)
 
     def start(self: handle.WorkerHandle) -> object:
         nonlocal starts
