@@ -233,8 +233,6 @@ MAX_LINES = 520
 """Lines a module may have (as ``wc -l`` counts them): a longer one is split by
 responsibility, not cut anywhere."""
 LONG_FOR_NOW = {
-    # the board scene: its board input becomes a class of its own, a change of the GUI to come
-    "csl_game.gui.scenes.match",
     # the tournament site grew its live pages, downloads and event figures in the same
     # round as this rule: its pages, its writer thread and its charts are to be split
     "csl_game.services.site",
