@@ -28,6 +28,7 @@ PACKAGES = {  # module prefix: its package (the longest prefix wins)
     "csl_game.forkserver": "forkserver",  # outside the engine, to start before it is imported
     "csl_game.engine": "engine",
     "csl_game.services": "services",
+    "csl_game.services.site": "services",  # the tournament site: a service in modules
     "csl_game.online": "online",
     "csl_game.console": "console",
     "csl_game.gui": "gui",
@@ -235,13 +236,8 @@ def test_the_private_name_check_lets_a_package_use_its_private_modules() -> None
 MAX_LINES = 520
 """Lines a module may have (as ``wc -l`` counts them): a longer one is split by
 responsibility, not cut anywhere."""
-LONG_FOR_NOW = {
-    # the board scene: its board input becomes a class of its own, a change of the GUI to come
-    "csl_game.gui.scenes.match",
-    # the tournament site grew its live pages, downloads and event figures in the same
-    # round as this rule: its pages, its writer thread and its charts are to be split
-    "csl_game.services.site",
-}
+LONG_FOR_NOW: set[str] = set()
+"""Modules allowed over the limit for a while (none now: each is split as it grows)."""
 
 
 def _lines(module: str) -> int:

@@ -118,7 +118,7 @@ MATCH_KEYS = KeyTable("Playing a match", (
     Binding("hint", _plain(pygame.K_h), "H",
             "a hint: the strongest AI's move, ringed on the board"),
     Binding("undo", (*_plain(pygame.K_u), (pygame.K_z, _CTRL)), "U or Ctrl+Z",
-            "take back your last move (and the AI's reply)"),
+            "take back your last move (and the AI's reply; an online game takes none back)"),
     Binding("resign", _plain(pygame.K_r), "R, twice", "resign (R once asks, R again resigns)"),
     Binding("analysis", _plain(pygame.K_a), "A",
             "the analysis panel: the evaluation, the best line and every move's value"),

@@ -31,10 +31,11 @@ from csl_game.engine import (
     ThinkingInfo,
 )
 from csl_game.gui.animation import VisualBoard
+from csl_game.gui.board_input import BoardInput, how_to_play
 from csl_game.gui.board_view import BoardView, Pointer
 from csl_game.gui.context import GuiContext
 from csl_game.gui.controls import HumanControls
-from csl_game.gui.keys import DIGIT_KEYS, MATCH_KEYS, WATCH_KEYS, KeyTable
+from csl_game.gui.keys import MATCH_KEYS, WATCH_KEYS, KeyTable
 from csl_game.gui.layout import DROP_HEIGHT, BoardLayout, compute_layout
 from csl_game.gui.names import ShownNames
 from csl_game.gui.pacing import unpaced
@@ -51,14 +52,6 @@ from csl_game.services.presets import opponent_label
 from csl_game.thinker.prototype import ThinkerPrototype
 
 __all__ = ["MatchScene"]
-
-HUMAN_HINT = ("To play, click a column's arrow, or pick a column with the arrow or "
-              "digit keys and press Enter; Tab switches the shape. F1: how to play.")
-DIGIT_PAIR_S = 1.0
-"""On boards of more than 10 columns, a second digit within this many seconds
-makes a two-digit column number (1 then 2: column 12)."""
-_TOOL_ACTIONS = ("hint", "undo", "resign", "analysis", "pause", "slower", "faster")
-"""The actions of gui/keys.py's tables that the match's tools carry out."""
 
 
 class MatchScene(Scene):
@@ -79,18 +72,16 @@ class MatchScene(Scene):
         self.layout: BoardLayout = compute_layout(cfg.rows, cfg.cols, ctx.size)
         self.match: Match | None = None
         self.controls: HumanControls | None = None
+        self.input: BoardInput | None = None
+        """The board's mouse and keys (made with the match)."""
         self.result: ResultOverlay | None = None
         """The choices after the match, once the flow has handed them over."""
-        self._pressed: tuple[str, int] | None = None
-        self._hover_toggle: PShape | None = None
         self._banner: tuple[str, str] | None = None
         self._last_drawn: tuple[BoardLayout, list[tuple[pygame.Rect, object]]] | None = None
         self._dirty: list[pygame.Rect] | None = None
         self.tools: MatchTools | None = None
         self.insight: BoardInsight | None = None
         """The analysis and the spectator's figures (made with the match)."""
-        self._clock = 0.0
-        self._first_digit: tuple[int, float] | None = None
         self.score_note = ""
         """The human's record against this AI, shown with the result."""
 
@@ -165,6 +156,8 @@ class MatchScene(Scene):
         self.match = self.session.match
         assert self.match is not None, "the session is playing a match"
         self.controls = HumanControls(self.match)
+        self.input = BoardInput(self.controls, lambda: self.layout, self.ctx.sound, self._tool,
+                                self.keys)
         self.match.subscribe(self._on_match_event)
         if self.insight is not None:
             self.insight.close()
@@ -211,7 +204,7 @@ class MatchScene(Scene):
             case MatchStarted(white=white, red=red):
                 self._say(messages.match_started(n(white), n(red)))
                 if self.match is not None and any(map(self.match.is_human, PColor)):
-                    self._say(HUMAN_HINT)
+                    self._say(how_to_play())
             case NextTurn(color=color, name=name, is_human=human):
                 if not human:
                     self.ctx.log.add(messages.thinking(color, n(name)),
@@ -322,48 +315,15 @@ class MatchScene(Scene):
             return
         if self.tools is not None and self.tools.layer.dispatch(event):
             return
-        if self.controls is None:
+        if self.controls is None or self.input is None:
             return
         self.controls.enabled = self.input_enabled
-        if event.type == pygame.MOUSEMOTION:
-            self._on_motion(event.pos)
-        elif event.type == pygame.MOUSEBUTTONDOWN and event.button == 1:
-            self._pressed = self._target_at(event.pos)
-        elif event.type == pygame.MOUSEBUTTONUP and event.button == 1:
-            target, pressed, self._pressed = self._target_at(event.pos), self._pressed, None
-            if target is not None and target == pressed:  # press and release on one target
-                self._activate(target)
-        elif event.type == pygame.KEYDOWN:
-            self._on_key(event)
+        self.input.handle_event(event)
 
-    def _target_at(self, pos: tuple[int, int]) -> tuple[str, int] | None:
-        col = self.layout.column_at(pos)
-        if col is not None:
-            return ("column", col)
-        panel = self.layout.panels[self.controls.color if self.controls else 0]
-        shape = panel.toggle_at(pos)
-        return None if shape is None else ("shape", int(shape))
-
-    def _activate(self, target: tuple[str, int]) -> None:
-        assert self.controls is not None
-        kind, value = target
-        if kind == "column":
-            self.controls.focus(value)
-            self._drop(value)
-        else:
-            self.controls.select(PShape(value))
-
-    def _drop(self, col: int | None = None) -> None:
-        """Drop the selected shape; a refused drop on a human's turn sounds so."""
-        assert self.controls is not None
-        if not self.controls.drop(col) and self.controls.enabled:
-            self.ctx.sound.play(Effect.INVALID)
-
-    def _on_motion(self, pos: tuple[int, int]) -> None:
-        assert self.controls is not None
-        target = self._target_at(pos)
-        self.controls.focus(target[1] if target and target[0] == "column" else None)
-        self._hover_toggle = PShape(target[1]) if target and target[0] == "shape" else None
+    def _tool(self, action: str) -> None:
+        """A tool's key (H, U or Ctrl+Z, R, A; Space, -, +): the tools carry it out."""
+        if self.tools is not None:
+            self.tools.act(action)
 
     @property
     def keys(self) -> KeyTable:
@@ -371,39 +331,6 @@ class MatchScene(Scene):
         match = self.match
         humans = match is not None and any(map(match.is_human, PColor))
         return MATCH_KEYS if humans or match is None else WATCH_KEYS
-
-    def _on_key(self, event: pygame.event.Event) -> None:
-        controls = self.controls
-        assert controls is not None
-        action = self.keys.action(event)
-        if action == "left":
-            controls.step(-1)
-        elif action == "right":
-            controls.step(+1)
-        elif action == "digit":
-            self._digit(DIGIT_KEYS[event.key])
-        elif action == "shape":
-            controls.toggle_shape()
-        elif action == "drop":
-            self._drop()
-        elif self.tools is not None and action in _TOOL_ACTIONS:
-            self.tools.act(action)
-
-    def _digit(self, digit: int) -> None:
-        """A column by number: one digit, or two typed in a row on wide boards."""
-        assert self.controls is not None
-        cols = self.session.config.cols
-        first = self._first_digit
-        self._first_digit = None
-        if first is not None and self._clock - first[1] <= DIGIT_PAIR_S:
-            col = first[0] * 10 + digit
-            if col < cols:
-                self.controls.focus(col)
-                return
-        if digit < cols:
-            self.controls.focus(digit)
-        if 0 < digit and digit * 10 < cols:
-            self._first_digit = (digit, self._clock)
 
     # ------------------------------------------------------------- the result
     def show_result(self, offer: Offer, choose: Callable[[Choice], None]) -> None:
@@ -426,7 +353,8 @@ class MatchScene(Scene):
     # ------------------------------------------------------------- advancing
     def update(self, dt: float) -> None:
         """Animate; show the result's choices once every move is shown."""
-        self._clock += dt
+        if self.input is not None:
+            self.input.update(dt)
         pacer = self.ctx.pacer
         self.visual.update(dt * pacer.animation_speed)
         pacer.shown(self.visual.idle)
@@ -541,7 +469,7 @@ class MatchScene(Scene):
             selected=controls.selected[color] if human else None,
             to_play=to_play, input_enabled=enabled, thinking=thinking,
             status=status, emphasis=status in ("Your turn", "Winner!"),
-            hover=self._hover_toggle if enabled else None)
+            hover=self.input.hover if enabled and self.input else None)
 
     def _status(self, color: PColor, to_play: bool, human: bool) -> str:
         match = self.match

@@ -3,8 +3,9 @@ board, panels and log, driven by a `Table` (gui/online_table.py).
 
 The table is polled once a frame; its events become log lines and
 animations as in the match scene, and this window's human moves with the
-same mouse and keys (a column's arrow, or the arrows or a digit and Enter;
-Tab switches the shape). While the game cannot go on (a dropped connection,
+same mouse and keys (gui/board_input.py: a column's arrow, or the arrows or
+a digit and Enter; Tab switches the shape); the keys of what an online game
+cannot do (take back a move, a hint, resign, the analysis) say so in the log. While the game cannot go on (a dropped connection,
 a failure) a notice over the board says why, with its buttons (Claim the
 game, Keep waiting, Reconnect, Home); at the end the result, with Home.
 """
@@ -25,6 +26,7 @@ from csl_game.engine import (
     NextTurn,
 )
 from csl_game.gui.animation import VisualBoard
+from csl_game.gui.board_input import BoardInput, how_to_play
 from csl_game.gui.board_view import BoardView, Pointer
 from csl_game.gui.context import GuiContext
 from csl_game.gui.controls import HumanControls
@@ -39,15 +41,17 @@ from csl_game.gui.widgets import Metrics, WidgetLayer, button
 from csl_game.model.board import PColor, Pos, PShape, Winner
 from csl_game.services import narration as messages
 
-__all__ = ["OnlineBoardScene", "NoticeButtons"]
+__all__ = ["OnlineBoardScene", "NoticeButtons", "NOT_ONLINE"]
 
-HUMAN_HINT = ("To play, click a column's arrow, or pick a column with the arrow or "
-              "digit keys and press Enter; Tab switches the shape.")
-_DROP_KEYS = (pygame.K_RETURN, pygame.K_KP_ENTER, pygame.K_SPACE, pygame.K_DOWN)
-_SHAPE_KEYS = (pygame.K_TAB, pygame.K_s)
-_DIGITS = {getattr(pygame, f"K_{d}"): d for d in range(10)} | {
-    getattr(pygame, f"K_KP{d}"): d for d in range(10)}
-DIGIT_PAIR_S = 1.0
+NOT_ONLINE = {
+    "undo": "Cannot take back a move: an online game keeps every move played",
+    "hint": "No hints in an online game: the game is between its two players",
+    "resign": "An online game is not resigned: leave it (Esc, Home), and the other end "
+              "may claim it",
+    "analysis": "No analysis in an online game: it shows in a replay of the game",
+}
+"""What the keys of a match's tools say on an online game's board, which has none of them."""
+_NO_TAKE_BACK = "An online game cannot take back a move."
 
 
 class NoticeButtons:
@@ -114,15 +118,12 @@ class OnlineBoardScene(Scene):
         self.log_view = LogView(ctx.text)
         self.layout: BoardLayout = compute_layout(cfg.rows, cfg.cols, ctx.size)
         self.controls = HumanControls(table)
+        self.input = BoardInput(self.controls, lambda: self.layout, ctx.sound, self._tool)
         self.buttons = NoticeButtons(ctx.ui, self.act)
         self.banner: tuple[str, str] | None = None
         """The result (title, why), once the match is over."""
         self._pending = list(pending)
         self._fresh = False
-        self._pressed: tuple[str, int] | None = None
-        self._hover_toggle: PShape | None = None
-        self._clock = 0.0
-        self._first_digit: tuple[int, float] | None = None
         self._looked: tuple[object, ...] | None = None
 
     # ------------------------------------------------------------- lifecycle
@@ -193,13 +194,13 @@ class OnlineBoardScene(Scene):
         controls = self.controls
         look = (self.ctx.log.version, self.visual.version, self.visual.epoch,
                 self.input_enabled, controls.column, tuple(controls.selected.values()),
-                self.shown_notice, self._hover_toggle)
+                self.shown_notice, self.input.hover)
         changed, self._looked = look != self._looked, look
         return changed
 
     # ------------------------------------------------------------- the table's news
     def update(self, dt: float) -> None:
-        self._clock += dt
+        self.input.update(dt)
         self.table.tick(dt)
         for item in self.table.poll():
             self._happened(item)
@@ -236,7 +237,7 @@ class OnlineBoardScene(Scene):
             case MatchStarted(white=white, red=red):
                 self.ctx.log.add(messages.match_started(white, red))
                 if self.you is not None:
-                    self.ctx.log.add(HUMAN_HINT)
+                    self.ctx.log.add(how_to_play(_NO_TAKE_BACK))
                 self._fresh = True
             case BoardUpdated() if self._fresh:
                 self._fresh = False
@@ -277,64 +278,14 @@ class OnlineBoardScene(Scene):
         if self.buttons.handle_event(event):
             return
         self.controls.enabled = self.input_enabled
-        if event.type == pygame.MOUSEMOTION:
-            target = self._target_at(event.pos)
-            self.controls.focus(target[1] if target and target[0] == "column" else None)
-            self._hover_toggle = PShape(target[1]) if target and target[0] == "shape" else None
-        elif event.type == pygame.MOUSEBUTTONDOWN and event.button == 1:
-            self._pressed = self._target_at(event.pos)
-        elif event.type == pygame.MOUSEBUTTONUP and event.button == 1:
-            target, pressed, self._pressed = self._target_at(event.pos), self._pressed, None
-            if target is not None and target == pressed:
-                self._activate(target)
-        elif event.type == pygame.KEYDOWN:
-            self._on_key(event.key)
+        self.input.handle_event(event)
 
-    def _target_at(self, pos: tuple[int, int]) -> tuple[str, int] | None:
-        col = self.layout.column_at(pos)
-        if col is not None:
-            return ("column", col)
-        shape = self.layout.panels[self.controls.color].toggle_at(pos)
-        return None if shape is None else ("shape", int(shape))
-
-    def _activate(self, target: tuple[str, int]) -> None:
-        kind, value = target
-        if kind == "column":
-            self.controls.focus(value)
-            self._drop(value)
-        else:
-            self.controls.select(PShape(value))
-
-    def _drop(self, col: int | None = None) -> None:
-        if not self.controls.drop(col) and self.controls.enabled:
+    def _tool(self, action: str) -> None:
+        """A key of a match's tools: an online game has none of them, and says so."""
+        why = NOT_ONLINE.get(action)
+        if why is not None:
+            self.ctx.log.add(why)
             self.ctx.sound.play(Effect.INVALID)
-
-    def _on_key(self, key: int) -> None:
-        controls = self.controls
-        if key == pygame.K_LEFT:
-            controls.step(-1)
-        elif key == pygame.K_RIGHT:
-            controls.step(+1)
-        elif key in _DIGITS:
-            self._digit(_DIGITS[key])
-        elif key in _SHAPE_KEYS:
-            controls.toggle_shape()
-        elif key in _DROP_KEYS:
-            self._drop()
-
-    def _digit(self, digit: int) -> None:
-        """A column by number: one digit, or two typed in a row on wide boards."""
-        cols = self.table.config.cols
-        first, self._first_digit = self._first_digit, None
-        if first is not None and self._clock - first[1] <= DIGIT_PAIR_S:
-            col = first[0] * 10 + digit
-            if col < cols:
-                self.controls.focus(col)
-                return
-        if digit < cols:
-            self.controls.focus(digit)
-        if 0 < digit and digit * 10 < cols:
-            self._first_digit = (digit, self._clock)
 
     # ------------------------------------------------------------- drawing
     def draw(self, surface: pygame.Surface) -> None:
@@ -384,7 +335,7 @@ class OnlineBoardScene(Scene):
             to_play=to_play, input_enabled=enabled,
             thinking=to_play and not human and table.notice is None, status=status,
             emphasis=status in ("Your turn", "Winner!"),
-            hover=self._hover_toggle if enabled else None, kind=table.kind(color))
+            hover=self.input.hover if enabled else None, kind=table.kind(color))
 
     def _status(self, color: PColor, to_play: bool, human: bool) -> str:
         result = self.table.result
