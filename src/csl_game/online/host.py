@@ -40,6 +40,7 @@ from csl_game.online.door import (
     drain_and_close,
     wait_for_news,
 )
+from csl_game.online.driver import FromState
 from csl_game.online.hosting import (
     ClaimOffered,
     HostEvent,
@@ -93,50 +94,19 @@ class Host:
         self._events: list[HostEvent] = []
 
     # ------------------------------------------------------------------ reading
-    @property
-    def config(self) -> MatchConfig:
-        return self.state.config
-
-    @property
-    def code(self) -> str:
-        return self.state.code
-
-    @property
-    def limits(self) -> HostLimits:
-        return self.state.limits
-
-    @property
-    def local_color(self) -> PColor:
-        return self.state.local_color
-
-    @property
-    def remote_color(self) -> PColor:
-        return self.state.remote_color
-
-    @property
-    def match(self) -> Match | None:
-        return self.state.match
-
-    @property
-    def names(self) -> tuple[str, str] | None:
-        return self.state.names
-
-    @property
-    def seat(self) -> Seat | None:
-        return self.state.seat
-
-    @property
-    def game_clock(self) -> GameClock:
-        return self.state.game_clock
-
-    @property
-    def paused(self) -> bool:
-        """Whether the game waits for the seated player to come back."""
-        return self.state.paused
-
-    @property
-    def is_over(self) -> bool:
-        return self.state.is_over
+    config: FromState[MatchConfig] = FromState()
+    code: FromState[str] = FromState()
+    limits: FromState[HostLimits] = FromState()
+    local_color: FromState[PColor] = FromState()
+    remote_color: FromState[PColor] = FromState()
+    match: FromState[Match | None] = FromState()
+    names: FromState[tuple[str, str] | None] = FromState()
+    seat: FromState[Seat | None] = FromState()
+    game_clock: FromState[GameClock] = FromState()
+    paused: FromState[bool] = FromState("Whether the game waits for the seated player "
+                                        "to come back.")
+    is_over: FromState[bool] = FromState()
+    spectators: FromState[int] = FromState()
 
     def away_for(self) -> float:
         """Seconds the seat has been empty (0 when it is not)."""
@@ -146,10 +116,6 @@ class Host:
     def claimable(self) -> bool:
         """Whether the seat has been empty longer than the reconnect time-out."""
         return self.state.claimable(self._now())
-
-    @property
-    def spectators(self) -> int:
-        return self.state.spectators
 
     def subscribe(self, callback: Callable[[MatchEvent], None]) -> None:
         """Call `callback` with every event of the match (once it starts)."""
