@@ -8,11 +8,12 @@ end (`closed`), the clock (`tick(now)`), and the host's own doings
 to which peer, the peers to close with a reason (an error line, then the
 end), and the `HostEvent`s for the frontend. The seat, the join code and its
 guessers, reconnection, pings, time-outs, the per-address bounds and the
-checks of each move live here; the match itself is the ordinary `Match`,
-whose events reach `subscribe()`rs and become the messages of the next step.
-Sockets and the clock are the driver's (csl_game.online.host.Host): nothing
-here reads the time but the `now` each call brings, so every hostile input
-is a plain unit test.
+checks of each move live here. The match is the ordinary `Match`, on a game
+clock that reads the `now` of the last call and stops while the seat is
+empty: its events go to `subscribe()`'s callbacks, and what they tell the
+peers leaves with the next step (`pending()` takes it between calls).
+Sockets and the clock are the driver's (csl_game.online.host.Host), so every
+hostile input is a plain unit test.
 """
 
 from __future__ import annotations
