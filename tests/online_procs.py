@@ -29,8 +29,11 @@ class Proc:
         self.out: list[str] = []
         self.err: list[str] = []
         self._news = threading.Condition()
-        for stream, into in ((self.proc.stdout, self.out), (self.proc.stderr, self.err)):
-            threading.Thread(target=self._collect, args=(stream, into), daemon=True).start()
+        self._readers = [threading.Thread(target=self._collect, args=(stream, into), daemon=True)
+                         for stream, into in ((self.proc.stdout, self.out),
+                                              (self.proc.stderr, self.err))]
+        for reader in self._readers:
+            reader.start()
         if stdin is not None:
             self.write(stdin)
 
@@ -70,7 +73,8 @@ class Proc:
 
     def finish(self, timeout: float = 60) -> int:
         code = self.proc.wait(timeout)
-        time.sleep(0.05)  # the reader threads take the last lines
+        for reader in self._readers:  # they take the last lines (at the end of the pipes)
+            reader.join(10)
         return code
 
     def json(self) -> dict[str, Any]:

@@ -267,8 +267,10 @@ def test_a_lost_connection_reconnects_by_itself(apps: Apps) -> None:
     join(b, host_)
     steps([a, b], on_board(a, b))
     jb = board(b)
-    assert host_.seat is not None and host_.seat.conn is not None
-    host_.seat.conn.close()  # the network drops the joiner's connection
+    assert host_.seat is not None
+    seated = host_.connection(host_.seat.peer)
+    assert seated is not None
+    seated.close()  # the network drops the joiner's connection
     steps([a, b], lambda: jb.table.notice is not None)
     assert jb.table.notice.title.startswith("Connection lost")  # type: ignore[union-attr]
     b.step(DT)

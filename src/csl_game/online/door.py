@@ -2,8 +2,9 @@
 broadcaster (csl_game.online.host, csl_game.online.broadcast).
 
 `HostLimits` are the bounds it holds every connection to. The connections
-waiting at the listening socket (`wire.listen`) are taken, or turned away
-beyond their bounds, in all and per address (`accept_waiting`); a new
+waiting at the listening socket (`wire.listen`) are taken (`accepted`), or
+turned away beyond their bounds, in all and per address (`accept_waiting`;
+the match host's state machine, csl_game.online.hosting, holds them itself); a new
 connection's first line must be a hello (`read_message`); every refusal is
 told (`dismiss`), and told as a `TurnedAway` event, a flood of them summed up
 per address a minute (`summaries`). `wait_for_news` blocks until a socket has
@@ -15,7 +16,7 @@ from __future__ import annotations
 import select
 import socket
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from csl_game.online.guard import WRONG_CODES, RefusalLog, summary_text
@@ -23,7 +24,8 @@ from csl_game.online.protocol import ClientMessage, Hello, ProtocolError, decode
 from csl_game.online.wire import Clock, Connection
 from csl_game.services.addresses import address_of
 
-__all__ = ["HostLimits", "TurnedAway", "read_message", "accept_waiting", "report_failures",
+__all__ = ["HostLimits", "TurnedAway", "read_message", "accept_waiting", "accepted",
+           "report_failures",
            "summaries", "dismiss", "wait_for_news", "drain_and_close"]
 
 _MAX_CLOSING = 64
@@ -98,12 +100,7 @@ def accept_waiting(listener: socket.socket, pending: list[Connection], limits: H
     """Take the connections waiting at `listener` (64 at most a call) into
     `pending`; beyond `limits.max_pending` waiting for their hello, or
     `limits.max_pending_per_address` of the same address, turn them away."""
-    for _ in range(64):
-        try:
-            sock, peer = listener.accept()
-        except OSError:  # nothing waiting, out of file descriptors, a reset before accept
-            return
-        conn = Connection(sock, _peer_text(peer), now, address=address_of(peer))
+    for conn in accepted(listener, now):
         if sum(c.address == conn.address for c in pending) >= limits.max_pending_per_address:
             turn_away(conn, "too many connections from your address are waiting; "
                       "try again later")
@@ -111,6 +108,17 @@ def accept_waiting(listener: socket.socket, pending: list[Connection], limits: H
             turn_away(conn, "too many connections are waiting; try again later")
         else:
             pending.append(conn)
+
+
+def accepted(listener: socket.socket, now: Clock, most: int = 64) -> Iterator[Connection]:
+    """The connections waiting at `listener`, `most` at most, each counted
+    by its address (`addresses.address_of`)."""
+    for _ in range(most):
+        try:
+            sock, peer = listener.accept()
+        except OSError:  # nothing waiting, out of file descriptors, a reset before accept
+            return
+        yield Connection(sock, _peer_text(peer), now, address=address_of(peer))
 
 
 def report_failures(conns: list[Connection], closing: list[Connection],

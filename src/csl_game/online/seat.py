@@ -10,6 +10,7 @@ the network. The match judges what the job brings like any thinker's answer.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from csl_game.engine import (
@@ -23,9 +24,10 @@ from csl_game.engine import (
     ThinkOutcome,
 )
 from csl_game.model.board import Board, PColor
-from csl_game.online.wire import Clock, Connection
 
 __all__ = ["Seat", "GameClock", "SeatPlayer"]
+
+Clock = Callable[[], float]
 
 
 @dataclass
@@ -33,12 +35,15 @@ class Seat:
     name: str
     color: PColor
     timed: bool
-    conn: Connection | None
+    peer: int | None
+    """The connection it plays on (the host's number for it); None while away."""
     away_since: float | None = None
     offered: bool = False
     expected: int | None = None
     """The ply a move is awaited for (a job runs), else None."""
     answer: MoveAnswer | Forfeit | None = None
+    answered_by: int | None = None
+    """The connection `answer` came on."""
 
 
 @dataclass

@@ -12,7 +12,7 @@ moves (a winning line of the winner's pieces on the board), the standings
 must be possible after the matches played (one row a player, points and
 games within what they allow). When the first answer is a hosted match's
 welcome, `HostedMatch` says so: the caller follows it with `client.Joined`
-instead. `Watched` drives it with a `client.Link`; `poll()` never blocks.
+instead. `Watched` drives it with a `driver.Link`; `poll()` never blocks.
 Nothing is retried: a spectator that lost the broadcast watches again and
 is sent where it stands.
 """
@@ -34,8 +34,8 @@ from csl_game.engine import (
     Standing,
 )
 from csl_game.model.board import Board, PColor, Winner
-from csl_game.online.client import Failed, Link
-from csl_game.online.joiner import CONNECT_TIMEOUT, IDLE_TIMEOUT, Step
+from csl_game.online.driver import FromState, Link, LinkDriver
+from csl_game.online.joiner import CONNECT_TIMEOUT, IDLE_TIMEOUT, Failed, Step
 from csl_game.online.protocol import (
     PROTOCOL_VERSION,
     ErrorMsg,
@@ -305,9 +305,11 @@ class WatchState:
         return Step(events=[Failed(message)], hangup=True)
 
 
-class Watched:
+class Watched(LinkDriver[Event]):
     """A tournament broadcast, followed read-only from where it stands: the
-    sockets and the clock of a `WatchState`."""
+    sockets and the clock of a `WatchState` (csl_game.online.driver.LinkDriver)."""
+
+    state: WatchState
 
     def __init__(self, address: tuple[str, int], clock: Clock = time.monotonic, *,
                  connect_timeout: float = CONNECT_TIMEOUT,
@@ -317,81 +319,16 @@ class Watched:
         Raises:
             NetworkError: the host name is unknown.
         """
-        self._clock = clock
-        self.link = Link(address, Hello(PROTOCOL_VERSION, "spectator"), clock,
-                         decode=decode_watch)
-        self.state = WatchState(clock(), connect_timeout=connect_timeout,
-                                idle_timeout=idle_timeout, where=self.link.shown)
+        link = Link(address, Hello(PROTOCOL_VERSION, "spectator"), clock, decode=decode_watch)
+        super().__init__(WatchState(clock(), connect_timeout=connect_timeout,
+                                    idle_timeout=idle_timeout, where=link.shown), link, clock)
 
     # the state's, as the frontends read them
-    @property
-    def tournament(self) -> Tournament | None:
-        return self.state.tournament
-
-    @property
-    def standings(self) -> StandingsMsg | None:
-        return self.state.standings
-
-    @property
-    def index(self) -> int | None:
-        return self.state.index
-
-    @property
-    def names(self) -> tuple[str, str]:
-        return self.state.names
-
-    @property
-    def config(self) -> MatchConfig | None:
-        return self.state.config
-
-    @property
-    def board(self) -> Board | None:
-        return self.state.board
-
-    @property
-    def result(self) -> Finished | None:
-        return self.state.result
-
-    @property
-    def failed(self) -> str | None:
-        return self.state.failed
-
-    @property
-    def finished(self) -> bool:
-        """Whether nothing more will come: the final standings, or a failure."""
-        return self.state.finished
-
-    def poll(self) -> list[MatchEvent | WatchEvent]:
-        """What happened since the last call, without blocking."""
-        events: list[MatchEvent | WatchEvent] = []
-        if self.finished:
-            return events
-        now = self._clock()
-        link = self.link
-        for msg in link.poll():
-            self._do(self.state.receive(msg, now), events)
-            if self.finished:
-                return events
-        if link.closed:
-            self._do(self.state.malformed(link.error or "", now) if link.broken
-                     else self.state.lost(link.error or "the connection dropped", now), events)
-        self._do(self.state.tick(now), events)
-        return events
-
-    def wait(self, timeout: float) -> None:
-        """Block until the broadcast may have news, at most `timeout` seconds."""
-        deadline = self.state.next_deadline()
-        if deadline is not None:
-            timeout = max(0.0, min(timeout, deadline - self._clock()))
-        self.link.wait(timeout)
-
-    def close(self) -> None:
-        self.link.close()
-
-    def _do(self, step: Step[Event], events: list[MatchEvent | WatchEvent]) -> None:
-        for msg in step.send:
-            self.link.send(msg)
-        events += step.events
-        if step.hangup:
-            self.link.close()
-
+    tournament: FromState[Tournament | None] = FromState()
+    standings: FromState[StandingsMsg | None] = FromState()
+    index: FromState[int | None] = FromState()
+    names: FromState[tuple[str, str]] = FromState()
+    config: FromState[MatchConfig | None] = FromState()
+    board: FromState[Board | None] = FromState()
+    result: FromState[Finished | None] = FromState()
+    failed: FromState[str | None] = FromState()

@@ -102,13 +102,37 @@ class Connection:
         """The complete lines that arrived, without blocking ([] when none).
         A peer that closed, reset or broke a bound leaves `closed` set (a
         broken bound through `fail()`, with its error line)."""
-        if self.closed:
+        data = self.read_data()
+        if not data:
             return []
+        try:
+            lines = self._reader.feed(data)
+        except ProtocolError as e:
+            self.fail(str(e))
+            return []
+        now = self._clock()
+        if lines:
+            self.heard = now
+        for count, _ in enumerate(lines):
+            if not self._rate.allow(now):
+                self.fail("too many messages: at most "
+                          f"{self._rate.rate:g} a second")
+                return lines[:count]
+        return lines
+
+    def read_data(self) -> bytes:
+        """The bytes that arrived, unread (at most 256 KiB a call, so others
+        get their turn), without blocking (b'' when none): a state machine
+        that cuts them into lines and bounds them itself takes them. A peer
+        that closed or reset leaves `closed` set; a failing connection
+        discards what comes (`fail()`)."""
+        if self.closed:
+            return b""
         if self.failing_since is not None:
             self._drain()
-            return []
-        lines: list[bytes] = []
-        for _ in range(4):  # at most 256 KiB a call: others get their turn
+            return b""
+        chunks: list[bytes] = []
+        for _ in range(4):
             try:
                 data = self.sock.recv(_CHUNK)
             except (BlockingIOError, InterruptedError):
@@ -119,22 +143,10 @@ class Connection:
             if not data:
                 self.close()
                 break
-            try:
-                lines += self._reader.feed(data)
-            except ProtocolError as e:
-                self.fail(str(e))
-                return []
+            chunks.append(data)
             if len(data) < _CHUNK:
                 break
-        now = self._clock()
-        if lines:
-            self.heard = now
-        for count, _ in enumerate(lines):
-            if not self._rate.allow(now):
-                self.fail("too many messages: at most "
-                          f"{self._rate.rate:g} a second")
-                return lines[:count]
-        return lines
+        return b"".join(chunks)
 
     # ------------------------------------------------------------------ writing
     def send(self, msg: HostMessage | ClientMessage) -> None:
