@@ -23,7 +23,9 @@ moved to the constraint asked for: the mean, or the anchor held at its value.
 When a player scored everything or nothing against the rest (the likelihood
 then has no maximum: that rating would go to infinity), every player gets
 one virtual draw against a player rated at the pool's average, BayesElo's
-kind of prior, which keeps every rating finite; `Rating.prior` says so.
+kind of prior, which keeps every rating finite; `Rating.prior` says so. Its
+intervals are then the log-likelihood's own curvature (φ = 1, BayesElo's
+Laplace approximation): games that all went one way cannot show their spread.
 """
 
 from __future__ import annotations
@@ -202,7 +204,13 @@ def bradley_terry(games: Iterable[tuple[str, str, float]],
     theta = _fit(size, fit_points, fit_count) if k > 1 else [0.0]
     held = k if prior else 0  # one strength is held (the virtual average player's if any)
     full = _covariance(theta, fit_count, held) if k > 1 else [[0.0]]
-    phi = _dispersion(theta[:k], points, squares, count) if k > 1 else 1.0
+    # With the prior, some player's games all went one way and tell nothing of
+    # their own spread (Pearson's estimate would be near 0, and the interval
+    # of an 8-0 as narrow as that of hundreds of games): the interval is then
+    # the curvature of the log-likelihood with its virtual draws as it is
+    # (BayesElo's Laplace approximation), the spread of a game that ends one
+    # way or the other.
+    phi = _dispersion(theta[:k], points, squares, count) if k > 1 and not prior else 1.0
     cov = [[phi * v for v in row[:k]] for row in full[:k]]
     if anchor is None:  # the mean held: theta' = C theta with C = I - 11^T/k; cov' = C cov C
         row_mean = [sum(row) / k for row in cov]
