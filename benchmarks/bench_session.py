@@ -22,7 +22,7 @@ import os
 import statistics
 import time
 
-from csl_game.engine import Session, SessionOptions
+from csl_game.engine import RunOptions, Session, SessionOptions
 from csl_game.services.settings import AIEntry
 from csl_game.thinker.api import MatchConfig
 from csl_game.thinker.prototype import ThinkerPrototype
@@ -74,7 +74,7 @@ def timed(workers: int) -> tuple[float, float, list[tuple[str, int]]]:
     """Wall seconds, busy CPU seconds and standings of one session."""
     config = MatchConfig(time_limit_ms=2000)
     players = [ThinkerPrototype(p.thinker, p.params, config) for p in PLAYERS]
-    session = Session(players, config, SessionOptions(workers=workers, foreground=False))
+    session = Session(players, config, SessionOptions(run=RunOptions(workers=workers, foreground=False)))
     busy, start = busy_seconds(), time.perf_counter()
     table = session.run()
     wall = time.perf_counter() - start

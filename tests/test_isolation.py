@@ -30,6 +30,7 @@ from csl_game.engine import (
     InfoCallback,
     InvalidPlay,
     Match,
+    RunOptions,
     Session,
     SessionOptions,
     ThinkingInfo,
@@ -302,7 +303,7 @@ def test_a_session_of_misbehaving_thinkers_finishes_with_correct_standings() -> 
     mc = MatchConfig(time_limit_ms=200, clock="wall")
     players = [proto(name, params, mc) for name, params in SESSION_PLAYERS]
     factory = Factory()
-    session = Session(players, mc, SessionOptions(runner_factory=factory))
+    session = Session(players, mc, SessionOptions(run=RunOptions(runner_factory=factory)))
     durations: list[float] = []
 
     def timed(match: Match) -> object:

@@ -18,6 +18,7 @@ from csl_game.engine import (
     Points,
     PostMatch,
     PreMatch,
+    RunOptions,
     Screen,
     Session,
     SessionEnded,
@@ -120,7 +121,7 @@ def _protos(names: list[str], mc: MatchConfig) -> list[ThinkerPrototype]:
 def test_tournament_state_machine_and_events() -> None:
     mc = MatchConfig(time_limit_ms=500)
     session = Session(_protos(["sequential", "minimax 1", "raiser", "nomove"], mc), mc,
-                      SessionOptions(runner_factory=ThreadRunner))
+                      SessionOptions(run=RunOptions(runner_factory=ThreadRunner)))
     assert session.mode is Mode.TOURNAMENT and session.total_matches == 12
     events: list = []
     session.subscribe(events.append)

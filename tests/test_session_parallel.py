@@ -14,6 +14,7 @@ from csl_game.engine import (
     Human,
     MatchResult,
     PostMatch,
+    RunOptions,
     Screen,
     ScreenPolicy,
     Session,
@@ -48,7 +49,7 @@ def _play_on_screen(session: Session, winner: Winner = Winner.RED) -> None:
 
 def test_the_screen_and_the_background_share_out_the_matches(
         held: type[HeldScheduler]) -> None:
-    session = Session(_players(3), CONFIG, SessionOptions(workers=3, scheduler_factory=held))
+    session = Session(_players(3), CONFIG, SessionOptions(run=RunOptions(workers=3, scheduler_factory=held)))
     events: list[SessionEvent] = []
     session.subscribe(events.append)
     session.start()
@@ -69,7 +70,7 @@ def test_the_screen_and_the_background_share_out_the_matches(
 
 def test_the_last_screen_waits_for_the_background_then_ends(
         held: type[HeldScheduler]) -> None:
-    session = Session(_players(3), CONFIG, SessionOptions(workers=2, scheduler_factory=held))
+    session = Session(_players(3), CONFIG, SessionOptions(run=RunOptions(workers=2, scheduler_factory=held)))
     session.start()
     bg = held.made[0]
     for _ in range(5):  # the background keeps match 1 for the whole session
@@ -95,7 +96,7 @@ def test_the_last_screen_waits_for_the_background_then_ends(
 
 def test_a_match_that_failed_off_screen_is_played_on_screen(
         held: type[HeldScheduler]) -> None:
-    session = Session(_players(3), CONFIG, SessionOptions(workers=2, scheduler_factory=held))
+    session = Session(_players(3), CONFIG, SessionOptions(run=RunOptions(workers=2, scheduler_factory=held)))
     session.start()
     bg = held.made[0]
     for _ in range(5):
@@ -114,7 +115,7 @@ def test_a_match_that_failed_off_screen_is_played_on_screen(
 
 def test_one_worker_humans_or_two_players_play_everything_on_screen(
         held: type[HeldScheduler]) -> None:
-    one, two = (SessionOptions(workers=n, scheduler_factory=held) for n in (1, 2))
+    one, two = (SessionOptions(run=RunOptions(workers=n, scheduler_factory=held)) for n in (1, 2))
     for session in (Session(_players(3), CONFIG, one),
                     Session([Human(), *_players(2)], CONFIG, two),
                     Session(_players(2), CONFIG, two)):
@@ -126,14 +127,13 @@ def test_one_worker_humans_or_two_players_play_everything_on_screen(
 @pytest.mark.unit
 def test_workers_below_one_are_refused() -> None:
     with pytest.raises(session_module.ConfigError, match="workers must be at least 1"):
-        Session(_players(3), CONFIG, SessionOptions(workers=0, scheduler_factory=held))
+        Session(_players(3), CONFIG, SessionOptions(run=RunOptions(workers=0, scheduler_factory=held)))
 
 
 @pytest.mark.unit
 def test_again_keeps_the_workers(held: type[HeldScheduler]) -> None:
-    again = Session(_players(3), CONFIG, SessionOptions(workers=2, in_process=True,
-                                                        scheduler_factory=held)).again()
-    assert again.workers == 2 and again.options.in_process
+    again = Session(_players(3), CONFIG, SessionOptions(run=RunOptions(workers=2, in_process=True, scheduler_factory=held))).again()
+    assert again.workers == 2 and again.options.run.in_process
 
 
 def test_a_parallel_run_gives_the_standings_of_a_sequential_one() -> None:
@@ -144,7 +144,7 @@ def test_a_parallel_run_gives_the_standings_of_a_sequential_one() -> None:
         return [ThinkerPrototype(t, p, CONFIG, FAKES) for t, p in thinkers]
 
     expected = Session(players(), CONFIG).run()
-    session = Session(players(), CONFIG, SessionOptions(workers=2, in_process=True))
+    session = Session(players(), CONFIG, SessionOptions(run=RunOptions(workers=2, in_process=True)))
     background: list[int] = []
     session.subscribe(lambda e: background.append(e.index)
                       if isinstance(e, PostMatch) and e.background else None)
@@ -156,7 +156,7 @@ def test_a_parallel_run_gives_the_standings_of_a_sequential_one() -> None:
 def test_the_pre_match_list_is_in_match_order_past_match_ten(
         held: type[HeldScheduler]) -> None:
     """Matches 1 to 12 off screen are listed 1, 2, ... 12, not 1, 10, 11, 12, 2."""
-    session = Session(_players(5), CONFIG, SessionOptions(workers=13, scheduler_factory=held))
+    session = Session(_players(5), CONFIG, SessionOptions(run=RunOptions(workers=13, scheduler_factory=held)))
     session.start()
     assert held.made[0].indices == list(range(1, 13))
     fixtures = [session.pairings[i] for i in range(1, 13)]

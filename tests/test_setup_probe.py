@@ -10,7 +10,14 @@ from pathlib import Path
 import pytest
 
 from csl_game import MatchConfig, ThinkerPrototype
-from csl_game.engine import ForfeitReason, Session, SessionOptions, SetupProbe, probe_all
+from csl_game.engine import (
+    ForfeitReason,
+    RunOptions,
+    Session,
+    SessionOptions,
+    SetupProbe,
+    probe_all,
+)
 from csl_game.services.settings import AIEntry, PlayOptions
 from csl_game.services.setup_file import SetupChecker
 from procs import descendants
@@ -76,7 +83,7 @@ def test_this_process_runs_no_thinker_code(monkeypatch: pytest.MonkeyPatch) -> N
         monkeypatch.setattr(AbstractThinker, name, refuse)
     monkeypatch.setattr(ThinkerPrototype, "create", refuse)
     players = [proto("sequential"), ThinkerPrototype("minimax", "2", MC)]
-    session = Session(players, MC, SessionOptions(runner_factory=_process_factory()))
+    session = Session(players, MC, SessionOptions(run=RunOptions(runner_factory=_process_factory())))
     session.run()
     assert session.names == ("Sequential", "MinimaxD2") and len(session.records) == 1
     options = PlayOptions(ais=(AIEntry("minimax", "2"),), match=MC)
@@ -99,9 +106,7 @@ def _process_factory():  # type: ignore[no-untyped-def]
 def test_a_session_with_failed_setups_names_everyone_and_plays_on() -> None:
     players = [proto("sequential"), proto("setuphang"), proto("setupexit"), proto("strhang")]
     started = time.perf_counter()
-    session = Session(players, MC, SessionOptions(runner_factory=_process_factory(),
-                                                  setup_limit=LIMIT, workers=2, foreground=False,
-                                                  tournament=True))
+    session = Session(players, MC, SessionOptions(tournament=True, run=RunOptions(runner_factory=_process_factory(), setup_limit=LIMIT, workers=2, foreground=False)))
     assert session.naming  # answers come from workers
     table = session.run()
     assert time.perf_counter() - started < LIMIT + 10

@@ -27,10 +27,9 @@ import pytest
 
 from csl_game import MatchConfig, ThinkerPrototype
 from csl_game.cli import main
-from csl_game.engine import Session
+from csl_game.engine import RunOptions, Session, SessionOptions
 from csl_game.engine.events import PostMatch
 from csl_game.engine.match import Match, MatchResult
-from csl_game.engine.options import SessionOptions
 from csl_game.engine.runners.thread import ThreadRunner
 from csl_game.services.site import (
     RESULTS_NAME,
@@ -254,7 +253,7 @@ def test_charts_count_moves_and_tick_round_values(played: Path) -> None:
 def _session(names: list[str], mc: MatchConfig) -> Session:
     protos = [ThinkerPrototype(n, p, mc, (FAKES,)) for n, _, p in
               (s.partition(" ") for s in names)]
-    return Session(protos, mc, SessionOptions(runner_factory=ThreadRunner, in_process=True))
+    return Session(protos, mc, SessionOptions(run=RunOptions(runner_factory=ThreadRunner, in_process=True)))
 
 
 def test_the_index_is_current_within_a_second_of_each_match(tmp_path: Path) -> None:

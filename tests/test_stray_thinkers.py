@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from csl_game import MatchConfig, ThinkerPrototype
-from csl_game.engine import Session, SessionOptions
+from csl_game.engine import RunOptions, Session, SessionOptions
 from csl_game.engine.match import Match
 from csl_game.engine.runners.process import ProcessRunner, WorkerPool
 from procs import alive
@@ -27,7 +27,7 @@ def test_a_byte_in_every_inherited_pipe_costs_only_its_own_matches() -> None:
     mc = MatchConfig(time_limit_ms=500)
     names = [("pipewriter", ""), ("sequential", ""), ("random", "1"), ("minimax", "1")]
     players = [ThinkerPrototype(n, p, mc, MISBEHAVING) for n, p in names]
-    session = Session(players, mc, SessionOptions(foreground=False, workers=2))
+    session = Session(players, mc, SessionOptions(run=RunOptions(foreground=False, workers=2)))
     session.run()
     assert len(session.records) == 12
     for record in session.records:

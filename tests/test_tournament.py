@@ -18,6 +18,7 @@ from csl_game.engine import (
     MatchResult,
     Points,
     ResultsWriter,
+    RunOptions,
     Session,
     SessionOptions,
     read_results,
@@ -37,7 +38,8 @@ def tournament(entries: list[AIEntry], config: MatchConfig,
                results: ResultsWriter | None = None, **kwargs: object) -> Session:
     """A tournament of these AIs, every match played off screen (as the session verb does)."""
     players = [ThinkerPrototype(e.thinker, e.params, config) for e in entries]
-    options = SessionOptions(foreground=False, tournament=True, **kwargs)  # type: ignore[arg-type]
+    run = RunOptions(foreground=False, **kwargs)  # type: ignore[arg-type]
+    options = SessionOptions(tournament=True, run=run)
     return Session(players, config, options, results=results)
 
 

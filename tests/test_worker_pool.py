@@ -7,7 +7,15 @@ from functools import partial
 from pathlib import Path
 
 from csl_game import MatchConfig, ThinkerPrototype
-from csl_game.engine import ForfeitReason, Match, PostMatch, Session, SessionOptions, probe_all
+from csl_game.engine import (
+    ForfeitReason,
+    Match,
+    PostMatch,
+    RunOptions,
+    Session,
+    SessionOptions,
+    probe_all,
+)
 from csl_game.engine.runners.process import ProcessRunner, WorkerPool
 from csl_game.services.settings import AIEntry
 from procs import alive, descendants
@@ -60,7 +68,7 @@ def test_tournament_uses_few_processes_and_leaves_none(tmp_path: Path) -> None:
     seen: set[int] = set()
     before = descendants(os.getpid())
     players = [ThinkerPrototype(e.thinker, e.params, MatchConfig()) for e in entries]
-    t = Session(players, MatchConfig(), SessionOptions(foreground=False, tournament=True))
+    t = Session(players, MatchConfig(), SessionOptions(tournament=True, run=RunOptions(foreground=False)))
     t.subscribe(lambda e: seen.update(_worker_pids(before)) if isinstance(e, PostMatch) else None)
     t.run()
     assert len(t.records) == 6
@@ -116,7 +124,7 @@ def test_a_probe_whose_setup_failed_leaves_no_worker_in_the_pool() -> None:
 def test_a_session_hands_its_probes_workers_to_its_matches() -> None:
     mc = MatchConfig(time_limit_ms=1000)
     players = [ThinkerPrototype("sequential", "", mc), ThinkerPrototype("random", "1", mc)]
-    session = Session(players, mc, SessionOptions(foreground=False, tournament=True))
+    session = Session(players, mc, SessionOptions(tournament=True, run=RunOptions(foreground=False)))
     session.wait_for_names()
     probed = _worker_pids(set())
     seen: set[int] = set()

@@ -20,6 +20,7 @@ from csl_game.engine import (
     MatchResult,
     Player,
     ResultsWriter,
+    RunOptions,
     Session,
     SessionOptions,
     result_to_json,
@@ -78,8 +79,9 @@ def run_match(args: argparse.Namespace) -> int:
         pool = warm_pool(args.in_process, stack)  # the probes' workers play the match
         known = check_thinkers(players, ("-W/--white", "-R/--red"), args.in_process, limit,
                                memory, pool)
-        options = SessionOptions.running(args.in_process, limit, memory, known_setups=known,
-                                         pool=pool, adjudicator=adjudicator_of(args))
+        options = SessionOptions(adjudicator=adjudicator_of(args),
+                                 run=RunOptions.of(args.in_process, limit, memory,
+                                                   known_setups=known, pool=pool))
         results = ResultsWriter(args.results) if args.results else None
         if results is not None:
             stack.callback(results.close)

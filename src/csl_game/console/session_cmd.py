@@ -29,6 +29,7 @@ from csl_game.engine import (
     Points,
     PostMatch,
     ResultsWriter,
+    RunOptions,
     Session,
     SessionEvent,
     SessionOptions,
@@ -107,12 +108,12 @@ def run_session(args: argparse.Namespace) -> int:
             known = check_thinkers(players, where, args.in_process, limit, memory, pool)
             executor = dask_executor(args, stack)
             writer = ResultsWriter(path) if path else None
-            options = SessionOptions.running(
-                args.in_process, limit, memory, points=points, workers=workers,
-                foreground=args.verbose or args.listen is not None,
-                competition=args.competition, executor=executor, tournament=True,
-                known_setups=known, pool=pool, adjudicator=adjudicator_of(args),
-                fixtures=_book_fixtures(args, mc, players))
+            run = RunOptions.of(args.in_process, limit, memory, workers=workers,
+                                foreground=args.verbose or args.listen is not None,
+                                executor=executor, known_setups=known, pool=pool)
+            options = SessionOptions(points=points, competition=args.competition,
+                                     tournament=True, adjudicator=adjudicator_of(args),
+                                     fixtures=_book_fixtures(args, mc, players), run=run)
             session = Session(players, mc, options, results=writer)
             stack.callback(session.abort)
             done = session.resume(docs, path)

@@ -40,7 +40,7 @@ from csl_game.engine.match import (
     Resigned,
     ThinkingInfo,
 )
-from csl_game.engine.options import Fixture, SessionOptions
+from csl_game.engine.options import Fixture, RunOptions, SessionOptions
 from csl_game.engine.outcomes import Forfeit, ForfeitReason
 from csl_game.engine.presenter import Presenter, SessionState
 from csl_game.engine.ratings import Rating, plus_minus, rate_records
@@ -108,7 +108,7 @@ __all__ = [
     "Forfeit", "ForfeitReason", "judge", "explain", "move_text",
     "Figures", "parse_figures", "parse_line",
     # sessions: options, fixtures, states, screens and events
-    "Session", "SessionOptions", "Fixture", "Opening", "SessionState", "Presenter",
+    "Session", "SessionOptions", "RunOptions", "Fixture", "Opening", "SessionState", "Presenter",
     "Screen", "Choice", "ScreenPolicy", "mode_text",
     "SessionEvent", "SessionStarted", "PreMatch", "PostMatch", "TieBreakRound", "SessionEnded",
     # scoring: points, standings and tie-breaks

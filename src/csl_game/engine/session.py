@@ -84,29 +84,30 @@ class Session:
         self.players = list(players)
         self.config = config
         self.options = options
+        run = options.run
         self.points = options.points
-        self.runner_factory = options.runner_factory
-        self.workers = options.workers
-        self.foreground = options.foreground
+        self.runner_factory = run.runner_factory
+        self.workers = run.workers
+        self.foreground = run.foreground
         self.competition = options.competition
         self._results = results
         self.mode = mode_for(sum(not isinstance(p, Human) for p in players))
-        self._pool = options.pool
+        self._pool = run.pool
         """Warm worker processes: the setup probes' and the finished matches'."""
-        if self._pool is None and (own := own_pool(self.players, options.in_process,
-                                                   options.executor is not None)) is not None:
+        if self._pool is None and (own := own_pool(self.players, run.in_process,
+                                                   run.executor is not None)) is not None:
             self._pool = own
             weakref.finalize(self, own.close)
-        self._setups = PlayerSetups(self.players, in_process=options.in_process,
-                                    setup_limit=options.setup_limit,
-                                    memory_limit_mb=options.memory_limit_mb,
-                                    known=options.known_setups, pool=self._pool)
+        self._setups = PlayerSetups(self.players, in_process=run.in_process,
+                                    setup_limit=run.setup_limit,
+                                    memory_limit_mb=run.memory_limit_mb,
+                                    known=run.known_setups, pool=self._pool)
         self.names = self._setups.names()
         """The players' display names; the class-name rule's until their setups answer."""
         self._forfeits = self._setups.forfeits()
         self._resume_docs: tuple[Sequence[dict[str, Any]], str] | None = None
         self.fixtures = list(options.fixtures_for(len(self.players)))
-        if not options.foreground and not self._all_ai:
+        if not run.foreground and not self._all_ai:
             raise ConfigError("matches with a human player can only be played in the foreground")
         self.state = SessionState.BEGIN
         self.presenter = Presenter(self)
@@ -121,11 +122,11 @@ class Session:
         self.tie_round: TieRound | None = None
         """The tie-break tournament being played, if any."""
         self._subscribers: list[Callable[[SessionEvent], None]] = []
-        self._screen_index: int | None = 0 if options.foreground else None
+        self._screen_index: int | None = 0 if run.foreground else None
         """The match shown from its pre-match screen to its post-match screen."""
-        slots = options.workers - 1 if options.foreground else options.workers
-        self._background = Background(slots, options.executor, options.in_process,
-                                      options.scheduler_factory, self._pool)
+        slots = run.workers - 1 if run.foreground else run.workers
+        self._background = Background(slots, run.executor, run.in_process,
+                                      run.scheduler_factory, self._pool)
         self._failed: set[int] = set()
         self._ties: TieBreakRounds | None = None
 
@@ -279,8 +280,10 @@ class Session:
                 raise ConfigError("only a single match can be played again swapped")
             players.reverse()
             known = None if known is None else known[::-1]
+        run = replace(self.options.run, known_setups=None if known is None else tuple(known),
+                      pool=None)
         options = replace(self.options, fixtures=None if swapped else tuple(self.fixtures),
-                          known_setups=None if known is None else tuple(known), pool=None)
+                          run=run)
         return Session(players, self.config, options)
 
     # ------------------------------------------------------------ transitions
@@ -415,9 +418,10 @@ class Session:
         protos = [self.players[white], self.players[red]]
         paths = tuple(dict.fromkeys(p for proto in protos if isinstance(proto, ThinkerPrototype)
                                     for p in proto.paths))
-        return MatchJob(self.info(white), self.info(red), config, paths, self.options.in_process,
+        run = self.options.run
+        return MatchJob(self.info(white), self.info(red), config, paths, run.in_process,
                         opening, (self._forfeits[white], self._forfeits[red]),
-                        self.options.setup_limit, self.options.memory_limit_mb,
+                        run.setup_limit, run.memory_limit_mb,
                         self.options.adjudicator)
 
     def _fill(self) -> None:

@@ -24,6 +24,7 @@ from csl_game.engine import (
     Points,
     PostMatch,
     ResultsWriter,
+    RunOptions,
     Session,
     SessionEvent,
     SessionOptions,
@@ -162,9 +163,9 @@ class League:
         self.workers = workers
         self.records: list[GameRecord] = []
         self.session = Session([e.prototype for e in self.entries], config,
-                               SessionOptions(workers=workers, in_process=in_process,
-                                              foreground=False, fixtures=self.fixtures(),
-                                              adjudicator=adjudicator),
+                               SessionOptions(fixtures=self.fixtures(), adjudicator=adjudicator,
+                                              run=RunOptions.of(in_process, workers=workers,
+                                                                foreground=False)),
                                results=results)
 
     @property

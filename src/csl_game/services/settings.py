@@ -12,6 +12,7 @@ from csl_game.engine import (
     Points,
     ResultsWriter,
     RunnerFactory,
+    RunOptions,
     ScreenPolicy,
     Session,
     SessionOptions,
@@ -231,9 +232,10 @@ class PlayOptions:
         """
         docs = read_results(self.results_file) if self.resume else []
         writer = ResultsWriter(self.results_file) if self.results_file else None
-        options = SessionOptions(points=self.points, runner_factory=runner_factory,
-                                 workers=self.workers, in_process=self.in_process,
-                                 competition=self.competition)
+        options = SessionOptions(points=self.points, competition=self.competition,
+                                 run=RunOptions(runner_factory=runner_factory,
+                                                workers=self.workers,
+                                                in_process=self.in_process))
         session = Session(self.players(), self.match, options, results=writer)
         try:
             session.resume(docs, self.results_file)

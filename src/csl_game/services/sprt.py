@@ -33,6 +33,7 @@ from csl_game.engine import (
     Pentanomial,
     PostMatch,
     ResultsWriter,
+    RunOptions,
     Session,
     SessionEvent,
     SessionOptions,
@@ -145,10 +146,11 @@ class SprtRun:
         self.sprt = sprt
         self._points: dict[int, float] = {}
         """NEW's points in each finished game, by fixture index."""
-        options = SessionOptions.running(
-            in_process, setup_limit, memory_limit_mb, workers=workers, foreground=False,
-            executor=executor, fixtures=fixtures_for(book, max_games), known_setups=known_setups,
-            pool=pool, adjudicator=adjudicator)
+        run = RunOptions.of(in_process, setup_limit, memory_limit_mb, workers=workers,
+                            foreground=False, executor=executor, known_setups=known_setups,
+                            pool=pool)
+        options = SessionOptions(fixtures=fixtures_for(book, max_games), adjudicator=adjudicator,
+                                 run=run)
         self.session = Session([new, base], config, options, results=results)
         self.session.subscribe(self._on_event)
         self._listeners: list[Callable[[SprtState], None]] = []
