@@ -32,7 +32,7 @@ __all__ = ["Option", "OPTIONS", "VERBS", "CONSOLE_TIME_LIMIT_MS", "options_of", 
            "unknown_track_config", "clock_settings", "BOARD", "MATCH_KEYS", "ALIASES"]
 
 VERBS = ("play", "match", "watch", "session", "league", "sprt", "openings", "analyse",
-         "report", "replay", "info")
+         "report", "replay", "info", "server", "bot")
 ALIASES = {"analyze": "analyse"}
 """Other spellings of verbs."""
 
@@ -43,8 +43,9 @@ _TOURNAMENT = "tournament"
 _ONLINE = "online play (docs/online.md)"
 
 _BOARD_VERBS = frozenset({"play", "match", "session", "league", "sprt", "openings",
-                          "analyse"})
-_FINDING = frozenset({"play", "match", "session", "league", "sprt", "report", "info"})
+                          "analyse", "server"})
+_FINDING = frozenset({"play", "match", "session", "league", "sprt", "report", "info", "bot"})
+_SERVER = "the game server (docs/server.md)"
 _PLAYING = frozenset({"play", "match", "session", "league", "sprt"})
 """The verbs that play matches, and so take the match clock's options."""
 
@@ -293,11 +294,38 @@ OPTIONS: tuple[Option, ...] = (
     _opt("serve", "--serve", "serve the tournament's web site over HTTP (built from the "
          "results file, and rebuilt as it grows; or a site folder as it is) until Ctrl+C",
          {"report"}, action="store_true", default=False),
-    _opt("port", "--port", "with --serve: the port (default 8000)", {"report"}, default=8000,
-         metavar="P", **_INT),
+    _opt("port", "--port", "with --serve: the port (default 8000)", {"report", "server"},
+         default=8000, metavar="P", defaults={"server": 8080},
+         helps={"server": "the port to listen on (default 8080; 0: any free port)"}, **_INT),
     _opt("host", "--host", "with --serve: the address to listen on (default 0.0.0.0: every "
-         "network of this machine; 127.0.0.1: this machine only)", {"report"},
-         default="0.0.0.0", metavar="ADDRESS"),
+         "network of this machine; 127.0.0.1: this machine only)", {"report", "server"},
+         default="0.0.0.0", metavar="ADDRESS", defaults={"server": "127.0.0.1"},
+         helps={"server": "the address to listen on (default 127.0.0.1: this machine only; "
+                          "0.0.0.0 or :: every network, best behind a TLS reverse proxy)"}),
+    _opt("db", "--db", "the database: an SQLite file (default: server.sqlite3 in the user's "
+         "data folder) or a postgresql:// URL", {"server"}, metavar="FILE|URL",
+         group=_SERVER),
+    _opt("register", "--register", "who may add bots: open (a bot registers by its name) or "
+         "admin (a token from --add-bot; the default)", {"server"}, default="admin",
+         choices=("open", "admin"), group=_SERVER),
+    _opt("add_bot", "--add-bot", "register a bot called NAME, print its token and exit",
+         {"server"}, metavar="NAME", group=_SERVER),
+    _opt("grace", "--grace", "wall-clock time a remote move may take past the time limit "
+         "to arrive, in ms (the network; default 1000)", {"server"}, default=1000,
+         metavar="MS", group=_SERVER, **_INT),
+    _opt("max_ai_games", "--max-ai-games", "games against the server's AI at once (default "
+         "8; 0: none)", {"server"}, default=8, metavar="N", group=_SERVER, **_INT),
+    _opt("url", "url", "the server's address (http://host:port, or https://...)", {"bot"},
+         metavar="URL"),
+    _opt("bot_thinker", "thinker", "the thinker that plays (csl-game info lists them)",
+         {"bot"}, metavar="THINKER"),
+    _opt("params", "--params", "the thinker's parameters", {"bot"}, default="", metavar="P"),
+    _opt("name", "--name", "the bot's name on the server (default: the thinker's)", {"bot"},
+         metavar="NAME"),
+    _opt("token", "--token", "the bot's token (default: the one saved when it registered, "
+         "or from --add-bot)", {"bot"}, metavar="T"),
+    _opt("bot_games", "--games", "games the bot plays at once (default 1)", {"bot"},
+         default=1, metavar="N", **_INT),
     _opt("table", "--table", "which table CSV gives", {"report"}, default="standings",
          choices=("standings", "results")),
     _opt("ratings", "--ratings", "print every player's maximum-likelihood Elo with its 95 % "
