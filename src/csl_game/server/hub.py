@@ -121,16 +121,19 @@ class Client:
             self.outbox.put_nowait(text)
         except asyncio.QueueFull:  # it does not read: let it go rather than hold us
             self.close()
-            if self.kill is not None:
-                self.kill()
 
     def close(self) -> None:
-        """Send nothing more; the writer ends the connection."""
+        """Send nothing more: the writer sends what waits, then ends the connection."""
         if not self.closed:
             self.closed = True
-            while not self.outbox.empty():
-                self.outbox.get_nowait()
-            self.outbox.put_nowait(None)
+            try:
+                self.outbox.put_nowait(None)
+            except asyncio.QueueFull:
+                while not self.outbox.empty():
+                    self.outbox.get_nowait()
+                self.outbox.put_nowait(None)
+                if self.kill is not None:
+                    self.kill()
 
 
 @dataclass(eq=False)

@@ -200,4 +200,5 @@
   }
 
   if (page === "lobby") lobby(); else if (page === "game") gamePage();
+  document.documentElement.setAttribute("data-ready", "");
 })();
