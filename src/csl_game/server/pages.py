@@ -48,7 +48,7 @@ def _page(title: str, body: str, data: dict[str, Any]) -> str:
         "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
         f"<title>{_e(title)}</title>"
-        "<link rel=\"stylesheet\" href=\"/static/site.css\">"
+        "<link rel=\"icon\" href=\"data:,\"><link rel=\"stylesheet\" href=\"/static/site.css\">"
         "<link rel=\"stylesheet\" href=\"/static/server.css\">"
         "<script src=\"/static/play.js\" defer></script></head>"
         f"<body data-page=\"{_e(data.get('page', ''))}\" "
