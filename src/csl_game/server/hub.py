@@ -253,7 +253,7 @@ class Hub:
 
     def disconnected(self, client: Client) -> None:
         self.clients.discard(client)
-        client.closed = True
+        client.close()
         if client.bot and self.bots.get(client.name) is client:
             del self.bots[client.name]
             self._lobby_dirty = True

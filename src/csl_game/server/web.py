@@ -288,7 +288,9 @@ class Served:
     """A running server: its address, and how to stop it."""
 
     def __init__(self, runner: web.AppRunner, server: asyncio.Server, hub: Hub,
-                 ticker: asyncio.Task[None]) -> None:
+                 ticker: asyncio.Task[None], guard: AddressGuard) -> None:
+        self.guard = guard
+        """The connections held, by address."""
         self.runner = runner
         self.server = server
         self.hub = hub
@@ -323,4 +325,4 @@ async def serve(hub: Hub, host: str, port: int, limits: Limits | None = None) ->
                                       family=socket.AF_UNSPEC, reuse_address=True,
                                       backlog=1024)
     ticker = asyncio.create_task(hub.run())
-    return Served(runner, server, hub, ticker)
+    return Served(runner, server, hub, ticker, deadlines.guard)
