@@ -30,10 +30,10 @@ def run_bot_verb(args: argparse.Namespace) -> int:
     if args.name is not None and not NAME_PATTERN.fullmatch(args.name):
         raise UsageError(f"--name: {args.name!r} is no name (letters, digits, spaces and "
                          "_.+-, 1 to 40, starting with a letter or digit)")
-    if not 1 <= args.bot_games <= MAX_GAMES:
-        raise UsageError(f"--games: from 1 to {MAX_GAMES}, got {args.bot_games}")
+    if not 1 <= args.games <= MAX_GAMES:
+        raise UsageError(f"--games: from 1 to {MAX_GAMES}, got {args.games}")
     spec = BotSpec(args.url, args.bot_thinker, args.params, args.name or "", args.token or "",
-                   args.bot_games, paths)
+                   args.games, paths)
     asyncio.run(run_bot(spec, say=lambda text: print(narration.terminal_safe(text),
                                                       flush=True)))
     return 0

@@ -249,7 +249,8 @@ OPTIONS: tuple[Option, ...] = (
     _opt("thinker", "--thinker", "a player (repeatable; default: every built-in thinker)",
          {"league"}, action="append", default=[], metavar='"THINKER [PARAMS]"'),
     _opt("games", "--games", "games per pair and colour, each from another opening "
-         "(default 2)", {"league"}, default=2, metavar="N", **_INT),
+         "(default 2)", {"league", "bot"}, default=2, metavar="N", defaults={"bot": 1},
+         helps={"bot": "games the bot plays at once (default 1)"}, **_INT),
     _opt("opening_plies", "--opening-plies", "forced opening moves per game (default 2)",
          {"league"}, default=2, choices=(0, 1, 2), **_INT),
     _opt("seed", "--seed", "shuffles the openings (default 1)", {"league", "sprt", "openings"},
@@ -324,8 +325,7 @@ OPTIONS: tuple[Option, ...] = (
          metavar="NAME"),
     _opt("token", "--token", "the bot's token (default: the one saved when it registered, "
          "or from --add-bot)", {"bot"}, metavar="T"),
-    _opt("bot_games", "--games", "games the bot plays at once (default 1)", {"bot"},
-         default=1, metavar="N", **_INT),
+
     _opt("table", "--table", "which table CSV gives", {"report"}, default="standings",
          choices=("standings", "results")),
     _opt("ratings", "--ratings", "print every player's maximum-likelihood Elo with its 95 % "
