@@ -121,7 +121,7 @@ class Hub:
 
     async def run(self) -> None:
         """The ticker: clocks, absent players, pairing, pings and the lobby."""
-        last_pair = last_ping = 0.0
+        last_pair = last_ping = last_lobby = 0.0
         while True:
             await asyncio.sleep(self.options.tick_s)
             now = self._clock()
@@ -135,7 +135,8 @@ class Hub:
                 ping = encode("ping")
                 for client in self.clients:
                     client.send(ping)
-            if self._lobby_dirty:
+            if self._lobby_dirty and now - last_lobby >= self.options.lobby_every_s:
+                last_lobby = now
                 self._lobby_dirty = False
                 self._send_lobby()
 

@@ -6,7 +6,7 @@ games first, against the free bot it has met least (then the one with the
 fewest games), White to whichever of the two has had White less often in
 that pair, so every pair plays both colours in turn. Ratings are the
 project's Bradley-Terry fit (`csl_game.engine.rate_records`), with their 95 %
-intervals, recomputed as each game ends.
+intervals, fitted again when asked for after games have ended.
 """
 
 from __future__ import annotations
@@ -31,6 +31,8 @@ class Ladder:
     _whites: dict[tuple[str, str], int] = field(default_factory=dict)
     _games: dict[str, int] = field(default_factory=dict)
     _ratings: list[Rating] = field(default_factory=list)
+    _stale: bool = False
+    """Games ended since the ratings were fitted (they are fitted when next asked for)."""
 
     def started(self, white: str, red: str) -> None:
         """A game between two bots began (counted for the pairing from now)."""
@@ -53,7 +55,7 @@ class Ladder:
             for name in (white, red):
                 self.playing[name] -= 1
         self.records.append((white, red, result))
-        self._rate()
+        self._stale = True
 
     def pair_games(self, a: str, b: str) -> int:
         return self._pair_games.get(frozenset((a, b)), 0)
@@ -83,6 +85,7 @@ class Ladder:
         return pairs
 
     def _rate(self) -> None:
+        self._stale = False
         names: list[str] = sorted({n for w, r, _ in self.records for n in (w, r)})
         index = {n: i for i, n in enumerate(names)}
         self._ratings = rate_records(names, [MatchRecord(index[w], index[r], res)
@@ -90,6 +93,8 @@ class Ladder:
 
     def table(self, bots: Sequence[str] = ()) -> list[dict[str, Any]]:
         """The ladder, best first: every rated bot, then `bots` not rated yet."""
+        if self._stale:
+            self._rate()
         rows: list[dict[str, Any]] = [
             {"name": r.name, "rating": round(r.elo, 1),
              "ci95": [round(r.ci95[0], 1), round(r.ci95[1], 1)], "games": r.games,

@@ -43,6 +43,8 @@ class ServerOptions:
     tick_s: float = 0.05
     pair_every_s: float = 0.5
     ping_every_s: float = 15.0
+    lobby_every_s: float = 1.0
+    """The lobby is sent to those who follow it at most this often (as it changes)."""
     outbox: int = 512
     """Messages waiting for a slow reader before its connection is closed."""
     max_errors: int = 3
