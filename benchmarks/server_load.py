@@ -94,10 +94,16 @@ class Player:
         await self.ws.send_str(json.dumps(doc))
 
     async def next(self, *kinds: str) -> dict[str, Any]:
-        while True:
-            doc = await self.inbox.get()
-            if doc["type"] in kinds:
-                return doc
+        """The next message of one of `kinds` (what comes before it is not needed).
+
+        Raises:
+            TimeoutError: none within a minute (counted as a stall).
+        """
+        async with asyncio.timeout(60):
+            while True:
+                doc = await self.inbox.get()
+                if doc["type"] in kinds:
+                    return doc
 
 
 async def play_pair(pair: int, a: Player, b: Player, watchers: list[Any], stats: Stats,
@@ -177,8 +183,10 @@ async def run(games: int, spectators: int, seconds: float, port: int, pid: int) 
             by_pair[i % games].append(ws)
         began = time.monotonic()
         until = began + seconds
-        await asyncio.gather(*(play_pair(i, players[2 * i], players[2 * i + 1], by_pair[i],
-                                         stats, until) for i in range(games)))
+        done = await asyncio.gather(*(play_pair(i, players[2 * i], players[2 * i + 1],
+                                                by_pair[i], stats, until)
+                                      for i in range(games)), return_exceptions=True)
+        stats.errors += [f"a pair stalled: {e!r}" for e in done if isinstance(e, BaseException)]
         stats.elapsed = time.monotonic() - began  # type: ignore[attr-defined]
         stats.memory = peak[0]  # type: ignore[attr-defined]
         for t in tasks:

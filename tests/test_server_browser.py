@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import signal
 import sys
+import time
 from contextlib import ExitStack
 from pathlib import Path
 
@@ -97,3 +98,12 @@ def test_two_browsers_play_to_the_end_while_a_third_watches(server: str) -> None
         assert said.startswith("White (Alice) won by sequence"), said
         cells = page.eval("[...document.querySelectorAll('#moves tbody tr')].length")
         assert cells == 7
+        # the analysis of its moves: queued when first asked for, then on the page
+        deadline = time.monotonic() + 90
+        while not page.eval("!!document.querySelector('#analysis tbody tr')"):
+            assert time.monotonic() < deadline, page.eval("document.body.innerText")
+            time.sleep(1)
+            page.goto(f"{server}/game/{game_id}")
+        graded = page.eval("[...document.querySelectorAll('#analysis tbody tr')].length")
+        assert graded == 7
+        assert "Accuracy: White" in page.eval("document.getElementById('accuracy').textContent")

@@ -26,6 +26,7 @@ from csl_game.errors import ProtocolError
 from csl_game.model.board import PColor
 from csl_game.online.protocol import config_from_doc, config_json, result_from_doc, result_json
 from csl_game.server.ai import AiPlayers
+from csl_game.server.analysis import Analyses
 from csl_game.server.game import Rejected, ServerGame
 from csl_game.server.guard import Limits
 from csl_game.server.ladder import Ladder
@@ -75,6 +76,7 @@ class Hub:
         self.clients: set[Client] = set()
         self.ladder = Ladder()
         self.ai = AiPlayers(options.max_ai_games, options.max_ai_thinking)
+        self.analyses = Analyses(store, self.db, options.analysis_ms)
         self._db_thread = ThreadPoolExecutor(1, thread_name_prefix="csl-db")
         self._lobby_dirty = True
         self._known_bots: set[str] = set()
@@ -122,6 +124,8 @@ class Hub:
     async def run(self) -> None:
         """The ticker: clocks, absent players, pairing, pings and the lobby."""
         last_pair = last_ping = last_lobby = 0.0
+        analysing = asyncio.create_task(self.analyses.run())
+        self._tasks.add(analysing)
         while True:
             await asyncio.sleep(self.options.tick_s)
             now = self._clock()
@@ -141,6 +145,8 @@ class Hub:
                 self._send_lobby()
 
     async def close(self) -> None:
+        for task in list(self._tasks):
+            task.cancel()
         for client in list(self.clients):
             client.close()
         await self.ai.close()

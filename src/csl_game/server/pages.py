@@ -43,12 +43,13 @@ def _e(value: object) -> str:
     return escape(str(value), quote=True)
 
 
-def _page(title: str, body: str, data: dict[str, Any]) -> str:
+def _page(title: str, body: str, data: dict[str, Any], refresh: int = 0) -> str:
     return (
         "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
         f"<title>{_e(title)}</title>"
-        "<link rel=\"icon\" href=\"data:,\"><link rel=\"stylesheet\" href=\"/static/site.css\">"
+        + (f"<meta http-equiv=\"refresh\" content=\"{refresh}\">" if refresh else "")
+        + "<link rel=\"icon\" href=\"data:,\"><link rel=\"stylesheet\" href=\"/static/site.css\">"
         "<link rel=\"stylesheet\" href=\"/static/server.css\">"
         "<script src=\"/static/play.js\" defer></script></head>"
         f"<body data-page=\"{_e(data.get('page', ''))}\" "
@@ -108,9 +109,31 @@ def lobby_page(lobby: dict[str, Any]) -> str:
     return _page("Lobby", body, {"page": "lobby"})
 
 
-def game_page(doc: dict[str, Any]) -> str:
+def _analysis(doc: dict[str, Any], analysis: dict[str, Any] | None) -> str:
+    """A finished game's analysis: each side's accuracy and every move graded."""
+    state = doc.get("analysis")
+    if analysis is None:
+        if state == "queued":
+            return ("<h2>Analysis</h2><p id=\"analysis\" class=\"state\">The server is "
+                    "analysing this game's moves; this page shows them when it is done.</p>")
+        return ("<h2>Analysis</h2><p id=\"analysis\" class=\"state\">The server is busy "
+                "analysing other games; open this page again later for this one's.</p>")
+    acc = analysis.get("accuracy", {})
+    said = ", ".join(f"{side.title()} {acc[side]:.0f} %" for side in ("white", "red")
+                     if acc.get(side) is not None)
+    rows = [[str(m["ply"] + 1), _e(m["color"].title()), _e(m["move"]), _e(m["grade"]),
+             _e(m["best"]), _e(m["best_value"]), f"{m['accuracy']:.0f}"]
+            for m in analysis.get("moves", [])]
+    return ("<h2>Analysis</h2>"
+            f"<p id=\"accuracy\">Accuracy: {_e(said or 'no moves')}</p>"
+            + _table("Each move against the best one in its position (the server's review)",
+                     "analysis", ["#", "Side", "Played", "Grade", "Best", "Its value",
+                                  "Accuracy"], rows))
+
+
+def game_page(doc: dict[str, Any], analysis: dict[str, Any] | None = None) -> str:
     """A game: live (played or watched through the script), or finished (its
-    board, result, moves)."""
+    board, result, moves and, once made, their analysis)."""
     over = doc.get("state") == "over"
     white, red = doc["white"], doc["red"]
     moves = doc.get("moves", [])
@@ -138,5 +161,7 @@ def game_page(doc: dict[str, Any]) -> str:
         "play it with Enter.</p></div><p id=\"status\" role=\"status\"></p>"
         "<h2>Moves</h2>"
         + _table("Column, shape and the time each took", "moves",
-                 ["#", "Side", "Column", "Shape", "ms"], rows))
-    return _page(f"{white or '?'} - {red or '?'}", body, {"page": "game", **doc})
+                 ["#", "Side", "Column", "Shape", "ms"], rows)
+        + (_analysis(doc, analysis) if over else ""))
+    refresh = 5 if over and analysis is None and doc.get("analysis") == "queued" else 0
+    return _page(f"{white or '?'} - {red or '?'}", body, {"page": "game", **doc}, refresh)

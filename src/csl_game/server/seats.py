@@ -43,6 +43,8 @@ class ServerOptions:
     tick_s: float = 0.05
     pair_every_s: float = 0.5
     ping_every_s: float = 15.0
+    analysis_ms: int = 100
+    """Analysis time per position of a finished game's review."""
     lobby_every_s: float = 1.0
     """The lobby is sent to those who follow it at most this often (as it changes)."""
     outbox: int = 512

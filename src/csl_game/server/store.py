@@ -43,6 +43,9 @@ SCHEMA = (
         created DOUBLE PRECISION NOT NULL,
         ended DOUBLE PRECISION)""",
     "CREATE INDEX IF NOT EXISTS games_state ON games (state)",
+    """CREATE TABLE IF NOT EXISTS analyses (
+        id TEXT PRIMARY KEY,
+        doc TEXT NOT NULL)""",
 )
 """The tables: one row a bot (its token only hashed), one row a game."""
 
@@ -139,6 +142,15 @@ class Store(ABC):
         self._run("UPDATE games SET moves = ?, state = 'over', result = ?, ended = ? "
                   "WHERE id = ?", (json.dumps(moves), json.dumps(result), time.time(),
                                    game_id))
+
+    def save_analysis(self, game_id: str, doc: dict[str, Any]) -> None:
+        """A finished game's analysis (csl_game.server.analysis), kept once made."""
+        if self.analysis(game_id) is None:
+            self._run("INSERT INTO analyses (id, doc) VALUES (?, ?)", (game_id, json.dumps(doc)))
+
+    def analysis(self, game_id: str) -> dict[str, Any] | None:
+        rows = self._run("SELECT doc FROM analyses WHERE id = ?", (game_id,))
+        return json.loads(rows[0][0]) if rows else None
 
     def game(self, game_id: str) -> GameRow | None:
         rows = self._run(f"SELECT {_COLUMNS} FROM games WHERE id = ?", (game_id,))

@@ -170,7 +170,13 @@ async def _game(request: web.Request) -> web.StreamResponse:
     if live is None and row is None:
         raise web.HTTPNotFound(text="no such game")
     doc = _live_doc(hub, game_id) if live is not None else _row_doc(row)
-    return _with_cookie(request, web.Response(text=game_page(doc), content_type="text/html"))
+    analysis = None
+    if row is not None and row.state == "over" and row.result is not None:
+        analysis = await hub.analyses.of(row)
+        doc["analysis"] = "done" if analysis is not None else \
+            "queued" if hub.analyses.queued(game_id) else "busy"
+    return _with_cookie(request, web.Response(text=game_page(doc, analysis),
+                                              content_type="text/html"))
 
 
 async def _static(request: web.Request) -> web.StreamResponse:
