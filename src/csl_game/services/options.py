@@ -213,8 +213,10 @@ OPTIONS: tuple[Option, ...] = (
                 "match: bare PORT listens on every network of this machine, HOST:PORT on "
                 "that address only (PORT 0: any free port)"}),
     _opt("connect", "--connect", "join a match hosted with --listen and play the other side "
-         "(-W or -R for a thinker, a human by default); board settings are the host's",
-         {"match"}, metavar="HOST:PORT", group=_ONLINE),
+         "(-W or -R for a thinker, a human by default); board settings are the host's. "
+         "With a game server's URL (http://...): join its game --code, or without one open "
+         "a challenge in its lobby (docs/server.md)",
+         {"match"}, metavar="HOST:PORT|URL", group=_ONLINE),
     _opt("code", "--code", "the join code (with --listen: made up when not given; with "
          "--connect: the one the host printed)", {"match"}, metavar="CODE", group=_ONLINE),
     _opt("reconnect_timeout", "--reconnect-timeout", "seconds a dropped player has to come "
