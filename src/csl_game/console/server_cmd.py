@@ -7,7 +7,7 @@ import asyncio
 import sys
 
 from csl_game.errors import UsageError
-from csl_game.server import Served, ServerOptions, add_bot, open_store, run_server
+from csl_game.server import Served, ServerOptions, Store, add_bot, open_store, run_server
 from csl_game.server.messages import NAME_PATTERN
 from csl_game.services.options import flag_text, match_config
 from csl_game.services.userdata import user_dir
@@ -39,6 +39,9 @@ def run_server_verb(args: argparse.Namespace) -> int:
     if args.grace < 0 or args.max_ai_games < 0:
         bad = "grace" if args.grace < 0 else "max_ai_games"
         raise UsageError(f"{flag_text(bad)}: must be at least 0")
+    if args.add_bot is not None and not NAME_PATTERN.fullmatch(args.add_bot):
+        raise UsageError(f"--add-bot: {args.add_bot!r} is no name (letters, digits, spaces "
+                         "and _.+-, 1 to 40, starting with a letter or digit)")
     config = match_config(args)
     where = _store_where(args)
     try:
@@ -68,11 +71,8 @@ def run_server_verb(args: argparse.Namespace) -> int:
         store.close()
 
 
-def _add_bot(store: object, name: str) -> int:
-    if not NAME_PATTERN.fullmatch(name):
-        raise UsageError(f"--add-bot: {name!r} is no name (letters, digits, spaces and _.+-, "
-                         "1 to 40, starting with a letter or digit)")
-    token = add_bot(store, name)  # type: ignore[arg-type]
+def _add_bot(store: Store, name: str) -> int:
+    token = add_bot(store, name)
     if token is None:
         raise UsageError(f"--add-bot: a bot called {name!r} is registered already")
     print(f"bot {name} registered; its token (shown once, kept only hashed):", file=sys.stderr)
