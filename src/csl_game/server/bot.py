@@ -128,6 +128,7 @@ class BotGame:
         for col, shape in theirs[self.board.move_count:]:
             self._put(col, shape)
         self.state = state
+        self.sent = None  # a move sent before the loss was either played or is asked again
 
     @property
     def my_turn(self) -> bool:
@@ -260,9 +261,15 @@ class _Bot:
         if game.runner is not None:
             asyncio.get_running_loop().run_in_executor(None, game.runner.close)
 
-    def close_all(self) -> None:
+    def pause(self) -> None:
+        """The connection is gone: stop thinking, keep the boards (a reconnect's
+        games must extend them)."""
         for game in self.games.values():
             self.end(game)
+            game.runner, game.thinking = None, None
+
+    def close_all(self) -> None:
+        self.pause()
         self.games.clear()
 
 
@@ -295,10 +302,11 @@ async def run_bot(spec: BotSpec, stop: asyncio.Event | None = None,
             except (TimeoutError, aiohttp.ClientError, OSError) as e:
                 say(f"cannot reach {spec.url} ({e.__class__.__name__}); trying again")
             finally:
-                bot.close_all()
+                bot.pause()
             bot.welcomed = False
             delay = min(8.0, max(1.0, delay * 2))
             try:
                 await asyncio.wait_for(stop.wait(), delay)
             except TimeoutError:
                 pass
+        bot.close_all()

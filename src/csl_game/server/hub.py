@@ -118,6 +118,9 @@ class Hub:
         self.codes[live.code] = row.id
         if row.kind == "ladder":
             self.ladder.started(row.white, row.red)
+        for seat in seats:
+            if seat.startswith("ai:"):
+                self.ai.add(game, seat[3:])
         if live.started and seats[game.to_move].startswith("ai:"):
             self._ai_turn(live)
 
