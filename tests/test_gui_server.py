@@ -85,6 +85,29 @@ def test_two_windows_play_a_game_on_a_server(apps: Apps, server: ServerThread) -
     assert [m.move for m in ra.moves] == [m.move for m in rb.moves]
 
 
+def test_a_challenge_is_accepted_from_the_lobby_in_the_window(apps: Apps,
+                                                              server: ServerThread) -> None:
+    a = window(apps)
+    seeking = on_a_server(a, server.url, "Alice")
+    steps([a], lambda: seeking.game is not None)
+    b = window(apps)
+    scene = picker(b)
+    click(b, scene.widgets["mode.server"])
+    scene = b.scenes.current  # type: ignore[assignment]
+    assert isinstance(scene, OnlineScene)
+    click(b, scene.widgets["server"], frames=1)
+    type_text(b, server.url)
+    click(b, scene.widgets["challenges.look"])
+    steps([a, b], lambda: "challenges.0" in b.scenes.current.widgets)  # type: ignore[union-attr]
+    offered = b.scenes.current.widgets["challenges.0"]  # type: ignore[union-attr]
+    assert "Alice" in offered.text
+    click(b, offered)
+    assert isinstance(b.scenes.current, OnlineWaitScene), \
+        getattr(b.scenes.current, "error", "")
+    steps([a, b], on_board(a, b))
+    assert {board(a).table.local, board(b).table.local} == {PColor.WHITE, PColor.RED}
+
+
 def test_a_bad_server_address_is_said_on_the_picker(apps: Apps) -> None:
     app = window(apps)
     scene = picker(app)
@@ -94,3 +117,18 @@ def test_a_bad_server_address_is_said_on_the_picker(apps: Apps) -> None:
     scene.values["server"] = "csl.example.org"
     scene.go()
     assert "http://HOST:PORT" in scene.error
+
+
+def test_the_lobby_look_takes_only_well_formed_challenges() -> None:
+    from csl_game.gui.lobby_look import challenges_of
+
+    doc = {"challenges": [
+        {"name": "Alice", "free": "red", "code": "abcdefgh12"},
+        {"name": "Bad\x1b[2J", "free": "red", "code": "abcdefgh12"},
+        {"name": "Eve", "free": "blue", "code": "abcdefgh12"},
+        {"name": "Mal", "free": "white", "code": "../../etc/passwd"},
+        "nonsense", {"name": "Bob", "free": "white", "code": "ZZZZZZZZ"},
+        {"name": "C", "free": "white", "code": "CCCCCCCC"},
+        {"name": "D", "free": "white", "code": "DDDDDDDD"}]}
+    assert [c.name for c in challenges_of(doc)] == ["Alice", "Bob", "C"]  # three fit
+    assert challenges_of([1, 2]) == [] and challenges_of({"challenges": 5}) == []

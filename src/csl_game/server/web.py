@@ -116,6 +116,7 @@ def make_app(hub: Hub, deadlines: _Deadlines | None = None) -> web.Application:
     app.router.add_get("/game/{id}", _game)
     app.router.add_get("/ws", _websocket)
     app.router.add_get("/api/ladder", _api_ladder)
+    app.router.add_get("/api/lobby", _api_lobby)
     app.router.add_get("/api/games", _api_games)
     app.router.add_get("/api/games/{id}", _api_game)
     app.router.add_get("/static/{name}", _static)
@@ -190,6 +191,10 @@ async def _static(request: web.Request) -> web.StreamResponse:
 
 async def _api_ladder(request: web.Request) -> web.StreamResponse:
     return web.json_response(request.app[_HUB].ladder_table())
+
+
+async def _api_lobby(request: web.Request) -> web.StreamResponse:
+    return web.json_response(request.app[_HUB].lobby())
 
 
 async def _api_games(request: web.Request) -> web.StreamResponse:

@@ -24,6 +24,7 @@ from pygame_gui.elements import UITextBox, UITextEntryLine
 from csl_game.engine import Human, Player, ThreadRunner
 from csl_game.errors import CslError
 from csl_game.gui.context import GuiContext
+from csl_game.gui.lobby_look import LobbyLook
 from csl_game.gui.online_table import HostTable, JoinedTable, Table
 from csl_game.gui.scenes.choices import ENTER_KEYS
 from csl_game.gui.scenes.online_wait import OnlineWaitScene, invitation
@@ -118,6 +119,7 @@ class OnlineScene(PickerScene):
         names = [lv.name for lv in LEVELS]
         self.player = p.online_player if p.online_player in names else "human"
         self.error = error
+        self.lobby = LobbyLook()
         self.focus.key = f"mode.{self.mode}"
 
     # ------------------------------------------------------------- widgets
@@ -130,7 +132,8 @@ class OnlineScene(PickerScene):
             return [("address", "Host's address"), ("code", "Join code"),
                     ("name", "Your name")]
         if self.mode == "server":
-            return [("server", "Server"), ("server_code", "Join code"), ("name", "Your name")]
+            return [("server", "Server"), ("server_code", "Join code"),
+                    ("challenges", "Lobby"), ("name", "Your name")]
         return [("address", "Host's address")]
 
     def build(self, root: UIContainer, m: Metrics) -> None:
@@ -155,6 +158,13 @@ class OnlineScene(PickerScene):
         self.grid.append(["back", "go"])
 
     def _field(self, key: str, rect: Rect, m: Metrics, root: UIContainer) -> list[str]:
+        if key == "challenges":
+            items = [("challenges.look", "Look" if self.lobby.challenges is None else "Again",
+                      False, lambda _e: self._look())]
+            for i, c in enumerate(self.lobby.challenges or []):
+                items.append((f"challenges.{i}", f"{c.name} (you: {c.free})", False,
+                              self._accept(c.code)))
+            return self._options(rect, m, root, items)
         if key == "colour":
             return self._options(rect, m, root, [
                 (f"colour.{c}", text, c == self.colour, self._setter("colour", c))
@@ -187,6 +197,31 @@ class OnlineScene(PickerScene):
             keys.append(key)
         return keys
 
+    def _look(self) -> None:
+        """Ask the server for its open challenges (in the background)."""
+        self._read_entries()
+        try:
+            self.lobby.look(self.values["server"])
+        except ValueError as e:
+            self.error = str(e)
+        self.rebuild()
+
+    def _accept(self, code: str) -> Callable[[pygame.event.Event], None]:
+        def accept(_event: pygame.event.Event) -> None:
+            entry = self.widgets.get("server_code")
+            if isinstance(entry, UITextEntryLine):
+                entry.set_text(code)  # go() reads the entries
+            self.go()
+        return accept
+
+    def update(self, dt: float) -> None:
+        super().update(dt)
+        if self.lobby.take_news():
+            self.error = self.lobby.problem or (
+                "" if self.lobby.challenges else "No open challenges there just now: "
+                "leave the code empty to open one")
+            self.rebuild()
+
     def _setter(self, what: str, value: str) -> Callable[[pygame.event.Event], None]:
         def pick(_event: pygame.event.Event) -> None:
             setattr(self, what, value)
@@ -214,10 +249,13 @@ class OnlineScene(PickerScene):
         return {f"mode.{self.mode}", f"colour.{self.colour}", f"player.{self.player}"}
 
     # ------------------------------------------------------------- going
-    def go(self) -> None:
+    def _read_entries(self) -> None:
         for key, widget in self.widgets.items():
             if isinstance(widget, UITextEntryLine):
                 self.values[key] = widget.get_text().strip()
+
+    def go(self) -> None:
+        self._read_entries()
         try:
             table, where, lines = self._start()
         except (CslError, ValueError) as e:
