@@ -127,3 +127,17 @@ def test_two_people_a_join_code_a_watcher_and_a_reconnect(server: ServerThread) 
                 result = (await who.next("result"))["result"]
                 assert result["winner"] == "white" and result.get("resigned") is True
     asyncio.run(go())
+
+
+def test_one_player_keeps_only_a_few_games_waiting(server: ServerThread) -> None:
+    async def go() -> list[str]:
+        async with aiohttp.ClientSession() as http:
+            me = await Client(http, server.url).open("Ann")
+            said = []
+            for _ in range(server.hub.options.max_waiting + 1):
+                await me.send(type="create", opponent="open", color="random")
+                said.append((await me.next("game", "error"))["type"])
+            return said
+    said = asyncio.run(go())
+    assert said == ["game"] * server.hub.options.max_waiting + ["error"]
+    assert len(server.hub.lobby()["challenges"]) <= server.hub.options.max_waiting

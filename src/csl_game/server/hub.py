@@ -300,6 +300,12 @@ class Hub:
     def _create(self, client: Client, request: Create) -> None:
         if not client.identity or client.bot:
             raise Rejected("say hello with your name first")
+        waiting = sum(1 for live in self.games.values()
+                      if not live.started and client.identity in live.seats)
+        if waiting >= self.options.max_waiting:
+            raise Rejected(f"you have {waiting} games waiting for an opponent already")
+        if len(self.games) >= self.options.max_games:
+            raise Rejected("the server holds as many games as it can; try again soon")
         color = request.color if request.color is not None else random.choice(list(PColor))
         seats, names = ["", ""], ["", ""]
         seats[color], names[color] = client.identity, client.name

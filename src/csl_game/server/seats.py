@@ -43,6 +43,10 @@ class ServerOptions:
     tick_s: float = 0.05
     pair_every_s: float = 0.5
     ping_every_s: float = 15.0
+    max_waiting: int = 3
+    """Games one player may have waiting for an opponent at once."""
+    max_games: int = 20_000
+    """Games the server holds at once (being played or waiting)."""
     analysis_ms: int = 100
     """Analysis time per position of a finished game's review."""
     lobby_every_s: float = 1.0
