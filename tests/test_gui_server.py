@@ -14,6 +14,7 @@ import pytest
 
 from csl_game.gui.app import App
 from csl_game.gui.scenes.online import OnlineScene
+from csl_game.gui.scenes.online_board import OnlineBoardScene
 from csl_game.gui.scenes.online_wait import OnlineWaitScene
 from csl_game.gui.server_table import ServerTable
 from csl_game.model.board import PColor
@@ -52,10 +53,10 @@ def on_a_server(app: App, url: str, name: str, code: str = "") -> ServerTable:
         click(app, scene.widgets[field], frames=1)
         type_text(app, text)
     click(app, scene.widgets["go"])
-    wait = app.scenes.current
-    assert isinstance(wait, OnlineWaitScene), getattr(wait, "error", "")
-    assert isinstance(wait.table, ServerTable)
-    return wait.table
+    shown = app.scenes.current  # waiting, or already on the board on a quick server
+    assert isinstance(shown, OnlineWaitScene | OnlineBoardScene), getattr(shown, "error", "")
+    assert isinstance(shown.table, ServerTable)
+    return shown.table
 
 
 def test_two_windows_play_a_game_on_a_server(apps: Apps, server: ServerThread) -> None:
@@ -102,7 +103,7 @@ def test_a_challenge_is_accepted_from_the_lobby_in_the_window(apps: Apps,
     offered = b.scenes.current.widgets["challenges.0"]  # type: ignore[union-attr]
     assert "Alice" in offered.text
     click(b, offered)
-    assert isinstance(b.scenes.current, OnlineWaitScene), \
+    assert isinstance(b.scenes.current, OnlineWaitScene | OnlineBoardScene), \
         getattr(b.scenes.current, "error", "")
     steps([a, b], on_board(a, b))
     assert {board(a).table.local, board(b).table.local} == {PColor.WHITE, PColor.RED}

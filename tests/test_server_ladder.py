@@ -144,10 +144,10 @@ def test_admin_mode_needs_the_token_from_add_bot(tmp_path: Path, home: Path) -> 
     server, url = start_server(db)
     try:
         stranger = Proc("bot", url, "random", "--name", "Beta")
-        assert stranger.proc.wait(30) != 0
-        assert "no bot is registered as 'Beta'" in stranger.text()
+        assert stranger.proc.wait(60) != 0, stranger.text()
+        assert "no bot is registered as 'Beta'" in stranger.text(), stranger.text()
         wrong = Proc("bot", url, "random", "--name", "Alpha", "--token", "x" * 32)
-        assert wrong.proc.wait(30) != 0 and "wrong token" in wrong.text()
+        assert wrong.proc.wait(60) != 0 and "wrong token" in wrong.text(), wrong.text()
         right = Proc("bot", url, "random", "--name", "Alpha", "--token", token)
         right.wait_for("connected to", 30)
         stop(right, signal.SIGTERM)
