@@ -225,3 +225,15 @@ def test_a_client_that_never_reads_loses_its_connection_not_the_others(
             time.sleep(0.05)
         assert served_quickly(server) < 1.0
         assert server.open_connections() <= 1
+
+
+def test_a_connection_idle_after_an_answer_is_let_go(server: ServerThread) -> None:
+    for path in (b"/api/ladder", b"/no/such/page"):  # after an error answer too
+        sock = connect_from("127.0.0.1", server.port)
+        with sock:
+            sock.sendall(b"GET " + path + b" HTTP/1.1\r\nHost: x\r\n\r\n")
+            sock.settimeout(5)
+            assert sock.recv(65536).startswith(b"HTTP/1.1 ")
+            start = time.monotonic()
+            assert closed_within(sock, LIMITS.request_timeout_s + 3)
+            assert time.monotonic() - start < LIMITS.request_timeout_s + 3

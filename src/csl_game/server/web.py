@@ -131,13 +131,16 @@ async def _on_request(request: web.Request, handler: Handler) -> web.StreamRespo
     deadlines = request.app.get(_GUARD)
     if deadlines is not None:
         deadlines.disarm(request.transport)
-    response = await handler(request)
-    response.headers.setdefault("X-Content-Type-Options", "nosniff")
-    response.headers.setdefault("Referrer-Policy", "same-origin")
-    if deadlines is not None and request.transport is not None and \
-            not isinstance(response, web.WebSocketResponse):
-        deadlines.arm(request.transport)  # the next request, keep-alive included
-    return response
+    response: web.StreamResponse | None = None
+    try:
+        response = await handler(request)
+        response.headers.setdefault("X-Content-Type-Options", "nosniff")
+        response.headers.setdefault("Referrer-Policy", "same-origin")
+        return response
+    finally:  # an error answer (404, 403) too: the next request has its deadline
+        if deadlines is not None and request.transport is not None and \
+                not isinstance(response, web.WebSocketResponse):
+            deadlines.arm(request.transport)
 
 
 def _session(request: web.Request) -> str:
