@@ -109,7 +109,8 @@ def test_a_finished_game_reads_as_the_results_file_records_it(tmp_path: Path,
                                                              home: Path) -> None:
     db = tmp_path / "games.sqlite3"
     server, url = start_server(db, "--register", "open", "-t", "100")
-    bots = [Proc("bot", url, "random", "--name", f"R{i}") for i in (1, 2)]
+    bots = [Proc("bot", url, "random", "--name", "R1"),
+            Proc("bot", url, "random", "--name", "R2", "--in-process")]  # threads, as debugging
     try:
         deadline = time.monotonic() + 60
         while not (rows := [r for r in get_json(url + "/api/ladder") if r["games"]]):

@@ -33,7 +33,7 @@ def run_bot_verb(args: argparse.Namespace) -> int:
     if not 1 <= args.games <= MAX_GAMES:
         raise UsageError(f"--games: from 1 to {MAX_GAMES}, got {args.games}")
     spec = BotSpec(args.url, args.bot_thinker, args.params, args.name or "", args.token or "",
-                   args.games, paths)
+                   args.games, paths, args.in_process)
     asyncio.run(run_bot(spec, say=lambda text: print(narration.terminal_safe(text),
                                                       flush=True)))
     return 0

@@ -275,7 +275,7 @@ def _server_game(args: argparse.Namespace) -> int:
     if args.code is not None and not re.fullmatch(r"[A-Za-z0-9_-]{8,32}", args.code):
         raise UsageError("--code: a server's join code is 8 to 32 letters, digits, - or _")
     return run_server_match(args.connect, args.code, color, thinker, params,
-                            tuple(args.thinkers), args.json)
+                            tuple(args.thinkers), args.json, args.in_process)
 
 
 def run_watch(args: argparse.Namespace) -> int:

@@ -22,7 +22,14 @@ import aiohttp
 
 from csl_game.console.human import move_prompt, try_move
 from csl_game.console.render import render_board
-from csl_game.engine import Forfeit, ThinkerRunner, explain, judge, process_runner
+from csl_game.engine import (
+    Forfeit,
+    ThinkerRunner,
+    ThreadRunner,
+    explain,
+    judge,
+    process_runner,
+)
 from csl_game.errors import InputEnded, InvalidMoveError, NetworkError
 from csl_game.model.board import Board, PColor, PShape
 from csl_game.server import BotError, BotGame, decode_event, ws_url
@@ -72,8 +79,9 @@ class _Lines:
 class _Console:
     def __init__(self, url: str, code: str | None, color: PColor | None,
                  thinker: str | None, params: str, paths: tuple[str, ...],
-                 out: TextIO) -> None:
+                 out: TextIO, in_process: bool = False) -> None:
         self.url, self.code, self.color = url, code, color
+        self.in_process = in_process
         self.thinker, self.params, self.paths, self.out = thinker, params, paths, out
         self.name = (ThinkerPrototype(thinker, params, paths=paths).default_name
                      if thinker else "Console")[:40]
@@ -172,7 +180,8 @@ class _Console:
             assert self.thinker is not None
             prototype = ThinkerPrototype(self.thinker, self.params, game.state.config,
                                          self.paths)
-            self.runner = await asyncio.to_thread(process_runner, prototype, lambda text: None)
+            make = ThreadRunner if self.in_process else process_runner
+            self.runner = await asyncio.to_thread(make, prototype, lambda text: None)
         board, runner = game.board.copy(), self.runner
         outcome = await asyncio.to_thread(lambda: runner.start(board).wait(None))
         assert outcome is not None
@@ -202,7 +211,8 @@ class _Console:
 
 
 def run_server_match(url: str, code: str | None, color: PColor | None, thinker: str | None,
-                     params: str, paths: tuple[str, ...], json_out: bool) -> int:
+                     params: str, paths: tuple[str, ...], json_out: bool,
+                     in_process: bool = False) -> int:
     """Play one game on the server at `url`; 0 when it ended (whoever won).
 
     Raises:
@@ -211,7 +221,7 @@ def run_server_match(url: str, code: str | None, color: PColor | None, thinker: 
         InputEnded: the terminal's input ended while a person was to move.
     """
     out = sys.stderr if json_out else sys.stdout
-    console = _Console(url, code, color, thinker, params, paths, out)
+    console = _Console(url, code, color, thinker, params, paths, out, in_process)
     try:
         result = asyncio.run(console.run())
     except (aiohttp.ClientError, OSError) as e:

@@ -24,7 +24,7 @@ from typing import Any
 
 import aiohttp
 
-from csl_game.engine import Forfeit, ThinkerRunner, judge, process_runner
+from csl_game.engine import Forfeit, ThinkerRunner, ThreadRunner, judge, process_runner
 from csl_game.errors import CslError, ProtocolError
 from csl_game.model.board import Board, PShape, Winner
 from csl_game.server.game import SHAPES
@@ -51,6 +51,8 @@ class BotSpec:
     token: str = ""
     games: int = 1
     paths: tuple[str, ...] = ()
+    in_process: bool = False
+    """Think on a thread of this process (for debugging a thinker), not in a worker."""
 
 
 def ws_url(url: str) -> str:
@@ -238,7 +240,8 @@ class _Bot:
         if game.runner is None:
             prototype = ThinkerPrototype(self.spec.thinker, self.spec.params,
                                          game.state.config, self.spec.paths)
-            game.runner = await asyncio.to_thread(process_runner, prototype, _quiet)
+            make = ThreadRunner if self.spec.in_process else process_runner
+            game.runner = await asyncio.to_thread(make, prototype, _quiet)
         board = game.board.copy()
         runner = game.runner
         outcome = await asyncio.to_thread(lambda: runner.start(board).wait(None))
