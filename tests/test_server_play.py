@@ -51,6 +51,10 @@ class Client:
                     return doc
 
 
+async def _tick() -> None:
+    await asyncio.sleep(0.2)  # the hub's clock check runs every 50 ms
+
+
 def random_move(board: Any) -> tuple[int, PShape]:
     col = random.choice([c for c in range(board.cols) if not board.is_column_full(c)])
     shape = random.choice([s for s in PShape if board.piece_count(board.turn, s) > 0])
@@ -113,6 +117,8 @@ def test_two_people_a_join_code_a_watcher_and_a_reconnect(server: ServerThread) 
             assert watched["color"] is None and watched["code"] == ""  # no code to watchers
             await ann.send(type="move", game=game, ply=0, col=3, shape="round")
             await bob.next("played")
+            await asyncio.sleep(1.6)  # far past 100 ms and the grace: people are not timed
+            server.call(_tick)
             await bob.send(type="move", game=game, ply=0, col=3, shape="square")  # stale
             assert "not red's move 0" in (await bob.next("error"))["message"]
             await eve.send(type="move", game=game, ply=1, col=3, shape="square")
@@ -122,6 +128,7 @@ def test_two_people_a_join_code_a_watcher_and_a_reconnect(server: ServerThread) 
             bob = await Client(http, server.url, bob.cookie).open("Bob")
             again = await bob.next("game")
             assert again["color"] == "red" and len(again["moves"]) == 1
+            assert server.hub.games[game].game.result is None, "Bob lost on time"
             await bob.send(type="resign", game=game)
             for who in (ann, bob, eve):
                 result = (await who.next("result"))["result"]

@@ -337,6 +337,9 @@ class Hub:
             return
         color = PColor.WHITE if not live.seats[0] else PColor.RED
         live.seats[color], live.game.names[color] = client.identity, client.name
+        timed = list(live.game.timed)
+        timed[color] = False  # a person, as the one who made the game: never timed
+        live.game.timed = (timed[0], timed[1])
         live.players[color] = client
         self._db_later(self.store.set_players, live.game.id, *live.game.names)
         self._db_later(self.store.save_seats, live.game.id, live.seats)
