@@ -23,10 +23,12 @@ from urllib.parse import urlsplit
 
 from aiohttp import WSMsgType, web
 
+from csl_game.online.protocol import config_json
 from csl_game.server.guard import AddressGuard, Limits, TokenBucket
 from csl_game.server.hub import Client, Hub, game_settings, hash_token, new_token
 from csl_game.server.messages import MAX_MESSAGE, encode, is_id
 from csl_game.server.pages import game_page, lobby_page, static_file
+from csl_game.server.store import GameRow
 
 __all__ = ["make_app", "serve", "Served", "COOKIE"]
 
@@ -170,10 +172,14 @@ async def _game(request: web.Request) -> web.StreamResponse:
     if not is_id(game_id):
         raise web.HTTPNotFound(text="no such game")
     live = hub.games.get(game_id)
-    row = None if live is not None else await hub.db(hub.store.game, game_id)
-    if live is None and row is None:
-        raise web.HTTPNotFound(text="no such game")
-    doc = _live_doc(hub, game_id) if live is not None else _row_doc(row)
+    row: GameRow | None = None
+    if live is not None:
+        doc = _live_doc(hub, game_id)
+    else:
+        row = await hub.db(hub.store.game, game_id)
+        if row is None:
+            raise web.HTTPNotFound(text="no such game")
+        doc = _row_doc(row)
     analysis = None
     if row is not None and row.state == "over" and row.result is not None:
         analysis = await hub.analyses.of(row)
@@ -220,13 +226,11 @@ async def _api_game(request: web.Request) -> web.StreamResponse:
 def _live_doc(hub: Hub, game_id: str) -> dict[str, Any]:
     live = hub.games[game_id]
     g = live.game
-    from csl_game.online.protocol import config_json
-
     return {"id": g.id, "kind": live.kind, "state": "playing", "white": g.names[0],
             "red": g.names[1], "settings": config_json(g.config), "moves": g.moves_json()}
 
 
-def _row_doc(row: Any) -> dict[str, Any]:
+def _row_doc(row: GameRow) -> dict[str, Any]:
     """A stored game: a finished one as the results file records it, with its id."""
     if row.state == "over" and row.result is not None:
         return {**row.result, "id": row.id, "kind": row.kind, "state": "over"}
