@@ -30,6 +30,7 @@ PACKAGES = {  # module prefix: its package (the longest prefix wins)
     "csl_game.services": "services",
     "csl_game.services.site": "services",  # the tournament site: a service in modules
     "csl_game.online": "online",
+    "csl_game.server": "server",
     "csl_game.console": "console",
     "csl_game.gui": "gui",
     "csl_game.rl": "rl",
@@ -51,10 +52,11 @@ MAY_IMPORT = {  # package: the other packages it may import (README.md, Layout)
     "engine": {"engine.outcomes", "engine.runners", "thinker", "model", "errors"},
     "services": _ENGINE,
     "online": _ENGINE | {"services"},
-    "console": _ENGINE | {"services", "online"},
-    "gui": _ENGINE | {"services", "online"},
+    "server": _ENGINE | {"services", "online"},  # the game server, beside online play
+    "console": _ENGINE | {"services", "online", "server"},
+    "gui": _ENGINE | {"services", "online", "server"},
     "rl": _ENGINE | {"services", "console"},  # its text rendering is the console's
-    "cli": _ENGINE | {"services", "online", "console", "gui", "rl", "forkserver"},
+    "cli": _ENGINE | {"services", "online", "server", "console", "gui", "rl", "forkserver"},
 }
 
 

@@ -1,5 +1,5 @@
 """The command line: ``csl-game [play|match|watch|session|league|sprt|openings|analyse|
-report|replay|info] ...``: it parses the arguments and hands them to the verb.
+report|replay|info|server|bot] ...``: it parses the arguments and hands them to the verb.
 
 Each verb's options come from the one table (csl_game.services.options); each
 verb's body is a module of its own (csl_game.console.*_cmd), imported when the
@@ -97,6 +97,9 @@ _VERB_HELP = {
     "replay": "replay a match of a results file or of match --json output, in the window "
               "or the terminal",
     "info": "list the known thinkers",
+    "server": "run the game server: browsers, the app and bots play there; bots climb a "
+              "ladder (docs/server.md)",
+    "bot": "connect a thinker to a game server, where it plays the ladder",
 }
 
 
@@ -192,10 +195,23 @@ def cmd_info(args: argparse.Namespace) -> int:
     return run_info(args)
 
 
+def cmd_server(args: argparse.Namespace) -> int:
+    from csl_game.console.server_cmd import run_server_verb
+
+    return run_server_verb(args)
+
+
+def cmd_bot(args: argparse.Namespace) -> int:
+    from csl_game.console.bot_cmd import run_bot_verb
+
+    return run_bot_verb(args)
+
+
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "play": cmd_play, "match": cmd_match, "watch": cmd_watch, "session": cmd_session,
     "league": cmd_league, "sprt": cmd_sprt, "openings": cmd_openings, "analyse": cmd_analyse,
-    "report": cmd_report, "replay": cmd_replay, "info": cmd_info}
+    "report": cmd_report, "replay": cmd_replay, "info": cmd_info, "server": cmd_server,
+    "bot": cmd_bot}
 
 
 # ------------------------------------------------------------------ running one

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import queue
+import re
 import sys
 import threading
 from typing import TextIO
@@ -234,6 +235,8 @@ def _say_host_event(event: HostEvent, out: TextIO) -> None:
 
 # ---------------------------------------------------------------------- joining
 def _join(args: argparse.Namespace) -> int:
+    if args.connect.startswith(("http://", "https://")):  # a game server (docs/server.md)
+        return _server_game(args)
     address = _address(args.connect, "--connect")
     if args.results:
         raise UsageError("--results: the host writes the result (drop it with --connect)")
@@ -255,6 +258,25 @@ def _join(args: argparse.Namespace) -> int:
     factory = runner_factory(args.in_process, None, setup_limit_of(args), memory_limit_of(args))
     joined = Joined(address, hello, make_player, factory, retry_for=args.reconnect_timeout)
     return _follow(joined, args)
+
+
+def _server_game(args: argparse.Namespace) -> int:
+    from csl_game.console.server_match import run_server_match  # aiohttp only when needed
+    from csl_game.server import BotError, ws_url
+
+    try:
+        ws_url(args.connect)
+    except BotError as e:
+        raise UsageError(f"--connect: {e}") from None
+    color, thinker, params = _side(args)
+    if thinker is not None and thinker.lower() == "human":
+        thinker = None
+    if thinker is not None:
+        ThinkerPrototype(thinker, params, paths=tuple(args.thinkers))  # unknown: exit 2
+    if args.code is not None and not re.fullmatch(r"[A-Za-z0-9_-]{8,32}", args.code):
+        raise UsageError("--code: a server's join code is 8 to 32 letters, digits, - or _")
+    return run_server_match(args.connect, args.code, color, thinker, params,
+                            tuple(args.thinkers), args.json, args.in_process)
 
 
 def run_watch(args: argparse.Namespace) -> int:

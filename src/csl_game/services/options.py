@@ -27,7 +27,7 @@ __all__ = ["Option", "OPTIONS", "VERBS", "CONSOLE_TIME_LIMIT_MS", "options_of", 
            "flag_text", "check_ranges", "default_pieces", "BOARD", "MATCH_KEYS", "ALIASES"]
 
 VERBS = ("play", "match", "watch", "session", "league", "sprt", "openings", "analyse",
-         "report", "replay", "info")
+         "report", "replay", "info", "server", "bot")
 ALIASES = {"analyze": "analyse"}
 """Other spellings of verbs."""
 
@@ -38,8 +38,9 @@ _TOURNAMENT = "tournament"
 _ONLINE = "online play (docs/online.md)"
 
 _BOARD_VERBS = frozenset({"play", "match", "session", "league", "sprt", "openings",
-                          "analyse"})
-_FINDING = frozenset({"play", "match", "session", "league", "sprt", "report", "info"})
+                          "analyse", "server"})
+_FINDING = frozenset({"play", "match", "session", "league", "sprt", "report", "info", "bot"})
+_SERVER = "the game server (docs/server.md)"
 _PLAYING = frozenset({"play", "match", "session", "league", "sprt"})
 """The verbs that play matches, and so take the match clock's options."""
 
@@ -220,8 +221,10 @@ OPTIONS: tuple[Option, ...] = (
                 "match: bare PORT listens on every network of this machine, HOST:PORT on "
                 "that address only (PORT 0: any free port)"}),
     _opt("connect", "--connect", "join a match hosted with --listen and play the other side "
-         "(-W or -R for a thinker, a human by default); board settings are the host's",
-         {"match"}, metavar="HOST:PORT", group=_ONLINE),
+         "(-W or -R for a thinker, a human by default); board settings are the host's. "
+         "With a game server's URL (http://...): join its game --code, or without one open "
+         "a challenge in its lobby (docs/server.md)",
+         {"match"}, metavar="HOST:PORT|URL", group=_ONLINE),
     _opt("code", "--code", "the join code (with --listen: made up when not given; with "
          "--connect: the one the host printed)", {"match"}, metavar="CODE", group=_ONLINE),
     _opt("reconnect_timeout", "--reconnect-timeout", "seconds a dropped player has to come "
@@ -260,7 +263,8 @@ OPTIONS: tuple[Option, ...] = (
     _opt("thinker", "--thinker", "a player (repeatable; default: every built-in thinker)",
          {"league"}, action="append", default=[], metavar='"THINKER [PARAMS]"'),
     _opt("games", "--games", "games per pair and colour, each from another opening "
-         "(default 2)", {"league"}, default=2, metavar="N", **_INT),
+         "(default 2)", {"league", "bot"}, default=2, metavar="N", defaults={"bot": 1},
+         helps={"bot": "games the bot plays at once (default 1)"}, **_INT),
     _opt("opening_plies", "--opening-plies", "forced opening moves per game (default 2)",
          {"league"}, default=2, choices=(0, 1, 2), **_INT),
     _opt("seed", "--seed", "shuffles the openings (default 1)", {"league", "sprt", "openings"},
@@ -306,11 +310,37 @@ OPTIONS: tuple[Option, ...] = (
     _opt("serve", "--serve", "serve the tournament's web site over HTTP (built from the "
          "results file, and rebuilt as it grows; or a site folder as it is) until Ctrl+C",
          {"report"}, action="store_true", default=False),
-    _opt("port", "--port", "with --serve: the port (default 8000)", {"report"}, default=8000,
-         metavar="P", **_INT),
+    _opt("port", "--port", "with --serve: the port (default 8000)", {"report", "server"},
+         default=8000, metavar="P", defaults={"server": 8080},
+         helps={"server": "the port to listen on (default 8080; 0: any free port)"}, **_INT),
     _opt("host", "--host", "with --serve: the address to listen on (default 0.0.0.0: every "
-         "network of this machine; 127.0.0.1: this machine only)", {"report"},
-         default="0.0.0.0", metavar="ADDRESS"),
+         "network of this machine; 127.0.0.1: this machine only)", {"report", "server"},
+         default="0.0.0.0", metavar="ADDRESS", defaults={"server": "127.0.0.1"},
+         helps={"server": "the address to listen on (default 127.0.0.1: this machine only; "
+                          "0.0.0.0 or :: every network, best behind a TLS reverse proxy)"}),
+    _opt("db", "--db", "the database: an SQLite file (default: server.sqlite3 in the user's "
+         "data folder) or a postgresql:// URL", {"server"}, metavar="FILE|URL",
+         group=_SERVER),
+    _opt("register", "--register", "who may add bots: open (a bot registers by its name) or "
+         "admin (a token from --add-bot; the default)", {"server"}, default="admin",
+         choices=("open", "admin"), group=_SERVER),
+    _opt("add_bot", "--add-bot", "register a bot called NAME, print its token and exit",
+         {"server"}, metavar="NAME", group=_SERVER),
+    _opt("grace", "--grace", "wall-clock time a remote move may take past the time limit "
+         "to arrive, in ms (the network; default 1000)", {"server"}, default=1000,
+         metavar="MS", group=_SERVER, **_INT),
+    _opt("max_ai_games", "--max-ai-games", "games against the server's AI at once (default "
+         "8; 0: none)", {"server"}, default=8, metavar="N", group=_SERVER, **_INT),
+    _opt("url", "url", "the server's address (http://host:port, or https://...)", {"bot"},
+         metavar="URL"),
+    _opt("bot_thinker", "thinker", "the thinker that plays (csl-game info lists them)",
+         {"bot"}, metavar="THINKER"),
+    _opt("params", "--params", "the thinker's parameters", {"bot"}, default="", metavar="P"),
+    _opt("name", "--name", "the bot's name on the server (default: the thinker's)", {"bot"},
+         metavar="NAME"),
+    _opt("token", "--token", "the bot's token (default: the one saved when it registered, "
+         "or from --add-bot)", {"bot"}, metavar="T"),
+
     _opt("table", "--table", "which table CSV gives", {"report"}, default="standings",
          choices=("standings", "results")),
     _opt("ratings", "--ratings", "print every player's maximum-likelihood Elo with its 95 % "

@@ -56,7 +56,7 @@ class Preferences:
     watch_red: str = "Hard"
     """The AI last picked to play Red in 'Watch AIs'."""
     online_mode: str = "host"
-    """What 'Play online' last did: 'host', 'join' or 'watch'."""
+    """What 'Play online' last did: 'host', 'join', 'watch' or 'server'."""
     online_port: str = ""
     """The port last hosted on ("": the default)."""
     online_host_code: str = ""
@@ -71,6 +71,10 @@ class Preferences:
     """The colour last hosted as: 'white' or 'red'."""
     online_player: str = "human"
     """Who played the hosting side: 'human' or a level's name."""
+    online_server: str = ""
+    """The game server's URL last played on ("On a server")."""
+    online_server_code: str = ""
+    """The join code last typed for a game on a server."""
 
 
 @dataclass(frozen=True)

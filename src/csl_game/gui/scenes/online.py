@@ -1,9 +1,11 @@
-"""'Play online' from the home screen: host a game, join a friend's, or watch one.
+"""'Play online' from the home screen: host a game, join a friend's, watch one,
+or play on a game server.
 
-A picker of three modes (Host, Join, Watch), each a few captioned rows:
-the port and an optional join code, the colour and who plays it (you or an
-AI level) to host; the host's address and code to join; the address to
-watch. Keys as in the other pickers: Up and Down move between rows, Left,
+A picker of four modes (Host, Join, Watch, On a server), each a few captioned
+rows: the port and an optional join code, the colour and who plays it (you
+or an AI level) to host; the host's address and code to join; the address to
+watch; a game server's URL and a game's join code (none: a challenge in the
+server's lobby, for anyone there to accept) to play on a server. Keys as in the other pickers: Up and Down move between rows, Left,
 Right and Tab along them, Enter goes; typing goes into the focused entry.
 What was typed is remembered. Going starts the `Host` (or connects) and
 shows the waiting screen (gui/scenes/online_wait.py).
@@ -22,6 +24,7 @@ from pygame_gui.elements import UITextBox, UITextEntryLine
 from csl_game.engine import Human, Player, ThreadRunner
 from csl_game.errors import CslError
 from csl_game.gui.context import GuiContext
+from csl_game.gui.lobby_look import LobbyLook
 from csl_game.gui.online_table import HostTable, JoinedTable, Table
 from csl_game.gui.scenes.choices import ENTER_KEYS
 from csl_game.gui.scenes.online_wait import OnlineWaitScene, invitation
@@ -50,13 +53,15 @@ __all__ = ["OnlineScene", "DEFAULT_PORT", "online_layout", "default_name"]
 DEFAULT_PORT = 5907
 HOST_LIMITS = HostLimits()
 """The bounds a hosted game holds connections to (the reconnect time-out, ...)."""
-MODES = {"host": "Host", "join": "Join", "watch": "Watch"}
-_GO = {"host": "Host", "join": "Join", "watch": "Watch"}
+MODES = {"host": "Host", "join": "Join", "watch": "Watch", "server": "On a server"}
+_GO = {"host": "Host", "join": "Join", "watch": "Watch", "server": "Play"}
 _NOTES = {
     "host": "Your friend picks Play online, then Join, and types the address "
             "and code the next screen shows. The board is the one in Settings.",
     "join": "Type the address (HOST:PORT) and the code your friend's window shows.",
     "watch": "Follow a hosted game, read-only: the host's address is enough.",
+    "server": "A game server (csl-game server): with a friend's join code, take that game's "
+              "seat; without one, your challenge waits in the server's lobby.",
 }
 
 
@@ -108,11 +113,13 @@ class OnlineScene(PickerScene):
         self.mode = p.online_mode if p.online_mode in MODES else "host"
         self.values = {"port": p.online_port or str(DEFAULT_PORT),
                        "host_code": p.online_host_code, "address": p.online_address,
-                       "code": p.online_code, "name": p.online_name or default_name()}
+                       "code": p.online_code, "name": p.online_name or default_name(),
+                       "server": p.online_server, "server_code": p.online_server_code}
         self.colour = p.online_colour if p.online_colour in ("white", "red") else "white"
         names = [lv.name for lv in LEVELS]
         self.player = p.online_player if p.online_player in names else "human"
         self.error = error
+        self.lobby = LobbyLook()
         self.focus.key = f"mode.{self.mode}"
 
     # ------------------------------------------------------------- widgets
@@ -124,6 +131,9 @@ class OnlineScene(PickerScene):
         if self.mode == "join":
             return [("address", "Host's address"), ("code", "Join code"),
                     ("name", "Your name")]
+        if self.mode == "server":
+            return [("server", "Server"), ("server_code", "Join code"),
+                    ("challenges", "Lobby"), ("name", "Your name")]
         return [("address", "Host's address")]
 
     def build(self, root: UIContainer, m: Metrics) -> None:
@@ -148,6 +158,13 @@ class OnlineScene(PickerScene):
         self.grid.append(["back", "go"])
 
     def _field(self, key: str, rect: Rect, m: Metrics, root: UIContainer) -> list[str]:
+        if key == "challenges":
+            items = [("challenges.look", "Look" if self.lobby.challenges is None else "Again",
+                      False, lambda _e: self._look())]
+            for i, c in enumerate(self.lobby.challenges or []):
+                items.append((f"challenges.{i}", f"{c.name} (you: {c.free})", False,
+                              self._accept(c.code)))
+            return self._options(rect, m, root, items)
         if key == "colour":
             return self._options(rect, m, root, [
                 (f"colour.{c}", text, c == self.colour, self._setter("colour", c))
@@ -159,12 +176,14 @@ class OnlineScene(PickerScene):
                 (f"player.{k}", text, k == self.player, self._setter("player", k))
                 for k, text in choices])
         holder = {"host_code": "leave empty: one is made up", "code": "from your friend's screen",
-                  "address": "e.g. 192.168.1.5:5907"}.get(key)
+                  "address": "e.g. 192.168.1.5:5907", "server": "e.g. https://csl.example.org",
+                  "server_code": "leave empty: a challenge in the lobby"}.get(key)
         entry = UITextEntryLine(Rect(rect.x, rect.y + 2, rect.w, rect.h - 4), root.ui_manager,
                                 container=root, initial_text=self.values[key],
                                 placeholder_text=holder,
                                 object_id=ObjectID(f"#online_{key}", "@entry"))
-        entry.set_text_length_limit(MAX_NAME if key == "name" else MAX_CODE)
+        entry.set_text_length_limit(MAX_NAME if key == "name" else
+                                    200 if key == "server" else MAX_CODE)
         self.widgets[key] = self.on(entry, self._typed(key))
         return [key]
 
@@ -177,6 +196,31 @@ class OnlineScene(PickerScene):
             self.widgets[key] = self.on(button(part, text, root, style), act)
             keys.append(key)
         return keys
+
+    def _look(self) -> None:
+        """Ask the server for its open challenges (in the background)."""
+        self._read_entries()
+        try:
+            self.lobby.look(self.values["server"])
+        except ValueError as e:
+            self.error = str(e)
+        self.rebuild()
+
+    def _accept(self, code: str) -> Callable[[pygame.event.Event], None]:
+        def accept(_event: pygame.event.Event) -> None:
+            entry = self.widgets.get("server_code")
+            if isinstance(entry, UITextEntryLine):
+                entry.set_text(code)  # go() reads the entries
+            self.go()
+        return accept
+
+    def update(self, dt: float) -> None:
+        super().update(dt)
+        if self.lobby.take_news():
+            self.error = self.lobby.problem or (
+                "" if self.lobby.challenges else "No open challenges there just now: "
+                "leave the code empty to open one")
+            self.rebuild()
 
     def _setter(self, what: str, value: str) -> Callable[[pygame.event.Event], None]:
         def pick(_event: pygame.event.Event) -> None:
@@ -205,10 +249,13 @@ class OnlineScene(PickerScene):
         return {f"mode.{self.mode}", f"colour.{self.colour}", f"player.{self.player}"}
 
     # ------------------------------------------------------------- going
-    def go(self) -> None:
+    def _read_entries(self) -> None:
         for key, widget in self.widgets.items():
             if isinstance(widget, UITextEntryLine):
                 self.values[key] = widget.get_text().strip()
+
+    def go(self) -> None:
+        self._read_entries()
         try:
             table, where, lines = self._start()
         except (CslError, ValueError) as e:
@@ -219,7 +266,8 @@ class OnlineScene(PickerScene):
             online_mode=self.mode, online_port=self.values["port"],
             online_host_code=self.values["host_code"], online_address=self.values["address"],
             online_code=self.values["code"], online_name=self.values["name"],
-            online_colour=self.colour, online_player=self.player)
+            online_colour=self.colour, online_player=self.player,
+            online_server=self.values["server"], online_server_code=self.values["server_code"])
         self.ctx.nav.show(OnlineWaitScene(self.ctx, self._again, table, where, lines))
 
     def _again(self, error: str) -> None:
@@ -234,6 +282,8 @@ class OnlineScene(PickerScene):
         """
         if self.mode == "host":
             return self._host()
+        if self.mode == "server":
+            return self._server()
         address = _address(self.values["address"])
         shown = f"{address[0]}:{address[1]}"
         if self.mode == "watch":
@@ -264,6 +314,29 @@ class OnlineScene(PickerScene):
         table = HostTable(host, local, self.base.results_file)
         where = f"Hosting on port {host.port} \u00b7 code {host.code}"
         return table, where, invitation(host)
+
+    def _server(self) -> tuple[Table, str, list[tuple[str, str]]]:
+        url = self.values["server"]
+        if not url.startswith(("http://", "https://")):
+            raise ValueError("Server: its address, http://HOST:PORT or https://HOST")
+        code = self.values["server_code"] or None
+        if code is not None and not all(c.isalnum() or c in "-_" for c in code):
+            raise ValueError("Join code: letters, digits, - and _, as the server gave it")
+        name = self._name()
+        if not all(c.isalnum() or c in " _.+-" for c in name):
+            raise ValueError("Your name: letters, digits, spaces and _.+- on a server")
+        try:  # the server's client (aiohttp) loads only when a server is played on
+            from csl_game.gui.server_table import ServerTable
+            from csl_game.server import BotError
+        except ImportError:
+            raise ValueError("Playing on a server needs csl-game[server] "
+                             "(pip install 'csl-game[server]')") from None
+        try:
+            table = ServerTable(url, name, code)
+        except BotError as e:
+            raise ValueError(f"Server: {e}") from None
+        doing = "Joining a game on" if code else "Seeking a game on"
+        return table, f"Playing on {url}", [(doing, url)]
 
     def _name(self) -> str:
         name = self.values["name"] or default_name()

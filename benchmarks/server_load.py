@@ -1,0 +1,233 @@
+"""The game server under load: concurrent games between scripted clients,
+and spectators watching them, on loopback.
+
+The server runs in a process of its own (the one `csl-game server` runs:
+the hub, aiohttp, an SQLite database in a temporary folder, every move
+judged and written), with the edge's per-address limits raised, since every
+client comes from 127.0.0.1. This process runs the clients on one event
+loop: GAMES pairs of players, each pair playing friend games one after
+another (the first player creates a game, the second joins it by its code,
+both play random legal moves at once), so GAMES games are always in
+progress; and SPECTATORS watchers, spread over the pairs, each watching its
+pair's current game. It reports moves per second (moves the server judged
+and sent to both players and every watcher), the latency of a move (from a
+player sending it to that player receiving the server's echo of it:
+median, p99, max), the watchers' messages per second, and the server
+process's memory (peak resident set).
+
+    python benchmarks/server_load.py [--games 1000] [--spectators 5000] [--seconds 30]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import multiprocessing
+import random
+import resource
+import secrets
+import statistics
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import psutil
+
+from csl_game.model.board import PShape, Winner
+from csl_game.server import Hub, Limits, ServerOptions, SqliteStore, serve
+from csl_game.thinker.api import MatchConfig
+
+
+def _serve(folder: str, ports: Any) -> None:
+    async def main() -> None:
+        limits = Limits(per_address=100_000, total=100_000, burst=100_000,
+                        messages_per_s=1000.0, message_burst=1000.0)
+        options = ServerOptions(config=MatchConfig(), limits=limits, outbox=4096)
+        served = await serve(Hub(SqliteStore(Path(folder) / "load.sqlite3"), options),
+                             "127.0.0.1", 0)
+        ports.put(served.port)
+        await asyncio.Event().wait()
+    asyncio.run(main())
+
+
+class Stats:
+    def __init__(self) -> None:
+        self.latencies: list[float] = []
+        self.moves = 0
+        self.games = 0
+        self.watched = 0
+        self.errors: list[str] = []
+
+
+class Player:
+    """One scripted player: a WebSocket with a session cookie of its own."""
+
+    def __init__(self, http: aiohttp.ClientSession, url: str, stats: Stats) -> None:
+        self.http, self.url, self.stats = http, url, stats
+        self.cookie = secrets.token_urlsafe(24)
+        self.ws: aiohttp.ClientWebSocketResponse | None = None
+        self.inbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+
+    async def connect(self, name: str) -> None:
+        self.ws = await self.http.ws_connect(self.url, headers={"Cookie":
+                                                                f"csl_session={self.cookie}"},
+                                             max_msg_size=1 << 22)
+        await self.send({"type": "hello", "version": 1, "name": name})
+        asyncio.create_task(self._read())
+
+    async def _read(self) -> None:
+        assert self.ws is not None
+        async for msg in self.ws:
+            if msg.type is aiohttp.WSMsgType.TEXT:
+                doc = json.loads(msg.data)
+                if doc["type"] == "error":
+                    self.stats.errors.append(doc["message"])
+                elif doc["type"] != "welcome":
+                    self.inbox.put_nowait(doc)
+
+    async def send(self, doc: dict[str, Any]) -> None:
+        assert self.ws is not None
+        await self.ws.send_str(json.dumps(doc))
+
+    async def next(self, *kinds: str) -> dict[str, Any]:
+        """The next message of one of `kinds` (what comes before it is not needed).
+
+        Raises:
+            TimeoutError: none within a minute (counted as a stall).
+        """
+        async with asyncio.timeout(60):
+            while True:
+                doc = await self.inbox.get()
+                if doc["type"] in kinds:
+                    return doc
+
+
+async def play_pair(pair: int, a: Player, b: Player, watchers: list[Any], stats: Stats,
+                    until: float) -> None:
+    """Friend games between `a` and `b` one after another until `until`."""
+    while time.monotonic() < until:
+        await a.send({"type": "create", "opponent": "friend", "color": "white"})
+        state = await a.next("game")
+        game, code = state["game"], state["code"]
+        await b.send({"type": "join", "code": code})
+        await asyncio.gather(a.next("game"), b.next("game"))  # both seats taken
+        for w in watchers:
+            await w.send_str(json.dumps({"type": "watch", "game": game}))
+        board = MatchConfig().new_board()
+        players = (a, b)
+        while True:
+            ply = board.move_count
+            mover = players[ply % 2]
+            col = random.choice([c for c in range(board.cols) if not board.is_column_full(c)])
+            shapes = [s for s in PShape if board.piece_count(board.turn, s) > 0]
+            shape = random.choice(shapes)
+            sent = time.monotonic()
+            await mover.send({"type": "move", "game": game, "ply": ply, "col": col,
+                              "shape": shape.name.lower()})
+            await mover.next("played")
+            stats.latencies.append(time.monotonic() - sent)
+            stats.moves += 1
+            await players[(ply + 1) % 2].next("played")
+            board.do_move(shape, col)
+            if board.check_winner() is not Winner.NONE:
+                await asyncio.gather(a.next("result"), b.next("result"))
+                stats.games += 1
+                break
+
+
+async def watcher(http: aiohttp.ClientSession, url: str, stats: Stats,
+                  ready: list[Any]) -> None:
+    ws = await http.ws_connect(url, max_msg_size=1 << 22)
+    ready.append(ws)
+    async for msg in ws:
+        if msg.type is aiohttp.WSMsgType.TEXT:
+            stats.watched += 1
+
+
+def sample_memory(pid: int, peak: list[int], stop: threading.Event) -> None:
+    proc = psutil.Process(pid)
+    while not stop.is_set():
+        try:
+            peak[0] = max(peak[0], proc.memory_info().rss)
+        except psutil.Error:
+            return
+        stop.wait(0.2)
+
+
+async def run(games: int, spectators: int, seconds: float, port: int, pid: int) -> Stats:
+    stats = Stats()
+    url = f"ws://127.0.0.1:{port}/ws"
+    peak = [0]
+    stop = threading.Event()
+    threading.Thread(target=sample_memory, args=(pid, peak, stop), daemon=True).start()
+    conn = aiohttp.TCPConnector(limit=0)
+    async with aiohttp.ClientSession(connector=conn) as http:
+        players = [Player(http, url, stats) for _ in range(2 * games)]
+        start = time.monotonic()
+        for i in range(0, len(players), 200):
+            await asyncio.gather(*(p.connect(f"P{i + j}") for j, p in
+                                   enumerate(players[i:i + 200])))
+        watching: list[Any] = []
+        tasks = [asyncio.create_task(watcher(http, url, stats, watching))
+                 for _ in range(spectators)]
+        while len(watching) < spectators:
+            await asyncio.sleep(0.1)
+        print(f"{2 * games} players and {spectators} spectators connected in "
+              f"{time.monotonic() - start:.1f} s; memory {peak[0] / 2**20:.0f} MB", flush=True)
+        by_pair: list[list[Any]] = [[] for _ in range(games)]
+        for i, ws in enumerate(watching):
+            by_pair[i % games].append(ws)
+        began = time.monotonic()
+        until = began + seconds
+        done = await asyncio.gather(*(play_pair(i, players[2 * i], players[2 * i + 1],
+                                                by_pair[i], stats, until)
+                                      for i in range(games)), return_exceptions=True)
+        stats.errors += [f"a pair stalled: {e!r}" for e in done if isinstance(e, BaseException)]
+        stats.elapsed = time.monotonic() - began  # type: ignore[attr-defined]
+        stats.memory = peak[0]  # type: ignore[attr-defined]
+        for t in tasks:
+            t.cancel()
+        stop.set()
+    return stats
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", type=int, default=1000)
+    parser.add_argument("--spectators", type=int, default=5000)
+    parser.add_argument("--seconds", type=float, default=30.0)
+    args = parser.parse_args()
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    folder = tempfile.mkdtemp(prefix="csl-load-")
+    ports: Any = multiprocessing.Queue()
+    server = multiprocessing.Process(target=_serve, args=(folder, ports), daemon=True)
+    server.start()
+    port = ports.get(timeout=60)
+    try:
+        stats = asyncio.run(run(args.games, args.spectators, args.seconds, port, server.pid))
+    finally:
+        server.terminate()
+        server.join(10)
+    lat = sorted(stats.latencies)
+    elapsed = stats.elapsed  # type: ignore[attr-defined]
+    p99 = lat[int(0.99 * (len(lat) - 1))] if lat else float("nan")
+    print(f"{args.games} concurrent games, {args.spectators} spectators, "
+          f"{elapsed:.1f} s of play, one server process (this machine: "
+          f"{psutil.cpu_count()} cores, shared)")
+    print(f"  games finished:   {stats.games}")
+    print(f"  moves:            {stats.moves} ({stats.moves / elapsed:.0f} a second)")
+    print(f"  move latency:     median {statistics.median(lat) * 1000:.1f} ms, "
+          f"p99 {p99 * 1000:.1f} ms, max {lat[-1] * 1000:.1f} ms")
+    print(f"  watchers' messages: {stats.watched} ({stats.watched / elapsed:.0f} a second)")
+    print(f"  server memory:    peak {stats.memory / 2**20:.0f} MB resident")  # type: ignore[attr-defined]
+    print(f"  errors:           {len(stats.errors)}"
+          + (f" (first: {stats.errors[0]})" if stats.errors else ""))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,80 @@
+"""The ``server`` verb: run the game server, or register a bot with --add-bot."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+
+from csl_game.errors import UsageError
+from csl_game.server import Served, ServerOptions, Store, add_bot, open_store, run_server
+from csl_game.server.messages import NAME_PATTERN
+from csl_game.services.options import flag_text, match_config
+from csl_game.services.userdata import user_dir
+
+__all__ = ["run_server_verb", "default_db"]
+
+
+def default_db() -> str:
+    """The SQLite file in the user's data folder."""
+    return str(user_dir() / "server.sqlite3")
+
+
+def _store_where(args: argparse.Namespace) -> str:
+    where = args.db or default_db()
+    if not where.startswith(("postgresql://", "postgres://")) and where != ":memory:" \
+            and "://" in where:
+        raise UsageError(f"--db: {where!r} is neither a file nor a postgresql:// URL")
+    return where
+
+
+def run_server_verb(args: argparse.Namespace) -> int:
+    """Serve until Ctrl+C (or print a new bot's token with --add-bot); 0 when done.
+
+    Raises:
+        UsageError: a bad flag value (a port, a name, a database).
+    """
+    if not 0 <= args.port <= 65535:
+        raise UsageError(f"--port: must be from 0 to 65535, got {args.port}")
+    if args.grace < 0 or args.max_ai_games < 0:
+        bad = "grace" if args.grace < 0 else "max_ai_games"
+        raise UsageError(f"{flag_text(bad)}: must be at least 0")
+    if args.add_bot is not None and not NAME_PATTERN.fullmatch(args.add_bot):
+        raise UsageError(f"--add-bot: {args.add_bot!r} is no name (letters, digits, spaces "
+                         "and _.+-, 1 to 40, starting with a letter or digit)")
+    config = match_config(args)
+    where = _store_where(args)
+    try:
+        store = open_store(where)
+    except (OSError, ImportError, Exception) as e:  # sqlite3/psycopg errors share no base
+        if isinstance(e, UsageError):
+            raise
+        raise UsageError(f"--db: cannot open {where}: {e}") from None
+    try:
+        if args.add_bot is not None:
+            return _add_bot(store, args.add_bot)
+        options = ServerOptions(config=config, register=args.register, grace_ms=args.grace,
+                                max_ai_games=args.max_ai_games)
+
+        def ready(served: Served) -> None:
+            print(f"csl-game server on {served.url} (database {where}; bots: "
+                  f"{args.register}; {config.time_limit_ms} ms a move). Ctrl+C stops it.",
+                  flush=True)
+
+        try:
+            asyncio.run(run_server(store, options, args.host, args.port, ready))
+        except OSError as e:
+            raise UsageError(f"cannot listen on {args.host}:{args.port}: {e.strerror}") \
+                from None
+        return 0
+    finally:
+        store.close()
+
+
+def _add_bot(store: Store, name: str) -> int:
+    token = add_bot(store, name)
+    if token is None:
+        raise UsageError(f"--add-bot: a bot called {name!r} is registered already")
+    print(f"bot {name} registered; its token (shown once, kept only hashed):", file=sys.stderr)
+    print(token)
+    return 0

@@ -1,0 +1,48 @@
+"""The game server: everyone connects out to one server, which keeps the games.
+
+Browsers play and watch through its pages and WebSocket, the app and
+``csl-game match --connect URL`` through the same WebSocket, and bots
+(``csl-game bot``) run their thinkers on their owners' machines and play a
+ladder the server pairs and rates. The server runs nobody's code but its own
+AI levels. This module is the package's front door: `run_server` is what
+``csl-game server`` runs, `run_bot` what ``csl-game bot`` runs.
+docs/server.md describes the protocol, the threat model and deployment.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+
+from csl_game.server.bot import BotError, BotGame, BotSpec, run_bot, saved_token, ws_url
+from csl_game.server.guard import AddressGuard, Limits, TokenBucket
+from csl_game.server.hub import Client, Hub, ServerOptions, hash_token, new_token
+from csl_game.server.ladder import Ladder
+from csl_game.server.messages import decode_event, decode_request
+from csl_game.server.store import GameRow, PostgresStore, SqliteStore, Store, open_store
+from csl_game.server.web import Served, make_app, serve
+
+__all__ = ["run_server", "add_bot", "serve", "Served", "make_app", "Hub", "Client",
+           "ServerOptions", "Limits", "AddressGuard", "TokenBucket", "Ladder", "Store",
+           "SqliteStore", "PostgresStore", "GameRow", "open_store", "hash_token", "new_token",
+           "decode_request", "decode_event", "BotSpec", "BotGame", "BotError", "run_bot",
+           "saved_token", "ws_url"]
+
+
+def add_bot(store: Store, name: str) -> str | None:
+    """Register a bot called `name`; its token (None when the name is taken)."""
+    token = new_token()
+    return token if store.add_bot(name, hash_token(token)) else None
+
+
+async def run_server(store: Store, options: ServerOptions, host: str, port: int,
+                     ready: Callable[[Served], None] | None = None,
+                     stop: asyncio.Event | None = None) -> None:
+    """Serve until `stop` is set (or the task is cancelled: Ctrl+C)."""
+    served = await serve(Hub(store, options), host, port)
+    try:
+        if ready is not None:
+            ready(served)
+        await (stop or asyncio.Event()).wait()
+    finally:
+        await served.close()

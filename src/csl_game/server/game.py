@@ -1,0 +1,145 @@
+"""One game on the server, without I/O: its board, its clock and how it ends.
+
+`ServerGame` is fed moves (`play`), forfeits and the clock (`expired`); each
+move is judged by the engine's judge (`csl_game.engine.judge`) on the
+server's own board, as a thinker's answer is, so a remote player can do no
+more than a local thinker could. A timed player (a bot, an AI) has the time
+limit plus a grace for the network on the server's wall clock, from the
+moment its turn was sent; a human is not timed, as in the app.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from csl_game.engine import (
+    Forfeit,
+    ForfeitReason,
+    MatchResult,
+    MoveAnswer,
+    PlayedMove,
+    ThinkOutcome,
+    judge,
+)
+from csl_game.model.board import Board, Move, PColor, Piece, Pos, PShape, Winner
+from csl_game.thinker.api import MatchConfig
+
+__all__ = ["ServerGame", "Rejected", "SHAPES", "COLORS"]
+
+SHAPES = {s.name.lower(): s for s in PShape}
+COLORS = {c.name.lower(): c for c in PColor}
+_WINS = {PColor.WHITE: Winner.WHITE, PColor.RED: Winner.RED}
+
+
+class Rejected(ValueError):
+    """A move that is not this player's to make now (not its turn, a stale ply,
+    the game over): it is refused without costing the game."""
+
+
+@dataclass
+class ServerGame:
+    """A game's state on the server."""
+
+    id: str
+    config: MatchConfig
+    names: list[str]
+    """White's and Red's names ('' for a seat nobody took yet)."""
+    timed: tuple[bool, bool]
+    """Whether White and Red are held to the time limit (bots and AIs)."""
+    grace_s: float = 1.0
+    """Seconds past the time limit a timed player's move may arrive (the network)."""
+    board: Board = field(init=False)
+    moves: list[tuple[int, PShape, float]] = field(default_factory=list)
+    turn_started: float | None = None
+    """When the player to move was told (None: the clock is stopped)."""
+    result: MatchResult | None = None
+
+    def __post_init__(self) -> None:
+        self.board = self.config.new_board()
+        for col, shape, _ in self.moves:
+            self.board.do_move(shape, col)
+
+    @property
+    def ply(self) -> int:
+        return len(self.moves)
+
+    @property
+    def to_move(self) -> PColor:
+        return self.board.turn
+
+    def start_clock(self, now: float) -> None:
+        """The player to move was told it is its turn."""
+        self.turn_started = now
+
+    def limit_s(self) -> float:
+        return (self.config.time_limit_ms + self.config.time_margin_ms) / 1000 + self.grace_s
+
+    def play(self, color: PColor, ply: int, col: int, shape: PShape, now: float) -> bool:
+        """Play `color`'s move; True when it ended the game (won, drawn, or
+        forfeited because the judge refused it or it came too late).
+
+        Raises:
+            Rejected: the game is over, or it is not `color`'s move `ply`.
+        """
+        if self.result is not None:
+            raise Rejected("the game is over")
+        if color is not self.board.turn or ply != self.ply:
+            raise Rejected(f"it is not {color.name.lower()}'s move {ply} (the game is at "
+                           f"move {self.ply}, {self.board.turn.name.lower()} to play)")
+        elapsed = 0.0 if self.turn_started is None else max(0.0, now - self.turn_started)
+        if self.timed[color] and elapsed > self.limit_s():
+            self.forfeit(color, ForfeitReason.TIMEOUT,
+                         f"its move came after {elapsed * 1000:.0f} ms "
+                         f"(limit {self.config.time_limit_ms} ms)")
+            return True
+        judged = judge(ThinkOutcome(MoveAnswer(col, int(shape)), elapsed), self.board)
+        if isinstance(judged, Forfeit):
+            self.forfeit(color, judged.reason, judged.detail)
+            return True
+        self.board.do_move(judged.shape, judged.column)
+        self.moves.append((judged.column, judged.shape, elapsed))
+        self.turn_started = now
+        solution: list[Pos] = []
+        winner = self.board.check_winner(solution)
+        if winner is not Winner.NONE:
+            self.result = self._result(winner, tuple(solution))
+            return True
+        return False
+
+    def expired(self, now: float) -> bool:
+        """Whether the timed player to move ran out of time (then it forfeits)."""
+        color = self.board.turn
+        if self.result is not None or self.turn_started is None or not self.timed[color]:
+            return False
+        if now - self.turn_started <= self.limit_s():
+            return False
+        self.forfeit(color, ForfeitReason.TIMEOUT,
+                     f"no move within {self.config.time_limit_ms} ms")
+        return True
+
+    def forfeit(self, color: PColor, reason: ForfeitReason | None, detail: str = "",
+                resigned: bool = False) -> None:
+        """`color` loses off the board (a forfeit, or resigning with no reason)."""
+        if self.result is None:
+            self.result = self._result(_WINS[color.other], (), reason, detail, resigned)
+
+    def _result(self, winner: Winner, solution: tuple[Pos, ...],
+                reason: ForfeitReason | None = None, detail: str = "",
+                resigned: bool = False) -> MatchResult:
+        played = []
+        replay = self.config.new_board()
+        for col, shape, elapsed in self.moves:
+            color = replay.turn
+            row = replay.do_move(shape, col)
+            played.append(PlayedMove(Move(row, col, Piece(color, shape)), elapsed))
+        return MatchResult(winner, self.names[0], self.names[1], solution, reason, detail,
+                           tuple(played), resigned)
+
+    def moves_json(self) -> list[dict[str, Any]]:
+        return [{"col": c, "shape": s.name.lower(), "ms": round(e * 1000, 3)}
+                for c, s, e in self.moves]
+
+    @staticmethod
+    def moves_from_json(doc: list[dict[str, Any]]) -> list[tuple[int, PShape, float]]:
+        return [(int(m["col"]), SHAPES[m["shape"]], float(m["ms"]) / 1000) for m in doc]

@@ -1,0 +1,273 @@
+"""The game server's WebSocket protocol: JSON text messages, one strict parser a direction.
+
+A client (a browser, the app, a bot) sends `decode_request` what it wants;
+the server answers with messages `decode_event` reads. Each parser refuses an
+unknown type, a missing or an unknown key, and checks every field's type and
+range with the online protocol's validators (csl_game.online.validators), so
+the server and its clients refuse the same things in the same words. A game's
+settings and result are written as the online protocol writes them
+(`config_json`, `result_json`) and read back with its readers.
+docs/server.md lists the messages.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from csl_game.engine import ForfeitReason
+from csl_game.errors import ProtocolError
+from csl_game.model.board import PColor, PShape
+from csl_game.online.protocol import MAX_COL, MAX_DETAIL, MAX_NAME, config_from_doc
+from csl_game.online.validators import (
+    check_keys,
+    choice_field,
+    int_field,
+    json_object,
+    list_field,
+    ms_field,
+    text_field,
+)
+from csl_game.thinker.api import MatchConfig
+
+__all__ = ["VERSION", "MAX_MESSAGE", "Hello", "BotHello", "Create", "Join", "Watch", "Lobby",
+           "Move", "Forfeit", "Resign", "Pong", "Request", "decode_request", "encode",
+           "GameState", "decode_event", "game_state", "ID_PATTERN", "is_id", "NAME_PATTERN", "OPPONENTS"]
+
+VERSION = 1
+MAX_MESSAGE = 4096
+"""Bytes of one client message (a move is about 60)."""
+MAX_TOKEN = 128
+MAX_GAMES = 8
+"""Games a bot may ask to play at once."""
+ID_PATTERN = re.compile(r"[A-Za-z0-9_-]{8,32}")
+"""What game ids and join codes look like (the server makes them up)."""
+NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9 _.+-]{0,39}")
+"""A player's name: letters, digits, space and ``_.+-``, starting with a letter or digit."""
+OPPONENTS = ("friend", "open", "ai")
+_SHAPES = {s.name.lower(): s for s in PShape}
+_COLORS: dict[str, PColor | None] = {"white": PColor.WHITE, "red": PColor.RED, "random": None}
+_REASONS = {r.name.lower(): r for r in ForfeitReason}
+
+
+def is_id(text: str) -> bool:
+    return ID_PATTERN.fullmatch(text) is not None
+
+
+# ------------------------------------------------------------------ client -> server
+@dataclass(frozen=True)
+class Hello:
+    """A browser or the app: its display name."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class BotHello:
+    """A bot: its name, its token ('' asks to register, where that is open), and
+    how many games it plays at once."""
+
+    name: str
+    token: str
+    games: int = 1
+
+
+@dataclass(frozen=True)
+class Create:
+    """Make a game: against a friend (a code to share), an open challenge, or an AI level."""
+
+    opponent: str
+    color: PColor | None
+    level: str = ""
+
+
+@dataclass(frozen=True)
+class Join:
+    """Take the free seat of the game with this join code."""
+
+    code: str
+
+
+@dataclass(frozen=True)
+class Watch:
+    game: str
+
+
+@dataclass(frozen=True)
+class Lobby:
+    """Send me the lobby, and again as it changes."""
+
+
+@dataclass(frozen=True)
+class Move:
+    game: str
+    ply: int
+    col: int
+    shape: PShape
+
+
+@dataclass(frozen=True)
+class Forfeit:
+    """The player's thinker failed on its own machine."""
+
+    game: str
+    ply: int
+    reason: ForfeitReason
+    detail: str
+
+
+@dataclass(frozen=True)
+class Resign:
+    game: str
+
+
+@dataclass(frozen=True)
+class Pong:
+    pass
+
+
+Request = Hello | BotHello | Create | Join | Watch | Lobby | Move | Forfeit | Resign | Pong
+
+
+def _name(doc: Mapping[str, Any]) -> str:
+    name = text_field(doc, "name", MAX_NAME, False)
+    if not NAME_PATTERN.fullmatch(name):
+        raise ProtocolError("'name' must be letters, digits, spaces and _.+- (1 to 40)")
+    return name
+
+
+def _id(doc: Mapping[str, Any], key: str) -> str:
+    value = text_field(doc, key, 32, False)
+    if not is_id(value):
+        raise ProtocolError(f"'{key}' must be 8 to 32 letters, digits, - or _")
+    return value
+
+
+def decode_request(text: str | bytes) -> Request:
+    """A client's message.
+
+    Raises:
+        ProtocolError: too long, not JSON, an unknown type or key, or a bad field.
+    """
+    line = text.encode("utf-8") if isinstance(text, str) else text
+    if len(line) > MAX_MESSAGE:
+        raise ProtocolError(f"a message longer than {MAX_MESSAGE} bytes")
+    doc = json_object(line)
+    kind = doc.get("type")
+    if kind == "hello":
+        check_keys(doc, ("version", "name"))
+        _version(doc)
+        return Hello(_name(doc))
+    if kind == "bot":
+        check_keys(doc, ("version", "name", "token"), ("games",))
+        _version(doc)
+        games = int_field(doc, "games", 1, MAX_GAMES) if "games" in doc else 1
+        return BotHello(_name(doc), text_field(doc, "token", MAX_TOKEN), games)
+    if kind == "create":
+        check_keys(doc, ("opponent", "color"), ("level",))
+        level = text_field(doc, "level", 20) if "level" in doc else ""
+        return Create(choice_field(doc, "opponent", {o: o for o in OPPONENTS}),
+                      choice_field(doc, "color", _COLORS), level)
+    if kind == "join":
+        check_keys(doc, ("code",))
+        return Join(_id(doc, "code"))
+    if kind == "watch":
+        check_keys(doc, ("game",))
+        return Watch(_id(doc, "game"))
+    if kind in ("lobby", "pong"):
+        check_keys(doc, ())
+        return Lobby() if kind == "lobby" else Pong()
+    if kind == "move":
+        check_keys(doc, ("game", "ply", "col", "shape"))
+        return Move(_id(doc, "game"), int_field(doc, "ply", 0, 40 * 40),
+                    int_field(doc, "col", 0, MAX_COL), choice_field(doc, "shape", _SHAPES))
+    if kind == "forfeit":
+        check_keys(doc, ("game", "ply", "reason", "detail"))
+        return Forfeit(_id(doc, "game"), int_field(doc, "ply", 0, 40 * 40),
+                       choice_field(doc, "reason", _REASONS),
+                       text_field(doc, "detail", MAX_DETAIL, lines=True))
+    if kind == "resign":
+        check_keys(doc, ("game",))
+        return Resign(_id(doc, "game"))
+    raise ProtocolError(f"an unknown message type {str(kind)[:40]!r}")
+
+
+def _version(doc: Mapping[str, Any]) -> None:
+    if int_field(doc, "version", 0, 2 ** 31) != VERSION:
+        raise ProtocolError(f"this server speaks version {VERSION}, not {doc['version']}")
+
+
+def encode(kind: str, /, **fields: Any) -> str:
+    """A message as its JSON text."""
+    return json.dumps({"type": kind, **fields}, separators=(",", ":"), allow_nan=False)
+
+
+# ------------------------------------------------------------------ server -> client
+@dataclass(frozen=True)
+class GameState:
+    """A game as the server sends it when a client starts playing or watching it."""
+
+    game: str
+    code: str
+    color: PColor | None
+    """The receiver's colour (None: watching)."""
+    white: str
+    red: str
+    config: MatchConfig
+    moves: tuple[tuple[int, PShape, float], ...]
+
+
+_EVENT_KEYS = {
+    "welcome": (("name",), ("token",)),
+    "game": (("game", "code", "color", "white", "red", "settings", "moves", "kind"), ()),
+    "turn": (("game", "ply"), ()),
+    "played": (("game", "ply", "col", "shape", "ms"), ()),
+    "result": (("game", "result"), ()),
+    "lobby": (("challenges", "games", "ladder"), ()),
+    "error": (("message",), ()),
+    "ping": ((), ()),
+}
+
+
+def decode_event(text: str | bytes, longest: int = 1 << 20) -> tuple[str, dict[str, Any]]:
+    """A server's message: its type and its fields, every field of a game
+    message checked (a lobby's lists only for their shape).
+
+    Raises:
+        ProtocolError: not JSON, an unknown type or key, or a bad field.
+    """
+    line = text.encode("utf-8") if isinstance(text, str) else text
+    if len(line) > longest:
+        raise ProtocolError(f"a message longer than {longest} bytes")
+    doc = json_object(line)
+    kind = doc.get("type")
+    if not isinstance(kind, str) or kind not in _EVENT_KEYS:
+        raise ProtocolError(f"an unknown message type {str(kind)[:40]!r}")
+    check_keys(doc, *_EVENT_KEYS[kind])
+    if "game" in doc:
+        _id(doc, "game")
+    if kind == "game":
+        config_from_doc(doc)
+        for m in list_field(doc, "moves", 40 * 40):
+            check_keys(m, ("col", "shape", "ms"))
+            int_field(m, "col", 0, MAX_COL), choice_field(m, "shape", _SHAPES), ms_field(m)
+        if doc["color"] is not None:
+            choice_field(doc, "color", _COLORS)
+    elif kind in ("played", "turn"):
+        int_field(doc, "ply", 0, 40 * 40)
+        if kind == "played":
+            int_field(doc, "col", 0, MAX_COL), choice_field(doc, "shape", _SHAPES), ms_field(doc)
+    elif kind == "error":
+        text_field(doc, "message", MAX_DETAIL)
+    return kind, doc
+
+
+def game_state(doc: Mapping[str, Any]) -> GameState:
+    """The `GameState` of a 'game' message `decode_event` accepted."""
+    config = config_from_doc(doc)
+    color = None if doc["color"] is None else _COLORS[doc["color"]]
+    moves = tuple((m["col"], _SHAPES[m["shape"]], float(m["ms"]) / 1000) for m in doc["moves"])
+    return GameState(doc["game"], doc["code"], color, doc["white"], doc["red"], config, moves)

@@ -1,0 +1,167 @@
+"""The server's HTML pages, rendered from its data with every value escaped.
+
+Each page works without its script (tables of the ladder, the games, the
+moves and the result) and comes alive with it (csl_game/server/static/play.js:
+the lobby kept up to date, the board played and watched over the WebSocket).
+The look is the project's site's: its own style sheet is served beside the
+server's few additions, and a finished game's board is drawn by the site's
+`board_svg`.
+"""
+
+from __future__ import annotations
+
+import json
+from html import escape
+from importlib import resources
+from typing import Any
+
+from csl_game.services.site import board_svg, how_it_ended
+
+__all__ = ["lobby_page", "game_page", "static_file", "STATIC"]
+
+STATIC = {
+    "play.js": ("csl_game.server", "static/play.js", "text/javascript"),
+    "server.css": ("csl_game.server", "static/server.css", "text/css"),
+    "site.css": ("csl_game.assets", "site/style.css", "text/css"),
+}
+"""The files under /static/: a fixed list of names, never a path from a request."""
+_CACHE: dict[str, bytes] = {}
+
+
+def static_file(name: str) -> tuple[bytes, str] | None:
+    """A static file's bytes and content type, or None when `name` is not one."""
+    found = STATIC.get(name)
+    if found is None:
+        return None
+    package, path, content_type = found
+    if name not in _CACHE:
+        _CACHE[name] = resources.files(package).joinpath(path).read_bytes()
+    return _CACHE[name], content_type
+
+
+def _e(value: object) -> str:
+    return escape(str(value), quote=True)
+
+
+def _page(title: str, body: str, data: dict[str, Any], refresh: int = 0) -> str:
+    return (
+        "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+        f"<title>{_e(title)}</title>"
+        + (f"<meta http-equiv=\"refresh\" content=\"{refresh}\">" if refresh else "")
+        + "<link rel=\"icon\" href=\"data:,\"><link rel=\"stylesheet\" href=\"/static/site.css\">"
+        "<link rel=\"stylesheet\" href=\"/static/server.css\">"
+        "<script src=\"/static/play.js\" defer></script></head>"
+        f"<body data-page=\"{_e(data.get('page', ''))}\" "
+        f"data-doc=\"{_e(json.dumps(data, separators=(',', ':')))}\">"
+        "<header><p class=\"crumb\"><a href=\"/\">ColorShapeLinks server</a></p>"
+        f"<h1>{_e(title)}</h1></header><main id=\"main\">{body}</main></body></html>\n")
+
+
+def _table(caption: str, table_id: str, head: list[str], rows: list[list[str]]) -> str:
+    ths = "".join(f"<th scope=\"col\">{_e(h)}</th>" for h in head)
+    trs = "".join("<tr>" + "".join(f"<td>{cell}</td>" for cell in row) + "</tr>"
+                  for row in rows)
+    return (f"<div class=\"scroll\"><table id=\"{table_id}\"><caption>{_e(caption)}"
+            f"</caption><thead><tr>{ths}</tr></thead><tbody>{trs}</tbody></table></div>")
+
+
+def _rating(row: dict[str, Any]) -> str:
+    if row.get("rating") is None:
+        return "-"
+    low, high = row["ci95"]
+    return f"{row['rating']:.0f} &plusmn; {(high - low) / 2:.0f}"
+
+
+def lobby_page(lobby: dict[str, Any]) -> str:
+    """The lobby: make or accept a game, the games being played, the ladder."""
+    ladder = [[str(i + 1), _e(r["name"]), _rating(r), str(r["games"]),
+               "yes" if r.get("online") else "no"]
+              for i, r in enumerate(lobby["ladder"])]
+    games = [[f"<a href=\"/game/{_e(g['game'])}\">{_e(g['white'])} - {_e(g['red'])}</a>",
+              _e(g["kind"]), str(g["ply"])] for g in lobby["games"]]
+    challenges = [[_e(c["name"]), _e(c["free"]),
+                   f"<a href=\"/game/{_e(c['game'])}?code={_e(c['code'])}\">Accept</a>"]
+                  for c in lobby["challenges"]]
+    body = (
+        "<section id=\"new\" aria-labelledby=\"new-h\"><h2 id=\"new-h\">Play</h2>"
+        "<p class=\"needs-js\">Playing needs JavaScript; the tables below work without it.</p>"
+        "<form id=\"create\" class=\"js-only\" hidden>"
+        "<label>Your name <input id=\"name\" name=\"name\" maxlength=\"40\" "
+        "autocomplete=\"nickname\" required></label> "
+        "<label>Colour <select id=\"color\"><option value=\"random\">random</option>"
+        "<option value=\"white\">White</option><option value=\"red\">Red</option></select>"
+        "</label><div class=\"buttons\">"
+        "<button type=\"button\" id=\"friend\">Play a friend (a link to share)</button> "
+        "<button type=\"button\" id=\"open\">Open a challenge</button> "
+        "<label>AI <select id=\"level\"><option>easy</option>"
+        "<option selected>medium</option><option>hard</option></select></label> "
+        "<button type=\"button\" id=\"ai\">Play the AI</button></div>"
+        "<p id=\"status\" role=\"status\"></p></form></section>"
+        "<h2>Open challenges</h2>"
+        + _table("Games waiting for an opponent", "challenges",
+                 ["Player", "Your colour", ""], challenges)
+        + "<h2>Games being played</h2>"
+        + _table("Click a game to watch it", "games", ["Game", "Kind", "Moves"], games)
+        + "<h2>Ladder</h2>"
+        + _table("Bots' Bradley-Terry ratings with 95 % intervals, best first", "ladder",
+                 ["#", "Bot", "Rating", "Games", "Online"], ladder))
+    return _page("Lobby", body, {"page": "lobby"})
+
+
+def _analysis(doc: dict[str, Any], analysis: dict[str, Any] | None) -> str:
+    """A finished game's analysis: each side's accuracy and every move graded."""
+    state = doc.get("analysis")
+    if analysis is None:
+        if state == "queued":
+            return ("<h2>Analysis</h2><p id=\"analysis\" class=\"state\">The server is "
+                    "analysing this game's moves; this page shows them when it is done.</p>")
+        return ("<h2>Analysis</h2><p id=\"analysis\" class=\"state\">The server is busy "
+                "analysing other games; open this page again later for this one's.</p>")
+    acc = analysis.get("accuracy", {})
+    said = ", ".join(f"{side.title()} {acc[side]:.0f} %" for side in ("white", "red")
+                     if acc.get(side) is not None)
+    rows = [[str(m["ply"] + 1), _e(m["color"].title()), _e(m["move"]), _e(m["grade"]),
+             _e(m["best"]), _e(m["best_value"]), f"{m['accuracy']:.0f}"]
+            for m in analysis.get("moves", [])]
+    return ("<h2>Analysis</h2>"
+            f"<p id=\"accuracy\">Accuracy: {_e(said or 'no moves')}</p>"
+            + _table("Each move against the best one in its position (the server's review)",
+                     "analysis", ["#", "Side", "Played", "Grade", "Best", "Its value",
+                                  "Accuracy"], rows))
+
+
+def game_page(doc: dict[str, Any], analysis: dict[str, Any] | None = None) -> str:
+    """A game: live (played or watched through the script), or finished (its
+    board, result, moves and, once made, their analysis)."""
+    over = doc.get("state") == "over"
+    white, red = doc["white"], doc["red"]
+    moves = doc.get("moves", [])
+    rows = [[str(i + 1), "White" if i % 2 == 0 else "Red", _e(m["col"]), _e(m["shape"]),
+             f"{float(m['ms']):.0f}"] for i, m in enumerate(moves)]
+    if over:
+        board = board_svg(doc["settings"], moves, len(moves), doc.get("solution", ()),
+                          "the final position")
+        winner = doc.get("winner")
+        said = ("Draw" if winner == "draw" else
+                f"{str(winner).title()} ({doc.get('winner_name')}) won")
+        detail = f" <span class=\"side\">{_e(doc['detail'])}</span>" if doc.get("detail") else ""
+        top = (f"<p class=\"result\" id=\"result\">{_e(said)} by {_e(how_it_ended(doc))}"
+               f"{detail}</p><div class=\"boardbox\">{board}</div>")
+    else:
+        top = ("<p class=\"result\" id=\"result\">Being played</p>"
+               "<div class=\"boardbox\" id=\"board\"></div>")
+    body = (
+        f"{top}<p id=\"share\" hidden></p>"
+        "<div id=\"controls\" class=\"js-only\" hidden>"
+        "<button type=\"button\" id=\"round\" aria-pressed=\"true\">Round (R)</button> "
+        "<button type=\"button\" id=\"square\" aria-pressed=\"false\">Square (S)</button> "
+        "<button type=\"button\" id=\"resign\">Resign</button>"
+        "<p class=\"state\">Click or tap a column, or choose one with &larr; &rarr; and "
+        "play it with Enter.</p></div><p id=\"status\" role=\"status\"></p>"
+        "<h2>Moves</h2>"
+        + _table("Column, shape and the time each took", "moves",
+                 ["#", "Side", "Column", "Shape", "ms"], rows)
+        + (_analysis(doc, analysis) if over else ""))
+    refresh = 5 if over and analysis is None and doc.get("analysis") == "queued" else 0
+    return _page(f"{white or '?'} - {red or '?'}", body, {"page": "game", **doc}, refresh)

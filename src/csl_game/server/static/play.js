@@ -1,0 +1,204 @@
+// The game server's pages, alive: the lobby kept up to date, a game played or
+// watched over the WebSocket (mouse, touch and keyboard). Without this script
+// the pages still show their tables.
+"use strict";
+(() => {
+  const doc = JSON.parse(document.body.dataset.doc || "{}");
+  const page = document.body.dataset.page;
+  const COLORS = {white: "#f4f1e8", red: "#c8323c"};
+  const STROKE = {white: "#55524a", red: "#6d1016"};
+  const SVG = "http://www.w3.org/2000/svg";
+  const $ = (id) => document.getElementById(id);
+  let ws = null, retry = 0;
+
+  function playerName() {
+    const field = $("name");
+    let n = (field && field.value.trim()) || localStorage.getItem("csl-name") || "";
+    if (!/^[A-Za-z0-9][A-Za-z0-9 _.+-]{0,39}$/.test(n)) {
+      n = "Guest " + (1000 + Math.floor(Math.random() * 9000));
+    }
+    localStorage.setItem("csl-name", n);
+    return n;
+  }
+  function send(msg) { if (ws && ws.readyState === 1) ws.send(JSON.stringify(msg)); }
+  function status(text) { const s = $("status"); if (s) s.textContent = text; }
+
+  function connect(onOpen, onMessage) {
+    const scheme = location.protocol === "https:" ? "wss://" : "ws://";
+    ws = new WebSocket(scheme + location.host + "/ws");
+    ws.onopen = () => { retry = 0; send({type: "hello", version: 1, name: playerName()}); onOpen(); };
+    ws.onmessage = (e) => {
+      const msg = JSON.parse(e.data);
+      if (msg.type === "ping") send({type: "pong"});
+      else if (msg.type === "error") status(msg.message);
+      else onMessage(msg);
+    };
+    ws.onclose = () => {  // a dropped page comes back to its game, as the app does
+      if (document.body.dataset.over === "1") return;
+      retry = Math.min(retry + 1, 4);
+      status("Connection lost; trying again...");
+      setTimeout(() => connect(onOpen, onMessage), 500 * 2 ** retry);
+    };
+  }
+
+  // ------------------------------------------------------------------ the lobby
+  function cell(text, href) {
+    const td = document.createElement("td");
+    if (href) { const a = document.createElement("a"); a.href = href; a.textContent = text; td.append(a); }
+    else td.textContent = text;
+    return td;
+  }
+  function fill(id, rows) {
+    const body = document.querySelector("#" + id + " tbody");
+    body.replaceChildren(...rows.map((cells) => { const tr = document.createElement("tr"); tr.append(...cells); return tr; }));
+  }
+  function showLobby(lobby) {
+    fill("challenges", lobby.challenges.map((c) => [cell(c.name), cell(c.free), cell("Accept", "/game/" + c.game + "?code=" + c.code)]));
+    fill("games", lobby.games.map((g) => [cell(g.white + " - " + g.red, "/game/" + g.game), cell(g.kind), cell(String(g.ply))]));
+    fill("ladder", lobby.ladder.map((r, i) => [cell(String(i + 1)), cell(r.name),
+      cell(r.rating === null ? "-" : Math.round(r.rating) + " \u00b1 " + Math.round((r.ci95[1] - r.ci95[0]) / 2)),
+      cell(String(r.games)), cell(r.online ? "yes" : "no")]));
+  }
+  function lobby() {
+    const form = $("create");
+    form.hidden = false;
+    document.querySelector(".needs-js").hidden = true;
+    $("name").value = localStorage.getItem("csl-name") || "";
+    const create = (opponent) => {
+      playerName();
+      send({type: "hello", version: 1, name: playerName()});
+      send({type: "create", opponent, color: $("color").value, level: $("level").value});
+    };
+    $("friend").onclick = () => create("friend");
+    $("open").onclick = () => create("open");
+    $("ai").onclick = () => create("ai");
+    connect(() => send({type: "lobby"}), (msg) => {
+      if (msg.type === "lobby") showLobby(msg);
+      else if (msg.type === "game" && msg.color) location.href = "/game/" + msg.game;
+    });
+  }
+
+  // ------------------------------------------------------------------ a game
+  const game = {id: doc.id, settings: doc.settings, moves: (doc.moves || []).slice(), color: null,
+                code: "", white: doc.white, red: doc.red, col: 0, shape: "round", over: false, solution: []};
+
+  function myTurn() {
+    return game.color && !game.over && game.white && game.red &&
+      (game.moves.length % 2 === 0 ? "white" : "red") === game.color;
+  }
+  function el(name, attrs) {
+    const node = document.createElementNS(SVG, name);
+    for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+    return node;
+  }
+  function draw() {
+    const box = $("board");
+    if (!box || !game.settings) return;
+    const rows = game.settings.rows, cols = game.settings.cols, c = 40;
+    const svg = el("svg", {class: "board", viewBox: `0 0 ${cols * c + 20} ${rows * c + 40}`, role: "img",
+                           "aria-label": `the board after ${game.moves.length} moves`});
+    svg.append(el("rect", {x: 5, y: 5, width: cols * c + 10, height: rows * c + 10, rx: 8, class: "frame"}));
+    if (myTurn()) svg.append(el("rect", {x: 10 + game.col * c, y: 10, width: c, height: rows * c, class: "pick"}));
+    const won = new Set(game.solution.map((p) => p[0] + "," + p[1]));
+    for (let x = 0; x < cols; x++) {
+      const label = el("text", {x: 10 + x * c + c / 2, y: rows * c + 34, class: "col"});
+      label.textContent = String(x);
+      svg.append(label);
+      for (let y = 0; y < rows; y++) {
+        svg.append(el("circle", {cx: 10 + x * c + c / 2, cy: 10 + (rows - 1 - y) * c + c / 2, r: c * 0.42, class: "hole"}));
+      }
+    }
+    const height = new Array(cols).fill(0);
+    game.moves.forEach((m, i) => {
+      const row = height[m.col]++, color = i % 2 === 0 ? "white" : "red", s = c * 0.38;
+      const x = 10 + m.col * c + c / 2, y = 10 + (rows - 1 - row) * c + c / 2;
+      const cls = "piece" + (won.has(row + "," + m.col) ? " win" : "") + (i === game.moves.length - 1 ? " last" : "");
+      const common = {fill: COLORS[color], stroke: STROKE[color], "stroke-width": 2, class: cls};
+      svg.append(m.shape === "round" ? el("circle", {cx: x, cy: y, r: s, ...common})
+        : el("rect", {x: x - s, y: y - s, width: 2 * s, height: 2 * s, rx: 3, ...common}));
+    });
+    svg.addEventListener("click", (e) => {
+      const r = svg.getBoundingClientRect();
+      const col = Math.floor(((e.clientX - r.left) / r.width * (cols * c + 20) - 10) / c);
+      if (col >= 0 && col < cols) { game.col = col; play(); }
+    });
+    box.replaceChildren(svg);
+    const mine = game.moves.filter((m, i) => (i % 2 === 0 ? "white" : "red") === game.color);
+    for (const shape of ["round", "square"]) {
+      const left = game.settings[shape + "_pieces"] - mine.filter((m) => m.shape === shape).length;
+      $(shape).textContent = `${shape === "round" ? "Round (R)" : "Square (S)"}: ${left}`;
+      $(shape).setAttribute("aria-pressed", String(game.shape === shape));
+    }
+    document.body.dataset.moves = String(game.moves.length);
+    document.body.dataset.color = game.color || "";
+    const who = game.moves.length % 2 === 0 ? game.white : game.red;
+    if (!game.over) {
+      $("result").textContent = !(game.white && game.red) ? "Waiting for an opponent"
+        : myTurn() ? "Your move" : (game.color ? "Waiting for " : "Watching: ") + who + (game.color ? "" : " to play");
+    }
+    $("controls").hidden = !game.color || game.over;
+    const tbody = document.querySelector("#moves tbody");
+    tbody.replaceChildren(...game.moves.map((m, i) => {
+      const tr = document.createElement("tr");
+      tr.append(cell(String(i + 1)), cell(i % 2 === 0 ? "White" : "Red"), cell(String(m.col)), cell(m.shape), cell(String(Math.round(m.ms))));
+      return tr;
+    }));
+  }
+  function play() {
+    if (!myTurn()) return;
+    send({type: "move", game: game.id, ply: game.moves.length, col: game.col, shape: game.shape});
+  }
+  function onGameMessage(msg) {
+    if (msg.game !== game.id) return;
+    if (msg.type === "game") {
+      Object.assign(game, {settings: msg.settings, moves: msg.moves, color: msg.color, code: msg.code,
+                           white: msg.white, red: msg.red});
+      if (msg.color && msg.code && !(msg.white && msg.red)) {
+        const share = $("share");
+        const link = `${location.origin}/game/${game.id}?code=${msg.code}`;
+        share.textContent = `Send this link to your opponent: ${link} (join code ${msg.code})`;
+        share.hidden = false;
+      } else $("share").hidden = true;
+    } else if (msg.type === "played" && msg.ply === game.moves.length) {
+      game.moves.push({col: msg.col, shape: msg.shape, ms: msg.ms});
+    } else if (msg.type === "result") {
+      const r = msg.result;
+      game.over = true;
+      game.solution = r.solution;
+      game.moves = r.moves.map((m) => ({col: m.col, shape: m.shape, ms: m.ms}));
+      document.body.dataset.over = "1";
+      document.body.dataset.winner = r.winner;
+      const said = r.winner === "draw" ? "Draw" : `${r.winner[0].toUpperCase() + r.winner.slice(1)} (${r.winner_name}) won`;
+      $("result").textContent = said + (r.forfeit ? ` (${r.white === r.winner_name ? r.red : r.white} ${r.forfeit.replace(/_/g, " ")})` : "") + (r.resigned ? " by resignation" : "");
+    }
+    draw();
+  }
+  function gamePage() {
+    if (doc.state === "over") { document.body.dataset.over = "1"; return; }
+    const box = $("board");
+    box.tabIndex = 0;
+    $("round").onclick = () => { game.shape = "round"; draw(); };
+    $("square").onclick = () => { game.shape = "square"; draw(); };
+    $("resign").onclick = () => { if (confirm("Resign this game?")) send({type: "resign", game: game.id}); };
+    document.addEventListener("keydown", (e) => {
+      if (!game.settings || e.target.tagName === "INPUT") return;
+      const cols = game.settings.cols;
+      if (e.key === "ArrowLeft") game.col = (game.col + cols - 1) % cols;
+      else if (e.key === "ArrowRight") game.col = (game.col + 1) % cols;
+      else if (e.key === "r" || e.key === "R") game.shape = "round";
+      else if (e.key === "s" || e.key === "S") game.shape = "square";
+      else if (e.key === "ArrowUp" || e.key === "ArrowDown") game.shape = game.shape === "round" ? "square" : "round";
+      else if (e.key === "Enter" || e.key === " ") { e.preventDefault(); play(); return; }
+      else if (/^[0-9]$/.test(e.key) && Number(e.key) < cols) game.col = Number(e.key);
+      else return;
+      e.preventDefault();
+      draw();
+    });
+    const code = new URLSearchParams(location.search).get("code");
+    connect(() => send(code ? {type: "join", code} : {type: "watch", game: game.id}), onGameMessage);
+    draw();
+  }
+
+  if (page === "lobby") lobby(); else if (page === "game") gamePage();
+  document.documentElement.setAttribute("data-ready", "");
+})();

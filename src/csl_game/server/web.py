@@ -1,0 +1,346 @@
+"""The server on the network: aiohttp's HTTP and WebSocket server around the hub.
+
+aiohttp gives, in one well-kept package, the HTTP server, WebSockets (with
+size limits and heartbeats) and the client the bots and the benchmark use.
+Its request handler is wrapped in `_Guarded`, a protocol that counts each
+address's connections (`AddressGuard`) and aborts a connection that sends no
+complete request in time (slowloris). Pages are rendered by
+csl_game.server.pages; the JSON API and the WebSocket are here. Nothing a
+client sends is used as a path: ids are checked against a pattern and only
+looked up in the hub's tables or the database.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+import socket
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+from urllib.parse import urlsplit
+
+from aiohttp import WSMsgType, web
+
+from csl_game.online.protocol import config_json
+from csl_game.server.guard import AddressGuard, Limits, TokenBucket
+from csl_game.server.hub import Client, Hub, game_settings, hash_token, new_token
+from csl_game.server.messages import MAX_MESSAGE, encode, is_id
+from csl_game.server.pages import game_page, lobby_page, static_file
+from csl_game.server.store import GameRow
+
+__all__ = ["make_app", "serve", "Served", "COOKIE"]
+
+log = logging.getLogger(__name__)
+COOKIE = "csl_session"
+_COOKIE_VALUE = re.compile(r"[A-Za-z0-9_-]{20,64}")
+
+
+class _Deadlines:
+    """When each connection must have sent its next complete request."""
+
+    def __init__(self, limits: Limits, guard: AddressGuard) -> None:
+        self.limits = limits
+        self.guard = guard
+        self.timers: dict[asyncio.BaseTransport, asyncio.TimerHandle] = {}
+
+    def arm(self, transport: asyncio.BaseTransport) -> None:
+        self.disarm(transport)
+        loop = asyncio.get_running_loop()
+        self.timers[transport] = loop.call_later(self.limits.request_timeout_s,
+                                                 _abort, transport)
+
+    def disarm(self, transport: asyncio.BaseTransport | None) -> None:
+        timer = self.timers.pop(transport, None) if transport is not None else None
+        if timer is not None:
+            timer.cancel()
+
+
+_HUB = web.AppKey("hub", Hub)
+_GUARD = web.AppKey("deadlines", _Deadlines)
+
+
+def _abort(transport: asyncio.BaseTransport) -> None:
+    if isinstance(transport, asyncio.Transport):
+        transport.abort()
+
+
+class _Guarded(asyncio.Protocol):
+    """aiohttp's request handler behind the address guard and the deadlines."""
+
+    def __init__(self, inner: asyncio.Protocol, deadlines: _Deadlines) -> None:
+        self.inner = inner
+        self.deadlines = deadlines
+        self.address = ""
+        self.transport: asyncio.BaseTransport | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        peer = transport.get_extra_info("peername")
+        self.address = str(peer[0]) if isinstance(peer, tuple) else "local"
+        refused = self.deadlines.guard.admit(self.address, time.monotonic())
+        self.inner.connection_made(transport)
+        if refused is not None:
+            self.address = ""
+            log.info("refused a connection: %s", refused)
+            _abort(transport)
+            return
+        self.transport = transport
+        self.deadlines.arm(transport)
+
+    def data_received(self, data: bytes) -> None:
+        self.inner.data_received(data)
+
+    def eof_received(self) -> bool | None:
+        return self.inner.eof_received()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.deadlines.disarm(self.transport)
+        if self.address:
+            self.deadlines.guard.release(self.address)
+            self.address = ""
+        self.inner.connection_lost(exc)
+
+    def pause_writing(self) -> None:
+        self.inner.pause_writing()
+
+    def resume_writing(self) -> None:
+        self.inner.resume_writing()
+
+
+# ------------------------------------------------------------------ the application
+def make_app(hub: Hub, deadlines: _Deadlines | None = None) -> web.Application:
+    app = web.Application(middlewares=[_on_request], client_max_size=16 * 1024)
+    app[_HUB] = hub
+    if deadlines is not None:
+        app[_GUARD] = deadlines
+    app.router.add_get("/", _lobby)
+    app.router.add_get("/game/{id}", _game)
+    app.router.add_get("/ws", _websocket)
+    app.router.add_get("/api/ladder", _api_ladder)
+    app.router.add_get("/api/lobby", _api_lobby)
+    app.router.add_get("/api/games", _api_games)
+    app.router.add_get("/api/games/{id}", _api_game)
+    app.router.add_get("/static/{name}", _static)
+    return app
+
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+@web.middleware
+async def _on_request(request: web.Request, handler: Handler) -> web.StreamResponse:
+    deadlines = request.app.get(_GUARD)
+    if deadlines is not None:
+        deadlines.disarm(request.transport)
+    response: web.StreamResponse | None = None
+    try:
+        response = await handler(request)
+        response.headers.setdefault("X-Content-Type-Options", "nosniff")
+        response.headers.setdefault("Referrer-Policy", "same-origin")
+        return response
+    finally:  # an error answer (404, 403) too: the next request has its deadline
+        if deadlines is not None and request.transport is not None and \
+                not isinstance(response, web.WebSocketResponse):
+            deadlines.arm(request.transport)
+
+
+def _session(request: web.Request) -> str:
+    value = request.cookies.get(COOKIE, "")
+    return value if _COOKIE_VALUE.fullmatch(value) else ""
+
+
+def _with_cookie(request: web.Request, response: web.Response) -> web.Response:
+    if not _session(request):
+        response.set_cookie(COOKIE, new_token(), httponly=True, samesite="Lax",
+                            secure=request.secure, max_age=365 * 24 * 3600, path="/")
+    response.headers["Content-Security-Policy"] = (
+        "default-src 'self'; connect-src 'self'; img-src 'self' data:; "
+        "style-src 'self'; script-src 'self'; frame-ancestors 'none'")
+    return response
+
+
+async def _lobby(request: web.Request) -> web.StreamResponse:
+    hub = request.app[_HUB]
+    return _with_cookie(request, web.Response(text=lobby_page(hub.lobby()),
+                                              content_type="text/html"))
+
+
+async def _game(request: web.Request) -> web.StreamResponse:
+    hub = request.app[_HUB]
+    game_id = request.match_info["id"]
+    if not is_id(game_id):
+        raise web.HTTPNotFound(text="no such game")
+    live = hub.games.get(game_id)
+    row: GameRow | None = None
+    if live is not None:
+        doc = _live_doc(hub, game_id)
+    else:
+        row = await hub.db(hub.store.game, game_id)
+        if row is None:
+            raise web.HTTPNotFound(text="no such game")
+        doc = _row_doc(row)
+    analysis = None
+    if row is not None and row.state == "over" and row.result is not None:
+        analysis = await hub.analyses.of(row)
+        doc["analysis"] = "done" if analysis is not None else \
+            "queued" if hub.analyses.queued(game_id) else "busy"
+    return _with_cookie(request, web.Response(text=game_page(doc, analysis),
+                                              content_type="text/html"))
+
+
+async def _static(request: web.Request) -> web.StreamResponse:
+    found = static_file(request.match_info["name"])  # a name of a fixed list, not a path
+    if found is None:
+        raise web.HTTPNotFound()
+    body, content_type = found
+    return web.Response(body=body, content_type=content_type,
+                        headers={"Cache-Control": "max-age=300"})
+
+
+async def _api_ladder(request: web.Request) -> web.StreamResponse:
+    return web.json_response(request.app[_HUB].ladder_table())
+
+
+async def _api_lobby(request: web.Request) -> web.StreamResponse:
+    return web.json_response(request.app[_HUB].lobby())
+
+
+async def _api_games(request: web.Request) -> web.StreamResponse:
+    return web.json_response(request.app[_HUB].lobby()["games"])
+
+
+async def _api_game(request: web.Request) -> web.StreamResponse:
+    hub = request.app[_HUB]
+    game_id = request.match_info["id"]
+    if not is_id(game_id):
+        raise web.HTTPNotFound(text="no such game")
+    if game_id in hub.games:
+        return web.json_response(_live_doc(hub, game_id))
+    row = await hub.db(hub.store.game, game_id)
+    if row is None:
+        raise web.HTTPNotFound(text="no such game")
+    return web.json_response(_row_doc(row))
+
+
+def _live_doc(hub: Hub, game_id: str) -> dict[str, Any]:
+    live = hub.games[game_id]
+    g = live.game
+    return {"id": g.id, "kind": live.kind, "state": "playing", "white": g.names[0],
+            "red": g.names[1], "settings": config_json(g.config), "moves": g.moves_json()}
+
+
+def _row_doc(row: GameRow) -> dict[str, Any]:
+    """A stored game: a finished one as the results file records it, with its id."""
+    if row.state == "over" and row.result is not None:
+        return {**row.result, "id": row.id, "kind": row.kind, "state": "over"}
+    return {"id": row.id, "kind": row.kind, "state": row.state, "white": row.white,
+            "red": row.red, "settings": game_settings(row.settings), "moves": row.moves}
+
+
+# ------------------------------------------------------------------ the WebSocket
+def _origin_ok(request: web.Request) -> bool:
+    """A browser's WebSocket must come from this server's own pages (a page
+    elsewhere cannot play in its visitor's name); a client without an Origin
+    (a bot, the app) is no browser and carries no cookie of a visitor's."""
+    origin = request.headers.get("Origin")
+    if origin is None:
+        return True
+    return urlsplit(origin).netloc.lower() == request.host.lower()
+
+
+async def _websocket(request: web.Request) -> web.StreamResponse:
+    hub = request.app[_HUB]
+    if not _origin_ok(request):
+        raise web.HTTPForbidden(text="a WebSocket from another site's page")
+    ws = web.WebSocketResponse(max_msg_size=MAX_MESSAGE, heartbeat=30.0,
+                               compress=False)
+    await ws.prepare(request)
+    peer = request.transport.get_extra_info("peername") if request.transport else None
+    session = _session(request)
+    client = Client(str(peer[0]) if isinstance(peer, tuple) else "local",
+                    hash_token(session) if session else "",
+                    outbox=asyncio.Queue(hub.options.outbox))
+    transport = request.transport
+    client.kill = (lambda: _abort(transport)) if transport is not None else None
+    hub.connected(client)
+    writer = asyncio.create_task(_write(ws, client))
+    limits = hub.limits
+    bucket = TokenBucket(limits.messages_per_s, limits.message_burst)
+    try:
+        async for msg in ws:
+            if msg.type is not WSMsgType.TEXT:
+                client.send(encode("error", message="text messages only"))
+                break
+            if not bucket.take(time.monotonic()):
+                client.send(encode("error", message="too many messages"))
+                break
+            await hub.receive(client, msg.data)
+            if client.closed:
+                break
+    finally:
+        hub.disconnected(client)
+        client.close()
+        try:
+            await asyncio.wait_for(writer, 5)
+        except (TimeoutError, ConnectionError):
+            writer.cancel()
+        await ws.close()
+    return ws
+
+
+async def _write(ws: web.WebSocketResponse, client: Client) -> None:
+    while True:
+        text = await client.outbox.get()
+        if text is None:
+            break
+        try:
+            await ws.send_str(text)
+        except (ConnectionError, RuntimeError):
+            break
+    await ws.close()
+
+
+# ------------------------------------------------------------------ running it
+class Served:
+    """A running server: its address, and how to stop it."""
+
+    def __init__(self, runner: web.AppRunner, server: asyncio.Server, hub: Hub,
+                 ticker: asyncio.Task[None], guard: AddressGuard) -> None:
+        self.guard = guard
+        """The connections held, by address."""
+        self.runner = runner
+        self.server = server
+        self.hub = hub
+        self.ticker = ticker
+        sock = server.sockets[0].getsockname()
+        self.host, self.port = str(sock[0]), int(sock[1])
+
+    @property
+    def url(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}"
+
+    async def close(self) -> None:
+        self.server.close()
+        self.ticker.cancel()
+        await self.hub.close()
+        await self.runner.cleanup()
+
+
+async def serve(hub: Hub, host: str, port: int, limits: Limits | None = None) -> Served:
+    """Start serving `hub` on host:port (port 0: any free port)."""
+    limits = limits or hub.limits
+    deadlines = _Deadlines(limits, AddressGuard(limits))
+    await hub.start()
+    runner = web.AppRunner(make_app(hub, deadlines), access_log=None, keepalive_timeout=15,
+                           handle_signals=False)
+    await runner.setup()
+    inner = runner.server
+    assert inner is not None
+    loop = asyncio.get_running_loop()
+    server = await loop.create_server(lambda: _Guarded(inner(), deadlines), host, port,
+                                      family=socket.AF_UNSPEC, reuse_address=True,
+                                      backlog=1024)
+    ticker = asyncio.create_task(hub.run())
+    return Served(runner, server, hub, ticker, deadlines.guard)

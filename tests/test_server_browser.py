@@ -1,0 +1,109 @@
+"""The game server in headless Chromium (driven as tests/site_browser.py says):
+the lobby shows the bots; two browsers play a game to the end, with the
+keyboard and the mouse, one of them reloading its page mid-game and coming
+back to its seat, while a third browser watches it live; the finished game
+then has its page."""
+
+from __future__ import annotations
+
+import re
+import signal
+import sys
+import time
+from contextlib import ExitStack
+from pathlib import Path
+
+import pytest
+
+from online_procs import Proc
+from site_browser import Tab, browser
+
+pytestmark = [pytest.mark.skipif(sys.platform == "win32", reason="POSIX only"),
+              pytest.mark.slow]
+
+
+@pytest.fixture
+def server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("CSL_GAME_HOME", str(tmp_path / "home"))
+    db = tmp_path / "games.sqlite3"
+    for name in ("Deep Blue", "Rando"):
+        added = Proc("server", "--db", str(db), "--add-bot", name)
+        assert added.proc.wait(30) == 0, added.text()
+    proc = Proc("server", "--host", "127.0.0.1", "--port", "0", "--db", str(db))
+    url = proc.wait_for(r"on (http://127\.0\.0\.1:\d+)", 30).group(1)
+    yield url
+    proc.proc.send_signal(signal.SIGINT)
+    try:
+        proc.proc.wait(20)
+    except Exception:
+        proc.proc.kill()
+
+
+def moves_are(tab: Tab, count: int) -> None:
+    tab.wait_for(f"document.body.dataset.moves === '{count}'")
+
+
+def test_the_lobby_shows_the_bots(server: str) -> None:
+    with browser() as b:
+        tab = b.tab(server + "/")
+        names = tab.wait_for("[...document.querySelectorAll('#ladder tbody td:nth-child(2)')]"
+                             ".map(td => td.textContent).join(',')")
+        assert "Deep Blue" in names and "Rando" in names
+        assert tab.errors() == []
+
+
+def test_two_browsers_play_to_the_end_while_a_third_watches(server: str) -> None:
+    with ExitStack() as stack:
+        alice_b, bob_b, carol_b = (stack.enter_context(browser()) for _ in range(3))
+        alice = alice_b.tab(server + "/")
+        alice.eval("document.getElementById('name').value = 'Alice'; "
+                   "document.getElementById('color').value = 'white'; true")
+        alice.click("#friend")
+        share = alice.wait_for("document.body.dataset.page === 'game' && "
+                               "!document.getElementById('share').hidden && "
+                               "document.getElementById('share').textContent")
+        link = re.search(r"(http://\S+/game/(\S+)\?code=(\S+))", share)
+        assert link, share
+        url, game_id = link.group(1), link.group(2)
+
+        bob = bob_b.tab(url)
+        bob.wait_for("document.body.dataset.color === 'red'")
+        carol = carol_b.tab(f"{server}/game/{game_id}")
+        carol.wait_for("document.getElementById('result').textContent.startsWith('Watching')")
+        alice.wait_for("document.getElementById('result').textContent === 'Your move'")
+
+        for turn in range(7):  # White: round in column 0 four times; Red: squares in column 3
+            if turn % 2 == 0:
+                moves_are(alice, turn)
+                alice.key("0")
+                alice.key("r")
+                alice.key("Enter")
+            else:
+                moves_are(bob, turn)
+                bob.key("s")
+                bob.click("#board svg")  # the middle of the board: column 3
+            if turn == 2:  # Bob's page drops and comes back (no code: his cookie)
+                bob.goto(f"{server}/game/{game_id}")
+                bob.wait_for("document.body.dataset.color === 'red'")
+        for tab in (alice, bob, carol):
+            tab.wait_for("document.body.dataset.over === '1'")
+            assert tab.eval("document.body.dataset.winner") == "white"
+            assert tab.eval("document.body.dataset.moves") == "7"
+        assert "Alice" in carol.eval("document.getElementById('result').textContent")
+        for tab in (alice, bob, carol):
+            assert tab.errors() == []
+
+        page = carol_b.tab(f"{server}/game/{game_id}")
+        said = page.eval("document.getElementById('result').textContent")
+        assert said.startswith("White (Alice) won by sequence"), said
+        cells = page.eval("[...document.querySelectorAll('#moves tbody tr')].length")
+        assert cells == 7
+        # the analysis of its moves: queued when first asked for, then on the page
+        deadline = time.monotonic() + 90
+        while not page.eval("!!document.querySelector('#analysis tbody tr')"):
+            assert time.monotonic() < deadline, page.eval("document.body.innerText")
+            time.sleep(1)
+            page.goto(f"{server}/game/{game_id}")
+        graded = page.eval("[...document.querySelectorAll('#analysis tbody tr')].length")
+        assert graded == 7
+        assert "Accuracy: White" in page.eval("document.getElementById('accuracy').textContent")

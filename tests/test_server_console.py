@@ -1,0 +1,51 @@
+"""``csl-game match --connect URL``: a game on a game server from the
+terminal, one side a thinker that opens a challenge, the other a person
+typing moves who joins it by its code; both see the game to its end."""
+
+from __future__ import annotations
+
+import json
+import re
+import signal
+import sys
+from pathlib import Path
+
+import pytest
+
+from online_procs import Proc
+from test_server_ladder import start_server, stop
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX only")
+
+
+def test_a_thinker_and_a_person_play_a_server_game_from_the_terminal(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CSL_GAME_HOME", str(tmp_path / "home"))
+    server, url = start_server(tmp_path / "games.sqlite3", "-t", "200")
+    try:
+        ai = Proc("match", "--connect", url, "-W", "random", "--json")
+        code = ai.wait_for(r"--code (\S+)", 30).group(1)
+        typed = "".join(f"{c} {'s' if i % 3 else 'r'}\n" for i in range(40) for c in range(7))
+        person = Proc("match", "--connect", url, "--code", code, stdin=typed)
+        assert person.proc.wait(60) == 0, person.text()
+        assert ai.proc.wait(60) == 0, ai.text()
+        result = json.loads(ai.out[-1])
+        assert result["white"] == "Random" and result["red"] == "Console"
+        assert result["winner"] in ("white", "red", "draw")
+        said = person.text()
+        assert "you play red" in said and "Game over:" in said
+        assert re.search(r"Red \(Console\), your move", said)
+    finally:
+        stop(server, signal.SIGINT)
+
+
+@pytest.mark.parametrize(("args", "words"), [
+    (["match", "--connect", "http://", "-W", "random"], "--connect"),
+    (["match", "--connect", "http://127.0.0.1:9", "--code", "../x"], "--code"),
+    (["match", "--connect", "http://127.0.0.1:9", "-W", "nosuchthinker"], "nosuchthinker"),
+])
+def test_bad_input_is_one_line_and_exit_2(args: list[str], words: str) -> None:
+    proc = Proc(*args)
+    assert proc.proc.wait(30) == 2, proc.text()
+    err = "".join(proc.err).strip()
+    assert len(err.splitlines()) == 1 and words in err, err

@@ -1,0 +1,150 @@
+"""Games on the server over its WebSocket, as the app or a browser's script
+plays them: against the server's own AI (bounded), between two people with
+a join code and a watcher, a reconnect that finds its seat, and moves the
+server refuses."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import secrets
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import pytest
+
+from csl_game.model.board import PShape, Winner
+from csl_game.server import ServerOptions
+from csl_game.thinker.api import MatchConfig
+from server_thread import ServerThread
+
+pytestmark = pytest.mark.timing
+
+
+class Client:
+    def __init__(self, http: aiohttp.ClientSession, url: str, cookie: str = "") -> None:
+        self.http, self.url = http, url
+        self.cookie = cookie or secrets.token_urlsafe(24)
+        self.ws: aiohttp.ClientWebSocketResponse | None = None
+
+    async def open(self, name: str) -> Client:
+        self.ws = await self.http.ws_connect(self.url.replace("http", "ws") + "/ws",
+                                             headers={"Cookie": f"csl_session={self.cookie}"})
+        await self.send(type="hello", version=1, name=name)
+        assert (await self.next("welcome"))["name"] == name
+        return self
+
+    async def send(self, **doc: Any) -> None:
+        assert self.ws is not None
+        await self.ws.send_str(json.dumps(doc))
+
+    async def next(self, *kinds: str, timeout: float = 20) -> dict[str, Any]:
+        assert self.ws is not None
+        async with asyncio.timeout(timeout):
+            while True:
+                msg = await self.ws.receive()
+                assert msg.type is aiohttp.WSMsgType.TEXT, msg
+                doc = json.loads(msg.data)
+                if doc["type"] in kinds:
+                    return doc
+
+
+async def _tick() -> None:
+    await asyncio.sleep(0.2)  # the hub's clock check runs every 50 ms
+
+
+def random_move(board: Any) -> tuple[int, PShape]:
+    col = random.choice([c for c in range(board.cols) if not board.is_column_full(c)])
+    shape = random.choice([s for s in PShape if board.piece_count(board.turn, s) > 0])
+    return col, shape
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Any:
+    options = ServerOptions(config=MatchConfig(time_limit_ms=100), max_ai_games=1)
+    with ServerThread(tmp_path, options) as s:
+        yield s
+
+
+def test_a_person_plays_the_servers_ai_to_the_end(server: ServerThread) -> None:
+    async def go() -> dict[str, Any]:
+        async with aiohttp.ClientSession() as http:
+            me = await Client(http, server.url).open("Ann")
+            await me.send(type="create", opponent="ai", color="white", level="easy")
+            state = await me.next("game")
+            assert state["color"] == "white" and state["red"] == "AI Easy"
+            other = await Client(http, server.url).open("Bob")  # the one AI game is taken
+            await other.send(type="create", opponent="ai", color="red", level="easy")
+            busy = await other.next("error")
+            assert "busy" in busy["message"]
+            board = MatchConfig().new_board()
+            while True:
+                col, shape = random_move(board)
+                await me.send(type="move", game=state["game"], ply=board.move_count, col=col,
+                              shape=shape.name.lower())
+                mine = await me.next("played")
+                board.do_move(PShape[mine["shape"].upper()], mine["col"])
+                if board.check_winner() is not Winner.NONE:
+                    return (await me.next("result"))["result"]
+                theirs = await me.next("played", "result")
+                if theirs["type"] == "result":
+                    return theirs["result"]
+                board.do_move(PShape[theirs["shape"].upper()], theirs["col"])
+                if board.check_winner() is not Winner.NONE:
+                    return (await me.next("result"))["result"]
+    result = asyncio.run(go())
+    assert result["white"] == "Ann" and result["red"] == "AI Easy"
+    assert result["forfeit"] in (None, "no_pieces") and result["winner"] in ("white", "red",
+                                                                              "draw")
+    assert server.hub.ai.has_room()  # its runner ended with the game
+
+
+def test_two_people_a_join_code_a_watcher_and_a_reconnect(server: ServerThread) -> None:
+    async def go() -> None:
+        async with aiohttp.ClientSession() as http:
+            ann = await Client(http, server.url).open("Ann")
+            await ann.send(type="create", opponent="friend", color="white")
+            state = await ann.next("game")
+            game, code = state["game"], state["code"]
+            bob = await Client(http, server.url).open("Bob")
+            await bob.send(type="join", code=code)
+            assert (await bob.next("game"))["color"] == "red"
+            eve = await Client(http, server.url).open("Eve")
+            await eve.send(type="watch", game=game)
+            watched = await eve.next("game")
+            assert watched["color"] is None and watched["code"] == ""  # no code to watchers
+            await ann.send(type="move", game=game, ply=0, col=3, shape="round")
+            await bob.next("played")
+            await asyncio.sleep(1.6)  # far past 100 ms and the grace: people are not timed
+            server.call(_tick)
+            await bob.send(type="move", game=game, ply=0, col=3, shape="square")  # stale
+            assert "not red's move 0" in (await bob.next("error"))["message"]
+            await eve.send(type="move", game=game, ply=1, col=3, shape="square")
+            assert "no side" in (await eve.next("error"))["message"]
+            assert bob.ws is not None
+            await bob.ws.close()  # Bob's page drops, and comes back with his cookie
+            bob = await Client(http, server.url, bob.cookie).open("Bob")
+            again = await bob.next("game")
+            assert again["color"] == "red" and len(again["moves"]) == 1
+            assert server.hub.games[game].game.result is None, "Bob lost on time"
+            await bob.send(type="resign", game=game)
+            for who in (ann, bob, eve):
+                result = (await who.next("result"))["result"]
+                assert result["winner"] == "white" and result.get("resigned") is True
+    asyncio.run(go())
+
+
+def test_one_player_keeps_only_a_few_games_waiting(server: ServerThread) -> None:
+    async def go() -> list[str]:
+        async with aiohttp.ClientSession() as http:
+            me = await Client(http, server.url).open("Ann")
+            said = []
+            for _ in range(server.hub.options.max_waiting + 1):
+                await me.send(type="create", opponent="open", color="random")
+                said.append((await me.next("game", "error"))["type"])
+            return said
+    said = asyncio.run(go())
+    assert said == ["game"] * server.hub.options.max_waiting + ["error"]
+    assert len(server.hub.lobby()["challenges"]) <= server.hub.options.max_waiting

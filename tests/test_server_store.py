@@ -1,0 +1,97 @@
+"""The server's database on both backends: SQLite, and PostgreSQL on a real
+server the test starts (tests/pg_cluster.py; skipped, saying why, where there
+is none). The same contract on both; then the server itself on PostgreSQL:
+bots play, the server stops, and a new one on the same database keeps the
+ladder."""
+
+from __future__ import annotations
+
+import signal
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from csl_game.server import GameRow, Store, hash_token, open_store
+from online_procs import Proc
+from pg_cluster import postgres
+from test_server_ladder import get_json, stop
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX only")
+
+
+@pytest.fixture(scope="module")
+def pg_url() -> Iterator[str]:
+    with postgres() as url:
+        yield url
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
+    if request.param == "sqlite":
+        where = str(tmp_path / "games.sqlite3")
+    else:
+        where = request.getfixturevalue("pg_url")
+    opened = open_store(where)
+    opened._run("DELETE FROM games")  # the module's cluster is shared by its tests
+    opened._run("DELETE FROM bots")
+    yield opened
+    opened.close()
+
+
+def test_the_store_contract(store: Store) -> None:
+    assert store.add_bot("Ann", hash_token("secret"))
+    assert not store.add_bot("Ann", hash_token("other"))
+    assert store.bot_hash("Ann") == hash_token("secret") and store.bot_hash("Bob") is None
+    assert store.bots() == ["Ann"]
+    for i, kind in enumerate(("ladder", "friend")):
+        store.add_game(GameRow(f"game{i:08d}", kind, "Ann", "Bob", {"rows": 6, "seats": ["a", ""]},
+                               [], "playing", None, 100.0 + i))
+    store.save_moves("game00000000", [{"col": 3, "shape": "round", "ms": 1.5}])
+    store.save_seats("game00000001", ["a", "b"])
+    store.set_players("game00000001", "Ann", "Cid")
+    assert [g.id for g in store.games("playing")] == ["game00000000", "game00000001"]
+    assert store.game("game00000001").red == "Cid"  # type: ignore[union-attr]
+    assert store.game("game00000001").settings["seats"] == ["a", "b"]  # type: ignore[union-attr]
+    store.finish_game("game00000000", [{"col": 3, "shape": "round", "ms": 1.5}],
+                      {"winner": "white", "moves": [1]})
+    over = store.games("over", "ladder")
+    assert len(over) == 1 and over[0].result == {"winner": "white", "moves": [1]}
+    assert over[0].ended is not None
+    store.drop_game("game00000001")
+    assert store.games("playing") == [] and store.game("nosuchgame") is None
+
+
+def test_a_server_on_postgresql_keeps_its_ladder_over_a_restart(
+        pg_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CSL_GAME_HOME", str(tmp_path / "home"))
+    cleaner = open_store(pg_url)
+    cleaner._run("DELETE FROM games")
+    cleaner._run("DELETE FROM bots")
+    cleaner.close()
+    server, url = start_server_at(pg_url)
+    bots = [Proc("bot", url, "random", "--name", f"P{i}") for i in (1, 2)]
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            ladder = get_json(url + "/api/ladder")
+            if len(ladder) == 2 and all(r["games"] >= 2 for r in ladder):
+                break
+            assert time.monotonic() < deadline, server.text()
+            time.sleep(0.3)
+        assert stop(server) in (0, 130), server.text()
+        server, url = start_server_at(pg_url)
+        again = {r["name"]: r["games"] for r in get_json(url + "/api/ladder")}
+        assert all(again[r["name"]] >= r["games"] for r in ladder), (again, ladder)
+    finally:
+        for bot in bots:
+            stop(bot, signal.SIGTERM)
+        stop(server)
+
+
+def start_server_at(where: str) -> tuple[Proc, str]:
+    server = Proc("server", "--host", "127.0.0.1", "--port", "0", "--db", where,
+                  "--register", "open", "-t", "100")
+    return server, server.wait_for(r"on (http://127\.0\.0\.1:\d+)", 30).group(1)

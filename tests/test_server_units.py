@@ -1,0 +1,215 @@
+"""The game server's parts without sockets: the message parsers, a game's
+judging and clock, the ladder's pairing, the edge's limits, the store, and
+a bot's checks of what the server says."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from csl_game.engine import ForfeitReason, MatchResult
+from csl_game.errors import ProtocolError
+from csl_game.model.board import PColor, PShape, Winner
+from csl_game.server import (
+    AddressGuard,
+    BotError,
+    BotGame,
+    GameRow,
+    Ladder,
+    Limits,
+    SqliteStore,
+    TokenBucket,
+    decode_event,
+    decode_request,
+    hash_token,
+    new_token,
+    ws_url,
+)
+from csl_game.server.game import Rejected, ServerGame
+from csl_game.server.messages import GameState, Move
+from csl_game.thinker.api import MatchConfig
+
+pytestmark = pytest.mark.unit
+
+R, S = PShape.ROUND, PShape.SQUARE
+W, RED = PColor.WHITE, PColor.RED
+
+
+def test_a_move_is_read_with_every_field_checked() -> None:
+    msg = decode_request('{"type":"move","game":"abcdefgh","ply":3,"col":2,"shape":"square"}')
+    assert msg == Move("abcdefgh", 3, 2, S)
+
+
+@pytest.mark.parametrize("line", [
+    '{"type":"move","game":"abcdefgh","ply":3,"col":2,"shape":"square","x":1}',
+    '{"type":"move","game":"abcdefgh","ply":-1,"col":2,"shape":"round"}',
+    '{"type":"move","game":"abcdefgh","ply":true,"col":2,"shape":"round"}',
+    '{"type":"move","game":"abc","ply":0,"col":2,"shape":"round"}',
+    '{"type":"move","game":"../../../etc","ply":0,"col":2,"shape":"round"}',
+    '{"type":"move","game":"abcdefgh","ply":0,"col":2,"shape":"triangle"}',
+    '{"type":"hello","version":2,"name":"Ann"}',
+    '{"type":"hello","version":1,"name":"<script>"}',
+    '{"type":"hello","version":1,"name":""}',
+    '{"type":"bot","version":1,"name":"B","token":"t","games":99}',
+    '{"type":"create","opponent":"everyone","color":"white"}',
+    '{"type":"join","code":"a b c d e f"}',
+    '{"type":"lobby","more":1}',
+    '{"type":"nope"}', "[]", "NaN", '{"type":"move","ply":1e400}',
+    '{"type":"lobby","x":"' + "a" * 5000 + '"}',
+])
+def test_a_bad_request_is_refused(line: str) -> None:
+    with pytest.raises(ProtocolError):
+        decode_request(line)
+
+
+@pytest.mark.parametrize("line", [
+    '{"type":"played","game":"abcdefgh","ply":0,"col":99,"shape":"round","ms":1}',
+    '{"type":"played","game":"abcdefgh","ply":0,"col":1,"shape":"round","ms":-1}',
+    '{"type":"game","game":"abcdefgh","code":"","color":"blue","white":"a","red":"b",'
+    '"settings":{},"moves":[],"kind":"ladder"}',
+    '{"type":"welcome"}', '{"type":"surprise"}',
+])
+def test_a_bad_server_message_is_refused(line: str) -> None:
+    with pytest.raises(ProtocolError):
+        decode_event(line)
+
+
+def game(timed: tuple[bool, bool] = (True, True), **config: int) -> ServerGame:
+    return ServerGame("g" * 12, MatchConfig(**config), ["Ann", "Bob"], timed, 0.5)
+
+
+def test_a_game_is_won_on_the_board() -> None:
+    g = game()
+    g.start_clock(0.0)
+    for ply, (color, col, shape) in enumerate([(W, 0, R), (RED, 1, S)] * 3 + [(W, 0, R)]):
+        ended = g.play(color, ply, col, shape, ply * 0.1)
+    assert ended and g.result is not None
+    assert g.result.winner is Winner.WHITE and len(g.result.solution) == 4
+    assert [m.elapsed for m in g.result.moves] == pytest.approx([0.0] + [0.1] * 6)
+
+
+def test_a_move_out_of_turn_or_stale_is_refused_without_a_forfeit() -> None:
+    g = game()
+    with pytest.raises(Rejected):
+        g.play(RED, 0, 0, R, 0.0)
+    g.play(W, 0, 0, R, 0.0)
+    with pytest.raises(Rejected):
+        g.play(RED, 0, 0, R, 0.0)  # the ply already played
+    assert g.result is None
+
+
+def test_an_illegal_move_costs_the_game_through_the_judge() -> None:
+    g = game(rows=2, cols=3, win_sequence=2, round_pieces=3, square_pieces=3)
+    g.play(W, 0, 0, R, 0.0)
+    g.play(RED, 1, 0, S, 0.0)
+    assert g.play(W, 2, 0, R, 0.0)  # column 0 is full
+    assert g.result is not None and g.result.forfeit is ForfeitReason.FULL_COLUMN
+    assert g.result.winner is Winner.RED and "column 0" in g.result.detail
+
+
+def test_the_clock_counts_for_timed_players_only() -> None:
+    g = game(time_limit_ms=100)  # limit 0.1 s + grace 0.5 s
+    g.start_clock(10.0)
+    assert not g.expired(10.5)
+    assert g.expired(10.7)
+    assert g.result is not None and g.result.forfeit is ForfeitReason.TIMEOUT
+    late = game(time_limit_ms=100)
+    late.start_clock(0.0)
+    assert late.play(W, 0, 3, R, 0.9)
+    assert late.result is not None and late.result.forfeit is ForfeitReason.TIMEOUT
+    human = game(timed=(False, True), time_limit_ms=100)
+    human.start_clock(0.0)
+    assert not human.expired(1000.0)
+    assert not human.play(W, 0, 3, R, 1000.0)
+
+
+def test_the_ladder_pairs_fairly_and_each_pair_plays_both_colours() -> None:
+    ladder = Ladder()
+    free = {"a": 1, "b": 1, "c": 1}
+    colours: dict[tuple[str, str], int] = {}
+    for _ in range(12):
+        pairs = ladder.pairings(free)
+        assert len(pairs) == 1  # three bots, one game each at most: one game at a time
+        white, red = pairs[0]
+        colours[white, red] = colours.get((white, red), 0) + 1
+        ladder.ended(white, red, MatchResult(Winner.WHITE, white, red))
+    assert {ladder.games(n) for n in "abc"} == {8}
+    assert set(colours.values()) == {2} and len(colours) == 6
+    table = ladder.table(["a", "b", "c", "d"])
+    assert [row["name"] for row in table][-1] == "d" and table[-1]["rating"] is None
+
+
+def test_a_bot_that_plays_more_games_at_once_is_paired_more() -> None:
+    pairs = Ladder().pairings({"a": 2, "b": 1, "c": 1})
+    assert len(pairs) == 2 and sum("a" in p for p in pairs) == 2
+
+
+def test_an_address_holds_so_many_connections_and_opens_so_many() -> None:
+    guard = AddressGuard(Limits(per_address=2, burst=3, window_s=10))
+    assert guard.admit("1.2.3.4", 0) is None and guard.admit("1.2.3.4", 0) is None
+    assert "connections from one address" in (guard.admit("1.2.3.4", 0) or "")
+    assert guard.admit("5.6.7.8", 0) is None
+    guard.release("1.2.3.4")
+    assert guard.admit("1.2.3.4", 1) is None
+    guard.release("1.2.3.4")
+    assert "new connections" in (guard.admit("1.2.3.4", 2) or "")
+    assert guard.admit("1.2.3.4", 20) is None  # the window has passed
+
+
+def test_a_token_bucket_lets_a_burst_through_then_the_rate() -> None:
+    bucket = TokenBucket(rate=2, burst=3)
+    assert [bucket.take(0.0) for _ in range(4)] == [True, True, True, False]
+    assert bucket.take(0.5) and not bucket.take(0.5)
+
+
+def test_the_store_keeps_bots_hashed_and_games(tmp_path: Path) -> None:
+    store = SqliteStore(tmp_path / "s.sqlite3")
+    token = new_token()
+    assert store.add_bot("Bot", hash_token(token))
+    assert not store.add_bot("Bot", hash_token("other"))
+    assert store.bot_hash("Bot") == hash_token(token) != token
+    row = GameRow("g" * 12, "ladder", "A", "B", {"rows": 6}, [], "playing", None, 1.0)
+    store.add_game(row)
+    store.save_moves(row.id, [{"col": 1, "shape": "round", "ms": 2.0}])
+    assert store.games("playing")[0].moves[0]["col"] == 1
+    store.finish_game(row.id, [], {"winner": "white"})
+    assert store.games("playing") == [] and store.game(row.id).result == {"winner": "white"}
+    store.close()
+    assert SqliteStore(tmp_path / "s.sqlite3").bots() == ["Bot"]
+
+
+def state(moves: tuple[tuple[int, PShape, float], ...] = (), color: PColor = RED) -> GameState:
+    return GameState("g" * 12, "c" * 12, color, "A", "B", MatchConfig(), moves)
+
+
+def test_a_bot_refuses_a_server_that_contradicts_its_board() -> None:
+    with pytest.raises(BotError, match="illegal"):
+        BotGame(state(tuple((0, R, 0.0) for _ in range(7))))  # a column of 6 holds 6
+    game = BotGame(state())
+    with pytest.raises(BotError, match="came at move"):
+        game.played(1, 0, R)
+    game.played(0, 0, R)
+    with pytest.raises(BotError, match="did not send"):
+        game.played(1, 3, S)  # the bot's own move, which it never sent
+    game.sent = (3, S)
+    game.played(1, 3, S)
+    with pytest.raises(BotError, match="not the game played"):
+        game.resume(state(((1, R, 0.0), (3, S, 0.0))))
+    with pytest.raises(BotError, match="result"):
+        game.check_result({"moves": [], "winner": "white"})
+
+
+def test_a_bot_finds_the_websocket_of_a_server_address() -> None:
+    assert ws_url("http://127.0.0.1:8080") == "ws://127.0.0.1:8080/ws"
+    assert ws_url("https://csl.example.org/") == "wss://csl.example.org/ws"
+    for bad in ("ftp://x", "http://", "example.org", "http://x/a/b"):
+        with pytest.raises(BotError):
+            ws_url(bad)
+
+
+def test_a_server_message_encodes_as_one_json_object() -> None:
+    from csl_game.server.messages import encode
+
+    assert json.loads(encode("game", kind="ladder")) == {"type": "game", "kind": "ladder"}
