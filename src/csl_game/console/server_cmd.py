@@ -9,7 +9,8 @@ import sys
 from csl_game.errors import UsageError
 from csl_game.server import Served, ServerOptions, Store, add_bot, open_store, run_server
 from csl_game.server.messages import NAME_PATTERN
-from csl_game.services.options import flag_text, match_config
+from csl_game.services.flag_values import match_config
+from csl_game.services.options import flag_text
 from csl_game.services.userdata import user_dir
 
 __all__ = ["run_server_verb", "default_db"]
