@@ -70,11 +70,12 @@ def ceiling(workers: int, n: int = 4_000_000) -> float:
     return one / (time.perf_counter() - start)
 
 
-def timed(workers: int) -> tuple[float, float, list[tuple[str, int]]]:
+def timed(workers: int, clock: str = "cpu") -> tuple[float, float, list[tuple[str, int]]]:
     """Wall seconds, busy CPU seconds and standings of one session."""
-    config = MatchConfig(time_limit_ms=2000)
+    config = MatchConfig(time_limit_ms=2000, clock=clock)
     players = [ThinkerPrototype(p.thinker, p.params, config) for p in PLAYERS]
-    session = Session(players, config, SessionOptions(run=RunOptions(workers=workers, foreground=False)))
+    session = Session(players, config,
+                      SessionOptions(run=RunOptions(workers=workers, foreground=False)))
     busy, start = busy_seconds(), time.perf_counter()
     table = session.run()
     wall = time.perf_counter() - start
@@ -85,16 +86,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--clock", choices=("cpu", "wall"), default="cpu",
+                        help="the match clock the moves are timed on (default cpu)")
     args = parser.parse_args()
     times: dict[int, list[float]] = {1: [], args.workers: []}
     cores: dict[int, list[float]] = {1: [], args.workers: []}
     tables = set()
     ceilings = []
-    timed(args.workers)  # warm up: the fork server and the import caches
+    timed(args.workers, args.clock)  # warm up: the fork server and the import caches
     for _ in range(args.rounds):
         ceilings.append(ceiling(args.workers))
         for workers in times:
-            seconds, busy, table = timed(workers)
+            seconds, busy, table = timed(workers, args.clock)
             times[workers].append(seconds)
             cores[workers].append(busy / seconds)
             tables.add(tuple(table))

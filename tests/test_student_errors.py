@@ -133,3 +133,38 @@ def test_a_resume_that_does_not_fit_says_what_differs(tmp_path: Path) -> None:
     proc = csl("session", "-g", str(league), "-t", "80", "--resume", str(results), "-q")
     assert proc.returncode == 2
     assert "-t 50 there, 80 here" in proc.stderr
+
+
+SCRIPT = """\
+from csl_game.engine import RunOptions, Session, SessionOptions
+from csl_game.thinker.api import MatchConfig
+from csl_game.thinker.prototype import ThinkerPrototype
+
+def play():
+    config = MatchConfig(time_limit_ms=200)
+    players = [ThinkerPrototype(n, "", config) for n in ("random", "sequential")]
+    session = Session(players, config, SessionOptions(run=RunOptions(foreground=False)))
+    session.run()
+    print(session.records[0].result.detail or "played", flush=True)
+
+{call}
+"""
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="the script's path in the message is POSIX")
+@pytest.mark.parametrize("guarded", [False, True])
+def test_a_script_without_the_main_guard_is_told_why_its_thinkers_fail(
+        tmp_path: Path, guarded: bool) -> None:
+    """Worker processes start by running the main script, as multiprocessing's
+    do: a script that plays at its top level is told to use the guard."""
+    call = 'if __name__ == "__main__":\n    play()' if guarded else "play()"
+    script = tmp_path / "tourney.py"
+    script.write_text(SCRIPT.format(call=call), encoding="utf-8")
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                          timeout=120, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    said = done.stdout.strip().splitlines()[-1]
+    if guarded:
+        assert said == "played"
+    else:
+        assert "has no 'if __name__ == \"__main__\":'" in said and str(script) in said

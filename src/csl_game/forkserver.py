@@ -19,6 +19,7 @@ import contextlib
 import json
 import multiprocessing
 import os
+import re
 import sys
 import threading
 from collections.abc import Iterator
@@ -26,7 +27,8 @@ from multiprocessing.context import ForkServerContext, SpawnContext
 
 from csl_game.thinker.discovery import builtin_modules
 
-__all__ = ["mp_context", "start_server", "start_server_soon", "SAFE_PATH_ADDED", "PRELOAD_MAIN"]
+__all__ = ["mp_context", "start_server", "start_server_soon", "SAFE_PATH_ADDED", "PRELOAD_MAIN",
+           "unguarded_main"]
 
 WORKER_MODULE = "csl_game.engine.runners.worker"
 WARM_MODULE = "csl_game.engine.runners.warm"
@@ -89,6 +91,22 @@ def _ensure_server_quietly() -> None:
         os.dup2(saved, 2)
         os.close(saved)
         os.close(null)
+
+
+def unguarded_main() -> str | None:
+    """The main script's path when it is a Python file with no ``if __name__ ==
+    "__main__":`` test: the workers' server (and spawn) runs that script to
+    start, so a script that plays matches at its top level plays them again in
+    there, and its workers die setting their thinkers up. None otherwise."""
+    path = getattr(sys.modules.get("__main__"), "__file__", None)
+    if not path or not str(path).endswith(".py"):
+        return None
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            source = f.read()
+    except OSError:
+        return None
+    return None if re.search(r"""__name__\s*==\s*['"]__main__['"]""", source) else str(path)
 
 
 PRELOAD_MAIN = "CSL_GAME_PRELOAD_MAIN"

@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from csl_game.engine.background import Background, FixtureKey, TieKey
+from csl_game.engine.background import Background, FixtureKey, MatchLengths, TieKey
 from csl_game.engine.events import (
     PostMatch,
     PreMatch,
@@ -128,6 +128,7 @@ class Session:
         self._background = Background(slots, run.executor, run.in_process,
                                       run.scheduler_factory, self._pool)
         self._failed: set[int] = set()
+        self._lengths = MatchLengths()
         self._ties: TieBreakRounds | None = None
 
     # ------------------------------------------------------------- listening
@@ -395,6 +396,7 @@ class Session:
                 info: tuple[tuple[PColor, str], ...] = ()) -> None:
         fixture = self.fixtures[index]
         record = MatchRecord(fixture.white, fixture.red, result)
+        self._lengths.learn(fixture.white, fixture.red, result)
         self.records.append(record)
         self.record_indices.append(index)
         if self._results is not None:
@@ -404,10 +406,14 @@ class Session:
 
     def _free_index(self, background: bool = False) -> int | None:
         """The lowest match not played, not being played and not kept for the
-        screen; for the scheduler, not one that failed there either."""
+        screen; for the scheduler, not one that failed there either, and of the
+        lowest free ones the longest it expects (`MatchLengths`)."""
         taken = {*self.record_indices, self._screen_index, *self._background.indices(),
                  *(self._failed if background else ())}
-        return next((i for i in range(self.total_matches) if i not in taken), None)
+        free = (i for i in range(self.total_matches) if i not in taken)
+        if background:
+            return self._lengths.longest(free, lambda i: self.fixtures[i][:2])
+        return next(free, None)
 
     def _expect(self, state: SessionState) -> None:
         if self.state is not state:

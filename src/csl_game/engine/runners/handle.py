@@ -53,7 +53,7 @@ from csl_game.engine.runners.tree import (
     memory_watch,
 )
 from csl_game.engine.runners.worker import EXIT_HARNESS, EXIT_MEMORY, worker_main
-from csl_game.forkserver import mp_context, start_server_soon
+from csl_game.forkserver import mp_context, start_server_soon, unguarded_main
 from csl_game.thinker.engine_thinker import exit_text
 
 __all__ = ["WorkerHandle", "SetupDone", "mp_context", "start_server_soon", "close_all",
@@ -391,6 +391,10 @@ class WorkerHandle:
                            f"its process ran out of memory{when} ({limit})")
         text = ("its process was stopped: the runner was closed" if self.closed
                 else death_text(code))
+        if setting_up and not self.closed and (script := unguarded_main()) is not None:
+            when += (f" (the main script {script} has no 'if __name__ == \"__main__\":'; "
+                     "worker processes start by running it, so what it plays at its top "
+                     "level must be under that test)")
         return Forfeit(setup or ForfeitReason.WORKER_DIED, text + when)
 
     def wait_for_news(self, timeout: float) -> None:
