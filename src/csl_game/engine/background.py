@@ -3,17 +3,14 @@ under typed keys (a fixture of the session, or a match of a tie-break round)."""
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import Callable, Iterable
 from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from csl_game.engine.match import MatchResult
 from csl_game.engine.scheduler import JobResult, MatchJob, Scheduler
 
 __all__ = ["FixtureKey", "TieKey", "Key", "SchedulerFactory", "default_scheduler",
-           "Background", "MatchLengths"]
+           "Background"]
 
 
 @dataclass(frozen=True)
@@ -33,45 +30,6 @@ class TieKey:
 
 
 Key = FixtureKey | TieKey
-
-
-class MatchLengths:
-    """How long each player thinks in a match, learnt from the matches played,
-    so that the scheduler hands out the longest matches it expects first: the
-    last matches of a session are then short, and fewer workers wait idle at
-    its end while one finishes a long one (longest processing time first, R.
-    L. Graham, "Bounds on multiprocessing timing anomalies", SIAM J. Appl.
-    Math. 17 (1969)). A player not seen yet counts as the longest, so that it
-    is learnt early; equal expectations keep the fixture order."""
-
-    WINDOW = 64
-    """Free matches looked at for each choice, the lowest first (a long SPRT has
-    thousands, all alike)."""
-
-    def __init__(self) -> None:
-        self._seconds: dict[int, list[float]] = {}
-
-    def learn(self, white: int, red: int, result: MatchResult) -> None:
-        """Take a finished match's thinking times (White moves first, then every other move)."""
-        times = [m.elapsed for m in result.moves]
-        for player, own in ((white, times[0::2]), (red, times[1::2])):
-            self._seconds.setdefault(player, []).append(sum(own))
-
-    def expected(self, player: int) -> float:
-        """Seconds `player` thinks in a match, as far as is known (infinite if unknown)."""
-        seen = self._seconds.get(player)
-        return sum(seen) / len(seen) if seen else float("inf")
-
-    def longest(self, free: Iterable[int], pairs: Callable[[int], tuple[int, int]]) -> int | None:
-        """Of the first WINDOW of `free` match indices (ascending), the one whose
-        players are expected to think longest; None when there is none."""
-        best: tuple[float, int] | None = None
-        for index in itertools.islice(free, self.WINDOW):
-            white, red = pairs(index)
-            length = self.expected(white) + self.expected(red)
-            if best is None or length > best[0]:
-                best = (length, index)
-        return None if best is None else best[1]
 
 
 def _order(key: Key) -> tuple[int, str, int, int]:

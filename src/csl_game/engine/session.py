@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from csl_game.engine.background import Background, FixtureKey, MatchLengths, TieKey
+from csl_game.engine.background import Background, FixtureKey, TieKey
 from csl_game.engine.events import (
     PostMatch,
     PreMatch,
@@ -128,7 +128,6 @@ class Session:
         self._background = Background(slots, run.executor, run.in_process,
                                       run.scheduler_factory, self._pool)
         self._failed: set[int] = set()
-        self._lengths = MatchLengths()
         self._ties: TieBreakRounds | None = None
 
     # ------------------------------------------------------------- listening
@@ -396,7 +395,6 @@ class Session:
                 info: tuple[tuple[PColor, str], ...] = ()) -> None:
         fixture = self.fixtures[index]
         record = MatchRecord(fixture.white, fixture.red, result)
-        self._lengths.learn(fixture.white, fixture.red, result)
         self.records.append(record)
         self.record_indices.append(index)
         if self._results is not None:
@@ -406,14 +404,10 @@ class Session:
 
     def _free_index(self, background: bool = False) -> int | None:
         """The lowest match not played, not being played and not kept for the
-        screen; for the scheduler, not one that failed there either, and of the
-        lowest free ones the longest it expects (`MatchLengths`)."""
+        screen; for the scheduler, not one that failed there either."""
         taken = {*self.record_indices, self._screen_index, *self._background.indices(),
                  *(self._failed if background else ())}
-        free = (i for i in range(self.total_matches) if i not in taken)
-        if background:
-            return self._lengths.longest(free, lambda i: self.fixtures[i][:2])
-        return next(free, None)
+        return next((i for i in range(self.total_matches) if i not in taken), None)
 
     def _expect(self, state: SessionState) -> None:
         if self.state is not state:
