@@ -32,6 +32,7 @@ from collections.abc import Callable
 
 import psutil
 
+from csl_game.engine.runners.tree import descendant_pids
 from csl_game.thinker.api import MatchConfig
 
 __all__ = ["CLOCKS", "own_clock", "TreeClock", "ThreadClock", "MoveClock", "backstop",
@@ -148,7 +149,7 @@ class TreeClock:
     def _descendants(self) -> list[psutil.Process]:
         root = self._root.proc
         if _LINUX:
-            found = _linux_descendants(root.pid)
+            found = descendant_pids(root.pid)
             if found is not None:
                 procs = []
                 for p in found:
@@ -192,38 +193,6 @@ class TreeClock:
                 if os.name != "posix":  # POSIX: in its parent's children times now
                     self._gone += last
             return total + self._gone + sum(v for k, v in self._last.items() if k != -1)
-
-
-def _linux_descendants(pid: int) -> list[int] | None:
-    """The descendants of `pid` from /proc/PID/task/TID/children (no walk over
-    every process of the machine); None where the kernel does not offer it."""
-    found: list[int] = []
-    todo = [pid]
-    first = True
-    while todo:
-        current = todo.pop()
-        try:
-            tids = os.listdir(f"/proc/{current}/task")
-        except OSError:
-            if first:
-                return None
-            continue
-        for tid in tids:
-            try:
-                with open(f"/proc/{current}/task/{tid}/children", "rb") as f:
-                    data = f.read()
-            except FileNotFoundError:
-                if first:
-                    return None
-                continue
-            except OSError:
-                continue
-            for word in data.split():
-                child = int(word)
-                found.append(child)
-                todo.append(child)
-        first = False
-    return found
 
 
 class ThreadClock:

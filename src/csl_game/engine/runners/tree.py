@@ -21,19 +21,21 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterable
 
 import psutil
 
-__all__ = ["MARKER", "mark_environment", "tree", "kill_tree", "kill_trees", "end_descendants", "marked",
+__all__ = ["MARKER", "mark_environment", "descendant_pids", "descendants", "tree", "kill_tree", "kill_trees", "end_descendants", "marked",
            "kill_marked",
            "MemoryWatch", "memory_watch"]
 
 MARKER = "CSL_GAME_WORKER"
 """Environment variable a worker sets to its parent's pid, inherited by what it starts."""
 _GONE = (psutil.NoSuchProcess, psutil.AccessDenied, OSError)
+_LINUX = sys.platform.startswith("linux")
 """A process gone meanwhile, another user's, or /proc unreadable (no file descriptors left)."""
 _TICK = 0.1  # seconds between two looks at the workers' own memory
 _TREE_EVERY = 5  # ticks between two walks of the workers' descendants
@@ -44,10 +46,62 @@ def mark_environment(owner: int) -> None:
     os.environ[MARKER] = f"{owner}:{os.getpid()}"
 
 
+def descendant_pids(pid: int) -> list[int] | None:
+    """The descendants of `pid` from /proc/PID/task/TID/children (Linux: no walk
+    over every process of the machine, which psutil's children() reads); None
+    where the kernel does not offer it (other systems, or a kernel without it)."""
+    if not _LINUX:
+        return None
+    found: list[int] = []
+    todo = [pid]
+    first = True
+    while todo:
+        current = todo.pop()
+        try:
+            tids = os.listdir(f"/proc/{current}/task")
+        except OSError:
+            if first:
+                return None
+            continue
+        for tid in tids:
+            try:
+                with open(f"/proc/{current}/task/{tid}/children", "rb") as f:
+                    data = f.read()
+            except FileNotFoundError:
+                if first:
+                    return None
+                continue
+            except OSError:
+                continue
+            for word in data.split():
+                child = int(word)
+                found.append(child)
+                todo.append(child)
+        first = False
+    return found
+
+
+def descendants(root: psutil.Process) -> list[psutil.Process]:
+    """`root`'s living descendants (`descendant_pids` where it answers, psutil's
+    walk elsewhere).
+
+    Raises:
+        psutil.NoSuchProcess: `root` is gone (psutil's walk).
+    """
+    found = descendant_pids(root.pid)
+    if found is None:
+        return root.children(recursive=True)
+    procs = []
+    for pid in found:
+        with contextlib.suppress(*_GONE):
+            procs.append(psutil.Process(pid))
+    return procs
+
+
 def tree(root: psutil.Process) -> list[psutil.Process]:
     """`root` and its living descendants (an empty list once `root` is gone)."""
     try:
-        return [root, *root.children(recursive=True)]
+        return [root, *descendants(root)]
     except _GONE:
         return []
 
@@ -95,8 +149,7 @@ def end_descendants(root: psutil.Process) -> bool:
     nothing but their process id until `root` waits for them, aside)."""
     for _ in range(5):
         try:
-            living = [p for p in root.children(recursive=True)
-                      if p.status() != psutil.STATUS_ZOMBIE]
+            living = [p for p in descendants(root) if p.status() != psutil.STATUS_ZOMBIE]
         except _GONE:
             return False
         if not living:
