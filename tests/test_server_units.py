@@ -213,3 +213,15 @@ def test_a_server_message_encodes_as_one_json_object() -> None:
     from csl_game.server.messages import encode
 
     assert json.loads(encode("game", kind="ladder")) == {"type": "game", "kind": "ladder"}
+
+
+def test_an_empty_lobby_table_says_so_and_a_full_one_lists_its_rows() -> None:
+    from csl_game.server.pages import lobby_page
+
+    empty = lobby_page({"challenges": [], "games": [], "ladder": []})
+    assert "No open challenge right now" in empty and "No bot has joined the ladder yet" in empty
+    assert 'colspan="3"' in empty and 'colspan="5"' in empty
+    full = lobby_page({"challenges": [], "games": [],
+                       "ladder": [{"name": "Nega", "rating": 12.0, "ci95": [-3.0, 27.0],
+                                   "games": 4, "score": 0.5, "online": True}]})
+    assert "Nega" in full and "No bot has joined" not in full

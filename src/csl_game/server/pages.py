@@ -58,10 +58,13 @@ def _page(title: str, body: str, data: dict[str, Any], refresh: int = 0) -> str:
         f"<h1>{_e(title)}</h1></header><main id=\"main\">{body}</main></body></html>\n")
 
 
-def _table(caption: str, table_id: str, head: list[str], rows: list[list[str]]) -> str:
+def _table(caption: str, table_id: str, head: list[str], rows: list[list[str]],
+           empty: str = "") -> str:
     ths = "".join(f"<th scope=\"col\">{_e(h)}</th>" for h in head)
     trs = "".join("<tr>" + "".join(f"<td>{cell}</td>" for cell in row) + "</tr>"
                   for row in rows)
+    if not rows and empty:  # a table with nothing in it says so
+        trs = f"<tr><td class=\"empty\" colspan=\"{len(head)}\">{_e(empty)}</td></tr>"
     return (f"<div class=\"scroll\"><table id=\"{table_id}\"><caption>{_e(caption)}"
             f"</caption><thead><tr>{ths}</tr></thead><tbody>{trs}</tbody></table></div>")
 
@@ -100,12 +103,15 @@ def lobby_page(lobby: dict[str, Any]) -> str:
         "<p id=\"status\" role=\"status\"></p></form></section>"
         "<h2>Open challenges</h2>"
         + _table("Games waiting for an opponent", "challenges",
-                 ["Player", "Your colour", ""], challenges)
+                 ["Player", "Your colour", ""], challenges,
+                 "No open challenge right now: open one above.")
         + "<h2>Games being played</h2>"
-        + _table("Click a game to watch it", "games", ["Game", "Kind", "Moves"], games)
+        + _table("Click a game to watch it", "games", ["Game", "Kind", "Moves"], games,
+                 "No game is being played right now.")
         + "<h2>Ladder</h2>"
         + _table("Bots' Bradley-Terry ratings with 95 % intervals, best first", "ladder",
-                 ["#", "Bot", "Rating", "Games", "Online"], ladder))
+                 ["#", "Bot", "Rating", "Games", "Online"], ladder,
+                 "No bot has joined the ladder yet."))
     return _page("Lobby", body, {"page": "lobby"})
 
 

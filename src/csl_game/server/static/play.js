@@ -48,16 +48,27 @@
     else td.textContent = text;
     return td;
   }
-  function fill(id, rows) {
+  function fill(id, rows, empty) {
     const body = document.querySelector("#" + id + " tbody");
+    if (!rows.length && empty) {  // a table with nothing in it says so
+      const td = cell(empty);
+      td.colSpan = document.querySelectorAll("#" + id + " thead th").length;
+      td.className = "empty";
+      const tr = document.createElement("tr"); tr.append(td);
+      body.replaceChildren(tr);
+      return;
+    }
     body.replaceChildren(...rows.map((cells) => { const tr = document.createElement("tr"); tr.append(...cells); return tr; }));
   }
   function showLobby(lobby) {
-    fill("challenges", lobby.challenges.map((c) => [cell(c.name), cell(c.free), cell("Accept", "/game/" + c.game + "?code=" + c.code)]));
-    fill("games", lobby.games.map((g) => [cell(g.white + " - " + g.red, "/game/" + g.game), cell(g.kind), cell(String(g.ply))]));
+    fill("challenges", lobby.challenges.map((c) => [cell(c.name), cell(c.free), cell("Accept", "/game/" + c.game + "?code=" + c.code)]),
+      "No open challenge right now: open one above.");
+    fill("games", lobby.games.map((g) => [cell(g.white + " - " + g.red, "/game/" + g.game), cell(g.kind), cell(String(g.ply))]),
+      "No game is being played right now.");
     fill("ladder", lobby.ladder.map((r, i) => [cell(String(i + 1)), cell(r.name),
       cell(r.rating === null ? "-" : Math.round(r.rating) + " \u00b1 " + Math.round((r.ci95[1] - r.ci95[0]) / 2)),
-      cell(String(r.games)), cell(r.online ? "yes" : "no")]));
+      cell(String(r.games)), cell(r.online ? "yes" : "no")]),
+      "No bot has joined the ladder yet.");
   }
   function lobby() {
     const form = $("create");
