@@ -185,13 +185,21 @@ class Tab:
         return answer["result"].get("value")
 
     def wait_for(self, expression: str, timeout: float = 20.0) -> Any:
+        """The first true value of `expression`, asked every 0.1 s for up to
+        `timeout` s. An expression that throws is asked again: a page that is
+        navigating has no body for a moment (the last error is in the message)."""
         deadline = time.monotonic() + timeout
+        failed: BrowserError | None = None
         while True:
-            value = self.eval(expression)
+            try:
+                value = self.eval(expression)
+            except BrowserError as e:
+                failed, value = e, None
             if value:
                 return value
             if time.monotonic() > deadline:
-                raise BrowserError(f"waited {timeout:g} s for {expression}")
+                why = f" (last: {failed})" if failed is not None else ""
+                raise BrowserError(f"waited {timeout:g} s for {expression}{why}")
             time.sleep(0.1)
 
     def key(self, key: str) -> None:
