@@ -372,6 +372,12 @@ class WorkerHandle:
         Raises:
             WorkerStartError: it died before it could load any thinker.
         """
+        # What it wrote before it ended is read first: a worker that reported
+        # its thinker's setup failure and exited may have done both between
+        # two looks (a busy machine), and its own words say more than its code.
+        self.pump()
+        if setting_up and self.setup_error is not None:
+            return Forfeit(ForfeitReason.SETUP, self.setup_error.text)
         code = self.exitcode
         when = " while setting up the thinker" if setting_up else ""
         log.info("worker %s (%s) ended%s: exit code %s", self._pid, self.spec.fqn, when, code)
