@@ -14,9 +14,11 @@ connection is tried again (1, 2, 4, 8, 8 ... s) until `stop` is set.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import os
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -85,17 +87,42 @@ def saved_token(url: str, name: str) -> str:
 
 
 def _save_token(url: str, name: str, token: str) -> None:
+    """Add the token to the owner's file. Several bots of one owner may register
+    at once: each takes the file's lock (a folder beside it, made atomically on
+    every system) to read, add and write, and the file is replaced whole, so
+    no token is lost and no reader sees half a file."""
     path = _tokens_file()
-    try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-        doc = doc if isinstance(doc, dict) else {}
-    except (OSError, ValueError):
-        doc = {}
-    doc[f"{ws_url(url)} {name}"] = token
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        json.dump(doc, f, indent=1)
+    lock = path.with_name(path.name + ".lock")
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            lock.mkdir()
+            break
+        except FileExistsError:
+            with contextlib.suppress(OSError):  # a lock left by a bot that was killed
+                if time.time() - lock.stat().st_mtime > 30:
+                    lock.rmdir()
+                    continue
+            if time.monotonic() > deadline:
+                raise BotError(f"{lock} is held by another bot for over 10 s; "
+                               "remove it if no bot is starting") from None
+            time.sleep(0.02)
+    try:
+        try:
+            doc = json.loads(path.read_text(encoding="utf-8"))
+            doc = doc if isinstance(doc, dict) else {}
+        except (OSError, ValueError):
+            doc = {}
+        doc[f"{ws_url(url)} {name}"] = token
+        temp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(doc, f, indent=1)
+        os.replace(temp, path)
+    finally:
+        with contextlib.suppress(OSError):
+            lock.rmdir()
 
 
 @dataclass
