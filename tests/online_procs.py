@@ -15,6 +15,7 @@ from typing import Any
 
 from csl_game.model.board import Board, PShape
 from csl_game.thinker.api import MatchConfig
+from procs import INTERRUPTIBLE
 
 CODE = "secret99"
 
@@ -25,7 +26,8 @@ class Proc:
     def __init__(self, *args: str, stdin: str | None = None) -> None:
         self.proc = subprocess.Popen([sys.executable, "-m", "csl_game", *args],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, text=True, bufsize=1)
+                                     stderr=subprocess.PIPE, text=True, bufsize=1,
+                                     **INTERRUPTIBLE)  # a test's SIGINT stops it
         self.out: list[str] = []
         self.err: list[str] = []
         self._news = threading.Condition()

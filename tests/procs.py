@@ -19,6 +19,20 @@ HELPERS = ("multiprocessing.forkserver", "multiprocessing.resource_tracker")
 """multiprocessing's own helper processes, which live as long as the program."""
 
 
+def _sigint_as_default() -> None:  # in the child, between fork and exec
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+INTERRUPTIBLE: dict[str, Any] = {} if sys.platform == "win32" else {
+    "preexec_fn": _sigint_as_default}
+"""subprocess.Popen's keywords for a child that a Ctrl+C (SIGINT) from the test
+stops, however the test run was started: a non-interactive shell starts its
+background jobs (`pytest ... &` in a script) with SIGINT ignored, every process
+started from them inherits that, and a Python started so keeps ignoring it (no
+KeyboardInterrupt ever). Every test that sends SIGINT starts its process with
+these. Windows has no preexec_fn and no SIGINT to send: nothing there."""
+
+
 def _cmdline(proc: psutil.Process) -> str:
     try:
         return " ".join(proc.cmdline())
@@ -107,7 +121,8 @@ def interrupt_while_thinking(args: list[str], min_workers: int = 1) -> None:
     """Run `csl-game ARGS`; once a thinker thinks, Ctrl+C: out within 1 s, no worker left."""
     env = {**os.environ, "SDL_VIDEODRIVER": "dummy", "SDL_AUDIODRIVER": "dummy"}
     proc = subprocess.Popen([sys.executable, "-m", "csl_game", *args], env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                            **INTERRUPTIBLE)
     try:
         assert proc.stdout is not None
         for line in proc.stdout:  # wait until a busy thinker is thinking

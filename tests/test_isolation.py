@@ -36,7 +36,7 @@ from csl_game.engine import (
     ThinkingInfo,
 )
 from csl_game.engine.runners.process import ProcessRunner
-from procs import alive, descendants, forfeit_within, gone_within
+from procs import INTERRUPTIBLE, alive, descendants, forfeit_within, gone_within
 
 pytestmark = pytest.mark.timing
 
@@ -351,7 +351,8 @@ CHILD = textwrap.dedent("""
 
 def _start_child() -> tuple[subprocess.Popen[str], list[int]]:
     child = subprocess.Popen([sys.executable, "-c", CHILD, MISBEHAVING[0]],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             **INTERRUPTIBLE)
     assert child.stdout is not None
     pids = [int(p) for p in child.stdout.readline().split()]
     assert len(pids) == 2 and all(alive(p) for p in pids)

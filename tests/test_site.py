@@ -44,6 +44,7 @@ from csl_game.services.site import (
     public_doc,
     write_site,
 )
+from procs import INTERRUPTIBLE
 from site_browser import DESKTOP, PHONE, Browser, Tab, browser
 
 pytestmark = [pytest.mark.slow, pytest.mark.timing]
@@ -461,8 +462,7 @@ def _start_session(folder: Path, *extra: str) -> subprocess.Popen[str]:
         [sys.executable, "-m", "csl_game", "session", "-g", str(game), "-r", "6", "-c", "7",
          "-t", "1000", "--thinkers", FAKES, "--results", str(folder / "r.jsonl"),
          "--site", str(folder / "site"), "--title", "Live Cup", *extra],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **INTERRUPTIBLE)
 
 
 def _wait_for_file(path: Path, timeout: float = 30) -> None:

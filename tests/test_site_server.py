@@ -27,6 +27,7 @@ from csl_game.services import serve
 from csl_game.services.serve import SiteServer
 from csl_game.services.site import write_site
 from online_procs import connect_from, other_loopback_works
+from procs import INTERRUPTIBLE
 
 DOC = {"white": {"thinker": "a", "params": "", "name": "Alice"},
        "red": {"thinker": "b", "params": "", "name": "Bob"}, "winner": "white",
@@ -261,8 +262,7 @@ def _serve(target: Path, *extra: str, env: dict[str, str] | None = None
     proc = subprocess.Popen([sys.executable, "-m", "csl_game", "report", str(target), "--serve",
                              "--port", "0", "--host", "127.0.0.1", *extra],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, **(env or {})},
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+                            env={**os.environ, **(env or {})}, **INTERRUPTIBLE)
     assert proc.stdout is not None
     first = proc.stdout.readline()
     url = re.search(r"http://\S+/", first)

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from procs import INTERRUPTIBLE
+
 SPRT = [sys.executable, "-m", "csl_game", "sprt", "negamax depth=2", "random 1", "-t", "50",
         "--workers", "1"]
 
@@ -61,7 +63,8 @@ def test_an_unfinished_pair_is_reported_as_such(tmp_path: Path) -> None:
 def test_ctrl_c_prints_the_summary_so_far_and_its_json(tmp_path: Path) -> None:
     results = tmp_path / "r.jsonl"
     proc = subprocess.Popen([*SPRT, "--max-games", "400", "--results", str(results), "--json"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            **INTERRUPTIBLE)
     try:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and (
