@@ -14,11 +14,10 @@ import pytest
 from csl_game.gui.assets import asset_path
 from csl_game.gui.sound import Effect, Sound
 
-pytestmark = pytest.mark.unit
-
 ROOT = Path(__file__).resolve().parent.parent
 
 
+@pytest.mark.unit
 def test_the_shipped_sounds_are_what_the_script_makes(tmp_path: Path) -> None:
     script = runpy.run_path(str(ROOT / "assets" / "make_sounds.py"))
     script["main"](tmp_path)
@@ -27,6 +26,7 @@ def test_the_shipped_sounds_are_what_the_script_makes(tmp_path: Path) -> None:
         assert made == asset_path("sounds", f"{effect.value}.wav").read_bytes(), effect
 
 
+@pytest.mark.unit
 def test_every_effect_plays_on_the_dummy_audio_driver(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SDL_AUDIODRIVER", "dummy")
     sound = Sound()
@@ -39,6 +39,7 @@ def test_every_effect_plays_on_the_dummy_audio_driver(monkeypatch: pytest.Monkey
         sound.close()
 
 
+@pytest.mark.unit
 def test_a_mixer_that_cannot_open_is_silent(monkeypatch: pytest.MonkeyPatch) -> None:
     def refuse(*args: object, **kwargs: object) -> None:
         raise pygame.error("no audio device")
@@ -50,6 +51,7 @@ def test_a_mixer_that_cannot_open_is_silent(monkeypatch: pytest.MonkeyPatch) -> 
     assert not sound.available and sound.asked == [Effect.DROP] and sound.played == []
 
 
+@pytest.mark.unit
 def test_muted_plays_nothing() -> None:
     sound = Sound(muted=True)
     sound.play(Effect.WIN)
@@ -57,6 +59,7 @@ def test_muted_plays_nothing() -> None:
     assert sound.toggle_mute() is False
 
 
+@pytest.mark.unit
 def test_a_mixer_without_a_sound_card_says_nothing_on_standard_error(
         monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]) -> None:
     """ALSA writes its eight lines on file descriptor 2 from C, where no sound card is:
@@ -76,6 +79,7 @@ def test_a_mixer_without_a_sound_card_says_nothing_on_standard_error(
     assert capfd.readouterr().err == "before\nafter\n", "standard error is back, and quiet"
 
 
+# not in the unit tier: a real process, that opens this machine's audio
 def test_the_real_mixer_on_this_machine_says_nothing(tmp_path: Path) -> None:
     """Whatever audio this machine has (none: ALSA's lines), a drop prints nothing."""
     env = {k: v for k, v in os.environ.items() if k != "SDL_AUDIODRIVER"}
