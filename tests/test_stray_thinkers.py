@@ -3,6 +3,7 @@ processes it starts (issue: every peer is hostile)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from functools import partial
@@ -11,13 +12,22 @@ from pathlib import Path
 import pytest
 
 from csl_game import MatchConfig, ThinkerPrototype
-from csl_game.engine import RunOptions, Session, SessionOptions
+from csl_game.engine import RunOptions, Session, SessionOptions, ThinkingInfo
 from csl_game.engine.match import Match
 from csl_game.engine.runners.process import ProcessRunner, WorkerPool
-from procs import alive
+from procs import alive, descendants
 
 MISBEHAVING = (str(Path(__file__).parent / "misbehaving"),)
 POSIX = pytest.mark.skipif(os.name != "posix", reason="file descriptors and fork are POSIX's")
+
+
+def _own_pid(pid: int) -> str:
+    """`pid` as the process itself sees it (in its own PID namespace, on Linux)."""
+    with contextlib.suppress(OSError):
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("NSpid:"):
+                return line.split()[-1]
+    return str(pid)
 
 
 @POSIX
@@ -38,20 +48,29 @@ def test_a_byte_in_every_inherited_pipe_costs_only_its_own_matches() -> None:
 
 @POSIX
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="os.fork")
-def test_a_forked_child_ends_with_the_match_when_its_worker_is_kept(tmp_path: Path) -> None:
-    pid_file = tmp_path / "child.pid"
+def test_a_forked_child_ends_with_the_match_when_its_worker_is_kept() -> None:
     mc = MatchConfig(time_limit_ms=1000)
     pool = WorkerPool()
+    started: set[int] = set()
     try:
-        match = Match(mc, ThinkerPrototype("orphan", str(pid_file), mc, MISBEHAVING),
+        match = Match(mc, ThinkerPrototype("orphan", "", mc, MISBEHAVING),
                       ThinkerPrototype("sequential", "", mc), partial(ProcessRunner, pool=pool))
         worker = match._runners[0].pid  # type: ignore[union-attr]  # noqa: SLF001
+        assert worker is not None
+
+        def look(event: object) -> None:  # the child lives while the move is played
+            if isinstance(event, ThinkingInfo) and event.text.startswith("forked "):
+                said = event.text.split()[1]  # as the worker sees it (in its namespace)
+                started.update(p for p in descendants(worker, helpers=True)
+                               if _own_pid(p) == said)
+
+        match.subscribe(look)
         match.run()
-        child = int(pid_file.read_text())
+        assert started  # the thinker's child was seen
         deadline = time.monotonic() + 5
-        while alive(child) and time.monotonic() < deadline:
+        while any(alive(p) for p in started) and time.monotonic() < deadline:
             time.sleep(0.02)
-        assert not alive(child)  # the match is over: the thinker's child with it
-        assert worker is not None and alive(worker) and pool.reused == 0  # kept for reuse
+        assert not any(alive(p) for p in started)  # the match is over: the child with it
+        assert alive(worker) and pool.reused == 0  # kept for reuse
     finally:
         pool.close()

@@ -6,6 +6,8 @@ import os
 from functools import partial
 from pathlib import Path
 
+import psutil
+
 from csl_game import MatchConfig, ThinkerPrototype
 from csl_game.engine import (
     ForfeitReason,
@@ -17,6 +19,7 @@ from csl_game.engine import (
     probe_all,
 )
 from csl_game.engine.runners.process import ProcessRunner, WorkerPool
+from csl_game.engine.runners.sandbox import in_own_namespace
 from csl_game.services.settings import AIEntry
 from procs import alive, descendants
 
@@ -77,8 +80,18 @@ def test_tournament_uses_few_processes_and_leaves_none(tmp_path: Path) -> None:
 
 
 def _worker_pids(before: set[int]) -> set[int]:
-    """This process's worker processes (multiprocessing's helpers aside)."""
-    return descendants(os.getpid()) - before
+    """This process's worker processes (multiprocessing's helpers aside; a
+    sandboxed worker counted once, by its keeper: the init and worker inside
+    its namespace are its own)."""
+    return {p for p in descendants(os.getpid()) - before if not in_own_namespace(p)
+            and not any(in_own_namespace(c) for c in _parents(p))}
+
+
+def _parents(pid: int) -> list[int]:
+    try:
+        return [p.pid for p in psutil.Process(pid).parents()]
+    except psutil.Error:
+        return []
 
 
 def test_a_closed_pool_takes_no_worker_back() -> None:

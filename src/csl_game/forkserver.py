@@ -65,7 +65,16 @@ def start_server() -> None:
 def start_server_soon() -> None:
     """Start the fork server on a background thread now, so the first worker
     of the first match does not wait ~0.1 s for it (a stalled frame in a window)."""
-    threading.Thread(target=mp_context, name="csl-forkserver-start", daemon=True).start()
+    threading.Thread(target=_warm_up, name="csl-forkserver-start", daemon=True).start()
+
+
+def _warm_up() -> None:
+    """The fork server, then the check of the workers' sandbox (a short-lived
+    process of its own), both before the first worker asks for them."""
+    mp_context()
+    from csl_game.engine.runners.sandbox import status
+
+    status()
 
 
 def _ensure_server_quietly() -> None:

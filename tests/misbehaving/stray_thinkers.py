@@ -37,19 +37,19 @@ class PipeWriterThinker(AbstractThinker):
 
 
 class OrphanThinker(AbstractThinker):
-    """Forks a child that sleeps a minute (a plain fork, no exec), writes the
-    child's process id to the file its parameters name, then plays legally."""
+    """On its worker's first move, forks a child that sleeps a minute (a plain
+    fork, no exec) and says so ("forked PID", as its worker sees the child),
+    then plays legally."""
 
-    def setup(self, params: str) -> None:
-        self.pid_file = params
+    forked = False  # once a worker: a kept worker's next thinker plays only
 
     def think(self, board: Board, ct: CancellationToken) -> FutureMove:
-        if not hasattr(os, "fork") or os.path.exists(self.pid_file):
+        if not hasattr(os, "fork") or OrphanThinker.forked:
             return _first_legal(board)
+        OrphanThinker.forked = True
         pid = os.fork()
         if pid == 0:  # the child: sleep, whatever happens to the match
             time.sleep(60)
             os._exit(0)
-        with open(self.pid_file, "w") as f:
-            f.write(str(pid))
+        print(f"forked {pid}", flush=True)
         return _first_legal(board)

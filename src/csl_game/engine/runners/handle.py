@@ -45,7 +45,10 @@ from csl_game.engine.runners.protocol import (
     encode,
     from_bytes,
 )
+from csl_game.engine.runners.sandbox import checked as sandbox_checked
+from csl_game.engine.runners.sandbox import in_own_namespace
 from csl_game.engine.runners.tree import (
+    child_pids,
     end_descendants,
     kill_marked,
     kill_tree,
@@ -96,6 +99,8 @@ def _children_allowed() -> Iterator[None]:
 def close_all() -> None:
     """Close every worker of this process, and kill what their thinkers left."""
     close_workers(list(_live))
+    if (known := sandbox_checked()) is not None and known.active:
+        return  # every process a thinker started ended with its worker's namespace
     with contextlib.suppress(psutil.Error, OSError):
         kill_marked()
 
@@ -176,7 +181,17 @@ class WorkerHandle:
         self.closed = False
         self.tree_killed = False
         """Whether this side killed the process tree (it did not die by itself)."""
+        self.sandboxed = False
+        """Whether the thinker runs in its sandbox (seen in the process tree
+        once it is set up): everything it started ends with its worker, the
+        kernel's doing, so nothing of it is looked for outside the tree."""
         self._proc: psutil.Process | None = None
+        """The worker's process (in a sandbox, its keeper)."""
+        self._inner: psutil.Process | None = None
+        """The process that runs the thinker, once known: the worker's own, or
+        in a sandbox the keeper's one child (process 1 of its namespace)."""
+        self._init: psutil.Process | None = None
+        """In a sandbox, its process 1: killing it ends every process in it."""
         self._tree: TreeClock | None = None
         self._exitcode: int | None = None
         try:
@@ -288,11 +303,29 @@ class WorkerHandle:
                 for line in message.text.split("\n"):
                     self._info(line)
         elif isinstance(message, Ready):
+            self._find_inner()
             self.ready = True
             self.name = message.name
             self.threads = message.threads
         elif isinstance(message, SetupFailed):
             self.setup_error = message
+
+    def _find_inner(self) -> None:
+        """Learn which process runs the thinker, from the kernel's view of the
+        tree (not from the worker's words): in a sandbox, the child of the
+        keeper's one child (process 2 of a PID namespace of its own, whose
+        process 1, `_init`, ends the whole namespace when it ends)."""
+        if self._inner is not None or self._proc is None:
+            return
+        self._inner = self._proc
+        if not self.spec.sandbox:
+            return
+        with contextlib.suppress(psutil.Error, OSError, IndexError):
+            init = psutil.Process(child_pids(self._proc.pid)[0])
+            if in_own_namespace(init.pid):
+                self._inner = psutil.Process(child_pids(init.pid)[0])
+                self._init = init
+                self.sandboxed = True
 
     def reset(self, spec: WorkerSpec, info: InfoCallback | None) -> None:
         """Ask the worker for a fresh thinker, for a new match."""
@@ -316,18 +349,19 @@ class WorkerHandle:
         subreaper, those that left the tree are found by their mark."""
         if self._proc is None:
             return False
-        ended = end_descendants(self._proc)
-        if not _SUBREAPER and self.pid is not None:
+        self._find_inner()
+        ended = end_descendants(self._inner or self._proc)
+        if not _SUBREAPER and not self.sandboxed and self.pid is not None:
             with contextlib.suppress(psutil.Error, OSError):
                 kill_marked(self.spec.owner, self.pid)
         return ended
 
     def lingering_threads(self) -> int:
         """Threads beyond the worker's own that its thinker left running (0 if unknown)."""
-        if self._proc is None or not self.ready:
+        if self._inner is None or not self.ready:
             return 0
         try:
-            return max(0, self._proc.num_threads() - self.threads)
+            return max(0, self._inner.num_threads() - self.threads)
         except (psutil.Error, OSError):
             return 0
 
@@ -430,11 +464,26 @@ class WorkerHandle:
             return
         log.debug("killing worker %s (%s) and its process tree", self._pid, self.spec.fqn)
         self.tree_killed = True
-        if self._proc is not None:
+        if self._init is not None and self._kill_namespace():
+            pass
+        elif self._proc is not None:
             kill_tree(self._proc)
         else:
             self._process.kill()
         self._process.join(2.0)
+
+    def _kill_namespace(self) -> bool:
+        """End the sandbox at once: its process 1 killed, the kernel kills the
+        rest, and the keeper exits as it did. False if that did not work."""
+        assert self._init is not None
+        try:
+            self._init.kill()
+        except psutil.NoSuchProcess:
+            pass
+        except (psutil.Error, OSError):
+            return False
+        self._process.join(2.0)
+        return self._process.exitcode is not None
 
     def close(self) -> None:
         """Kill the process tree, reap it, close the pipes and the process's own
@@ -452,7 +501,7 @@ class WorkerHandle:
         _live.discard(self)
         self._process.join(2.0)
         self._exitcode = self._process.exitcode
-        if (died_alone or not _SUBREAPER) and self.pid is not None:
+        if (died_alone or not _SUBREAPER) and not self.sandboxed and self.pid is not None:
             with contextlib.suppress(psutil.Error, OSError):
                 kill_marked(self.spec.owner, self.pid)
         with contextlib.suppress(ValueError):  # still running: its handles go with the object

@@ -58,6 +58,10 @@ class WorkerSpec:
     owner: int = 0
     """Process id of the parent: the worker marks its environment with it, so
     that processes its thinker starts can be found even when they escape its tree."""
+    sandbox: bool = False
+    """Whether the worker makes its sandbox (`csl_game.engine.runners.sandbox`)."""
+    network: bool = False
+    """Whether the sandbox keeps the machine's network (its player asked for it)."""
 
     @property
     def fqn(self) -> str:

@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterable
 
 import psutil
 
-__all__ = ["MARKER", "mark_environment", "descendant_pids", "descendants", "tree", "kill_tree", "kill_trees", "end_descendants", "marked",
+__all__ = ["MARKER", "mark_environment", "child_pids", "descendant_pids", "descendants", "tree", "kill_tree", "kill_trees", "end_descendants", "marked",
            "kill_marked",
            "MemoryWatch", "memory_watch"]
 
@@ -79,6 +79,26 @@ def descendant_pids(pid: int) -> list[int] | None:
                 todo.append(child)
         first = False
     return found
+
+
+def child_pids(pid: int) -> list[int]:
+    """The children of `pid` (Linux: /proc/PID/task/TID/children; psutil elsewhere)."""
+    if _LINUX:
+        found: list[int] = []
+        try:
+            tids = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            tids = []
+        for tid in tids:
+            with contextlib.suppress(OSError, ValueError):
+                with open(f"/proc/{pid}/task/{tid}/children", "rb") as f:
+                    found.extend(int(w) for w in f.read().split())
+        if tids:
+            return found
+    try:
+        return [c.pid for c in psutil.Process(pid).children()]
+    except _GONE:
+        return []
 
 
 def descendants(root: psutil.Process) -> list[psutil.Process]:
@@ -139,8 +159,26 @@ def kill_trees(roots: Iterable[psutil.Process], extra: Iterable[psutil.Process] 
     # Waiting on a child of this process would reap it under multiprocessing's
     # feet (which would then never learn its exit code): it reaps its own.
     others = [p for p in procs if not _is_child(p)]
-    with contextlib.suppress(*_GONE):
-        psutil.wait_procs(others, timeout=timeout)
+    _wait_dead(others, timeout)
+
+
+def _dead(proc: psutil.Process) -> bool:
+    try:
+        return proc.status() == psutil.STATUS_ZOMBIE
+    except _GONE:
+        return True
+
+
+def _wait_dead(procs: list[psutil.Process], timeout: float) -> None:
+    """Wait up to `timeout` s until each of `procs` is gone or a zombie: dead,
+    whoever reaps it (an orphan's reaper may be slow to, and it holds nothing)."""
+    end = time.monotonic() + timeout
+    pause = 0.001
+    while procs := [p for p in procs if not _dead(p)]:
+        if time.monotonic() >= end:
+            return
+        time.sleep(pause)
+        pause = min(pause * 2, 0.02)
 
 
 def end_descendants(root: psutil.Process) -> bool:

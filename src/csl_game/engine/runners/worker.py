@@ -22,6 +22,7 @@ from typing import Any, NoReturn, cast
 
 import psutil
 
+from csl_game.engine.runners import sandbox
 from csl_game.engine.runners.answer import ask, crashed, exception_detail, plain_text
 from csl_game.engine.runners.clocks import own_clock
 from csl_game.engine.runners.output import OutputForwarder
@@ -114,6 +115,22 @@ def _keep_the_family() -> None:
     """
     _prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL) if hasattr(signal, "SIGKILL") else 9)
     _prctl(_PR_SET_CHILD_SUBREAPER, 1)
+
+
+def _enter_sandbox(spec: WorkerSpec) -> None:
+    """Make the worker's sandbox (this process goes on inside it: process 1 of
+    its own namespaces). The parent asked for one because the kernel made one
+    for its check; if this one is refused all the same, the worker goes on
+    without it, and the parent sees so (it finds no namespace of its own)."""
+    try:
+        sandbox.enter(network=spec.network, tmp_size_mb=min(
+            sandbox.TMP_SIZE_MB, spec.memory_limit_mb) if spec.memory_limit_mb > 0
+            else sandbox.TMP_SIZE_MB)
+    except sandbox.SandboxError as e:
+        with contextlib.suppress(OSError):
+            sys.stderr.write(f"csl-game: this worker runs without its sandbox: {e}\n")
+        return
+    _prctl(_PR_SET_CHILD_SUBREAPER, 1)  # process 1 adopts orphans anyway; say so
 
 
 def _limit_resources(memory_limit_mb: int) -> None:
@@ -314,6 +331,8 @@ def worker_main(inbox: Connection, outbox_conn: Connection, spec: WorkerSpec) ->
     if os.environ.pop("CSL_GAME_SAFE_PATH_ADDED", None):  # see csl_game.forkserver._safe_path
         os.environ.pop("PYTHONSAFEPATH", None)
     _keep_the_family()
+    if spec.sandbox:
+        _enter_sandbox(spec)
     if spec.owner:
         mark_environment(spec.owner)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl+C is the parent's to handle
