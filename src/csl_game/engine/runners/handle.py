@@ -350,7 +350,12 @@ class WorkerHandle:
         if self._proc is None:
             return False
         self._find_inner()
-        ended = end_descendants(self._inner or self._proc)
+        if self._init is not None and self._inner is not None:
+            # in a sandbox: everything in it but its init and the worker
+            # (what left the worker's tree was adopted by init)
+            ended = end_descendants(self._init, spare=self._inner.pid)
+        else:
+            ended = end_descendants(self._inner or self._proc)
         if not _SUBREAPER and not self.sandboxed and self.pid is not None:
             with contextlib.suppress(psutil.Error, OSError):
                 kill_marked(self.spec.owner, self.pid)

@@ -181,13 +181,15 @@ def _wait_dead(procs: list[psutil.Process], timeout: float) -> None:
         pause = min(pause * 2, 0.02)
 
 
-def end_descendants(root: psutil.Process) -> bool:
-    """Kill every living descendant of `root` (not `root` itself), each subtree
-    stopped before it is killed; True when none is left (zombies, which hold
-    nothing but their process id until `root` waits for them, aside)."""
+def end_descendants(root: psutil.Process, spare: int | None = None) -> bool:
+    """Kill every living descendant of `root` (not `root` itself, nor `spare`,
+    one of its children), each subtree stopped before it is killed; True when
+    none is left (zombies, which hold nothing but their process id until
+    their parent waits for them, aside)."""
     for _ in range(5):
         try:
-            living = [p for p in descendants(root) if p.status() != psutil.STATUS_ZOMBIE]
+            living = [p for p in descendants(root)
+                      if p.pid != spare and p.status() != psutil.STATUS_ZOMBIE]
         except _GONE:
             return False
         if not living:

@@ -1,0 +1,145 @@
+"""A contestant's code reaches only its own move: hostile thinkers a student
+could write in an afternoon, each in a 4-player session of two matches at
+once beside honest thinkers, in the sandbox every worker runs in on Linux.
+
+Every match the hostile thinker does not play ends exactly as it does
+without it (same winner, same moves, no forfeit), no process it started is
+alive after the session, and the tournament's main process never stops.
+Without the sandbox (CSL_GAME_SANDBOX=off) the sibling-killer decides other
+players' matches: `test_without_the_sandbox_the_killer_reaches_its_siblings`
+shows that these tests can fail.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import psutil
+import pytest
+
+from csl_game.engine.runners.sandbox import status
+
+CONTESTANTS = Path(__file__).parent / "contestants"
+HONEST = ["sequential", "random 1", "minimax 1"]
+HONEST_NAMES = {"Sequential", "Random", "MinimaxD1"}
+ESCAPEE = "csl-escapee"
+
+pytestmark = pytest.mark.skipif(not status().active,
+                                reason=f"no sandbox here: {status().reason}")
+
+Outcome = tuple[Any, Any, tuple[tuple[int, int], ...]]
+
+
+def _session(tmp_path: Path, first: str, env: dict[str, str] | None = None,
+             ) -> dict[tuple[str, str], Outcome]:
+    """Play `first` and the honest three, two matches at once; each match's
+    outcome by its players' names (raises if the session does not end)."""
+    games = tmp_path / f"{first.split()[0]}.txt"
+    games.write_text("\n".join([first, *HONEST]) + "\n", encoding="utf-8")
+    results = tmp_path / f"{first.split()[0]}.jsonl"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "csl_game", "session", "-g", str(games), "--thinkers",
+         str(CONTESTANTS), "--workers", "2", "-t", "3000", "-q", "--results", str(results)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+        env={**os.environ, **(env or {})})
+    try:
+        out, err = proc.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGCONT)
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        raise AssertionError(f"the session with {first} did not end: its main process "
+                             "was stopped or hung") from None
+    assert proc.returncode == 0, err
+    outcomes = {}
+    for line in results.read_text(encoding="utf-8").splitlines():
+        doc = json.loads(line)
+        moves = tuple((m["row"], m["col"]) for m in doc["moves"])
+        outcomes[(doc["white"]["name"], doc["red"]["name"])] = (doc["winner"], doc["forfeit"],
+                                                                moves)
+    assert len(outcomes) == 12
+    return outcomes
+
+
+def _honest(outcomes: dict[tuple[str, str], Outcome]) -> dict[tuple[str, str], Outcome]:
+    """The matches between two of the honest three."""
+    return {pair: o for pair, o in outcomes.items() if set(pair) <= HONEST_NAMES}
+
+
+@pytest.fixture(scope="module")
+def baseline(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str], Outcome]:
+    """The honest players' matches with an honest fourth."""
+    outcomes = _session(tmp_path_factory.mktemp("baseline"), "negamax 1")
+    honest = _honest(outcomes)
+    assert len(honest) == 6 and all(o[1] is None for o in honest.values())
+    return honest
+
+
+def _escapees() -> list[psutil.Process]:
+    found = []
+    for proc in psutil.process_iter(["name"]):
+        if proc.info["name"] == ESCAPEE:
+            found.append(proc)
+    return found
+
+
+@pytest.mark.parametrize("hostile, name", [("siblingstopper", "SiblingStopper"),
+                                           ("siblingkiller", "SiblingKiller"),
+                                           ("mainstopper", "MainStopper"),
+                                           ("escaper", "Escaper")])
+def test_a_hostile_thinker_changes_no_other_match(
+        tmp_path: Path, baseline: dict[tuple[str, str], Outcome], hostile: str,
+        name: str) -> None:
+    outcomes = _session(tmp_path, hostile)
+    assert set(pair for pair in outcomes if name not in pair) == set(baseline)
+    for pair, outcome in _honest(outcomes).items():
+        assert outcome == baseline[pair], pair
+    for pair, outcome in outcomes.items():  # its own matches: nothing stopped or killed
+        assert outcome[1] is None, (pair, outcome)
+    assert not _escapees()  # what it started ended with its worker
+
+
+def test_without_the_sandbox_the_killer_reaches_its_siblings(
+        tmp_path: Path, baseline: dict[tuple[str, str], Outcome]) -> None:
+    """The same attack with the sandbox off harms honest matches: what the
+    sandbox stops is real (and shows why a session says it runs without one)."""
+    harmed = 0
+    for _ in range(3):  # the two matches at once must overlap its first move
+        outcomes = _session(tmp_path, "siblingkiller", env={"CSL_GAME_SANDBOX": "off"})
+        harmed += sum(outcome != baseline[pair]
+                      for pair, outcome in _honest(outcomes).items())
+        if harmed:
+            break
+    assert harmed
+
+
+def test_an_escaped_helper_ends_with_its_match_though_its_worker_is_kept() -> None:
+    """The escaper's helper left its worker's tree (subreaper flag cleared,
+    double fork, setsid): init adopted it, and it ends with the match, while
+    the worker waits in the pool for the next one."""
+    from functools import partial
+
+    from csl_game import MatchConfig, ThinkerPrototype
+    from csl_game.engine.match import Match
+    from csl_game.engine.runners.process import ProcessRunner, WorkerPool
+
+    mc = MatchConfig(time_limit_ms=3000)
+    pool = WorkerPool()
+    try:
+        match = Match(mc, ThinkerPrototype("escaper", "", mc, (str(CONTESTANTS),)),
+                      ThinkerPrototype("sequential", "", mc), partial(ProcessRunner, pool=pool))
+        seen: list[int] = []
+        match.subscribe(lambda _: seen.extend(p.pid for p in _escapees()) if not seen else None)
+        match.run()
+        worker = match._runners[0].pid  # type: ignore[union-attr]  # noqa: SLF001
+        assert seen  # the helper ran while the match was played
+        assert worker is not None and psutil.pid_exists(worker)  # kept for the next match
+        assert not [p for p in _escapees() if p.status() != psutil.STATUS_ZOMBIE]
+    finally:
+        pool.close()
