@@ -23,6 +23,7 @@ from csl_game.engine import (
     read_results,
     worker_pool,
 )
+from csl_game.engine.runners.sandbox import status as sandbox_status
 from csl_game.errors import ConfigError
 from csl_game.services.forfeits import Forfeits
 from csl_game.services.players import refusal
@@ -33,7 +34,7 @@ if TYPE_CHECKING:
 
 __all__ = ["check_thinkers", "warm_pool", "report_every", "setup_limit_of", "memory_limit_of", "MIN_MEMORY_LIMIT_MB",
            "dask_executor", "DASK_TIMEOUT", "results_paths", "refuse_used_results",
-           "resumed_lines", "print_forfeits"]
+           "resumed_lines", "print_forfeits", "say_sandbox"]
 
 DASK_TIMEOUT = 10.0
 """Seconds to reach a Dask scheduler before giving up."""
@@ -48,6 +49,14 @@ def warm_pool(in_process: bool, stack: ExitStack) -> WorkerPool | None:
     return pool
 
 
+def say_sandbox() -> None:
+    """One line on standard error where thinkers' workers get no sandbox
+    here (and why), before anything plays; nothing where they do."""
+    line = sandbox_status().line()
+    if line:
+        print(f"csl-game: {line}", file=sys.stderr, flush=True)
+
+
 def check_thinkers(players: Sequence[Player], where: Sequence[str], in_process: bool,
                    setup_limit: float, memory_limit_mb: int = MEMORY_LIMIT_MB,
                    pool: WorkerPool | None = None) -> list[SetupReport | None]:
@@ -60,6 +69,8 @@ def check_thinkers(players: Sequence[Player], where: Sequence[str], in_process: 
         WorkerStartError: no worker process could be started.
     """
     protos = [p for p in players if isinstance(p, ThinkerPrototype)]
+    if protos and not in_process:
+        say_sandbox()
     reports = iter(probe_all(protos, in_process=in_process, setup_limit=setup_limit,
                              memory_limit_mb=memory_limit_mb, pool=pool))
     known: list[SetupReport | None] = []
