@@ -25,6 +25,7 @@ from csl_game.console.render import ConsoleListener, render_standings
 from csl_game.engine import (
     Fixture,
     Match,
+    MatchReplayed,
     MatchResult,
     Points,
     PostMatch,
@@ -175,6 +176,10 @@ def _on_event(event: SessionEvent, session: Session, progress: SessionProgress) 
         record = event.record
         progress.record(event.index + 1, session.names[record.white], session.names[record.red],
                         record.result)
+    elif isinstance(event, MatchReplayed):
+        print(narration.terminal_safe(
+            f"csl-game: match {event.index + 1} ({event.white} vs {event.red}) is played again, "
+            f"not scored: {event.detail}"), file=sys.stderr, flush=True)
     elif isinstance(event, TieBreakRound) and not progress.quiet:
         progress.say(narration.tie_break_round(event.round, event.players))
 

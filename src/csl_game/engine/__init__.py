@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from csl_game.engine.events import (
+    MatchReplayed,
     PostMatch,
     PreMatch,
     SessionEnded,
@@ -110,7 +111,7 @@ __all__ = [
     # sessions: options, fixtures, states, screens and events
     "Session", "SessionOptions", "RunOptions", "Fixture", "Opening", "SessionState", "Presenter",
     "Screen", "Choice", "ScreenPolicy", "mode_text",
-    "SessionEvent", "SessionStarted", "PreMatch", "PostMatch", "TieBreakRound", "SessionEnded",
+    "SessionEvent", "SessionStarted", "PreMatch", "PostMatch", "MatchReplayed", "TieBreakRound", "SessionEnded",
     # scoring: points, standings and tie-breaks
     "Points", "MatchRecord", "Standing", "standings", "round_robin", "winner_text",
     "unique_names", "TieBreak", "TieRound",

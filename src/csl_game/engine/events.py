@@ -9,8 +9,8 @@ from csl_game.engine.screens import Mode
 from csl_game.engine.tiebreak import TieBreak, TieRound
 from csl_game.model.board import PColor
 
-__all__ = ["SessionEvent", "SessionStarted", "PreMatch", "PostMatch", "TieBreakRound",
-           "SessionEnded"]
+__all__ = ["SessionEvent", "SessionStarted", "PreMatch", "PostMatch", "MatchReplayed",
+           "TieBreakRound", "SessionEnded"]
 
 
 @dataclass(frozen=True)
@@ -40,6 +40,20 @@ class PostMatch(SessionEvent):
     """Played off screen (by the scheduler) rather than here."""
     info: tuple[tuple[PColor, str], ...] = ()
     """What the thinkers said while thinking (matches played off screen only)."""
+
+
+@dataclass(frozen=True)
+class MatchReplayed(SessionEvent):
+    """A match is not scored but played again: a player's worker was stopped
+    or killed by another program (`ForfeitReason.INTERFERED`)."""
+
+    index: int
+    white: str
+    red: str
+    detail: str
+    """Whose worker, and what was done to it."""
+    times: int
+    """How often this match was played again so far (this time included)."""
 
 
 @dataclass(frozen=True)

@@ -38,6 +38,10 @@ class ForfeitReason(Enum):
     DISCONNECTED = "left the game and did not come back"
     """A player on another machine whose connection dropped, for longer than
     its opponent would wait."""
+    INTERFERED = "was stopped or killed by another program"
+    """Its worker was stopped or killed by a signal that csl-game did not send
+    (possible only without the sandbox): not its doing, so the match is played
+    again rather than scored (`Session`)."""
     SETUP = "could not be set up"
     """The thinker could not even be made ready to play (its module did not
     import, its constructor or setup() failed, its engine did not start)."""

@@ -18,6 +18,7 @@ import contextlib
 import logging
 import multiprocessing
 import os
+import signal
 import sys
 import threading
 import time
@@ -69,6 +70,12 @@ _POLL_BUDGET = 0.002  # seconds of message handling per poll, so a GUI frame sta
 _STALLED = 2.0
 """Seconds a message begun on the result pipe may wait for its next byte: a
 worker writes a message whole, so a longer pause is a thinker writing there."""
+
+_NOT_ITS_OWN = {int(getattr(signal, name)) for name in ("SIGKILL", "SIGTERM", "SIGHUP", "SIGQUIT")
+                if hasattr(signal, name)}
+"""Signals a worker's death by which, without a sandbox and not sent by
+csl-game, is taken as another program's doing, not its thinker's (a thinker
+that crashes dies by SIGSEGV, SIGABRT, SIGBUS...)."""
 
 _live: weakref.WeakSet[WorkerHandle] = weakref.WeakSet()
 _start_lock = threading.Lock()
@@ -434,6 +441,12 @@ class WorkerHandle:
         if code == EXIT_MEMORY:
             return Forfeit(setup or ForfeitReason.MEMORY,
                            f"its process ran out of memory{when} ({limit})")
+        if (not self.closed and not self.tree_killed and not self.sandboxed
+                and code is not None and -code in _NOT_ITS_OWN):
+            return Forfeit(ForfeitReason.INTERFERED,
+                           f"its process was killed by {death_text(code).split('by ', 1)[-1]}, "
+                           f"a signal csl-game did not send{when}: another program (another "
+                           "thinker, without a sandbox) killed it")
         text = ("its process was stopped: the runner was closed" if self.closed
                 else death_text(code))
         if setting_up and not self.closed and (script := unguarded_main()) is not None:
