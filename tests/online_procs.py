@@ -116,6 +116,22 @@ def connect_from(source: str, port: int, timeout: float = 10) -> socket.socket:
     return sock
 
 
+def answered(sock: socket.socket) -> bool:
+    """Whether the other end has said something on `sock` or closed (or reset)
+    it; nothing is read, and the socket is left as it was."""
+    timeout = sock.gettimeout()
+    sock.setblocking(False)
+    try:
+        sock.recv(1, socket.MSG_PEEK)  # some bytes, or b"" at the end
+        return True
+    except BlockingIOError:
+        return False
+    except OSError:  # reset
+        return True
+    finally:
+        sock.settimeout(timeout)
+
+
 def other_loopback_works() -> bool:
     """Whether 127.0.0.2 can be bound here (Linux: yes; macOS and Windows: not
     unless configured)."""

@@ -17,8 +17,9 @@ import aiohttp
 import pytest
 
 from csl_game.server import Limits, ServerOptions
-from online_procs import connect_from, other_loopback_works
+from online_procs import answered, connect_from, other_loopback_works
 from server_thread import ServerThread
+from waiting import until
 
 pytestmark = pytest.mark.timing
 
@@ -60,7 +61,8 @@ def closed_within(sock: socket.socket, seconds: float) -> bool:
 def test_one_address_holds_only_so_many_sockets(server: ServerThread) -> None:
     idle = [connect_from("127.0.0.1", server.port) for _ in range(LIMITS.per_address)]
     try:
-        time.sleep(0.2)
+        until(lambda: server.open_connections() == LIMITS.per_address, 5,
+              lambda: f"{server.open_connections()} connections held")
         extra = connect_from("127.0.0.1", server.port)
         assert closed_within(extra, 2.0)  # refused at once
         extra.close()
@@ -79,11 +81,14 @@ def test_a_thousand_idle_sockets_are_let_go_and_nobody_waits(server: ServerThrea
         except OSError:
             break
     try:
-        time.sleep(0.3)
+        # every socket taken in (held) or turned away (closed) by the server
+        until(lambda: sum(map(answered, socks)) + server.open_connections() >= len(socks), 10,
+              lambda: f"{sum(map(answered, socks))} closed, {server.open_connections()} held, "
+                      f"of {len(socks)}")
         assert server.open_connections() <= LIMITS.per_address
         # no request within the deadline: every admitted one is closed
-        time.sleep(LIMITS.request_timeout_s + 1.0)
-        assert server.open_connections() == 0
+        until(lambda: server.open_connections() == 0, LIMITS.request_timeout_s + 1.0,
+              lambda: f"{server.open_connections()} idle connections still held")
         assert served_quickly(server) < 1.0
     finally:
         for sock in socks:

@@ -68,6 +68,20 @@ def server(tmp_path: Path) -> Any:
         yield s
 
 
+GRACE_MS = 100
+"""The network's grace of `people_server` (the default is 1 s): a timed player
+there forfeits 0.2 s into a move (100 ms and the grace)."""
+
+
+@pytest.fixture
+def people_server(tmp_path: Path) -> Any:
+    """A server for games between people, with a short grace: a test that shows
+    that people are not timed waits past it."""
+    options = ServerOptions(config=MatchConfig(time_limit_ms=100), grace_ms=GRACE_MS)
+    with ServerThread(tmp_path, options) as s:
+        yield s
+
+
 def test_a_person_plays_the_servers_ai_to_the_end(server: ServerThread) -> None:
     async def go() -> dict[str, Any]:
         async with aiohttp.ClientSession() as http:
@@ -101,7 +115,9 @@ def test_a_person_plays_the_servers_ai_to_the_end(server: ServerThread) -> None:
     assert server.hub.ai.has_room()  # its runner ended with the game
 
 
-def test_two_people_a_join_code_a_watcher_and_a_reconnect(server: ServerThread) -> None:
+def test_two_people_a_join_code_a_watcher_and_a_reconnect(people_server: ServerThread) -> None:
+    server = people_server
+
     async def go() -> None:
         async with aiohttp.ClientSession() as http:
             ann = await Client(http, server.url).open("Ann")
@@ -117,7 +133,9 @@ def test_two_people_a_join_code_a_watcher_and_a_reconnect(server: ServerThread) 
             assert watched["color"] is None and watched["code"] == ""  # no code to watchers
             await ann.send(type="move", game=game, ply=0, col=3, shape="round")
             await bob.next("played")
-            await asyncio.sleep(1.6)  # far past 100 ms and the grace: people are not timed
+            # people are not timed: nothing happens to wait for, so a wait past the time
+            # a timed player has (100 ms and the grace), twice over, then the clock's check
+            await asyncio.sleep(2 * (0.1 + GRACE_MS / 1000))
             server.call(_tick)
             await bob.send(type="move", game=game, ply=0, col=3, shape="square")  # stale
             assert "not red's move 0" in (await bob.next("error"))["message"]

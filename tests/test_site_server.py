@@ -26,8 +26,9 @@ import pytest
 from csl_game.services import serve
 from csl_game.services.serve import SiteServer
 from csl_game.services.site import write_site
-from online_procs import connect_from, other_loopback_works
+from online_procs import answered, connect_from, other_loopback_works
 from procs import INTERRUPTIBLE
+from waiting import until
 
 DOC = {"white": {"thinker": "a", "params": "", "name": "Alice"},
        "red": {"thinker": "b", "params": "", "name": "Bob"}, "winner": "white",
@@ -70,6 +71,14 @@ def _exchange(srv: SiteServer, raw: bytes) -> bytes:
         while chunk := s.recv(65536):
             chunks.append(chunk)
         return b"".join(chunks)
+
+
+def _held(srv: SiteServer, address: str | None = None) -> int:
+    """Connections the server is serving now (of `address`, or in all): its own
+    count, by which it turns more away."""
+    with srv._serving_lock:
+        serving = dict(srv._serving)
+    return serving.get(address, 0) if address is not None else sum(serving.values())
 
 
 def _get(srv: SiteServer, target: str, method: str = "GET") -> tuple[int, bytes]:
@@ -162,7 +171,7 @@ def test_silent_and_trickling_clients_are_cut_off(server: SiteServer) -> None:
 
 def test_more_clients_than_it_serves_are_turned_away(server: SiteServer) -> None:
     hogs = [_connect(server) for _ in range(MAX_CLIENTS)]
-    time.sleep(0.2)  # each holds a slot, sending nothing
+    until(lambda: _held(server) == MAX_CLIENTS, 5)  # each holds a slot, sending nothing
     extra = _connect(server)
     extra.settimeout(2)
     started = time.monotonic()
@@ -202,14 +211,17 @@ def test_one_address_trickling_requests_keeps_nobody_else_out(
             hogs.append(hog)
             with contextlib.suppress(OSError):  # closed at once: more than its share
                 hog.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n")
-        time.sleep(0.3)  # each of its share holds a slot, waiting for the rest
+        # each of its share holds a slot, waiting for the rest; the others are closed
+        until(lambda: _held(srv, "127.0.0.2") == serve.MAX_PER_ADDRESS
+              and sum(map(answered, hogs)) == len(hogs) - serve.MAX_PER_ADDRESS, 5,
+              lambda: f"{_held(srv, '127.0.0.2')} held, {sum(map(answered, hogs))} closed")
         started = time.monotonic()
-        answered = [_get(srv, "/")[0] for _ in range(40)]
-        assert answered == [200] * 40
+        statuses = [_get(srv, "/")[0] for _ in range(40)]
+        assert statuses == [200] * 40
         assert time.monotonic() - started < 4  # before the hogs' reads time out
         for hog in hogs:
             hog.close()
-        time.sleep(0.3)  # their threads answer a closed connection
+        until(lambda: _held(srv, "127.0.0.2") == 0, 5)  # their threads saw them hang up
         assert "Traceback" not in capfd.readouterr().err
     finally:
         for hog in hogs:
