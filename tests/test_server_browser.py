@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import signal
+import subprocess
 import sys
 import time
 from contextlib import ExitStack
@@ -32,11 +33,16 @@ def server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-
     proc = Proc("server", "--host", "127.0.0.1", "--port", "0", "--db", str(db))
     url = proc.wait_for(r"on (http://127\.0\.0\.1:\d+)", 30).group(1)
     yield url
+    # Ctrl+C stops it at once (Proc starts it with SIGINT at its default: a server
+    # started with it ignored, as a script's background job is, was killed after 20 s)
     proc.proc.send_signal(signal.SIGINT)
     try:
-        proc.proc.wait(20)
-    except Exception:
-        proc.proc.kill()
+        code = proc.proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        said = proc.text()[-2000:]
+        raise AssertionError(f"the server did not stop on Ctrl+C:\n{said}") from None
+    assert code in (0, 130), proc.text()[-2000:]
 
 
 def moves_are(tab: Tab, count: int) -> None:
