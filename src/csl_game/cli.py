@@ -28,7 +28,7 @@ from csl_game.errors import CslError, Terminated, UsageError, exit_status
 from csl_game.services import narration
 from csl_game.services.flag_values import add_engine_sources
 from csl_game.services.options import ALIASES, CONSOLE_TIME_LIMIT_MS, VERBS, options_of
-from csl_game.thinker.discovery import registry
+from csl_game.thinker.discovery import catalog
 
 if TYPE_CHECKING:
     from csl_game.services.replay import Replay
@@ -253,7 +253,7 @@ def _dispatch(argv: list[str]) -> int:
     args = _parse(argv)
     logging.basicConfig(stream=sys.stderr, level=args.log_level.upper(),
                         format="csl-game: %(levelname)s: %(name)s: %(message)s")
-    registry(tuple(getattr(args, "thinkers", ())))  # a bad --thinkers path is bad input
+    catalog(tuple(getattr(args, "thinkers", ())))  # a bad --thinkers path is bad input (read, not run)
     return COMMANDS[args.verb](args)
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from csl_game.errors import ConfigError
 from csl_game.services import narration
-from csl_game.thinker.discovery import registry
+from csl_game.thinker.discovery import catalog
 
 __all__ = ["run_info"]
 
@@ -23,16 +23,21 @@ def run_info(args: argparse.Namespace) -> int:
     """
     if args.examples is not None:
         return _copy_examples(Path(args.examples))
-    reg = registry(tuple(args.thinkers))
+    reg = catalog(tuple(args.thinkers))  # the files are read, not run
     print("Known thinkers:")
-    for fqn in sorted(reg.classes, key=reg.short_name):
-        doc = (reg.classes[fqn].__doc__ or "").strip().splitlines()
-        summary = f"  {doc[0]}" if doc else ""
+    for fqn in reg.listed():
+        summary = f"  {reg.summary(fqn)}" if reg.summary(fqn) else ""
         print(narration.terminal_safe(f"  {reg.short_name(fqn):<14} {fqn}{summary}"))
     for problem in reg.problems:
         print(narration.terminal_safe(f"warning: {problem}"), file=sys.stderr)
     for why in reg.near_misses():
         print(narration.terminal_safe(f"not listed: {why}"), file=sys.stderr)
+    for ref in reg.refs.values():
+        if not ref.checked:
+            print(narration.terminal_safe(
+                f"not listed: {ref.fqn} may be a thinker: it comes from {ref.unread}, which "
+                "csl-game does not read (name it to play it; its worker checks it)"),
+                file=sys.stderr)
     return 0
 
 

@@ -29,7 +29,7 @@ from csl_game.services.settings import read_session_engines, read_session_file
 from csl_game.services.site import follow
 from csl_game.services.tables import Grid
 from csl_game.thinker.api import MatchConfig
-from csl_game.thinker.discovery import BUILTIN_PACKAGE, registry
+from csl_game.thinker.discovery import BUILTIN_PACKAGE, catalog
 from csl_game.thinker.engine_thinker import EngineSpec
 from csl_game.thinker.prototype import ThinkerPrototype
 
@@ -75,7 +75,7 @@ def _games_spelled_g(args: argparse.Namespace) -> None:
 
 def _entries(specs: Sequence[str], config: MatchConfig, paths: tuple[str, ...]) -> list[Entry]:
     if not specs:
-        reg = registry(paths)
+        reg = catalog(paths)
         specs = sorted(reg.short_name(f) for f in reg.classes
                        if f.startswith(BUILTIN_PACKAGE + "."))
     entries: list[Entry] = []

@@ -33,17 +33,20 @@ def refusal(prototype: ThinkerPrototype, report: SetupReport) -> str | None:
     """"X does not accept 'PARAMS': why" when the thinker refused its
     parameters, else None.
 
-    Only an Exception from its constructor or setup() is a refusal: a setup
-    that hangs, exits or eats its memory is misbehaviour, which costs the
-    thinker its matches (with that reason) but is no bad input. `why` is the
-    refusal's message when it is meant for people (a ValueError's, or one of
-    this project's errors', such as an engine that cannot start); any other
-    exception is a bug in the thinker, told as its type, message and the line
-    of the thinker's own file that raised it.
+    Only an Exception from its constructor or setup() (or from its file's
+    top level, as its worker imported it) is a refusal: a setup that hangs,
+    exits or eats its memory is misbehaviour, which costs the thinker its
+    matches (with that reason) but is no bad input. `why` is the refusal's
+    message when it is meant for people (a ValueError's, or one of this
+    project's errors', such as an engine that cannot start); any other
+    exception, and any raised by the file's top level, is a bug in the
+    thinker, told as its type, message and the line of its own file that
+    raised it.
     """
     if not report.refused or report.forfeit is None:
         return None
-    told = report.error in _told_errors() and report.reason.strip()
+    at_import = ", in <module>" in report.where  # its file's top level: never about parameters
+    told = report.error in _told_errors() and report.reason.strip() and not at_import
     if told:
         why = report.reason.strip().splitlines()[0]
         return f"{prototype.requested_name} does not accept '{prototype.params}': {why}"

@@ -47,7 +47,7 @@ from csl_game.services.setup_file import (
     save_config,
 )
 from csl_game.thinker.api import MatchConfig
-from csl_game.thinker.discovery import registry
+from csl_game.thinker.discovery import ThinkerRef, catalog, fqn_of
 
 __all__ = ["SetupScene", "thinker_choices", "DEFAULT_CONFIG_PATH", "workers_warning"]
 
@@ -59,8 +59,8 @@ def thinker_choices(paths: tuple[str, ...]) -> dict[str, str]:
 
     Labels are short names, or the full name where two thinkers share one.
     """
-    reg = registry(paths)
-    short = {fqn: reg.short_name(fqn) for fqn in reg.classes}
+    reg = catalog(paths)  # the files are read, not run
+    short = {fqn: reg.short_name(fqn) for fqn in reg.listed()}
     shared = {name for name in short.values() if list(short.values()).count(name) > 1}
     labels = {(fqn if name in shared else name): fqn for fqn, name in short.items()}
     return dict(sorted(labels.items()))
@@ -139,10 +139,10 @@ class SetupScene(WidgetScene):
 
     def _label_of(self, thinker: str) -> str:
         try:
-            cls = registry(self.base.thinker_paths).resolve(thinker)
+            found = catalog(self.base.thinker_paths).find(thinker)
         except CslError:
             return thinker  # shown as is; the check names the problem
-        fqn = f"{cls.__module__}.{cls.__qualname__}"
+        fqn = found.fqn if isinstance(found, ThinkerRef) else fqn_of(found)
         return next((lab for lab, f in self.thinkers.items() if f == fqn), thinker)
 
     # ------------------------------------------------------------- widgets

@@ -31,7 +31,7 @@ from csl_game.gui.widgets import Handler, Metrics, button, label, set_text
 from csl_game.services.limits import SETTING, Setting
 from csl_game.services.presets import Level
 from csl_game.services.settings import AIEntry, default_pieces
-from csl_game.thinker.discovery import registry
+from csl_game.thinker.discovery import ThinkerRef, catalog, fqn_of
 
 __all__ = ["SetupLayout", "setup_layout", "PlayerRows", "SettingsForm", "FORM", "Sections",
            "field_label", "PiecesFollow",
@@ -68,14 +68,18 @@ def thinker_help(name: str, level: Level | None, paths: tuple[str, ...]) -> str:
     if level is not None:
         lines.append(f"<b>{level.label}</b>: {html.escape(level.description)}")
     try:
-        cls = registry(paths).resolve(name)
+        reg = catalog(paths)  # a --thinkers file is read, not run
+        found = reg.find(name)
     except CslError:
         return "<br>".join(lines) or MODES_HELP
-    doc = inspect.getdoc(cls) or ""
+    if isinstance(found, ThinkerRef):
+        fqn, doc, module_doc = found.fqn, found.doc, found.module_doc
+    else:
+        fqn, doc = fqn_of(found), inspect.getdoc(found) or ""
+        module_doc = getattr(sys.modules.get(found.__module__), "__doc__", None) or ""
     first = _paragraphs(doc)[0] if doc.strip() else ""
-    module_doc = getattr(sys.modules.get(cls.__module__), "__doc__", None) or ""
     params = parameters_text(doc) or parameters_text(module_doc) or "No parameters."
-    short = registry(paths).short_name(f"{cls.__module__}.{cls.__qualname__}")
+    short = reg.short_name(fqn)
     lines.append(f"<b>{html.escape(short)}</b>: {html.escape(first)}")
     lines.append(html.escape(params))
     return "<br>".join(lines)
