@@ -23,7 +23,7 @@ from typing import Any
 import psutil
 import pytest
 
-from csl_game.engine.runners.sandbox import status
+from csl_game.sandbox import status
 
 CONTESTANTS = Path(__file__).parent / "contestants"
 HONEST = ["sequential", "random 1", "minimax 1"]

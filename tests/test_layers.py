@@ -26,6 +26,7 @@ PACKAGES = {  # module prefix: its package (the longest prefix wins)
     "csl_game.engine.outcomes": "engine.outcomes",
     "csl_game.engine.runners": "engine.runners",
     "csl_game.forkserver": "forkserver",  # outside the engine, to start before it is imported
+    "csl_game.sandbox": "forkserver",  # the workers' sandbox, made as the fork server makes them
     "csl_game.engine": "engine",
     "csl_game.services": "services",
     "csl_game.services.site": "services",  # the tournament site: a service in modules

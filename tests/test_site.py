@@ -149,7 +149,8 @@ def test_how_each_match_ended_is_named() -> None:
     assert how_it_ended({"winner": "red", "forfeit": None, "resigned": True}) == "resignation"
     named = {how_it_ended({"winner": "red", "forfeit": r.name.lower()}) for r in ForfeitReason}
     assert named == {"timeout", "raised an exception", "process crashed", "broke the protocol",
-                     "out of memory", "gave up", "invalid move", "setup failed", "left"}
+                     "out of memory", "gave up", "invalid move", "setup failed", "left",
+                     "interfered"}
 
 
 def test_a_forfeit_says_who_and_keeps_the_organisers_paths(played: Path) -> None:

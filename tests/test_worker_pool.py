@@ -19,7 +19,7 @@ from csl_game.engine import (
     probe_all,
 )
 from csl_game.engine.runners.process import ProcessRunner, WorkerPool
-from csl_game.engine.runners.sandbox import in_own_namespace
+from csl_game.sandbox import in_own_namespace
 from csl_game.services.settings import AIEntry
 from procs import alive, descendants
 

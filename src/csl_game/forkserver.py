@@ -72,7 +72,7 @@ def _warm_up() -> None:
     """The fork server, then the check of the workers' sandbox (a short-lived
     process of its own), both before the first worker asks for them."""
     mp_context()
-    from csl_game.engine.runners.sandbox import status
+    from csl_game.sandbox import status
 
     status()
 

@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TextIO
 
-from csl_game.console.playing import print_forfeits, refuse_used_results
+from csl_game.console.playing import print_forfeits, refuse_used_results, say_sandbox
 from csl_game.engine import ResultsWriter
 from csl_game.errors import ConfigError, UsageError
 from csl_game.model.notation import format_moves
@@ -125,6 +125,8 @@ def run_league(args: argparse.Namespace) -> int:
     if args.results:
         refuse_used_results(args.results)
     writer = ResultsWriter(args.results) if args.results else None
+    if not args.in_process:
+        say_sandbox()
     league = League(entries, config, args.games, openings, in_process=args.in_process,
                     workers=args.workers, results=writer, adjudicator=adjudicator_of(args))
     site = (follow(league.session, args.site, points, title=args.title or "League",

@@ -21,9 +21,9 @@ from csl_game.engine import (
     first_lines,
     probe_all,
     read_results,
+    sandbox_note,
     worker_pool,
 )
-from csl_game.engine.runners.sandbox import status as sandbox_status
 from csl_game.errors import ConfigError
 from csl_game.services.forfeits import Forfeits
 from csl_game.services.players import refusal
@@ -52,7 +52,7 @@ def warm_pool(in_process: bool, stack: ExitStack) -> WorkerPool | None:
 def say_sandbox() -> None:
     """One line on standard error where thinkers' workers get no sandbox
     here (and why), before anything plays; nothing where they do."""
-    line = sandbox_status().line()
+    line = sandbox_note()
     if line:
         print(f"csl-game: {line}", file=sys.stderr, flush=True)
 

@@ -127,7 +127,7 @@ __all__ = [
     "RunnerFactory", "ThinkerRunner", "ThinkJob", "ThinkOutcome", "InfoCallback", "MoveAnswer",
     "ThreadRunner", "runner_factory", "default_workers", "SETUP_TIME_LIMIT", "MEMORY_LIMIT_MB",
     "SetupProbe", "SetupReport", "probe_all", "WorkerStartError", "process_runner",
-    "process_runner_available", "start_workers_soon", "worker_pool",
+    "process_runner_available", "start_workers_soon", "worker_pool", "sandbox_note",
 ]
 
 
@@ -161,3 +161,11 @@ def start_workers_soon() -> None:
     from csl_game.engine.runners.process import start_server_soon
 
     start_server_soon()
+
+
+def sandbox_note() -> str:
+    """The line a session starts with where thinkers' workers get no sandbox
+    here, and why ('' where they do): see `csl_game.sandbox`."""
+    from csl_game.engine.runners.handle import sandbox_status
+
+    return sandbox_status().line()

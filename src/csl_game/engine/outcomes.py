@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
-__all__ = ["ForfeitReason", "Forfeit"]
+__all__ = ["ForfeitReason", "Forfeit", "MAX_REPLAYS"]
 
 
 class ForfeitReason(Enum):
@@ -48,6 +48,12 @@ class ForfeitReason(Enum):
 
     def __str__(self) -> str:
         return self.value
+
+
+MAX_REPLAYS = 2
+"""Times a session plays a match again for `ForfeitReason.INTERFERED`; the
+next such result is scored as it is (a thinker that kills its own worker
+cannot have its match played for ever)."""
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,6 @@ except `run()`.
 
 from __future__ import annotations
 
-import logging
 import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import replace
@@ -34,7 +33,7 @@ from csl_game.engine.events import (
 from csl_game.engine.match import Human, Match, MatchResult, Player
 from csl_game.engine.naming import PlayerSetups, failed_setups_factory, own_pool
 from csl_game.engine.options import SessionOptions
-from csl_game.engine.outcomes import ForfeitReason
+from csl_game.engine.outcomes import MAX_REPLAYS, ForfeitReason
 from csl_game.engine.presenter import Presenter, SessionState
 from csl_game.engine.results import (
     HUMAN_THINKER,
@@ -54,13 +53,6 @@ from csl_game.thinker.api import MatchConfig
 from csl_game.thinker.prototype import ThinkerPrototype
 
 __all__ = ["Session"]
-
-log = logging.getLogger(__name__)
-
-MAX_REPLAYS = 2
-"""Times a match is played again when a player's worker is stopped or killed
-by another program; the next such result is scored as it is (a thinker that
-kills its own worker cannot have its match played for ever)."""
 
 
 class Session:
@@ -139,8 +131,7 @@ class Session:
                                       run.scheduler_factory, self._pool)
         self._failed: set[int] = set()
         self.replayed: dict[int, int] = {}
-        """Matches played again (index: how often), each since a player's
-        worker was stopped or killed by another program."""
+        """Matches played again (index: how often): `ForfeitReason.INTERFERED`."""
         self._ties: TieBreakRounds | None = None
 
     # ------------------------------------------------------------- listening
@@ -408,13 +399,9 @@ class Session:
                 info: tuple[tuple[PColor, str], ...] = ()) -> None:
         fixture = self.fixtures[index]
         if result.forfeit is ForfeitReason.INTERFERED and self.replayed.get(index, 0) < MAX_REPLAYS:
-            # not the loser's doing: nothing is scored, the match is free again
-            self.replayed[index] = self.replayed.get(index, 0) + 1
-            log.info("match %d (%s vs %s) is played again: %s", index + 1,
-                        self.names[fixture.white], self.names[fixture.red], result.detail)
-            self._emit(MatchReplayed(index, self.names[fixture.white], self.names[fixture.red],
-                                     result.detail, self.replayed[index]))
-            return
+            self.replayed[index] = times = self.replayed.get(index, 0) + 1  # not the loser's doing
+            white, red = self.names[fixture.white], self.names[fixture.red]
+            return self._emit(MatchReplayed(index, white, red, result.detail, times))
         record = MatchRecord(fixture.white, fixture.red, result)
         self.records.append(record)
         self.record_indices.append(index)

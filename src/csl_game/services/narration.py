@@ -148,6 +148,7 @@ FORFEIT_WORDS: dict[ForfeitReason, tuple[str, str]] = {
     ForfeitReason.NO_PIECES: ("invalid move", "tried a shape it has no pieces left of"),
     ForfeitReason.SETUP: ("setup failed", "could not be set up"),
     ForfeitReason.PROTOCOL: ("crash", "wrote garbage on its worker's pipe"),
+    ForfeitReason.INTERFERED: ("interfered", "was stopped or killed by another program"),
     ForfeitReason.DISCONNECTED: ("left", "left the game (its connection dropped) and did "
                                  "not come back"),
 }

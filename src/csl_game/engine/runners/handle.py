@@ -18,7 +18,6 @@ import contextlib
 import logging
 import multiprocessing
 import os
-import signal
 import sys
 import threading
 import time
@@ -33,6 +32,7 @@ import psutil
 from csl_game.engine.runners.base import Forfeit, ForfeitReason, InfoCallback, WorkerStartError
 from csl_game.engine.runners.clocks import TreeClock
 from csl_game.engine.runners.frames import FrameReader, frame_reader
+from csl_game.engine.runners.interference import killed_by_another, stopped_by_another
 from csl_game.engine.runners.protocol import (
     Info,
     Message,
@@ -46,10 +46,7 @@ from csl_game.engine.runners.protocol import (
     encode,
     from_bytes,
 )
-from csl_game.engine.runners.sandbox import checked as sandbox_checked
-from csl_game.engine.runners.sandbox import in_own_namespace
 from csl_game.engine.runners.tree import (
-    child_pids,
     end_descendants,
     kill_marked,
     kill_tree,
@@ -58,10 +55,13 @@ from csl_game.engine.runners.tree import (
 )
 from csl_game.engine.runners.worker import EXIT_HARNESS, EXIT_MEMORY, worker_main
 from csl_game.forkserver import mp_context, start_server_soon, unguarded_main
+from csl_game.sandbox import checked as sandbox_checked
+from csl_game.sandbox import sandboxed_processes
+from csl_game.sandbox import status as sandbox_status
 from csl_game.thinker.engine_thinker import exit_text
 
 __all__ = ["WorkerHandle", "SetupDone", "mp_context", "start_server_soon", "close_all",
-           "close_workers"]
+           "close_workers", "sandbox_status"]
 
 log = logging.getLogger(__name__)
 """Diagnostics of worker processes: started, killed, dead (--log-level info or debug)."""
@@ -70,12 +70,6 @@ _POLL_BUDGET = 0.002  # seconds of message handling per poll, so a GUI frame sta
 _STALLED = 2.0
 """Seconds a message begun on the result pipe may wait for its next byte: a
 worker writes a message whole, so a longer pause is a thinker writing there."""
-
-_NOT_ITS_OWN = {int(getattr(signal, name)) for name in ("SIGKILL", "SIGTERM", "SIGHUP", "SIGQUIT")
-                if hasattr(signal, name)}
-"""Signals a worker's death by which, without a sandbox and not sent by
-csl-game, is taken as another program's doing, not its thinker's (a thinker
-that crashes dies by SIGSEGV, SIGABRT, SIGBUS...)."""
 
 _live: weakref.WeakSet[WorkerHandle] = weakref.WeakSet()
 _start_lock = threading.Lock()
@@ -189,14 +183,11 @@ class WorkerHandle:
         self.tree_killed = False
         """Whether this side killed the process tree (it did not die by itself)."""
         self.sandboxed = False
-        """Whether the thinker runs in its sandbox (seen in the process tree
-        once it is set up): everything it started ends with its worker, the
-        kernel's doing, so nothing of it is looked for outside the tree."""
+        """Whether the thinker runs in its sandbox (seen once it is set up)."""
         self._proc: psutil.Process | None = None
         """The worker's process (in a sandbox, its keeper)."""
         self._inner: psutil.Process | None = None
-        """The process that runs the thinker, once known: the worker's own, or
-        in a sandbox the keeper's one child (process 1 of its namespace)."""
+        """The process that runs the thinker, once known (in a sandbox, its process 2)."""
         self._init: psutil.Process | None = None
         """In a sandbox, its process 1: killing it ends every process in it."""
         self._tree: TreeClock | None = None
@@ -319,19 +310,15 @@ class WorkerHandle:
 
     def _find_inner(self) -> None:
         """Learn which process runs the thinker, from the kernel's view of the
-        tree (not from the worker's words): in a sandbox, the child of the
-        keeper's one child (process 2 of a PID namespace of its own, whose
-        process 1, `_init`, ends the whole namespace when it ends)."""
+        tree (not from the worker's words): in a sandbox, its process 2, whose
+        init, process 1, ends the whole namespace when it ends."""
         if self._inner is not None or self._proc is None:
             return
         self._inner = self._proc
-        if not self.spec.sandbox:
-            return
-        with contextlib.suppress(psutil.Error, OSError, IndexError):
-            init = psutil.Process(child_pids(self._proc.pid)[0])
-            if in_own_namespace(init.pid):
-                self._inner = psutil.Process(child_pids(init.pid)[0])
-                self._init = init
+        found = sandboxed_processes(self._proc.pid) if self.spec.sandbox else None
+        with contextlib.suppress(psutil.Error, OSError):
+            if found is not None:
+                self._init, self._inner = (psutil.Process(p) for p in found)
                 self.sandboxed = True
 
     def reset(self, spec: WorkerSpec, info: InfoCallback | None) -> None:
@@ -376,6 +363,13 @@ class WorkerHandle:
             return max(0, self._inner.num_threads() - self.threads)
         except (psutil.Error, OSError):
             return 0
+
+    def stopped_by_another(self) -> str | None:
+        """Why the worker is not running, if another program stopped it (see
+        `csl_game.engine.runners.interference`); None in a sandbox."""
+        if self.sandboxed or self.tree_killed or self.closed:
+            return None
+        return stopped_by_another(self._inner or self._proc)
 
     def is_dead(self) -> bool:
         """Whether the process is gone and everything it sent was read."""
@@ -441,12 +435,9 @@ class WorkerHandle:
         if code == EXIT_MEMORY:
             return Forfeit(setup or ForfeitReason.MEMORY,
                            f"its process ran out of memory{when} ({limit})")
-        if (not self.closed and not self.tree_killed and not self.sandboxed
-                and code is not None and -code in _NOT_ITS_OWN):
-            return Forfeit(ForfeitReason.INTERFERED,
-                           f"its process was killed by {death_text(code).split('by ', 1)[-1]}, "
-                           f"a signal csl-game did not send{when}: another program (another "
-                           "thinker, without a sandbox) killed it")
+        if not (self.closed or self.tree_killed or self.sandboxed) and (
+                another := killed_by_another(code)):
+            return Forfeit(ForfeitReason.INTERFERED, another + when)
         text = ("its process was stopped: the runner was closed" if self.closed
                 else death_text(code))
         if setting_up and not self.closed and (script := unguarded_main()) is not None:
@@ -482,26 +473,15 @@ class WorkerHandle:
             return
         log.debug("killing worker %s (%s) and its process tree", self._pid, self.spec.fqn)
         self.tree_killed = True
-        if self._init is not None and self._kill_namespace():
-            pass
-        elif self._proc is not None:
+        if self._init is not None:  # the kernel ends the rest; the keeper exits as it did
+            with contextlib.suppress(psutil.Error, OSError):
+                self._init.kill()
+                self._process.join(2.0)
+        if self._process.exitcode is None and self._proc is not None:
             kill_tree(self._proc)
-        else:
+        elif self._process.exitcode is None:
             self._process.kill()
         self._process.join(2.0)
-
-    def _kill_namespace(self) -> bool:
-        """End the sandbox at once: its process 1 killed, the kernel kills the
-        rest, and the keeper exits as it did. False if that did not work."""
-        assert self._init is not None
-        try:
-            self._init.kill()
-        except psutil.NoSuchProcess:
-            pass
-        except (psutil.Error, OSError):
-            return False
-        self._process.join(2.0)
-        return self._process.exitcode is not None
 
     def close(self) -> None:
         """Kill the process tree, reap it, close the pipes and the process's own

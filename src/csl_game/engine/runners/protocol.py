@@ -59,7 +59,7 @@ class WorkerSpec:
     """Process id of the parent: the worker marks its environment with it, so
     that processes its thinker starts can be found even when they escape its tree."""
     sandbox: bool = False
-    """Whether the worker makes its sandbox (`csl_game.engine.runners.sandbox`)."""
+    """Whether the worker makes its sandbox (`csl_game.sandbox`)."""
     network: bool = False
     """Whether the sandbox keeps the machine's network (its player asked for it)."""
 

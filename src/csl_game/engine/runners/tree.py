@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterable
 
 import psutil
 
-__all__ = ["MARKER", "mark_environment", "child_pids", "descendant_pids", "descendants", "tree", "kill_tree", "kill_trees", "end_descendants", "marked",
+__all__ = ["MARKER", "mark_environment", "descendant_pids", "descendants", "tree", "kill_tree", "kill_trees", "end_descendants", "marked",
            "kill_marked",
            "MemoryWatch", "memory_watch"]
 
@@ -79,26 +79,6 @@ def descendant_pids(pid: int) -> list[int] | None:
                 todo.append(child)
         first = False
     return found
-
-
-def child_pids(pid: int) -> list[int]:
-    """The children of `pid` (Linux: /proc/PID/task/TID/children; psutil elsewhere)."""
-    if _LINUX:
-        found: list[int] = []
-        try:
-            tids = os.listdir(f"/proc/{pid}/task")
-        except OSError:
-            tids = []
-        for tid in tids:
-            with contextlib.suppress(OSError, ValueError):
-                with open(f"/proc/{pid}/task/{tid}/children", "rb") as f:
-                    found.extend(int(w) for w in f.read().split())
-        if tids:
-            return found
-    try:
-        return [c.pid for c in psutil.Process(pid).children()]
-    except _GONE:
-        return []
 
 
 def descendants(root: psutil.Process) -> list[psutil.Process]:

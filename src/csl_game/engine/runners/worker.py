@@ -22,7 +22,7 @@ from typing import Any, NoReturn, cast
 
 import psutil
 
-from csl_game.engine.runners import sandbox
+from csl_game import sandbox
 from csl_game.engine.runners.answer import ask, crashed, exception_detail, plain_text
 from csl_game.engine.runners.clocks import own_clock
 from csl_game.engine.runners.output import OutputForwarder

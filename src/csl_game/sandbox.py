@@ -48,7 +48,7 @@ import threading
 from dataclasses import dataclass
 from typing import NoReturn
 
-__all__ = ["SandboxStatus", "SandboxError", "status", "enter", "checked", "in_own_namespace", "ENV_SWITCH", "TMP_SIZE_MB", "in_sandbox"]
+__all__ = ["SandboxStatus", "SandboxError", "status", "enter", "checked", "in_own_namespace", "child_pids", "sandboxed_processes", "ENV_SWITCH", "TMP_SIZE_MB", "in_sandbox"]
 
 ENV_SWITCH = "CSL_GAME_SANDBOX"
 """Set to ``off`` to run workers without a sandbox (debugging a thinker)."""
@@ -189,6 +189,31 @@ def in_own_namespace(pid: int) -> bool:
     except OSError:
         return False
     return False
+
+
+def child_pids(pid: int) -> list[int]:
+    """The children of `pid`, as /proc/PID/task/TID/children tells (Linux;
+    [] elsewhere, or for a process gone)."""
+    found: list[int] = []
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return found
+    for tid in tids:
+        with contextlib.suppress(OSError, ValueError):
+            with open(f"/proc/{pid}/task/{tid}/children", "rb") as f:
+                found.extend(int(w) for w in f.read().split())
+    return found
+
+
+def sandboxed_processes(keeper: int) -> tuple[int, int] | None:
+    """The init and the worker of the sandbox that `keeper` keeps, as this
+    process sees them, once both exist; None if `keeper` keeps no sandbox."""
+    inits = child_pids(keeper)
+    if len(inits) != 1 or not in_own_namespace(inits[0]):
+        return None
+    workers = child_pids(inits[0])
+    return (inits[0], workers[0]) if workers else None
 
 
 def in_sandbox() -> bool:
