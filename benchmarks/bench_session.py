@@ -12,6 +12,12 @@ idle machine with N cores, N times; what other programs take off the cores
 lowers it). The session's speed-up is read against it.
 
     python benchmarks/bench_session.py [--rounds 5] [--workers 2]
+
+With --sandbox, each round plays the session on --workers N twice instead,
+with the workers' sandbox (Linux) and without it, back to back, and prints
+how fast the session runs in the sandbox against without it.
+
+    python benchmarks/bench_session.py --sandbox [--rounds 5]
 """
 
 from __future__ import annotations
@@ -82,13 +88,46 @@ def timed(workers: int, clock: str = "cpu") -> tuple[float, float, list[tuple[st
     return wall, busy_seconds() - busy, [(s.name, s.points) for s in table]
 
 
+def with_and_without_sandbox(rounds: int, workers: int, clock: str) -> None:
+    """Each round: the session in the sandbox, then without it (the check's
+    answer is replaced; every worker asks it as it starts)."""
+    from csl_game import sandbox
+
+    inside = sandbox.status()
+    if not inside.active:
+        raise SystemExit(f"no sandbox here to compare with: {inside.reason}")
+    outside = sandbox.SandboxStatus(False, "off for the comparison")
+    times: dict[bool, list[float]] = {True: [], False: []}
+    tables = set()
+    timed(workers, clock)  # warm up: the fork server and the import caches
+    for _ in range(rounds):
+        for boxed in (True, False):
+            sandbox._status = inside if boxed else outside  # noqa: SLF001
+            seconds, _, table = timed(workers, clock)
+            times[boxed].append(seconds)
+            tables.add(tuple(table))
+    ratios = [b / a for a, b in zip(times[True], times[False])]
+    print(f"30 matches, 6 thinkers, --workers {workers}, {rounds} rounds")
+    for boxed, label in ((True, "in the sandbox"), (False, "without it")):
+        print(f"{label}: {statistics.median(times[boxed]):.2f} s (median)   "
+              f"runs: {[round(x, 2) for x in times[boxed]]}")
+    print(f"speed in the sandbox against without: {statistics.median(ratios):.3f} (median of "
+          f"the rounds' ratios {[round(r, 3) for r in ratios]}; 1 is as fast)")
+    print(f"same standings every run: {len(tables) == 1}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--clock", choices=("cpu", "wall"), default="cpu",
                         help="the match clock the moves are timed on (default cpu)")
+    parser.add_argument("--sandbox", action="store_true",
+                        help="compare the session with and without the workers' sandbox")
     args = parser.parse_args()
+    if args.sandbox:
+        with_and_without_sandbox(args.rounds, args.workers, args.clock)
+        return
     times: dict[int, list[float]] = {1: [], args.workers: []}
     cores: dict[int, list[float]] = {1: [], args.workers: []}
     tables = set()
