@@ -153,3 +153,57 @@ def test_an_escaped_helper_ends_with_its_match_though_its_worker_is_kept() -> No
         assert not [p for p in _escapees() if p.status() != psutil.STATUS_ZOMBIE]
     finally:
         pool.close()
+
+
+def _says(tmp_path: Path, *extra: str) -> tuple[int, list[str], str]:
+    """A session of the network checker and sequential (two matches, the
+    second played off screen); what the checker said about the network."""
+    import socket
+
+    games = tmp_path / "net.txt"
+    with socket.create_server(("127.0.0.1", 0)) as listener:
+        games.write_text(f"netcheck {listener.getsockname()[1]}\nsequential\n", encoding="utf-8")
+        done = subprocess.run(
+            [sys.executable, "-m", "csl_game", "session", "-g", str(games), "--thinkers",
+             str(CONTESTANTS), "--workers", "2", "-t", "3000", "--verbose", *extra],
+            capture_output=True, text=True, timeout=120, check=False)
+    return done.returncode, [line for line in done.stdout.splitlines() if "network:" in line], \
+        done.stderr
+
+
+def test_a_thinker_has_the_network_only_when_its_player_asks(tmp_path: Path) -> None:
+    code, said, err = _says(tmp_path)
+    assert code == 0, err
+    assert said and all("network: no" in line for line in said)
+    code, said, err = _says(tmp_path, "--network", "netcheck")
+    assert code == 0, err
+    assert said and all("network: yes" in line for line in said)
+    code, said, err = _says(tmp_path, "--network", "nobody")
+    assert code == 2 and err.strip().splitlines() == [
+        "csl-game: error: --network nobody: no player here is nobody (the players: "
+        "netcheck, sequential)"]
+
+
+def test_the_network_choice_holds_for_matches_played_off_screen() -> None:
+    """The scheduler's matches make their players anew: the choice goes with them."""
+    import socket
+
+    from csl_game import MatchConfig, ThinkerPrototype
+    from csl_game.engine import PostMatch, RunOptions, Session, SessionOptions
+
+    mc = MatchConfig(time_limit_ms=3000)
+    with socket.create_server(("127.0.0.1", 0)) as listener:
+        port = str(listener.getsockname()[1])
+        said: dict[bool, list[str]] = {}
+        for allowed in (False, True):
+            checker = ThinkerPrototype("netcheck", port, mc, (str(CONTESTANTS),))
+            checker.network = allowed
+            players = [checker, ThinkerPrototype("sequential", "", mc)]
+            session = Session(players, mc, SessionOptions(run=RunOptions(workers=2,
+                                                                         foreground=False)))
+            session.subscribe(lambda e, a=allowed: said.setdefault(a, []).extend(
+                text for _, text in e.info if "network:" in text)
+                if isinstance(e, PostMatch) else None)
+            session.run()
+    assert said[False] and all("network: no" in text for text in said[False])
+    assert said[True] and all("network: yes" in text for text in said[True])

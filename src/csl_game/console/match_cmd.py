@@ -78,7 +78,7 @@ def run_match(args: argparse.Namespace) -> int:
     with ExitStack() as stack:
         pool = warm_pool(args.in_process, stack)  # the probes' workers play the match
         known = check_thinkers(players, ("-W/--white", "-R/--red"), args.in_process, limit,
-                               memory, pool)
+                               memory, pool, args.network)
         options = SessionOptions(adjudicator=adjudicator_of(args),
                                  run=RunOptions.of(args.in_process, limit, memory,
                                                    known_setups=known, pool=pool))

@@ -24,7 +24,7 @@ from csl_game.engine import (
     sandbox_note,
     worker_pool,
 )
-from csl_game.errors import ConfigError
+from csl_game.errors import ConfigError, UsageError
 from csl_game.services.forfeits import Forfeits
 from csl_game.services.players import refusal
 from csl_game.thinker.prototype import ThinkerPrototype
@@ -59,16 +59,26 @@ def say_sandbox() -> None:
 
 def check_thinkers(players: Sequence[Player], where: Sequence[str], in_process: bool,
                    setup_limit: float, memory_limit_mb: int = MEMORY_LIMIT_MB,
-                   pool: WorkerPool | None = None) -> list[SetupReport | None]:
+                   pool: WorkerPool | None = None, network: Sequence[str] = (),
+                   ) -> list[SetupReport | None]:
     """Set each AI player up once, in a worker process, before anything plays;
     returns the reports (None for humans) for the session to use. With a
     `pool`, the set-up workers wait there for the session's first matches.
+    The thinkers `network` names (--network) keep the network in their sandbox.
 
     Raises:
         ConfigError: a thinker refuses its parameters (`where` names each player).
+        UsageError: `network` names no player.
         WorkerStartError: no worker process could be started.
     """
     protos = [p for p in players if isinstance(p, ThinkerPrototype)]
+    for name in network:
+        chosen = [p for p in protos if name.lower() in (p.requested_name.lower(), p.fqn.lower())]
+        if not chosen:
+            raise UsageError(f"--network {name}: no player here is {name} (the players: "
+                             f"{', '.join(dict.fromkeys(p.requested_name for p in protos))})")
+        for proto in chosen:
+            proto.network = True
     if protos and not in_process:
         say_sandbox()
     reports = iter(probe_all(protos, in_process=in_process, setup_limit=setup_limit,

@@ -106,7 +106,8 @@ def run_session(args: argparse.Namespace) -> int:
     try:
         with ExitStack() as stack:
             pool = warm_pool(args.in_process or args.dask is not None, stack)
-            known = check_thinkers(players, where, args.in_process, limit, memory, pool)
+            known = check_thinkers(players, where, args.in_process, limit, memory, pool,
+                                   args.network)
             executor = dask_executor(args, stack)
             writer = ResultsWriter(path) if path else None
             run = RunOptions.of(args.in_process, limit, memory, workers=workers,

@@ -80,7 +80,7 @@ def run_sprt(args: argparse.Namespace) -> int:
     with ExitStack() as stack:
         pool = warm_pool(args.in_process or args.dask is not None, stack)
         known = check_thinkers([new, base], ("NEW", "BASE"), args.in_process, limit, memory,
-                               pool)
+                               pool, args.network)
         book = book_of(args, config)
         path, resume = results_paths(args.results, args.resume)
         docs = resumed_lines(path) if resume else []

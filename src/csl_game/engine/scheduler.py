@@ -76,6 +76,8 @@ class MatchJob:
     """Memory each thinker's processes may use, in MB."""
     adjudicator: Adjudicator | None = None
     """Ends the game early with a proven result (see `Match`)."""
+    network: tuple[bool, bool] = (False, False)
+    """(White, Red): whether the player's workers keep the network in their sandbox."""
 
 
 @dataclass(frozen=True)
@@ -143,6 +145,7 @@ def play_job(job: MatchJob, listener: Callable[[MatchEvent], None] | None = None
     """
     white = ThinkerPrototype(job.white.thinker, job.white.params, job.config, job.paths)
     red = ThinkerPrototype(job.red.thinker, job.red.params, job.config, job.paths)
+    white.network, red.network = job.network
     names = (job.white.name, job.red.name)
     factory = failed_setups_factory(runner_factory(job.in_process, pool, job.setup_limit,
                                                    job.memory_limit_mb),

@@ -429,8 +429,8 @@ class Session:
         run = self.options.run
         return MatchJob(self.info(white), self.info(red), config, paths, run.in_process,
                         opening, (self._forfeits[white], self._forfeits[red]),
-                        run.setup_limit, run.memory_limit_mb,
-                        self.options.adjudicator)
+                        run.setup_limit, run.memory_limit_mb, self.options.adjudicator,
+                        (getattr(protos[0], "network", False), getattr(protos[1], "network", False)))
 
     def _fill(self) -> None:
         """Give free matches to the scheduler until it has no room."""

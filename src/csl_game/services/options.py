@@ -140,6 +140,10 @@ OPTIONS: tuple[Option, ...] = (
     _opt("in_process", "--in-process", "run thinkers on threads of this process (for "
          "debugging thinkers) instead of isolated worker processes", _FINDING,
          action="store_true", default=False, group=_PLAYERS),
+    _opt("network", "--network", "let the thinker NAME (as -W/-R, NEW/BASE or the game file "
+         "name it) use the network from its sandbox; the others have none (repeatable; "
+         "docs/thinkers.md, the sandbox)", {"match", "session", "sprt"}, action="append",
+         default=[], metavar="NAME", group=_PLAYERS),
     _opt("setup_time_limit", "--setup-time-limit", "time a thinker may take to be set up and "
          "named, in its worker (default 10000)", {"match", "session", "sprt"}, default=10_000,
          metavar="MS", group=_PLAYERS, **_INT),

@@ -83,6 +83,8 @@ class ThinkerPrototype:
         else:
             self.ref, self._class = None, found
             self.module, self.qualname = found.__module__, found.__qualname__
+        self.network = False
+        """Whether its workers keep the network in their sandbox (its player asked)."""
         self.fqn = f"{self.module}.{self.qualname}"
         """The class's fully qualified name."""
         self.requested_name = name if isinstance(name, str) else self.fqn
