@@ -13,7 +13,7 @@ import argparse
 from collections.abc import Callable
 from dataclasses import replace
 
-from csl_game.console.playing import results_paths
+from csl_game.console.playing import results_paths, say_sandbox
 from csl_game.errors import SettingError, UsageError
 from csl_game.services import settings as cfg
 from csl_game.services.flag_values import points_of, unknown_track_config
@@ -29,7 +29,10 @@ def run_play(args: argparse.Namespace, open_window: Callable[[cfg.PlayOptions], 
     Raises:
         CslError: bad input, found before any window opens.
     """
-    return open_window(play_options(args))
+    options = play_options(args)
+    if options.thinker_paths and not options.in_process:
+        say_sandbox()  # contestants' files: whether their code runs in a sandbox here
+    return open_window(options)
 
 
 def _play_flags(args: argparse.Namespace) -> dict[str, object]:
