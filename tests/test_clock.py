@@ -1,10 +1,13 @@
 """The match clock (issue: the clock never decides a game by accident).
 
 On the ``cpu`` clock a move costs the processor time of its thinker's process
-tree, threads and child processes included, measured by the parent; a wall
-clock backstop ends a move that waits instead of thinking. The thinkers here
-spend processor time, not wall time, so every assertion holds however busy
-the machine is: several tests run with busy processes beside them on purpose.
+tree, threads and child processes included, measured by the parent; on Linux
+(schedstat) plus the time it waited of its own accord, never the time it
+waited for a core; elsewhere a wall clock backstop ends a move that waits
+instead of thinking. The thinkers here spend processor time, not wall time,
+so every assertion holds however busy the machine is: several tests run with
+busy processes beside them on purpose. tests/test_schedstat_clock.py holds
+the clock's arithmetic.
 """
 
 from __future__ import annotations
@@ -15,13 +18,15 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 
 import pytest
 
-from csl_game import MatchConfig
-from csl_game.engine import ForfeitReason, Match, ThinkOutcome, ThreadRunner
-from csl_game.engine.runners.clocks import backstop
+from csl_game import MatchConfig, Winner
+from csl_game.engine import ForfeitReason, Match, ThinkOutcome, ThreadRunner, result_to_json
+from csl_game.engine.runners import clocks
+from csl_game.engine.runners.clocks import backstop, schedstat_works
 from csl_game.engine.runners.process import ProcessRunner
 from csl_game.thinker.api import CancellationToken
 from csl_game.thinker.prototype import ThinkerPrototype
@@ -101,7 +106,8 @@ def test_cpu_time_over_the_limit_loses_on_an_idle_or_busy_machine() -> None:
         with busy(load):
             outcome = think_once("spend", "150", CPU)
         assert outcome.forfeit is ForfeitReason.TIMEOUT
-        assert "time limit 200 ms of CPU time; it used" in outcome.detail
+        assert "time limit 200 ms of CPU time" in outcome.detail
+        assert "; it used" in outcome.detail
         assert outcome.elapsed > 0.2
 
 
@@ -128,7 +134,11 @@ def test_the_thinkers_child_processes_are_charged() -> None:
     assert outcome.forfeit is ForfeitReason.TIMEOUT and "of CPU time" in outcome.detail
 
 
-def test_a_thinker_that_waits_loses_at_the_wall_clock_backstop() -> None:
+def test_without_schedstat_a_thinker_that_waits_loses_at_the_wall_clock_backstop(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """macOS, Windows, a kernel without CONFIG_SCHED_INFO: the CPU time alone
+    and the backstop (simulated here: the parent reads no waits for a core)."""
+    monkeypatch.setattr(clocks, "schedstat_works", lambda: False)
     mc = MatchConfig(time_limit_ms=50)
     start = time.perf_counter()
     outcome = think_once("nap", "10000", mc)  # sleeps 100 times its limit
@@ -138,6 +148,55 @@ def test_a_thinker_that_waits_loses_at_the_wall_clock_backstop() -> None:
     assert backstop(0.05) <= took < backstop(0.05) + 2
     # A short nap costs nothing on the CPU clock: it is not thinking.
     assert think_once("nap", "300", mc).forfeit is None
+
+
+schedstat = pytest.mark.skipif(not schedstat_works(), reason="no schedstat on this system")
+
+
+@schedstat
+def test_a_sleeper_loses_on_time_on_its_first_move() -> None:
+    """time.sleep(9 * limit) in think(): charged its sleep, it is over its
+    limit long before the sleep ends, and its late answer loses the match on
+    time (the grace is long enough here for it to answer at all)."""
+    mc = MatchConfig(time_limit_ms=100)
+    runner = partial(ProcessRunner, grace=2.0)
+    with busy(2):
+        match = Match(mc, ThinkerPrototype("oversleep", "", mc, CLOCKED),
+                      ThinkerPrototype("spend", "10", mc, CLOCKED), runner)
+        result = match.run()
+    assert result.forfeit is ForfeitReason.TIMEOUT and result.winner is Winner.RED
+    assert result.moves == ()
+    assert "ms of its own (sleeping or blocked)" in result.detail, result.detail
+    assert result_to_json(result, mc)["forfeit"] == "timeout"
+
+
+@schedstat
+def test_a_sleeper_is_stopped_within_a_few_ms_of_its_limit() -> None:
+    """A thinker that waits (listening to its token) is cancelled as soon as
+    its wait passes the limit, on an idle machine or a busy one."""
+    mc = MatchConfig(time_limit_ms=100)
+    for load in (0, 4):
+        with busy(load):
+            outcome = think_once("nap", "900", mc)
+        assert outcome.forfeit is ForfeitReason.TIMEOUT
+        assert 0.1 < outcome.elapsed < 0.16, outcome.detail
+        assert outcome.wall is not None and outcome.wall < 1.0
+
+
+@schedstat
+def test_the_thinker_reads_its_waits_on_its_token() -> None:
+    info: list[str] = []
+    outcome = think_once("nap", "50", CPU, info=info)
+    assert outcome.forfeit is None and outcome.elapsed >= 0.095
+    told = [float(line.split("=")[1]) for line in info if line.startswith("elapsed=")]
+    assert told and 0.095 <= told[0] <= outcome.elapsed + 0.005
+
+
+def test_the_wall_time_is_kept_beside_the_charged_time() -> None:
+    with busy(4):
+        outcome = think_once("spend", "60", CPU)
+    assert outcome.forfeit is None and outcome.wall is not None
+    assert outcome.wall >= outcome.elapsed * 0.9  # nothing is charged the wall did not see
 
 
 def test_the_margin_forgives_a_small_overrun() -> None:

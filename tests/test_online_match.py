@@ -50,6 +50,8 @@ def test_two_ais_play_across_processes(tmp_path: Path) -> None:
     [line] = _results(results)
     assert line["red"] == {"thinker": "remote", "params": "", "name": "Sequential"}
     assert line["white"] == {"thinker": "random", "params": "7", "name": "Random"}
+    walls = [m.pop("wall_ms", None) for m in line["moves"]]  # type: ignore
+    assert walls[0] >= 0 and walls[1] is None  # the local thinker's wall times are kept
     assert {k: line[k] for k in hosted if k not in ("white", "red")} == \
         {k: v for k, v in hosted.items() if k not in ("white", "red")}
 

@@ -73,8 +73,18 @@ class ChildThinker(_Share):
 
 
 class NapThinker(_Share):
-    """Sleeps for the share of the limit (spending no CPU), then answers."""
+    """Sleeps for the share of the limit (spending no CPU), then answers;
+    reports what its token said it used."""
 
     def think(self, board: Board, ct: CancellationToken) -> FutureMove:
         ct.wait(self.seconds())
+        self.on_thinking_info(f"elapsed={ct.elapsed():.4f}")
+        return FutureMove(_first_free(board), PShape.ROUND)
+
+
+class OversleepThinker(AbstractThinker):
+    """time.sleep(9 * its limit) on every move, deaf to cancellation, then answers."""
+
+    def think(self, board: Board, ct: CancellationToken) -> FutureMove:
+        time.sleep(9 * self.time_limit_ms / 1000)
         return FutureMove(_first_free(board), PShape.ROUND)

@@ -68,8 +68,12 @@ class PlayedMove:
 
     move: Move
     elapsed: float
+    """Seconds it cost its player on the match's clock (a human's: on the wall)."""
     figures: Figures = ()
     """What its thinker reported while thinking it (csl_game.engine.figures)."""
+    wall: float | None = None
+    """Seconds it took on the wall clock, beside `elapsed` (far above it: the
+    move waited uncharged, for a core); None where unknown (older results files)."""
 
 
 @dataclass(frozen=True)
@@ -204,8 +208,8 @@ class Match:
             names = (white_name, red_name)
         self.names = names
         self._job: ThinkJob | None = None
-        self._ready: tuple[FutureMove, float] | None = None
-        """A judged move and its thinking time, waiting for the minimum move time."""
+        self._ready: tuple[FutureMove, float, float | None] | None = None
+        """A judged move, its thinking time and wall time, waiting for the minimum move time."""
         self._turn_started = 0.0
         self._turn_info: list[str] = []
         """The mover's thinking-info lines of this turn."""
@@ -314,7 +318,8 @@ class Match:
         if problem is not None:
             raise InvalidMoveError(f"cannot play {move_text(col, shape)}: "
                                    f"{explain(problem, self.board)}", problem)
-        self._play(FutureMove(col, PShape(shape)), self._clock() - self._turn_started)
+        took = self._clock() - self._turn_started
+        self._play(FutureMove(col, PShape(shape)), took, took)
 
     # ---------------------------------------------------------------- undo, resign
     def undo_problem(self) -> str | None:
@@ -426,10 +431,10 @@ class Match:
                 self._forfeit(verdict.reason, verdict.detail)
                 return
             self._charge(outcome.elapsed)
-            self._ready = (verdict, outcome.elapsed)
+            self._ready = (verdict, outcome.elapsed, outcome.wall)
         if self._min_time_left() <= 0:
-            (move, elapsed), self._ready = self._ready, None
-            self._play(move, elapsed)
+            (move, elapsed, wall), self._ready = self._ready, None
+            self._play(move, elapsed, wall)
 
     def _charge(self, elapsed: float) -> None:
         """Take a move's time off the mover's game clock, then add the increment
@@ -440,11 +445,11 @@ class Match:
         left = max(0.0, self._clock_left[color] - elapsed)
         self._clock_left[color] = left + self.config.increment_ms / 1000
 
-    def _play(self, move: FutureMove, elapsed: float) -> None:
+    def _play(self, move: FutureMove, elapsed: float, wall: float | None) -> None:
         color = self.board.turn
         row = self.board.do_move(move.shape, move.column)
         played = Move(row, move.column, self.board[row, move.column])  # type: ignore[arg-type]
-        self._moves.append(PlayedMove(played, elapsed, turn_figures(self._turn_info)))
+        self._moves.append(PlayedMove(played, elapsed, turn_figures(self._turn_info), wall))
         self._emit(MovePerformed(color, self.names[color], played, elapsed))
         self._emit(BoardUpdated(self.board.copy()))
         solution: list[Pos] = []

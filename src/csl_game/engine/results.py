@@ -103,8 +103,14 @@ def result_to_json(result: MatchResult, mc: MatchConfig) -> dict[str, Any]:
 
 def record_to_json(index: int, white: PlayerInfo, red: PlayerInfo,
                    result: MatchResult, mc: MatchConfig) -> dict[str, Any]:
-    """A session's match: its index, both players in full, and the result."""
+    """A session's match: its index, both players in full, and the result,
+    each move with its wall time beside its charged time (``wall_ms`` beside
+    ``ms``, where known; `result_to_json` leaves it out: the online protocol
+    sends that, and its peers know no such field)."""
     doc = result_to_json(result, mc)
+    for move, played in zip(doc["moves"], result.moves):
+        if played.wall is not None:
+            move["wall_ms"] = round(played.wall * 1000, 3)
     doc.update({"match": index, "white": white.to_json(), "red": red.to_json()})
     return doc
 
@@ -117,11 +123,20 @@ def _figures(given: object) -> Figures:
                  if isinstance(v, int | float) and not isinstance(v, bool))
 
 
+def _wall(given: object) -> float | None:
+    """A move's wall time from a results line (none in older files, or if malformed)."""
+    if isinstance(given, int | float) and not isinstance(given, bool) \
+            and 0 <= given < float("inf"):
+        return given / 1000
+    return None
+
+
 def _result_from_json(doc: dict[str, Any]) -> MatchResult:
     moves = tuple(
         PlayedMove(Move(m["row"], m["col"], Piece(PColor[m["color"].upper()],
                                                    PShape[m["shape"].upper()])),
-                   m["ms"] / 1000, _figures(m.get("figures"))) for m in doc.get("moves", ()))
+                   m["ms"] / 1000, _figures(m.get("figures")), _wall(m.get("wall_ms")))
+        for m in doc.get("moves", ()))
     forfeit = doc.get("forfeit")
     return MatchResult(Winner[doc["winner"].upper()], doc["white"]["name"],
                        doc["red"]["name"], tuple(Pos(*p) for p in doc.get("solution", ())),

@@ -24,6 +24,7 @@ from typing import Any
 
 from csl_game.engine import (
     MatchRecord,
+    PlayedMove,
     PlayerInfo,
     Points,
     Rating,
@@ -34,6 +35,7 @@ from csl_game.engine import (
     winner_text,
 )
 from csl_game.errors import ConfigError
+from csl_game.model.board import PColor
 from csl_game.model.notation import format_moves
 from csl_game.services.tables import Grid
 
@@ -69,6 +71,30 @@ class Report:
                          "winner_name": res.winner_name or "",
                          "forfeit": res.forfeit.name.lower() if res.forfeit else "",
                          "moves": len(res.moves)})
+        return rows
+
+    def time_rows(self) -> list[dict[str, Any]]:
+        """Each player's time, in standings order: its moves, its slowest move
+        on the match's clock (``slowest_ms``), and its slowest on the wall
+        clock (``slowest_wall_ms``) with what that move was charged
+        (``its_charged_ms``): far apart, the move waited uncharged (for a
+        core, or where the clock counts processor time only, of its own
+        accord). Milliseconds; None for no move, or no wall
+        time recorded (results files written before wall times were kept)."""
+        moves: dict[int, list[PlayedMove]] = {s.player: [] for s in self.table}
+        for rec in self.records:
+            for played in rec.result.moves:
+                white = played.move.piece.color is PColor.WHITE
+                moves.setdefault(rec.white if white else rec.red, []).append(played)
+        rows = []
+        for s in self.table:
+            mine = moves[s.player]
+            timed = [m for m in mine if m.wall is not None]
+            slow = max(timed, key=lambda m: m.wall or 0.0) if timed else None
+            rows.append({"name": s.name, "moves": len(mine),
+                         "slowest_ms": _ms(max((m.elapsed for m in mine), default=None)),
+                         "slowest_wall_ms": _ms(slow.wall if slow is not None else None),
+                         "its_charged_ms": _ms(slow.elapsed if slow is not None else None)})
         return rows
 
     def ratings(self, anchor: tuple[str, float] | None = None) -> list[Rating]:
@@ -117,7 +143,8 @@ class Report:
     def render(self, fmt: str, table: str = "standings") -> str:
         if fmt == "json":
             return json.dumps({"standings": self.standings_rows(),
-                               "results": self.result_rows()}, indent=2)
+                               "results": self.result_rows(), "time": self.time_rows()},
+                              indent=2)
         if fmt == "csv":
             rows = self.standings_rows() if table == "standings" else self.result_rows()
             return _csv(rows)
@@ -144,7 +171,24 @@ class Report:
                             f"{_md_text(winner_text(rec.result))}{why}"))
         table = Grid.of(("Match", "White", "Red", "Result"), results, left=(1, 2, 3),
                         title="Results")
-        return standings.markdown() + "\n\n" + table.markdown()
+        return "\n\n".join((standings.markdown(), self.time_markdown(), table.markdown()))
+
+    def time_markdown(self) -> str:
+        """`time_rows` as a Markdown table (ms; '-' where unknown)."""
+        def cell(value: float | None) -> str:
+            return "-" if value is None else f"{value:.1f}"
+
+        grid = Grid.of(("Player", "Moves", "Slowest (ms)", "Slowest on the wall (ms)",
+                        "Its charged time (ms)"),
+                       ((_md_text(r["name"]), r["moves"], cell(r["slowest_ms"]),
+                         cell(r["slowest_wall_ms"]), cell(r["its_charged_ms"]))
+                        for r in self.time_rows()), left=(0,), title="Time")
+        return (grid.markdown() + "\n\nEach player's slowest move on the match's clock, "
+                "and its slowest on the wall clock with what that move was charged. A wall "
+                "time far above its charge was waiting the clock did not charge: for a core "
+                "on a busy machine, or, on a system whose clock counts processor time only "
+                "(docs/thinkers.md, The clock on each system), the thinker's own sleep or "
+                "blocked read.")
 
 
     def pgn(self, event: str = "csl-game") -> str:
@@ -168,6 +212,10 @@ class Report:
             body = f"{{{moves}}} {result}" if moves else result
             games.append(f"{header}\n\n{body}\n")
         return "\n".join(games)
+
+
+def _ms(seconds: float | None) -> float | None:
+    return None if seconds is None else round(seconds * 1000, 3)
 
 
 def _pgn_text(value: str) -> str:

@@ -42,7 +42,10 @@ class ThinkOutcome:
     """The answer think() returned, or the forfeit the runner saw (an
     exception, the time limit, a dead process, ...)."""
     elapsed: float
-    """Seconds the thinker took."""
+    """Seconds the thinker took, on the match's clock (what it is charged)."""
+    wall: float | None = None
+    """Seconds from the request to the outcome on the wall clock, as the runner
+    saw them (None where no runner measured them: a player on another machine)."""
 
     @property
     def forfeit(self) -> ForfeitReason | None:

@@ -3,13 +3,26 @@ machine cannot bend it.
 
 Two clocks (`MatchConfig.clock`):
 
-- ``cpu`` (the default): a move costs the processor time its thinker's
-  process tree spends on it, every thread and child process (an engine, a
-  pool of its own) included. Time spent waiting for a core that another
-  program holds is not the thinker's doing and costs it nothing, so a loaded
-  machine makes a tournament slower, never different. A wall-clock backstop
-  (`backstop()`) still ends a move that waits instead of thinking (a sleep, a
-  blocked read).
+- ``cpu`` (the default): a move costs what its thinker did, never the time it
+  waited for a core another program held, so a loaded machine makes a
+  tournament slower, never different.
+
+  - On Linux, where each thread's wait for a core is told
+    (``/proc/PID/task/TID/schedstat``, `schedstat_works`): the *schedstat
+    clock*. A move costs ``max(cpu, wall - core)``: ``cpu`` the processor time
+    of the thinker's process tree (every thread and child process), ``wall``
+    the wall time since the move started, ``core`` the time the tree's threads
+    waited in a run queue meanwhile, and the referee's threads for a late
+    look (`charge`, which also forgives the little time no account shows:
+    2 ms and a tenth of the processor time). A thinker pays its processor
+    time plus the time it chose to wait (a sleep, a blocked read), and never
+    less than its processor time; a sleeper loses as soon as that passes the
+    limit and margin. Only a last-resort wall-clock backstop remains
+    (`backstop`, 100 times the limit plus 10 s), for a tree kept waiting for
+    a core it never gets (a thinker that lowered its own priority).
+  - Elsewhere (macOS, Windows, a kernel without CONFIG_SCHED_INFO): the
+    processor time alone, with a wall-clock backstop (10 times the limit plus
+    1 s) that ends a move that waits instead of thinking.
 - ``wall``: the reference framework's clock, the time from the request to the
   answer as the parent sees it.
 
@@ -29,22 +42,41 @@ import sys
 import threading
 import time
 from collections.abc import Callable
+from typing import NamedTuple, Protocol
 
 import psutil
 
+from csl_game.engine.runners.schedstat import (
+    OwnClock,
+    ThreadWaits,
+    charge,
+    process_wait,
+    schedstat_works,
+)
 from csl_game.engine.runners.tree import descendant_pids
 from csl_game.thinker.api import MatchConfig
 
-__all__ = ["CLOCKS", "own_clock", "TreeClock", "ThreadClock", "MoveClock", "backstop",
-           "clock_text",
-           "BACKSTOP_FACTOR", "BACKSTOP_EXTRA"]
+__all__ = ["CLOCKS", "own_clock", "TreeClock", "ThreadClock", "MoveClock", "MoveTime",
+           "WaitReader", "backstop", "charge", "clock_text", "schedstat_works", "process_wait",
+           "BACKSTOP_FACTOR", "BACKSTOP_EXTRA", "LAST_RESORT_FACTOR", "LAST_RESORT_EXTRA",
+           "SETTLE"]
 
 CLOCKS = ("cpu", "wall")
 BACKSTOP_FACTOR = 10
-"""The wall-clock backstop of the cpu clock is this many times the limit ..."""
+"""The wall-clock backstop of the cpu clock without schedstat is this many times the limit ..."""
 BACKSTOP_EXTRA = 1.0
 """... plus this many seconds: a thinker squeezed to a tenth of a core still
 finishes, one that sleeps or blocks still loses."""
+LAST_RESORT_FACTOR = 100
+"""With schedstat a sleeper is charged its sleep, so the backstop is only a
+last resort, this many times the limit ..."""
+LAST_RESORT_EXTRA = 10.0
+"""... plus this many seconds: for a tree whose threads wait for a core they
+never get (one that lowered its own priority), which no clock charges."""
+
+SETTLE = 0.03
+"""Seconds the last reading of a move may wait for a runnable thread of its
+thinker to run (`MoveClock.settle`)."""
 
 _CPUS = os.cpu_count() or 1
 """The most processor seconds a process tree can spend in a second of the wall clock."""
@@ -52,8 +84,11 @@ _GONE = (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess, OSErro
 _LINUX = sys.platform.startswith("linux")
 
 
-def backstop(limit: float) -> float:
-    """Wall seconds a move may take on the cpu clock before it is lost anyway."""
+def backstop(limit: float, schedstat: bool = False) -> float:
+    """Wall seconds a move may take on the cpu clock before it is lost anyway
+    (far later with `schedstat`: there waiting is charged already)."""
+    if schedstat:
+        return LAST_RESORT_FACTOR * limit + LAST_RESORT_EXTRA
     return BACKSTOP_FACTOR * limit + BACKSTOP_EXTRA
 
 
@@ -71,14 +106,20 @@ def _children_cpu() -> float:
 
 
 def own_clock(kind: str) -> Callable[[], float]:
-    """The clock a worker's thinker reads its time on (`CancellationToken`):
-    this process's processor time (its threads, and its children once they
-    ended) for ``cpu``, the monotonic wall clock for ``wall``."""
+    """The clock a worker's thinker reads its time on (`CancellationToken`),
+    started now: for ``cpu``, this process's processor time (its threads, and
+    its children once they ended), and where schedstat tells its threads'
+    waits for a core, the schedstat clock's charge of this process (`OwnClock`);
+    for ``wall``, the monotonic wall clock."""
     if kind == "wall":
         return time.perf_counter
     if os.name != "posix":
         return time.process_time
-    return lambda: time.process_time() + _children_cpu()
+
+    def cpu() -> float:
+        return time.process_time() + _children_cpu()
+
+    return OwnClock(cpu) if schedstat_works() else cpu
 
 
 # ------------------------------------------------- another process's CPU time
@@ -137,6 +178,10 @@ class TreeClock:
     A descendant that ended and was waited for is counted through its parent's
     children times, so the sum only grows; a descendant that ended without
     being waited for keeps the time it was last seen with.
+
+    Where schedstat works (`waits_known`), it is also a `WaitReader`: the
+    time the tree's threads waited for a core, over the processes the last
+    `read()` found.
     """
 
     def __init__(self, root: psutil.Process) -> None:
@@ -145,6 +190,29 @@ class TreeClock:
         self._last: dict[int, float] = {}
         self._gone = 0.0
         self._lock = threading.Lock()
+        self._waits = ThreadWaits() if schedstat_works() else None
+
+    @property
+    def waits_known(self) -> bool:
+        """Whether `waits()` tells the tree's waits for a core."""
+        return self._waits is not None
+
+    def waits(self) -> float:
+        """Seconds every thread of the tree (as the last `read()` found it) has
+        waited for a core, each thread that ended with what it was last seen with."""
+        if self._waits is None:
+            return 0.0
+        with self._lock:
+            pids = [str(self._root.proc.pid), *map(str, self._members)]
+            return self._waits.read(pids) / 1e9
+
+    def runnable(self) -> bool:
+        """Whether a thread of the tree is runnable now (its current wait for a
+        core, if it is waiting, is not in `waits()` yet)."""
+        if self._waits is None:
+            return False
+        with self._lock:
+            return self._waits.runnable()
 
     def _descendants(self) -> list[psutil.Process]:
         root = self._root.proc
@@ -225,40 +293,165 @@ class ThreadClock:
         return time.perf_counter()
 
 
+class WaitReader(Protocol):
+    """The waits for a core of a thinker's threads (`TreeClock` is one)."""
+
+    def waits(self) -> float:
+        """Seconds its threads have waited for a core so far; only grows."""
+
+    def runnable(self) -> bool:
+        """Whether one of its threads is runnable now (a wait not counted yet)."""
+
+
+class MoveTime(NamedTuple):
+    """One reading of a move's clock, in seconds since the move started."""
+
+    cpu: float
+    """The thinker's processor time."""
+    wall: float
+    """The wall clock's time."""
+    core: float = 0.0
+    """The time its threads waited for a core (and the referee's threads,
+    since the reading thread's previous look: its lateness)."""
+
+
 class MoveClock:
     """The clock of one move, as the runner keeps it: the seconds the move has
     cost on the match's clock (`MatchConfig.clock`) and on the wall, with the
     limit, margin and backstop they are held to. `cpu` reads the thinker's
     processor seconds (a worker's `TreeClock`, the thinking thread's
-    `ThreadClock`); without one the move is timed on the wall."""
+    `ThreadClock`); without one the move is timed on the wall.
 
-    def __init__(self, config: MatchConfig, cpu: Callable[[], float] | None) -> None:
+    With `waits` (the schedstat clock, see the module), a move costs `charge`
+    of the readings. `poller` reads the run-queue waits of the referee's
+    threads (`process_wait`): their increase since the reading thread's
+    previous reading, at most the wall time since, is that reading's
+    lateness, time the referee could not look at the thinker's answer, and is
+    counted as the thinker's wait for a core too. Not the reading thread's
+    own waits only: under load it also waits for the interpreter's lock,
+    held by another referee thread that waits for a core (a tournament's
+    other matches), and was seen 20-50 ms late then. Only that increase: the
+    referee's waits between its looks are no time the thinker waited, and
+    subtracting them would let a sleeper sleep as long for free. `wall` is
+    the wall clock (injected by tests).
+    """
+
+    def __init__(self, config: MatchConfig, cpu: Callable[[], float] | None,
+                 waits: WaitReader | None = None, *, poller: Callable[[], float] | None = None,
+                 wall: Callable[[], float] = time.perf_counter) -> None:
         self.kind = config.clock if cpu is not None or config.clock == "wall" else "wall"
         self.limit = config.time_limit_ms / 1000
         self.allowed = (config.time_limit_ms + config.time_margin_ms) / 1000
         """The limit with the organiser's margin: what an answer must come within."""
-        self.backstop = backstop(self.allowed) if self.kind == "cpu" else self.allowed
-        """Wall seconds after which the move is lost whatever its clock says."""
         self._cpu = cpu if self.kind == "cpu" else None
-        self._wall_from = time.perf_counter()
+        self._waits = waits if self._cpu is not None else None
+        self._poller = poller if self._waits is not None else None
+        self.backstop = self.backstop_of(self.allowed)
+        """Wall seconds after which the move is lost whatever its clock says."""
+        self._wall = wall
+        # The thinker waits for its request meanwhile: its readings first, the
+        # wall last, so the referee's own work and waits are not charged.
         self._cpu_from = self._cpu() if self._cpu is not None else 0.0
+        self._core_from = self._waits.waits() if self._waits is not None else 0.0
+        self._polled: dict[int, tuple[float, float]] = {}
+        """By reading thread: the referee's waits and the wall at its last reading."""
+        polled = self._poller() if self._poller is not None else 0.0
+        self._wall_from = self._read_at = wall()
+        if self._poller is not None:
+            self._polled[threading.get_native_id()] = (polled, self._wall_from)
         self._charged = 0.0
+        self._term = 0.0
+        """The latest `wall - core`, for when to look again."""
+        self._unsure: tuple[MoveTime, float] | None = None
+        """The latest reading and its lateness, while a runnable thread left
+        its `wall - core` unsure."""
+        self._settling: float | None = None
+        self.last = MoveTime(0.0, 0.0)
+        """The latest reading (`charged`)."""
+
+    @property
+    def waits_known(self) -> bool:
+        """Whether the move is timed on the schedstat clock."""
+        return self._waits is not None
+
+    def backstop_of(self, seconds: float) -> float:
+        """The wall seconds a span of `seconds` on this clock may take at most."""
+        return backstop(seconds, self.waits_known) if self._cpu is not None else seconds
 
     def wall(self) -> float:
         """Wall seconds since the clock started."""
-        return time.perf_counter() - self._wall_from
+        return self._wall() - self._wall_from
+
+    def _lateness(self, at: float) -> float:
+        """The referee's waits for a core since the reading thread's previous
+        reading (at most the wall time since then; `at` is this reading's wall)."""
+        if self._poller is None:
+            return 0.0
+        me, now = threading.get_native_id(), self._poller()
+        before, then = self._polled.get(me, (now, at))
+        self._polled[me] = (now, at)
+        return min(max(0.0, now - before), at - then)
 
     def charged(self) -> float:
-        """Seconds the move has cost so far on the match's clock."""
+        """Seconds the move has cost so far on the match's clock (it only grows).
+
+        On the schedstat clock a reading while a thread of the thinker is
+        runnable may lack that thread's current wait for a core (counted once
+        it runs): `wall - core` is then only an upper bound and charges nothing
+        until a reading where none is (then every wait up to the first
+        reading has ended and is counted by the second)."""
         if self._cpu is None:
-            return self.wall()
-        self._charged = max(self._charged, self._cpu() - self._cpu_from)
+            self.last = MoveTime(self.wall(), self.wall())
+            return self.last.wall
+        self._read_at = now = self._wall()
+        wall, late = now - self._wall_from, self._lateness(now)
+        cpu = self._cpu() - self._cpu_from
+        self._charged = max(self._charged, cpu)
+        self.last = MoveTime(cpu, wall)
+        self._unsure = None
+        if self._waits is not None:
+            self.last = MoveTime(cpu, wall, self._waits.waits() - self._core_from + late)
+            self._term = wall - self.last.core
+            if charge(*self.last) > self._charged:
+                self._unsure = (self.last, late)
+                self._count_waits()
         return self._charged
+
+    def _count_waits(self) -> bool:
+        """Charge the unsure reading's wall less the waits for a core counted
+        now, if no thread of the thinker is runnable (every wait up to that
+        reading has ended and is counted); whether it could."""
+        assert self._waits is not None and self._unsure is not None
+        if self._waits.runnable():
+            return False
+        reading, late = self._unsure
+        self.last = reading._replace(core=self._waits.waits() - self._core_from + late)
+        self._term = reading.wall - self.last.core
+        self._charged = max(self._charged, charge(*self.last))
+        self._unsure = None
+        return True
+
+    def settle(self) -> float | None:
+        """The move's charge once its answer is in: `charged()`, or None while
+        a thread of the thinker is runnable and its wait for a core may be
+        missing from that reading (ask again a little later: the reading is
+        kept, the waits counted anew). After `SETTLE` seconds the reading
+        charges its processor time only."""
+        if self._settling is None:
+            charged = self.charged()
+            if self._unsure is None:
+                return charged
+            self._settling = self._wall()
+        if self._unsure is None or self._count_waits() \
+                or self._wall() - self._settling >= SETTLE:
+            self._unsure = None
+            return self._charged
+        return None
 
     def over(self) -> str | None:
         """Why the move is over its time now, or None while it is not."""
         if self._cpu is not None and self.wall() * _CPUS <= self.allowed:
-            return None  # the thinker cannot have spent more CPU time than that yet
+            return None  # the thinker cannot have spent more than that on any clock yet
         return self.verdict(self.charged(), self.wall())
 
     def verdict(self, charged: float, wall: float) -> str | None:
@@ -267,19 +460,30 @@ class MoveClock:
         if charged > self.allowed:
             return self.overrun_text(charged, wall)
         if wall >= self.backstop:
+            used = (f"{min(self.last.cpu, charged) * 1000:.0f} ms of CPU time, waited "
+                    f"{max(0.0, charged - self.last.cpu) * 1000:.0f} ms of its own and "
+                    f"{self.last.core * 1000:.0f} ms for a core" if self.waits_known
+                    else f"{charged * 1000:.0f} ms of CPU time")
             return (f"{self._limit_text()}; it was still not done after {wall:.1f} s on the "
-                    f"wall clock, having used {charged * 1000:.0f} ms of CPU time "
+                    f"wall clock, having used {used} "
                     f"(a move may wait at most {self.backstop:g} s)")
         return None
 
     def overrun_text(self, charged: float, wall: float) -> str:
         if self.kind == "wall":
             return f"{self._limit_text()}; it answered after {charged * 1000:.0f} ms"
-        return (f"{self._limit_text()}; it used {charged * 1000:.0f} ms of CPU time "
+        if not self.waits_known:
+            return (f"{self._limit_text()}; it used {charged * 1000:.0f} ms of CPU time "
+                    f"({wall * 1000:.0f} ms on the wall clock)")
+        cpu = min(self.last.cpu, charged)
+        return (f"{self._limit_text()}; it used {cpu * 1000:.0f} ms of CPU time and "
+                f"waited {(charged - cpu) * 1000:.0f} ms of its own (sleeping or blocked), "
+                f"{self.last.core * 1000:.0f} ms waiting for a core "
                 f"({wall * 1000:.0f} ms on the wall clock)")
 
     def _limit_text(self) -> str:
-        what = "CPU time" if self.kind == "cpu" else "wall-clock time"
+        what = ("wall-clock time" if self.kind == "wall" else
+                "CPU time plus its own waits" if self.waits_known else "CPU time")
         margin = (f" and a margin of {(self.allowed - self.limit) * 1000:.0f} ms"
                   if self.allowed > self.limit else "")
         return f"time limit {self.limit * 1000:.0f} ms of {what}{margin}"
@@ -291,4 +495,9 @@ class MoveClock:
             return wall_end
         # Every core of the machine may be spending the remaining time at once.
         remaining = (self.allowed - self._charged) / _CPUS
+        if self._waits is not None:
+            # wall - core grows at most as fast as the wall clock; past the
+            # limit on a reading it could not trust, look again soon
+            ahead = self.allowed - self._term - (now - self._read_at)
+            remaining = min(remaining, ahead if ahead > 0 else 0.005)
         return min(wall_end, now + min(max(remaining, 0.002), 0.05))

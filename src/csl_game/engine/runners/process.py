@@ -31,7 +31,7 @@ from csl_game.engine.runners.base import (
     ThinkOutcome,
     TimedRunner,
 )
-from csl_game.engine.runners.clocks import MoveClock, backstop
+from csl_game.engine.runners.clocks import MoveClock, process_wait
 from csl_game.engine.runners.handle import WorkerHandle, close_workers, start_server_soon
 from csl_game.engine.runners.protocol import (
     Answered,
@@ -54,7 +54,8 @@ log = logging.getLogger(__name__)
 DEFAULT_MEMORY_LIMIT_MB = MEMORY_LIMIT_MB
 CANCEL_GRACE = 0.4
 """Seconds a thinker has to answer a cancel before its process is killed: on the
-match's clock (CPU time by default, with the backstop's wall-clock bound)."""
+match's clock (by default its CPU time, plus its own waits where schedstat
+tells them, with the backstop's wall-clock bound)."""
 STARTUP_TIMEOUT = SETUP_TIME_LIMIT
 """Seconds a worker may take to load and set up its thinker (and read its name)."""
 
@@ -84,6 +85,8 @@ class _ProcessJob(ThinkJob):
         self._cancel_at: float | None = None
         self._cancel_cpu: float | None = None
         self._timed_out: str | None = None
+        self._reply: Reply | None = None
+        """The worker's reply, kept while the clock settles its last reading."""
         self._outcome: ThinkOutcome | None = None
         if previous is None and worker.ready:
             self._send()
@@ -91,7 +94,9 @@ class _ProcessJob(ThinkJob):
     def _send(self) -> None:
         assert self._board is not None
         tree = self._worker.tree_clock() if self._config.clock == "cpu" else None
-        self._clock = MoveClock(self._config, tree.read if tree is not None else None)
+        waits = tree if tree is not None and tree.waits_known else None
+        self._clock = MoveClock(self._config, tree.read if tree is not None else None, waits,
+                                poller=process_wait)
         self._worker.send(Think(self._id, self._board, self._config.time_limit_ms))
         self._board = None
 
@@ -103,7 +108,8 @@ class _ProcessJob(ThinkJob):
     def poll(self) -> ThinkOutcome | None:
         if self._outcome is None:
             self._worker.pump()
-            self._outcome = self._settled() or self._enforce(time.perf_counter())
+            self._outcome = self._settled() or (
+                None if self._reply is not None else self._enforce(time.perf_counter()))
         return self._outcome
 
     def wait(self, timeout: float | None) -> ThinkOutcome | None:
@@ -126,12 +132,12 @@ class _ProcessJob(ThinkJob):
         if self._clock is None or self._clock.kind == "wall" or self._cancel_cpu is None:
             return now - self._cancel_at >= self._grace
         return (self._clock.charged() - self._cancel_cpu >= self._grace
-                or now - self._cancel_at >= backstop(self._grace))
+                or now - self._cancel_at >= self._clock.backstop_of(self._grace))
 
     def cancel(self) -> None:
         if self._outcome is None and self._board is not None:  # never sent: nothing to stop
             self._board = None
-            self._outcome = ThinkOutcome(MoveAnswer(-1, 0), 0.0)  # as a cancelled thinker's
+            self._outcome = ThinkOutcome(MoveAnswer(-1, 0), 0.0, 0.0)  # as a cancelled thinker's
             return
         if self._outcome is None and self._cancel_at is None:
             self._worker.send(Cancel(self._id))
@@ -145,11 +151,19 @@ class _ProcessJob(ThinkJob):
             return time.perf_counter() - self._created
         return self._clock.charged()
 
+    def _wall(self) -> float:
+        """Wall seconds since the move's clock started (since the request before)."""
+        if self._clock is None:
+            return time.perf_counter() - self._created
+        return self._clock.wall()
+
     def _next_check(self, now: float) -> float:
         """When the clocks may next change the outcome."""
+        if self._reply is not None:
+            return now + 0.001  # the clock settles its last reading
         if self._cancel_at is not None:
             if self._clock is not None and self._clock.kind == "cpu":
-                return min(self._cancel_at + backstop(self._grace), now + 0.02)
+                return min(self._cancel_at + self._clock.backstop_of(self._grace), now + 0.02)
             return self._cancel_at + self._grace
         if self._clock is not None:
             return self._clock.next_check(now)
@@ -160,7 +174,7 @@ class _ProcessJob(ThinkJob):
     def _settled(self) -> ThinkOutcome | None:
         """The outcome told by the worker's answer or death, if any."""
         worker = self._worker
-        result = worker.results.pop(self._id, None)
+        result = self._reply or worker.results.pop(self._id, None)
         if result is not None:
             return self._from_result(result)
         if worker.setup_error is not None:
@@ -169,39 +183,46 @@ class _ProcessJob(ThinkJob):
             return self._died()
         return None
 
-    def _from_result(self, reply: Reply) -> ThinkOutcome:
+    def _from_result(self, reply: Reply) -> ThinkOutcome | None:
+        """The outcome of the worker's reply (None while the clock settles)."""
         clock = self._clock
+        wall = self._wall()
         if clock is None or clock.kind == "wall":
             # the reference's clock: the time the worker measured, and the parent's alarm
             elapsed = reply.elapsed
             late = self._timed_out is not None or (
                 clock is not None and elapsed > clock.allowed)
         else:
-            elapsed = clock.charged()
+            settled = clock.settle()
+            self._reply = None if settled is not None else reply
+            if settled is None:
+                return None
+            elapsed, wall = settled, clock.last.wall  # the wall when the answer was read
             late = (self._timed_out is not None or elapsed > clock.allowed
-                    or clock.wall() >= clock.backstop)
+                    or wall >= clock.backstop)
         if late and not isinstance(reply, OutOfMemory):  # memory is the more telling reason
             assert clock is not None
-            detail = clock.verdict(elapsed, clock.wall()) or self._timed_out or ""
-            return self._timeout(elapsed, detail)
+            detail = clock.verdict(elapsed, wall) or self._timed_out or ""
+            return self._timeout(elapsed, detail, wall)
         if isinstance(reply, Answered):
-            return ThinkOutcome(reply.answer, elapsed)
+            return ThinkOutcome(reply.answer, elapsed, wall)
         assert isinstance(reply, (Raised, OutOfMemory))
         if isinstance(reply, OutOfMemory):
             reason = ForfeitReason.MEMORY
         else:
             reason = ForfeitReason.WORKER_DIED if reply.crashed else ForfeitReason.EXCEPTION
-        return ThinkOutcome(Forfeit(reason, reply.detail), elapsed)
+        return ThinkOutcome(Forfeit(reason, reply.detail), elapsed, wall)
 
     @staticmethod
-    def _timeout(elapsed: float, detail: str) -> ThinkOutcome:
-        return ThinkOutcome(Forfeit(ForfeitReason.TIMEOUT, detail), elapsed)
+    def _timeout(elapsed: float, detail: str, wall: float) -> ThinkOutcome:
+        return ThinkOutcome(Forfeit(ForfeitReason.TIMEOUT, detail), elapsed, wall)
 
     def _died(self) -> ThinkOutcome:
         forfeit = self._worker.death(setting_up=not self._worker.ready)
         if self._timed_out and forfeit.reason is not ForfeitReason.MEMORY:
-            return self._timeout(self._elapsed(), f"{self._timed_out}; then {forfeit.detail}")
-        return ThinkOutcome(forfeit, self._elapsed())
+            return self._timeout(self._elapsed(), f"{self._timed_out}; then {forfeit.detail}",
+                                 self._wall())
+        return ThinkOutcome(forfeit, self._elapsed(), self._wall())
 
     def _enforce(self, now: float) -> ThinkOutcome | None:
         """Start the clock, cancel when the move is over its time, kill after the grace period."""
@@ -222,7 +243,7 @@ class _ProcessJob(ThinkJob):
                                     f"no answer {self._grace:.1f} s after being asked to stop "
                                     f"(time limit {self._config.time_limit_ms} ms); its "
                                     "process was killed"),
-                            self._elapsed())
+                            self._elapsed(), self._wall())
 
     def _wait_for_turn(self, now: float) -> ThinkOutcome | None:
         """Start the clock once the worker is set up and done with earlier requests."""

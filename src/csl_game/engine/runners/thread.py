@@ -61,9 +61,9 @@ class _ThreadJob(ThinkJob):
         self._answer = (result, move.charged(), move.wall())  # read here, while it lives
         self._done.set()
 
-    def _late(self, detail: str, charged: float) -> ThinkOutcome:
+    def _late(self, detail: str, charged: float, wall: float) -> ThinkOutcome:
         self._token.cancel()
-        return ThinkOutcome(Forfeit(ForfeitReason.TIMEOUT, detail), charged)
+        return ThinkOutcome(Forfeit(ForfeitReason.TIMEOUT, detail), charged, wall)
 
     def poll(self) -> ThinkOutcome | None:
         return self.wait(0)
@@ -75,12 +75,13 @@ class _ThreadJob(ThinkJob):
             if self._done.is_set() and move is not None and self._answer is not None:
                 result, charged, wall = self._answer
                 late = move.verdict(charged, wall)
-                return self._late(late, charged) if late else ThinkOutcome(result, charged)
+                return (self._late(late, charged, wall) if late
+                        else ThinkOutcome(result, charged, wall))
             now = time.perf_counter()
             if move is not None:
                 late = move.over()
                 if late is not None:
-                    return self._late(late, move.charged())
+                    return self._late(late, move.charged(), move.wall())
             if end is not None and now >= end:
                 return None
             next_at = move.next_check(now) if move is not None else now + 0.001

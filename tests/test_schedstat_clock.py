@@ -1,0 +1,343 @@
+"""The schedstat clock (engine/runners/clocks.py, schedstat.py): a move costs
+max(cpu, wall - waits for a core), from made-up readings, without processes.
+
+A thinker pays its processor time plus the time it chose to wait (a sleep, a
+blocked read), never the time it waited for a core others held, and never
+less than its processor time. The readings here are injected: a fake wall
+clock, processor clock, run-queue waits of the tree and of the polling thread.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+
+import pytest
+
+from csl_game import MatchConfig
+from csl_game.engine.runners.clocks import (
+    LAST_RESORT_EXTRA,
+    LAST_RESORT_FACTOR,
+    SETTLE,
+    MoveClock,
+    TreeClock,
+    backstop,
+    charge,
+    schedstat_works,
+)
+from csl_game.engine.runners.schedstat import (
+    UNSEEN_BASE,
+    UNSEEN_SHARE,
+    ThreadWaits,
+    process_wait,
+)
+
+pytestmark = pytest.mark.unit
+
+LIMIT = MatchConfig(time_limit_ms=50)
+MARGIN = MatchConfig(time_limit_ms=50, time_margin_ms=10)
+
+
+class Fake:
+    """Readings a test sets: the wall, the thinker's CPU time, its threads'
+    waits for a core, whether one is runnable, the polling thread's waits."""
+
+    def __init__(self) -> None:
+        self.now = 100.0
+        self.cpu_s = 7.0
+        self.core = 3.0
+        self.is_runnable = False
+        self.polled = 1.0
+        self.reads = 0
+
+    def wall(self) -> float:
+        return self.now
+
+    def cpu(self) -> float:
+        return self.cpu_s
+
+    def waits(self) -> float:
+        self.reads += 1
+        return self.core
+
+    def runnable(self) -> bool:
+        return self.is_runnable
+
+    def poller(self) -> float:
+        return self.polled
+
+    def advance(self, wall: float, cpu: float = 0.0, core: float = 0.0) -> None:
+        self.now += wall
+        self.cpu_s += cpu
+        self.core += core
+
+
+def clock(config: MatchConfig = LIMIT, waits: bool = True) -> tuple[MoveClock, Fake]:
+    fake = Fake()
+    move = MoveClock(config, fake.cpu, fake if waits else None, poller=fake.poller,
+                     wall=fake.wall)
+    return move, fake
+
+
+def test_the_formula() -> None:
+    """max(cpu, wall - core - unseen), unseen being 2 ms and a tenth of the CPU time."""
+    assert (UNSEEN_BASE, UNSEEN_SHARE) == (0.002, 0.1)
+    assert charge(cpu=0.003, wall=0.485, core=0.002) == pytest.approx(0.4807)  # a sleeper
+    assert charge(cpu=0.01, wall=1.6, core=1.5) == pytest.approx(0.097)  # starved, then slept
+    assert charge(cpu=0.044, wall=1.6, core=1.55) == 0.044  # starved: its CPU time
+    assert charge(cpu=0.3, wall=0.16, core=0.02) == 0.3  # two threads: never below the CPU
+    assert charge(cpu=0.045, wall=0.051, core=0.0) == 0.045  # 6 ms unseen: a VM's steal
+
+
+def test_a_sleeper_pays_its_sleep_and_the_message_says_so() -> None:
+    move, fake = clock()
+    fake.advance(wall=0.487, cpu=0.003, core=0.002)
+    assert move.charged() == pytest.approx(0.4827)
+    verdict = move.over()
+    assert verdict is not None
+    assert verdict.startswith("time limit 50 ms of CPU time plus its own waits; ")
+    assert ("it used 3 ms of CPU time and waited 480 ms of its own (sleeping or blocked), "
+            "2 ms waiting for a core (487 ms on the wall clock)") in verdict
+
+
+def test_a_starved_thinker_pays_only_its_cpu_time_however_long_on_the_wall() -> None:
+    """The issue's case: 44 ms of CPU time in 1.6 s on the wall is no timeout
+    when the rest was spent waiting for a core; the fallback's backstop loses it."""
+    move, fake = clock(MatchConfig(time_limit_ms=50))
+    fake.advance(wall=1.6, cpu=0.044, core=1.555)
+    assert move.charged() == pytest.approx(0.044) and move.over() is None
+    assert move.backstop == LAST_RESORT_FACTOR * 0.05 + LAST_RESORT_EXTRA
+    old, fake = clock(MatchConfig(time_limit_ms=50), waits=False)
+    fake.advance(wall=1.6, cpu=0.044)
+    assert old.charged() == pytest.approx(0.044)
+    verdict = old.over()
+    assert verdict is not None and "still not done after 1.6 s on the wall clock" in verdict
+    assert old.backstop == backstop(0.05) == 1.5
+
+
+def test_a_thinker_that_never_gets_a_core_loses_at_the_last_resort() -> None:
+    move, fake = clock(MatchConfig(time_limit_ms=50))
+    fake.is_runnable = True  # it lowered its own priority: it waits and never runs
+    fake.advance(wall=14.9, cpu=0.01)
+    assert move.over() is None
+    fake.advance(wall=0.2)
+    verdict = move.over()
+    assert verdict is not None and "still not done after 15.1 s on the wall clock" in verdict
+    assert "(a move may wait at most 15 s)" in verdict
+
+
+def test_threads_at_once_are_charged_their_cpu_time() -> None:
+    move, fake = clock()
+    fake.advance(wall=0.03, cpu=0.06, core=0.0)  # two threads spinning 30 ms each
+    assert move.charged() == pytest.approx(0.06)
+    assert "it used 60 ms of CPU time and waited 0 ms of its own" in (move.over() or "")
+
+
+def test_the_margin_is_allowed() -> None:
+    move, fake = clock(MARGIN)
+    fake.advance(wall=0.061, cpu=0.001)
+    assert move.over() is None
+    fake.advance(wall=0.002)
+    verdict = move.over()
+    assert verdict is not None and "and a margin of 10 ms" in verdict
+
+
+def test_a_runnable_thread_leaves_the_wall_uncharged_until_its_wait_is_counted() -> None:
+    """A thread waiting for a core has that wait in its schedstat only once it
+    runs: while one is runnable, wall - core may be short of the wait."""
+    move, fake = clock()
+    fake.is_runnable = True
+    fake.advance(wall=0.2, cpu=0.01)  # 190 ms waiting for a core, not counted yet
+    assert move.charged() == pytest.approx(0.01) and move.over() is None
+    fake.is_runnable = False
+    fake.advance(wall=0.004, core=0.19)  # it ran: the wait is counted
+    assert move.charged() == pytest.approx(0.011) and move.over() is None
+    fake.advance(wall=0.1)  # then it slept 100 ms
+    assert move.charged() == pytest.approx(0.111)
+    assert move.over() is not None
+
+
+def test_the_last_reading_waits_for_a_runnable_thread_to_run() -> None:
+    """The answer is in, but a thread of the thinker is still runnable (it was
+    preempted on its way to sleep): its wait for a core is counted once it
+    runs, against the wall of the reading, not the wall since."""
+    move, fake = clock()
+    fake.is_runnable = True
+    fake.advance(wall=0.04, cpu=0.01)  # 20 ms of it spent waiting for a core
+    assert move.settle() is None
+    fake.advance(wall=0.002)
+    assert move.settle() is None
+    fake.is_runnable = False
+    fake.advance(wall=0.002, core=0.02)  # it ran: the wait is in its schedstat now
+    assert move.settle() == pytest.approx(0.017)  # 40 ms less 20 and 3 unseen, not 4 more
+    assert move.last.wall == pytest.approx(0.04)
+
+
+def test_the_last_reading_settles_for_the_cpu_time_if_a_thread_never_runs() -> None:
+    move, fake = clock()
+    fake.is_runnable = True
+    fake.advance(wall=0.04, cpu=0.01)
+    assert move.settle() is None
+    fake.advance(wall=SETTLE)
+    assert move.settle() == pytest.approx(0.01)
+
+
+def test_a_sure_last_reading_settles_at_once() -> None:
+    move, fake = clock()
+    fake.advance(wall=0.04, cpu=0.01, core=0.01)
+    assert move.settle() == pytest.approx(0.027)
+
+
+def test_the_charge_never_goes_back() -> None:
+    move, fake = clock()
+    fake.advance(wall=0.03, cpu=0.001)
+    assert move.charged() == pytest.approx(0.0279)
+    fake.advance(wall=0.001, core=0.02)  # a wait that began before the reading
+    assert move.charged() == pytest.approx(0.0279)
+
+
+def test_only_the_referees_lateness_is_the_thinkers_wait_for_a_core() -> None:
+    """The referee's threads waited for a core since the reading thread's
+    previous reading (its look came late): the thinker may have answered
+    meanwhile, so that wait is not charged at this reading; at the next ones
+    it is no wait of the thinker's. It is never more than the wall time since
+    the previous reading."""
+    move, fake = clock()
+    fake.advance(wall=0.04, cpu=0.001)
+    fake.polled += 0.025  # this look came 25 ms late
+    assert move.charged() == pytest.approx(0.0129) and move.last.core == pytest.approx(0.025)
+    fake.advance(wall=0.02)
+    assert move.charged() == pytest.approx(0.0579) and move.last.core == 0.0
+    assert move.over() is not None
+    fake.advance(wall=0.01)
+    fake.polled += 0.5  # many threads of the referee waited: no more than the 10 ms since
+    move.charged()
+    assert move.last.core == pytest.approx(0.01)
+
+
+def test_a_sleeper_is_caught_within_a_few_ms_of_its_limit() -> None:
+    """Looking when next_check says, the clock sees a sleeper over its limit
+    and margin at most 2 ms after it is."""
+    for config in (LIMIT, MARGIN, MatchConfig(time_limit_ms=1000)):
+        move, fake = clock(config)
+        start, verdict = fake.now, None
+        for _ in range(10_000):
+            fake.now = move.next_check(fake.now)
+            fake.cpu_s += 0.00001
+            verdict = move.over()
+            if verdict is not None:
+                break
+        assert verdict is not None
+        assert move.allowed + UNSEEN_BASE < fake.now - start \
+            <= move.allowed + UNSEEN_BASE + 0.0021, config
+
+
+def test_looking_again_is_cheap_while_nothing_can_be_over() -> None:
+    move, fake = clock(MatchConfig(time_limit_ms=1000))
+    fake.advance(wall=0.1, cpu=0.1)
+    assert move.over() is None and fake.reads == 1  # the clock's start only
+    assert move.next_check(fake.now) - fake.now == pytest.approx(0.05)
+    fake.advance(wall=0.45, cpu=0.45)
+    assert move.over() is None and fake.reads == 2
+    ahead = move.next_check(fake.now) - fake.now
+    assert 0.002 <= ahead <= 0.05
+
+
+def test_the_wall_clock_is_untouched() -> None:
+    fake = Fake()
+    move = MoveClock(MatchConfig(time_limit_ms=50, clock="wall"), None, fake, wall=fake.wall)
+    assert not move.waits_known and move.backstop == 0.05
+    fake.advance(wall=0.06)
+    assert move.charged() == pytest.approx(0.06)
+    assert "time limit 50 ms of wall-clock time; it answered after 60 ms" in (move.over() or "")
+
+
+# ----------------------------------------------------------- the readers, on Linux
+linux = pytest.mark.skipif(not schedstat_works(), reason="no schedstat on this system")
+
+
+@linux
+def test_processes_that_share_a_core_are_seen_waiting_for_it() -> None:
+    """Two processes spinning on one core: each waits for it about half the
+    time, and the sum of their threads' waits says so."""
+    import subprocess
+    import sys
+    if not hasattr(os, "sched_setaffinity"):
+        pytest.skip("no CPU affinity")
+    core = min(os.sched_getaffinity(0))
+    code = (f"import os, time\nos.sched_setaffinity(0, {{{core}}})\n"
+            "end = time.perf_counter() + 0.6\nwhile time.perf_counter() < end: pass\n")
+    children = [subprocess.Popen([sys.executable, "-c", code]) for _ in range(2)]
+    try:
+        time.sleep(0.15)
+        waits, pids = ThreadWaits(), [str(c.pid) for c in children]
+        start = waits.read(pids)
+        time.sleep(0.2)
+        waited = (waits.read(pids) - start) / 1e9
+        assert waits.runnable()
+    finally:
+        for child in children:
+            child.wait()
+    assert 0.05 < waited < 0.5  # about 0.2 s: one of the two waits at any time
+    assert process_wait() >= 0
+
+
+@linux
+def test_an_ended_thread_keeps_its_waits() -> None:
+    waits = ThreadWaits()
+    thread = threading.Thread(target=time.sleep, args=(0.05,))
+    thread.start()
+    seen = waits.read(("self",))
+    thread.join()
+    assert waits.read(("self",)) >= seen
+
+
+@linux
+def test_the_tree_clock_reads_a_sleeping_process_as_not_runnable() -> None:
+    import subprocess
+    import sys
+
+    import psutil
+    child = subprocess.Popen([sys.executable, "-c", "print(flush=True)\nimport time\n"
+                              "time.sleep(30)"], stdout=subprocess.PIPE)
+    try:
+        assert child.stdout is not None and child.stdout.readline() == b"\n"
+        tree = TreeClock(psutil.Process(child.pid))
+        assert tree.waits_known
+        tree.read()
+        first = tree.waits()
+        deadline = time.monotonic() + 10  # a busy machine may take a while to run it to its sleep
+        while tree.runnable() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert not tree.runnable()
+        assert tree.waits() >= first >= 0
+    finally:
+        child.kill()
+        child.wait()
+
+
+OWN_CLOCK = """
+import time
+from csl_game.engine.runners.clocks import own_clock
+clock = own_clock("cpu")
+time.sleep(0.05)
+slept = clock()
+busy_until = time.process_time() + 0.02
+while time.process_time() < busy_until:
+    pass
+print(slept, clock())
+"""
+
+
+@linux
+def test_the_thinkers_own_clock_counts_its_sleep() -> None:
+    """In a process of one thread, as a worker is while its thinker thinks
+    (here another thread's wait for a core would cover the sleep)."""
+    import subprocess
+    import sys
+    out = subprocess.run([sys.executable, "-c", OWN_CLOCK], capture_output=True, text=True,
+                         check=True, timeout=60).stdout.split()
+    slept, then = float(out[0]), float(out[1])
+    assert slept >= 0.045
+    assert then >= max(slept, 0.02)  # its CPU time at least, busy machine or not
