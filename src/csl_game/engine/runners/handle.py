@@ -398,6 +398,9 @@ class WorkerHandle:
             return self.death(setting_up=True)
         if now - self.started_at < self.startup_timeout:
             return None
+        if (stopped := self.stopped_by_another()) is not None:
+            self.kill()
+            return Forfeit(ForfeitReason.INTERFERED, f"{stopped} while setting up the thinker")
         log.info("worker %s (%s) took more than %g s to set its thinker up: killing it",
                  self._pid, self.spec.fqn, self.startup_timeout)
         self.kill()

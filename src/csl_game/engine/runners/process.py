@@ -43,6 +43,7 @@ from csl_game.engine.runners.protocol import (
     WorkerSpec,
 )
 from csl_game.model.board import Board
+from csl_game.sandbox import status as sandbox_status
 from csl_game.thinker.api import MatchConfig
 from csl_game.thinker.prototype import ThinkerPrototype
 
@@ -62,9 +63,10 @@ STARTUP_TIMEOUT = SETUP_TIME_LIMIT
 
 def worker_spec(prototype: ThinkerPrototype, memory_limit_mb: int) -> WorkerSpec:
     """What a worker needs to make `prototype`'s thinkers."""
-    cls = prototype.thinker_class
-    return WorkerSpec(cls.__module__, cls.__qualname__, prototype.params,
-                      prototype.match_config, prototype.paths, memory_limit_mb, os.getpid())
+    return WorkerSpec(prototype.module, prototype.qualname, prototype.params,
+                      prototype.match_config, prototype.paths, memory_limit_mb, os.getpid(),
+                      sandbox=sandbox_status().active,
+                      network=prototype.network)
 
 
 class _ProcessJob(ThinkJob):
@@ -231,11 +233,15 @@ class _ProcessJob(ThinkJob):
         if self._cancel_at is None:
             over = self._clock.over()
             if over is not None:
+                if (stopped := self._interfered()) is not None:
+                    return stopped
                 self._timed_out = over
                 self.cancel()
             return None
         if not self._past_grace(now):
             return None
+        if (stopped := self._interfered()) is not None:
+            return stopped
         log.warning("worker %s (%s) did not answer %.1f s after being asked to stop: "
                     "killing it", self._worker.pid, self._worker.spec.fqn, self._grace)
         self._worker.kill()
@@ -244,6 +250,16 @@ class _ProcessJob(ThinkJob):
                                     f"(time limit {self._config.time_limit_ms} ms); its "
                                     "process was killed"),
                             self._elapsed(), self._wall())
+
+    def _interfered(self) -> ThinkOutcome | None:
+        """The outcome of a worker that another program stopped (possible only
+        without the sandbox), found when its time is up: not its thinker's
+        doing (`ForfeitReason.INTERFERED`: the session plays the match again)."""
+        why = self._worker.stopped_by_another()
+        if why is None:
+            return None
+        self._worker.kill()
+        return ThinkOutcome(Forfeit(ForfeitReason.INTERFERED, why), self._elapsed(), self._wall())
 
     def _wait_for_turn(self, now: float) -> ThinkOutcome | None:
         """Start the clock once the worker is set up and done with earlier requests."""
@@ -286,7 +302,7 @@ class WorkerPool:
 
     @staticmethod
     def _key(spec: WorkerSpec) -> tuple[Any, ...]:
-        return spec.module, spec.qualname, spec.paths, spec.memory_limit_mb
+        return spec.module, spec.qualname, spec.paths, spec.memory_limit_mb, spec.network
 
     def take(self, spec: WorkerSpec, info: InfoCallback | None) -> WorkerHandle | None:
         """An idle worker for this thinker, asked to set up a fresh one."""
