@@ -30,7 +30,7 @@ from csl_game.engine.runners.schedstat import (
     UNSEEN_BASE,
     UNSEEN_SHARE,
     ThreadWaits,
-    process_wait,
+    referee_time,
 )
 
 pytestmark = pytest.mark.unit
@@ -84,7 +84,9 @@ def test_the_formula() -> None:
     """max(cpu, wall - core - unseen), unseen being 2 ms and a tenth of the CPU time."""
     assert (UNSEEN_BASE, UNSEEN_SHARE) == (0.002, 0.1)
     assert charge(cpu=0.003, wall=0.485, core=0.002) == pytest.approx(0.4807)  # a sleeper
-    assert charge(cpu=0.01, wall=1.6, core=1.5) == pytest.approx(0.097)  # starved, then slept
+    assert charge(cpu=0.01, wall=1.6, core=1.5) == pytest.approx(0.022)  # starved, then slept
+    # 44 ms of CPU, 26 ms unseen while it waited 1,019 ms for a core (load 20): its CPU time
+    assert charge(cpu=0.044, wall=1.095, core=1.019) == 0.044
     assert charge(cpu=0.044, wall=1.6, core=1.55) == 0.044  # starved: its CPU time
     assert charge(cpu=0.3, wall=0.16, core=0.02) == 0.3  # two threads: never below the CPU
     assert charge(cpu=0.045, wall=0.051, core=0.0) == 0.045  # 6 ms unseen: a VM's steal
@@ -198,9 +200,9 @@ def test_the_charge_never_goes_back() -> None:
 
 
 def test_only_the_referees_lateness_is_the_thinkers_wait_for_a_core() -> None:
-    """The referee's threads waited for a core since the reading thread's
+    """The referee was busy or waited for a core since the reading thread's
     previous reading (its look came late): the thinker may have answered
-    meanwhile, so that wait is not charged at this reading; at the next ones
+    meanwhile, so that time is not charged at this reading; at the next ones
     it is no wait of the thinker's. It is never more than the wall time since
     the previous reading."""
     move, fake = clock()
@@ -211,9 +213,21 @@ def test_only_the_referees_lateness_is_the_thinkers_wait_for_a_core() -> None:
     assert move.charged() == pytest.approx(0.0579) and move.last.core == 0.0
     assert move.over() is not None
     fake.advance(wall=0.01)
-    fake.polled += 0.5  # many threads of the referee waited: no more than the 10 ms since
+    fake.polled += 0.5  # the referee's many threads: no more than the 10 ms since
     move.charged()
     assert move.last.core == pytest.approx(0.01)
+
+
+def test_the_wall_starts_when_the_request_is_sent() -> None:
+    """The referee took 60 ms to send the request (a busy machine): the
+    thinker, waiting for it meanwhile, is not charged that time."""
+    move, fake = clock()
+    fake.advance(wall=0.06, core=0.01)  # its threads' waits meanwhile count from the start
+    fake.polled += 0.06
+    move.start()
+    fake.advance(wall=0.03, cpu=0.001)
+    assert move.charged() == pytest.approx(0.03 - 0.01 - 0.0021)
+    assert move.wall() == pytest.approx(0.03) and move.over() is None
 
 
 def test_a_sleeper_is_caught_within_a_few_ms_of_its_limit() -> None:
@@ -280,7 +294,7 @@ def test_processes_that_share_a_core_are_seen_waiting_for_it() -> None:
         for child in children:
             child.wait()
     assert 0.05 < waited < 0.5  # about 0.2 s: one of the two waits at any time
-    assert process_wait() >= 0
+    assert referee_time() >= 0
 
 
 @linux
