@@ -12,9 +12,9 @@ Two clocks (`MatchConfig.clock`):
     clock*. A move costs ``max(cpu, wall - core)``: ``cpu`` the processor time
     of the thinker's process tree (every thread and child process), ``wall``
     the wall time since the move started, ``core`` the time the tree's threads
-    waited in a run queue meanwhile, and the referee's threads for a late
-    look (`charge`, which also forgives the little time no account shows:
-    2 ms and a tenth of the processor time). A thinker pays its processor
+    waited in a run queue meanwhile, and the referee's time busy or waiting
+    for a core when it looked late (`charge`, which also forgives the little
+    time no account shows: 2 ms and a tenth of the processor time). A thinker pays its processor
     time plus the time it chose to wait (a sleep, a blocked read), and never
     less than its processor time; a sleeper loses as soon as that passes the
     limit and margin. Only a last-resort wall-clock backstop remains
@@ -50,14 +50,14 @@ from csl_game.engine.runners.schedstat import (
     OwnClock,
     ThreadWaits,
     charge,
-    process_wait,
+    referee_time,
     schedstat_works,
 )
 from csl_game.engine.runners.tree import descendant_pids
 from csl_game.thinker.api import MatchConfig
 
 __all__ = ["CLOCKS", "own_clock", "TreeClock", "ThreadClock", "MoveClock", "MoveTime",
-           "WaitReader", "backstop", "charge", "clock_text", "schedstat_works", "process_wait",
+           "WaitReader", "backstop", "charge", "clock_text", "schedstat_works", "referee_time",
            "BACKSTOP_FACTOR", "BACKSTOP_EXTRA", "LAST_RESORT_FACTOR", "LAST_RESORT_EXTRA",
            "SETTLE"]
 
@@ -311,8 +311,9 @@ class MoveTime(NamedTuple):
     wall: float
     """The wall clock's time."""
     core: float = 0.0
-    """The time its threads waited for a core (and the referee's threads,
-    since the reading thread's previous look: its lateness)."""
+    """The time its threads waited for a core (and the referee's lateness:
+    its time on a core or waiting for one since the reading thread's
+    previous look)."""
 
 
 class MoveClock:
@@ -323,17 +324,18 @@ class MoveClock:
     `ThreadClock`); without one the move is timed on the wall.
 
     With `waits` (the schedstat clock, see the module), a move costs `charge`
-    of the readings. `poller` reads the run-queue waits of the referee's
-    threads (`process_wait`): their increase since the reading thread's
+    of the readings. `poller` reads the referee's time on a core or waiting
+    for one (`referee_time`): its increase since the reading thread's
     previous reading, at most the wall time since, is that reading's
-    lateness, time the referee could not look at the thinker's answer, and is
-    counted as the thinker's wait for a core too. Not the reading thread's
-    own waits only: under load it also waits for the interpreter's lock,
-    held by another referee thread that waits for a core (a tournament's
-    other matches), and was seen 20-50 ms late then. Only that increase: the
-    referee's waits between its looks are no time the thinker waited, and
-    subtracting them would let a sleeper sleep as long for free. `wall` is
-    the wall clock (injected by tests).
+    lateness (the referee did not look at the answer because it was busy or
+    waiting for a core) and is not charged. Not the reading thread's own
+    waits only: under load it waits for the interpreter's lock, held by
+    another referee thread (a tournament's other match) that runs or waits
+    for a core; its looks were seen 10-25 ms late then. Only that increase:
+    the referee's time between its looks is no time the thinker waited, and
+    subtracting all of it would let a sleeper sleep as long for free. `wall`
+    is the wall clock (injected by tests); the move's wall starts with the
+    clock, or when `start()` says the request is sent.
     """
 
     def __init__(self, config: MatchConfig, cpu: Callable[[], float] | None,
@@ -369,6 +371,15 @@ class MoveClock:
         self.last = MoveTime(0.0, 0.0)
         """The latest reading (`charged`)."""
 
+    def start(self) -> None:
+        """Start the wall now: the request has just been sent. Until then the
+        thinker had nothing to do, and the referee's delays in sending it
+        (seen 30-80 ms with a busy machine) are not the thinker's."""
+        polled = self._poller() if self._poller is not None else 0.0
+        self._wall_from = self._read_at = self._wall()
+        if self._poller is not None:
+            self._polled = {threading.get_native_id(): (polled, self._wall_from)}
+
     @property
     def waits_known(self) -> bool:
         """Whether the move is timed on the schedstat clock."""
@@ -383,8 +394,9 @@ class MoveClock:
         return self._wall() - self._wall_from
 
     def _lateness(self, at: float) -> float:
-        """The referee's waits for a core since the reading thread's previous
-        reading (at most the wall time since then; `at` is this reading's wall)."""
+        """The referee's time on a core or waiting for one since the reading
+        thread's previous reading (at most the wall time since then; `at` is
+        this reading's wall)."""
         if self._poller is None:
             return 0.0
         me, now = threading.get_native_id(), self._poller()

@@ -31,7 +31,7 @@ from csl_game.engine.runners.base import (
     ThinkOutcome,
     TimedRunner,
 )
-from csl_game.engine.runners.clocks import MoveClock, process_wait
+from csl_game.engine.runners.clocks import MoveClock, referee_time
 from csl_game.engine.runners.handle import WorkerHandle, close_workers, start_server_soon
 from csl_game.engine.runners.protocol import (
     Answered,
@@ -98,8 +98,9 @@ class _ProcessJob(ThinkJob):
         tree = self._worker.tree_clock() if self._config.clock == "cpu" else None
         waits = tree if tree is not None and tree.waits_known else None
         self._clock = MoveClock(self._config, tree.read if tree is not None else None, waits,
-                                poller=process_wait)
+                                poller=referee_time)
         self._worker.send(Think(self._id, self._board, self._config.time_limit_ms))
+        self._clock.start()
         self._board = None
 
     @property

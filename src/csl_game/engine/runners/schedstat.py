@@ -20,7 +20,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 
-__all__ = ["charge", "UNSEEN_BASE", "UNSEEN_SHARE", "UNSEEN_CONTENDED", "schedstat_works", "referee_time",
+__all__ = ["charge", "UNSEEN_BASE", "UNSEEN_SHARE", "schedstat_works", "referee_time",
            "ThreadWaits", "OwnClock"]
 
 _LINUX = sys.platform.startswith("linux")
@@ -37,23 +37,14 @@ few per cent of a thread's time, up to 15 % of a 50 ms stretch at moments;
 the request and the answer crossing pipes and threads add a fraction of a
 millisecond. Counted as the thinker's own waits, they would lose on time
 thinkers that use most of their limit; a sleeper gains no more than this."""
-UNSEEN_CONTENDED = 0.05
-"""... plus this share of the time its threads waited for a core. What no
-account shows grows with the contention for the cores: a thread woken on a
-crowded machine, the referee's own late reading of a starved worker. With 12
-busy processes, the referee and the suite beside a 50 ms sprt (load 20 on 2
-cores), moves of 44 ms of CPU time showed 10-26 ms of "own" waits for
-1,000-1,200 ms of waiting for a core, and lost on time. A sleeper on an idle
-machine waits for no core and gains nothing from this; on a busy one, a
-twentieth of its wait for a core."""
 
 
 def charge(cpu: float, wall: float, core: float) -> float:
     """What a move costs on the schedstat clock: its processor time `cpu`, or
     its `wall` time less the time its threads waited for a core (`core`) and
-    the time no account shows (`UNSEEN_BASE`, `UNSEEN_SHARE`, `UNSEEN_CONTENDED`), whichever is
+    the time no account shows (`UNSEEN_BASE`, `UNSEEN_SHARE`), whichever is
     more (seconds)."""
-    return max(cpu, wall - core - UNSEEN_BASE - UNSEEN_SHARE * cpu - UNSEEN_CONTENDED * core)
+    return max(cpu, wall - core - UNSEEN_BASE - UNSEEN_SHARE * cpu)
 
 
 def _read_proc(path: str, size: int = 256) -> bytes | None:
