@@ -24,11 +24,31 @@ from test_online_tourney import BOARD, _final_rows
 SECONDS = 40.0
 
 
+PACED = """
+import time
+
+from csl_game.thinkers.random import RandomAIThinker
+
+
+class PacedThinker(RandomAIThinker):
+    \"\"\"Random, a tenth of a second a move: a tournament that lasts long
+    enough for a window started after it to watch it, however busy the
+    machine (unpaced, it is over in about 2 s).\"\"\"
+
+    def think(self, board, ct):
+        time.sleep(0.1)
+        return super().think(board, ct)
+"""
+
+
 @pytest.fixture
 def session(tmp_path: Path) -> Iterator[tuple[Proc, int]]:
     path = tmp_path / "three.txt"
-    path.write_text("random 1\nsequential\nrandom 2\n")
-    proc = Proc("session", "-g", str(path), "--in-process", "--listen", "127.0.0.1:0", *BOARD)
+    path.write_text("paced 1\nsequential\npaced 2\n")
+    thinkers = tmp_path / "paced.py"
+    thinkers.write_text(PACED)
+    proc = Proc("session", "-g", str(path), "--thinkers", str(thinkers), "--in-process",
+                "--listen", "127.0.0.1:0", *BOARD)
     try:
         yield proc, int(proc.wait_for(r"Broadcasting the tournament on port (\d+)")[1])
     finally:

@@ -30,7 +30,6 @@ from csl_game.engine.runners.schedstat import (
     UNSEEN_BASE,
     UNSEEN_SHARE,
     ThreadWaits,
-    referee_time,
 )
 
 pytestmark = pytest.mark.unit
@@ -48,7 +47,6 @@ class Fake:
         self.cpu_s = 7.0
         self.core = 3.0
         self.is_runnable = False
-        self.polled = 1.0
         self.reads = 0
 
     def wall(self) -> float:
@@ -64,9 +62,6 @@ class Fake:
     def runnable(self) -> bool:
         return self.is_runnable
 
-    def poller(self) -> float:
-        return self.polled
-
     def advance(self, wall: float, cpu: float = 0.0, core: float = 0.0) -> None:
         self.now += wall
         self.cpu_s += cpu
@@ -75,8 +70,7 @@ class Fake:
 
 def clock(config: MatchConfig = LIMIT, waits: bool = True) -> tuple[MoveClock, Fake]:
     fake = Fake()
-    move = MoveClock(config, fake.cpu, fake if waits else None, poller=fake.poller,
-                     wall=fake.wall)
+    move = MoveClock(config, fake.cpu, fake if waits else None, wall=fake.wall)
     return move, fake
 
 
@@ -197,23 +191,18 @@ def test_the_charge_never_goes_back() -> None:
     assert move.charged() == pytest.approx(0.0279)
 
 
-def test_only_the_referees_lateness_is_the_thinkers_wait_for_a_core() -> None:
-    """The referee was busy or waited for a core since the reading thread's
-    previous reading (its look came late): the thinker may have answered
-    meanwhile, so that time is not charged at this reading; at the next ones
-    it is no wait of the thinker's. It is never more than the wall time since
-    the previous reading."""
+def test_the_wall_runs_to_the_referees_last_look_without_an_answer() -> None:
+    """The referee looked at 30 ms and found no answer, then took 50 ms to
+    look again (a busy machine): the thinker, asleep since it answered in
+    between, is charged the wall up to the look that found none."""
     move, fake = clock()
-    fake.advance(wall=0.04, cpu=0.001)
-    fake.polled += 0.025  # this look came 25 ms late
-    assert move.charged() == pytest.approx(0.0129) and move.last.core == pytest.approx(0.025)
-    fake.advance(wall=0.02)
-    assert move.charged() == pytest.approx(0.0579) and move.last.core == 0.0
-    assert move.over() is not None
-    fake.advance(wall=0.01)
-    fake.polled += 0.5  # the referee's many threads: no more than the 10 ms since
-    move.charged()
-    assert move.last.core == pytest.approx(0.01)
+    fake.advance(wall=0.03, cpu=0.001)
+    move.quiet(fake.now)
+    fake.advance(wall=0.05)
+    assert move.settle() == pytest.approx(0.03 - 0.0021)
+    assert move.last.wall == pytest.approx(0.03) and move.wall() == pytest.approx(0.08)
+    move.quiet(fake.now - 0.07)  # an older look changes nothing
+    assert move.charged() == pytest.approx(0.0279)
 
 
 def test_the_wall_starts_when_the_request_is_sent() -> None:
@@ -221,11 +210,27 @@ def test_the_wall_starts_when_the_request_is_sent() -> None:
     thinker, waiting for it meanwhile, is not charged that time."""
     move, fake = clock()
     fake.advance(wall=0.06, core=0.01)  # its threads' waits meanwhile count from the start
-    fake.polled += 0.06
     move.start()
     fake.advance(wall=0.03, cpu=0.001)
+    move.quiet(fake.now)
     assert move.charged() == pytest.approx(0.03 - 0.01 - 0.0021)
     assert move.wall() == pytest.approx(0.03) and move.over() is None
+
+
+def test_a_referee_that_never_looked_charges_the_processor_time() -> None:
+    """Sent, then the referee was kept from looking for a second: the answer
+    may have come at once, so only the processor time is charged; a look
+    that finds none moves the wall's end up to it."""
+    move, fake = clock()
+    move.start()
+    fake.advance(wall=1.0, cpu=0.004)
+    assert move.settle() == pytest.approx(0.004) and move.wall() == pytest.approx(1.0)
+    move2, fake2 = clock()
+    move2.start()
+    fake2.advance(wall=0.02, cpu=0.004)
+    move2.quiet(fake2.now)
+    fake2.advance(wall=1.0)
+    assert move2.settle() == pytest.approx(0.02 - 0.0024)
 
 
 def test_a_sleeper_is_caught_within_a_few_ms_of_its_limit() -> None:
@@ -237,6 +242,7 @@ def test_a_sleeper_is_caught_within_a_few_ms_of_its_limit() -> None:
         for _ in range(10_000):
             fake.now = move.next_check(fake.now)
             fake.cpu_s += 0.00001
+            move.quiet(fake.now)  # a look without an answer
             verdict = move.over()
             if verdict is not None:
                 break
@@ -292,7 +298,6 @@ def test_processes_that_share_a_core_are_seen_waiting_for_it() -> None:
         for child in children:
             child.wait()
     assert 0.05 < waited < 0.5  # about 0.2 s: one of the two waits at any time
-    assert referee_time() >= 0
 
 
 @linux

@@ -12,12 +12,14 @@ Two clocks (`MatchConfig.clock`):
     clock*. A move costs ``max(cpu, wall - core)``: ``cpu`` the processor time
     of the thinker's process tree (every thread and child process), ``wall``
     the wall time since the move started, ``core`` the time the tree's threads
-    waited in a run queue meanwhile, and the referee's time busy or waiting
-    for a core when it looked late (`charge`, which also forgives the little
-    time no account shows: 2 ms and a tenth of the processor time). A thinker pays its processor
-    time plus the time it chose to wait (a sleep, a blocked read), and never
-    less than its processor time; a sleeper loses as soon as that passes the
-    limit and margin. Only a last-resort wall-clock backstop remains
+    waited in a run queue meanwhile (`charge`, which also forgives the little
+    time no account shows: 2 ms and a tenth of the processor time); the wall
+    runs from the request's sending to the referee's last look that found no
+    answer (`MoveClock.quiet`), so a referee slow to read it costs nothing.
+    A thinker pays its processor time plus the time it chose to wait (a
+    sleep, a blocked read), and never less than its processor time; a
+    sleeper loses as soon as that passes the limit and margin. Only a
+    last-resort wall-clock backstop remains
     (`backstop`, 100 times the limit plus 10 s), for a tree kept waiting for
     a core it never gets (a thinker that lowered its own priority).
   - Elsewhere (macOS, Windows, a kernel without CONFIG_SCHED_INFO): the
@@ -50,14 +52,13 @@ from csl_game.engine.runners.schedstat import (
     OwnClock,
     ThreadWaits,
     charge,
-    referee_time,
     schedstat_works,
 )
 from csl_game.engine.runners.tree import descendant_pids
 from csl_game.thinker.api import MatchConfig
 
 __all__ = ["CLOCKS", "own_clock", "TreeClock", "ThreadClock", "MoveClock", "MoveTime",
-           "WaitReader", "backstop", "charge", "clock_text", "schedstat_works", "referee_time",
+           "WaitReader", "backstop", "charge", "clock_text", "schedstat_works",
            "BACKSTOP_FACTOR", "BACKSTOP_EXTRA", "LAST_RESORT_FACTOR", "LAST_RESORT_EXTRA",
            "SETTLE"]
 
@@ -311,9 +312,7 @@ class MoveTime(NamedTuple):
     wall: float
     """The wall clock's time."""
     core: float = 0.0
-    """The time its threads waited for a core (and the referee's lateness:
-    its time on a core or waiting for one since the reading thread's
-    previous look)."""
+    """The time its threads waited for a core."""
 
 
 class MoveClock:
@@ -324,22 +323,23 @@ class MoveClock:
     `ThreadClock`); without one the move is timed on the wall.
 
     With `waits` (the schedstat clock, see the module), a move costs `charge`
-    of the readings. `poller` reads the referee's time on a core or waiting
-    for one (`referee_time`): its increase since the reading thread's
-    previous reading, at most the wall time since, is that reading's
-    lateness (the referee did not look at the answer because it was busy or
-    waiting for a core) and is not charged. Not the reading thread's own
-    waits only: under load it waits for the interpreter's lock, held by
-    another referee thread (a tournament's other match) that runs or waits
-    for a core; its looks were seen 10-25 ms late then. Only that increase:
-    the referee's time between its looks is no time the thinker waited, and
-    subtracting all of it would let a sleeper sleep as long for free. `wall`
-    is the wall clock (injected by tests); the move's wall starts with the
-    clock, or when `start()` says the request is sent.
+    of the readings. Its wall then runs from `start()` (the request is sent:
+    the referee's delays in sending it, seen 30-80 ms on a busy machine, are
+    not the thinker's) to the referee's last look that found no answer
+    (`quiet()`), not to the reading: once the thinker answered, its threads
+    sleep, and the time the referee then takes to read the answer would be
+    charged as the thinker's own wait. Subtracting the referee's polling
+    thread's waits for a core was not enough: a busy machine kept it from
+    reading 30-180 ms after its wait for news ended, behind other referee
+    threads holding the interpreter's lock as much as waiting for a core.
+    A referee that has not looked since `start()` charges the processor
+    time only. Without `start()` (the in-process runner, which reads its
+    clock on the thinking thread) the wall runs to each reading. `wall` is the wall
+    clock (injected by tests).
     """
 
     def __init__(self, config: MatchConfig, cpu: Callable[[], float] | None,
-                 waits: WaitReader | None = None, *, poller: Callable[[], float] | None = None,
+                 waits: WaitReader | None = None, *,
                  wall: Callable[[], float] = time.perf_counter) -> None:
         self.kind = config.clock if cpu is not None or config.clock == "wall" else "wall"
         self.limit = config.time_limit_ms / 1000
@@ -347,38 +347,34 @@ class MoveClock:
         """The limit with the organiser's margin: what an answer must come within."""
         self._cpu = cpu if self.kind == "cpu" else None
         self._waits = waits if self._cpu is not None else None
-        self._poller = poller if self._waits is not None else None
         self.backstop = self.backstop_of(self.allowed)
         """Wall seconds after which the move is lost whatever its clock says."""
         self._wall = wall
-        # The thinker waits for its request meanwhile: its readings first, the
-        # wall last, so the referee's own work and waits are not charged.
         self._cpu_from = self._cpu() if self._cpu is not None else 0.0
         self._core_from = self._waits.waits() if self._waits is not None else 0.0
-        self._polled: dict[int, tuple[float, float]] = {}
-        """By reading thread: the referee's waits and the wall at its last reading."""
-        polled = self._poller() if self._poller is not None else 0.0
         self._wall_from = self._read_at = wall()
-        if self._poller is not None:
-            self._polled[threading.get_native_id()] = (polled, self._wall_from)
+        self._quiet: float | None = None
+        """The referee's last look that found no answer (`quiet`), if it says."""
         self._charged = 0.0
         self._term = 0.0
         """The latest `wall - core`, for when to look again."""
-        self._unsure: tuple[MoveTime, float] | None = None
-        """The latest reading and its lateness, while a runnable thread left
-        its `wall - core` unsure."""
+        self._unsure: MoveTime | None = None
+        """The latest reading, while a runnable thread left its `wall - core` unsure."""
         self._settling: float | None = None
         self.last = MoveTime(0.0, 0.0)
         """The latest reading (`charged`)."""
 
     def start(self) -> None:
-        """Start the wall now: the request has just been sent. Until then the
-        thinker had nothing to do, and the referee's delays in sending it
-        (seen 30-80 ms with a busy machine) are not the thinker's."""
-        polled = self._poller() if self._poller is not None else 0.0
-        self._wall_from = self._read_at = self._wall()
-        if self._poller is not None:
-            self._polled = {threading.get_native_id(): (polled, self._wall_from)}
+        """Start the wall now: the request has just been sent, so there is no
+        answer yet (the first moment `quiet` knows of)."""
+        self._wall_from = self._read_at = self._quiet = self._wall()
+
+    def quiet(self, at: float) -> None:
+        """The referee knew of no answer at `at` (its wall clock's terms): it
+        looked and found none, or its wait for news ran out then. Readings
+        charge the wall up to the latest such moment: the answer came after
+        it, and a busy referee may read it long after it came."""
+        self._quiet = at if self._quiet is None else max(self._quiet, at)
 
     @property
     def waits_known(self) -> bool:
@@ -393,17 +389,6 @@ class MoveClock:
         """Wall seconds since the clock started."""
         return self._wall() - self._wall_from
 
-    def _lateness(self, at: float) -> float:
-        """The referee's time on a core or waiting for one since the reading
-        thread's previous reading (at most the wall time since then; `at` is
-        this reading's wall)."""
-        if self._poller is None:
-            return 0.0
-        me, now = threading.get_native_id(), self._poller()
-        before, then = self._polled.get(me, (now, at))
-        self._polled[me] = (now, at)
-        return min(max(0.0, now - before), at - then)
-
     def charged(self) -> float:
         """Seconds the move has cost so far on the match's clock (it only grows).
 
@@ -415,17 +400,18 @@ class MoveClock:
         if self._cpu is None:
             self.last = MoveTime(self.wall(), self.wall())
             return self.last.wall
-        self._read_at = now = self._wall()
-        wall, late = now - self._wall_from, self._lateness(now)
+        end = self._wall() if self._waits is None or self._quiet is None \
+            else max(self._quiet, self._wall_from)
+        self._read_at, wall = end, end - self._wall_from
         cpu = self._cpu() - self._cpu_from
         self._charged = max(self._charged, cpu)
         self.last = MoveTime(cpu, wall)
         self._unsure = None
         if self._waits is not None:
-            self.last = MoveTime(cpu, wall, self._waits.waits() - self._core_from + late)
+            self.last = MoveTime(cpu, wall, self._waits.waits() - self._core_from)
             self._term = wall - self.last.core
             if charge(*self.last) > self._charged:
-                self._unsure = (self.last, late)
+                self._unsure = self.last
                 self._count_waits()
         return self._charged
 
@@ -436,9 +422,8 @@ class MoveClock:
         assert self._waits is not None and self._unsure is not None
         if self._waits.runnable():
             return False
-        reading, late = self._unsure
-        self.last = reading._replace(core=self._waits.waits() - self._core_from + late)
-        self._term = reading.wall - self.last.core
+        self.last = self._unsure._replace(core=self._waits.waits() - self._core_from)
+        self._term = self.last.wall - self.last.core
         self._charged = max(self._charged, charge(*self.last))
         self._unsure = None
         return True

@@ -31,7 +31,7 @@ from csl_game.engine.runners.base import (
     ThinkOutcome,
     TimedRunner,
 )
-from csl_game.engine.runners.clocks import MoveClock, referee_time
+from csl_game.engine.runners.clocks import MoveClock
 from csl_game.engine.runners.handle import WorkerHandle, close_workers, start_server_soon
 from csl_game.engine.runners.protocol import (
     Answered,
@@ -97,8 +97,7 @@ class _ProcessJob(ThinkJob):
         assert self._board is not None
         tree = self._worker.tree_clock() if self._config.clock == "cpu" else None
         waits = tree if tree is not None and tree.waits_known else None
-        self._clock = MoveClock(self._config, tree.read if tree is not None else None, waits,
-                                poller=referee_time)
+        self._clock = MoveClock(self._config, tree.read if tree is not None else None, waits)
         self._worker.send(Think(self._id, self._board, self._config.time_limit_ms))
         self._clock.start()
         self._board = None
@@ -110,9 +109,13 @@ class _ProcessJob(ThinkJob):
 
     def poll(self) -> ThinkOutcome | None:
         if self._outcome is None:
+            looked = time.perf_counter()
             self._worker.pump()
-            self._outcome = self._settled() or (
-                None if self._reply is not None else self._enforce(time.perf_counter()))
+            self._outcome = self._settled()
+            if self._outcome is None and self._reply is None:
+                if self._clock is not None:
+                    self._clock.quiet(looked)  # no answer then: the clock may run to there
+                self._outcome = self._enforce(time.perf_counter())
         return self._outcome
 
     def wait(self, timeout: float | None) -> ThinkOutcome | None:

@@ -20,7 +20,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 
-__all__ = ["charge", "UNSEEN_BASE", "UNSEEN_SHARE", "schedstat_works", "referee_time",
+__all__ = ["charge", "UNSEEN_BASE", "UNSEEN_SHARE", "schedstat_works",
            "ThreadWaits", "OwnClock"]
 
 _LINUX = sys.platform.startswith("linux")
@@ -120,22 +120,6 @@ class ThreadWaits:
             if stat.rpartition(b")")[2][1:2] == b"R":
                 return True
         return False
-
-
-_referee = ThreadWaits()
-_referee_lock = threading.Lock()
-
-
-def referee_time() -> float:
-    """Seconds this process (the referee, in the parent) has spent on a core or
-    waiting for one so far: its processor time and every one of its threads'
-    waits for a core, ended threads included (the processor time alone where
-    the waits are unknown)."""
-    cpu = time.process_time()
-    if not schedstat_works():
-        return cpu
-    with _referee_lock:
-        return cpu + _referee.read(("self",)) / 1e9
 
 
 class OwnClock:
