@@ -56,7 +56,13 @@ def test_league_plays_each_pair_both_colours_from_the_same_openings() -> None:
     assert tallies[0].depths and set(tallies[0].depths) <= {0.0, 1.0, 2.0}
     assert matrix[0][0] is None and matrix[0][1] is not None
     text = render(standings_rows(tallies), markdown=False)
-    assert "NegamaxD2" in text and "Score" in text
+    assert "NegamaxD2" in text and "Score" in text and "Max wall ms" in text
+    for i, t in enumerate(tallies):  # the slowest move on the wall, forced moves excluded
+        index = league.names.index(t.name)
+        walls = [m.wall for rec in league.records for k, m in enumerate(rec.result.moves)
+                 if k >= 2 and (rec.white, rec.red)[k % 2] == index and m.wall is not None]
+        assert t.max_wall == pytest.approx(max(walls))
+        assert standings_rows(tallies)[i + 1][-1] == f"{1000 * max(walls):.0f}"
     md = render(matrix_rows(tallies, matrix), markdown=True)
     assert md.startswith("| vs |") and md.count("\n") == 4
 

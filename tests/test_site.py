@@ -141,6 +141,26 @@ def test_older_results_still_render(tmp_path: Path) -> None:
     assert "timeout" in (tmp_path / "index.html").read_text()
 
 
+def test_the_slowest_move_on_the_wall_is_shown(played: Path) -> None:
+    """The statistics name the slowest move on the wall clock with its
+    charge, and each match page lists every move's wall time."""
+    docs = _docs(played)
+    walls = [(m["wall_ms"], d, m) for d in docs for m in d["moves"] if "wall_ms" in m]
+    assert walls
+    wall, doc, move = max(walls, key=lambda w: w[0])
+    name = doc["white" if move["color"] == "white" else "red"]["name"]
+    index = (played / "live" / "index.html").read_text()
+    assert (f"<dt>Slowest move on the wall clock</dt><dd>{wall:.0f} ms, by {name} in match "
+            f"{doc['match'] + 1} (charged {move['ms']:.0f} ms on the match&#x27;s clock)"
+            in index.replace("&#39;", "&#x27;"))
+    page = (played / "live" / f"match-{doc['match'] + 1}.html").read_text()
+    assert f'data-label="Wall ms" role=cell>{wall:.1f}</td>' in page
+    older = played / "older"
+    write_site([{**doc, "moves": [{k: v for k, v in m.items() if k != "wall_ms"}
+                                  for m in doc["moves"]]}], older)
+    assert "Slowest move on the wall clock" not in (older / "index.html").read_text()
+
+
 def test_how_each_match_ended_is_named() -> None:
     from csl_game.engine import ForfeitReason
 

@@ -43,12 +43,13 @@ def _mean(values: list[float], digits: int) -> str:
 def standings_rows(tallies: list[Tally]) -> list[list[str]]:
     """Header and rows of the standings table."""
     rows = [["#", "Thinker", "Pts", "W", "D", "L", "Score", "Elo", "Avg depth", "Avg playouts",
-             "Avg nps", "Moves", "Over limit", "Max ms"]]
+             "Avg nps", "Moves", "Over limit", "Max ms", "Max wall ms"]]
     for i, t in enumerate(tallies):
         rows.append([str(i + 1), t.name, str(t.points), str(t.wins), str(t.draws),
                      str(t.losses), f"{100 * t.score:.1f}%", t.elo, _mean(t.depths, 2),
                      _mean(t.playouts, 0), _mean(t.nps, 0), str(t.moves),
-                     str(t.over_limit), f"{1000 * t.max_elapsed:.0f}"])
+                     str(t.over_limit), f"{1000 * t.max_elapsed:.0f}",
+                     "-" if t.max_wall is None else f"{1000 * t.max_wall:.0f}"])
     return rows
 
 

@@ -65,6 +65,8 @@ class SideStats:
     over_limit: int = 0
     """Moves that took longer than the time limit (time-out forfeits included)."""
     max_elapsed: float = 0.0
+    max_wall: float | None = None
+    """The slowest move on the wall clock (None where no move's wall time is known)."""
     depths: list[float] = field(default_factory=list)
     playouts: list[float] = field(default_factory=list)
     nps: list[float] = field(default_factory=list)
@@ -133,6 +135,8 @@ def side_stats(result: MatchResult, forced: int, limit: float,
         side = stats[i % 2]
         side.moves += 1
         side.max_elapsed = max(side.max_elapsed, played.elapsed)
+        if played.wall is not None:
+            side.max_wall = max(side.max_wall or 0.0, played.wall)
         if played.elapsed > limit:
             side.over_limit += 1
     if result.forfeit is ForfeitReason.TIMEOUT:
@@ -230,6 +234,8 @@ class Tally(SideStats):
         self.moves += side.moves
         self.over_limit += side.over_limit
         self.max_elapsed = max(self.max_elapsed, side.max_elapsed)
+        if side.max_wall is not None:
+            self.max_wall = max(self.max_wall or 0.0, side.max_wall)
         self.depths += side.depths
         self.playouts += side.playouts
         self.nps += side.nps

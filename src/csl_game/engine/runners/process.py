@@ -203,7 +203,7 @@ class _ProcessJob(ThinkJob):
             self._reply = None if settled is not None else reply
             if settled is None:
                 return None
-            elapsed, wall = settled, clock.last.wall  # the wall when the answer was read
+            elapsed, wall = settled, clock.last.wall  # to the last look without an answer
             late = (self._timed_out is not None or elapsed > clock.allowed
                     or wall >= clock.backstop)
         if late and not isinstance(reply, OutOfMemory):  # memory is the more telling reason

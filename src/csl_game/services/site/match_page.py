@@ -44,7 +44,9 @@ def match_page(site: Site, doc: dict[str, Any], text: bool = True) -> str:
     for i, m in enumerate(moves):
         rows.append([esc(i + 1), esc(f"{m['col']}{m['shape'][0]}"),
                      esc(f"{m['color'].title()} {m['shape']} in column {m['col']}"),
-                     esc(f"{m['ms']:.1f}"), esc(figures_text(m.get("figures") or {}))])
+                     esc(f"{m['ms']:.1f}"),
+                     esc("-" if m.get("wall_ms") is None else f"{m['wall_ms']:.1f}"),
+                     esc(figures_text(m.get("figures") or {}))])
     detail = public_detail(doc.get("detail") or "")
     result = [f'<p class="result"><strong>{esc(result_text(doc))}</strong> &middot; '
               f"{esc(how_it_ended(doc))}</p>"]
@@ -92,11 +94,13 @@ def match_page(site: Site, doc: dict[str, Any], text: bool = True) -> str:
     moves_table = ""
     if moves:
         cols = [Col("#", True, "Move"), Col("Move", label=""), Col("Played", label=""),
-                Col("ms", True), Col("Thinker's figures", label="Figures")]
+                Col("ms", True), Col("Wall ms", True),
+                Col("Thinker's figures", label="Figures")]
         moves_table = ('<section id="moves" aria-labelledby="moves-h">'
                        '<h2 id="moves-h">Moves</h2>' + html_table(
-                           cols, rows, "Every move with its thinking time and what the "
-                           "thinker reported; choose one to show it", row_header=0,
+                           cols, rows, "Every move with its thinking time on the match's "
+                           "clock and on the wall clock, and what the thinker reported; "
+                           "choose one to show it", row_header=0,
                            ident="moves") + "</section>")
     body = "".join([*result, f'<p class="settings">{esc(settings_text(settings))}</p>',
                     player, _figures_chart(moves), moves_table, downloads,

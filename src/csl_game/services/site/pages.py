@@ -396,6 +396,9 @@ class Site:
             items.append(("Shortest win by a sequence", f"{min(wins)} moves"))
         if times:
             items.append(("Average thinking time", f"{sum(times) / len(times):.1f} ms a move"))
+        slowest = _slowest_on_the_wall(docs)
+        if slowest is not None:
+            items.append(("Slowest move on the wall clock", slowest))
         return ('<section id="statistics" aria-labelledby="statistics-h">'
                 '<h2 id="statistics-h">Statistics</h2><dl class="stats">'
                 + "".join(f"<div><dt>{esc(k)}</dt><dd>{esc(v)}</dd></div>" for k, v in items)
@@ -465,3 +468,22 @@ def _score(score: float) -> str:
 
 def _score_word(score: float) -> str:
     return {1.0: "won", 0.5: "drew", 0.0: "lost"}.get(score, f"scored {score:g}")
+
+
+def _slowest_on_the_wall(docs: Sequence[dict[str, Any]]) -> str | None:
+    """The slowest move on the wall clock of the matches `docs`: its time, its
+    thinker, its match and what it was charged (None where no move's wall time
+    is known: files written before wall times were kept)."""
+    best: tuple[float, str, int, float] | None = None
+    for d in docs:
+        for m in d.get("moves", ()):
+            wall = m.get("wall_ms")
+            if isinstance(wall, (int, float)) and (best is None or wall > best[0]):
+                side = d["white"] if m.get("color") == "white" else d["red"]
+                best = (float(wall), str(side["name"]), int(d.get("match", 0)),
+                        float(m.get("ms", 0.0)))
+    if best is None:
+        return None
+    wall, name, index, charged = best
+    return (f"{wall:.0f} ms, by {name} in match {index + 1} "
+            f"(charged {charged:.0f} ms on the match's clock)")
