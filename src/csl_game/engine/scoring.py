@@ -6,14 +6,14 @@ and reports: everything here is plain data and pure functions.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from csl_game.engine.match import MatchResult
 from csl_game.model.board import PColor, Winner
 
 __all__ = ["round_robin", "Points", "MatchRecord", "Standing", "standings", "winner_text",
-           "unique_names"]
+           "unique_names", "tie_order", "in_table_order"]
 
 
 def round_robin(n: int, complete: bool = True) -> list[tuple[int, int]]:
@@ -76,9 +76,25 @@ class Standing:
         return self.wins + self.draws + self.losses
 
 
+def tie_order(name: str) -> tuple[str, str]:
+    """How players sharing a place are listed: by name, case aside (then case first).
+
+    Every table of standings (the console's, the reports', the site's, the
+    window's) lists ties this way, so the same results read the same everywhere.
+    """
+    return name.casefold(), name
+
+
+def in_table_order(table: Iterable[Standing]) -> list[Standing]:
+    """`table` as every table lists it: by position, players sharing a
+    position by name (`tie_order`), then by player index (equal names)."""
+    return sorted(table, key=lambda s: (s.position, *tie_order(s.name), s.player))
+
+
 def standings(names: Sequence[str], records: Sequence[MatchRecord],
               points: Points = Points()) -> list[Standing]:
-    """Standings sorted by points (descending); equal points share a position."""
+    """Standings sorted by points (descending); equal points share a position
+    (the first of theirs: 1, 2, 2, 4) and are listed by name (`tie_order`)."""
     tally = [[0, 0, 0] for _ in names]  # wins, draws, losses
     for rec in records:
         color = rec.result.winner.color
@@ -90,14 +106,12 @@ def standings(names: Sequence[str], records: Sequence[MatchRecord],
                              else (rec.red, rec.white))
             tally[winner][0] += 1
             tally[loser][2] += 1
-    scored = [(w * points.win + d * points.draw + lo * points.loss, i)
-              for i, (w, d, lo) in enumerate(tally)]
-    scored.sort(key=lambda s: (-s[0], s[1]))
-    table: list[Standing] = []
-    for rank, (pts, i) in enumerate(scored):
-        position = table[-1].position if table and table[-1].points == pts else rank + 1
-        table.append(Standing(position, i, names[i], pts, *tally[i]))
-    return table
+    scored = [w * points.win + d * points.draw + lo * points.loss for w, d, lo in tally]
+    position: dict[int, int] = {}
+    for rank, pts in enumerate(sorted(scored, reverse=True), 1):
+        position.setdefault(pts, rank)
+    return in_table_order(Standing(position[pts], i, names[i], pts, *tally[i])
+                          for i, pts in enumerate(scored))
 
 
 def winner_text(result: MatchResult) -> str:

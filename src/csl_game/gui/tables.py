@@ -21,6 +21,7 @@ from pygame import Rect
 from pygame_gui.elements import UIImage, UIPanel, UIScrollingContainer
 
 from csl_game.engine import MatchRecord, Standing
+from csl_game.engine.scoring import in_table_order
 from csl_game.gui.assets import load_theme
 from csl_game.gui.keys import TABLE_KEYS
 from csl_game.gui.style import TextCache, theme_name
@@ -218,10 +219,11 @@ FIXTURES = (Column("#", 40, True), Column("White"), Column("Red"))
 
 
 def standings_rows(table: Sequence[Standing]) -> list[list[Cell]]:
-    """One row per player: position (shared by equal points), name, points, W/D/L."""
+    """One row per player: position (shared by equal points), name, points, W/D/L;
+    players sharing a position listed by the names shown (`in_table_order`)."""
     return [[(f"{s.position}.", "#cell_num"), (s.name, "#cell"), (str(s.points), "#cell_bold"),
              (str(s.wins), "#cell_num"), (str(s.draws), "#cell_num"),
-             (str(s.losses), "#cell_num")] for s in table]
+             (str(s.losses), "#cell_num")] for s in in_table_order(table)]
 
 
 def result_rows(names: Sequence[str], records: Sequence[MatchRecord],

@@ -128,8 +128,7 @@ def standings_markdown(report: Report, settings: dict[str, Any], now: datetime) 
              "## Classification", "",
              "| Pos. | AI Thinker | Points |",
              "|:----:| ---------- | -----: |"]
-    lines += [f"| {i} | {_md_text(s.name)} | {s.points} |"
-              for i, s in enumerate(report.table, 1)]
+    lines += [f"| {s.position} | {_md_text(s.name)} | {s.points} |" for s in report.table]
     lines += ["", "## Results", "", "_Winner, if any, shown in bold_", "",
               "| White |   Red   | Details |", "| -----:|:------- | :-----: |"]
     for _, rec in sorted(zip(report.indices, report.records), key=lambda x: x[0]):

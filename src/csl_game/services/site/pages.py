@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from csl_game.engine import Points
+from csl_game.engine.scoring import tie_order
 from csl_game.services.report import Report, load_report
 from csl_game.services.site.charts import Series, board_svg, line_chart, ratings_chart
 from csl_game.services.site.markup import (
@@ -110,8 +111,7 @@ class Site:
                  version: int) -> None:
         self.docs = sorted(docs, key=lambda d: int(d.get("match", 0)))
         self.points, self.event, self.version = points, event, version
-        # in the results file's order, as `report` reads it (players tied on
-        # points are listed in the order they first appear)
+        # as `report` reads it: players tied on points listed by name (tie_order)
         self.report = load_report(docs, points) if docs else None
         self.played = [int(d.get("match", 0)) for d in self.docs]
 
@@ -300,7 +300,7 @@ class Site:
                     '<h2 id="standings-h">Standings</h2><p>The players are being set up; '
                     "the standings and the schedule follow.</p></section>")
         if self.report is None:
-            names = self.event.players
+            names = sorted(self.event.players, key=tie_order)
             rows = [["1", esc(n), "0", "0", "0", "0", "&ndash;", "&ndash;"] for n in names]
         else:
             ratings = self.report.ratings()
