@@ -6,6 +6,7 @@ window, the layouts fit 800x600 and 1920x1080, and a game goes back home."""
 from __future__ import annotations
 
 import itertools
+import re
 from pathlib import Path
 
 import pygame
@@ -299,3 +300,13 @@ def test_one_more_choice_is_one_more_item(apps: Apps) -> None:
     _on_screen_and_apart(_widget_rects(app), (800, 600))
     key(app, pygame.K_0 + number)
     assert chosen == ["PlayOptions"] and UserData().preferences().home_choice == "extra"
+
+
+def test_the_readme_describes_every_choice() -> None:
+    """The README's "Playing in the window" numbers the choices as the home
+    screen does and says what each one is."""
+    readme = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("**The home screen**", 1)[1].split("**Settings**", 1)[0]
+    assert f"(1 to {len(HOME_CHOICES)};" in section
+    described = re.findall(r"^- \*\*(.+?)\*\*", section, re.M)
+    assert described == [c.label for c in HOME_CHOICES]
