@@ -7,6 +7,7 @@ ladder."""
 from __future__ import annotations
 
 import signal
+import sqlite3
 import sys
 import time
 from collections.abc import Iterator
@@ -15,9 +16,16 @@ from pathlib import Path
 import pytest
 
 from csl_game.server import GameRow, Store, hash_token, open_store
+from csl_game.server.store import Dropped, Finished, Moved, Seated
 from online_procs import Proc
 from pg_cluster import postgres
 from test_server_ladder import get_json, stop
+
+try:
+    from psycopg import IntegrityError as PgIntegrityError
+except ImportError:  # no PostgreSQL here: its tests skip
+    PgIntegrityError = sqlite3.IntegrityError  # type: ignore[misc,assignment]
+REFUSED = (sqlite3.IntegrityError, PgIntegrityError)
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX only")
 
@@ -36,6 +44,7 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
         where = request.getfixturevalue("pg_url")
     opened = open_store(where)
     opened._run("DELETE FROM games")  # the module's cluster is shared by its tests
+    opened._run("DELETE FROM moves")
     opened._run("DELETE FROM bots")
     yield opened
     opened.close()
@@ -49,19 +58,36 @@ def test_the_store_contract(store: Store) -> None:
     for i, kind in enumerate(("ladder", "friend")):
         store.add_game(GameRow(f"game{i:08d}", kind, "Ann", "Bob", {"rows": 6, "seats": ["a", ""]},
                                [], "playing", None, 100.0 + i))
-    store.save_moves("game00000000", [{"col": 3, "shape": "round", "ms": 1.5}])
-    store.save_seats("game00000001", ["a", "b"])
-    store.set_players("game00000001", "Ann", "Cid")
-    assert [g.id for g in store.games("playing")] == ["game00000000", "game00000001"]
-    assert store.game("game00000001").red == "Cid"  # type: ignore[union-attr]
-    assert store.game("game00000001").settings["seats"] == ["a", "b"]  # type: ignore[union-attr]
-    store.finish_game("game00000000", [{"col": 3, "shape": "round", "ms": 1.5}],
-                      {"winner": "white", "moves": [1]})
+    store.apply([Moved("game00000000", 0, 3, "round", 1.5),
+                 Seated("game00000001", ["Ann", "Cid"], ["a", "b"])])
+    store.apply([Moved("game00000000", 1, 2, "square", 0.25)])  # appended, in one transaction
+    playing = store.games("playing")
+    assert [g.id for g in playing] == ["game00000000", "game00000001"]
+    assert playing[0].moves == [{"col": 3, "shape": "round", "ms": 1.5},
+                                {"col": 2, "shape": "square", "ms": 0.25}]
+    assert playing[1].moves == [] and playing[1].red == "Cid"
+    assert store.game("game00000001").settings == {"rows": 6, "seats": ["a", "b"]}  # type: ignore[union-attr]
+    assert store.game("game00000000").moves == playing[0].moves  # type: ignore[union-attr]
+    with pytest.raises(REFUSED):  # a move stored twice: the whole batch is refused
+        store.apply([Finished("game00000000", {"winner": "white", "moves": [1]}),
+                     Moved("game00000000", 1, 2, "square", 0.25)])
+    assert store.games("over") == []
+    store.apply([Finished("game00000000", {"winner": "white", "moves": [1]})])
     over = store.games("over", "ladder")
     assert len(over) == 1 and over[0].result == {"winner": "white", "moves": [1]}
-    assert over[0].ended is not None
-    store.drop_game("game00000001")
+    assert over[0].ended is not None and len(over[0].moves) == 2
+    assert store.games("over", moves=False)[0].moves == []
+    store.apply([Dropped("game00000001")])
     assert store.games("playing") == [] and store.game("nosuchgame") is None
+
+
+def test_a_database_from_before_the_moves_table_keeps_its_moves(store: Store) -> None:
+    store.add_game(GameRow("game00000009", "friend", "Ann", "Bob", {"rows": 6}, [], "playing",
+                           None, 1.0))
+    store._run("UPDATE games SET moves = ? WHERE id = ?",
+               ('[{"col": 1, "shape": "round", "ms": 2.0}]', "game00000009"))
+    store.apply([Moved("game00000009", 1, 4, "square", 3.0)])
+    assert [m["col"] for m in store.games("playing")[0].moves] == [1, 4]
 
 
 def test_a_server_on_postgresql_keeps_its_ladder_over_a_restart(

@@ -29,6 +29,7 @@ from csl_game.server import (
 )
 from csl_game.server.game import Rejected, ServerGame
 from csl_game.server.messages import GameState, Move
+from csl_game.server.store import Finished, Moved
 from csl_game.thinker.api import MatchConfig
 
 pytestmark = pytest.mark.unit
@@ -172,9 +173,9 @@ def test_the_store_keeps_bots_hashed_and_games(tmp_path: Path) -> None:
     assert store.bot_hash("Bot") == hash_token(token) != token
     row = GameRow("g" * 12, "ladder", "A", "B", {"rows": 6}, [], "playing", None, 1.0)
     store.add_game(row)
-    store.save_moves(row.id, [{"col": 1, "shape": "round", "ms": 2.0}])
+    store.apply([Moved(row.id, 0, 1, "round", 2.0)])
     assert store.games("playing")[0].moves[0]["col"] == 1
-    store.finish_game(row.id, [], {"winner": "white"})
+    store.apply([Finished(row.id, {"winner": "white"})])
     assert store.games("playing") == [] and store.game(row.id).result == {"winner": "white"}
     store.close()
     assert SqliteStore(tmp_path / "s.sqlite3").bots() == ["Bot"]

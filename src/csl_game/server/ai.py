@@ -50,8 +50,9 @@ class AiPlayers:
         """`game` has an AI seat playing `level_name`."""
         self._levels[game.id] = self.level(level_name)
 
-    async def think(self, game: ServerGame) -> tuple[int, PShape] | Forfeit:
-        """The AI's move in `game` (waiting for a free thinking slot first), or its forfeit."""
+    async def think(self, game: ServerGame) -> tuple[int, PShape, float] | Forfeit:
+        """The AI's move in `game` (waiting for a free thinking slot first) and
+        its thinking time, or its forfeit."""
         async with self._thinking:
             runner = self._runners.get(game.id)
             if runner is None:
@@ -67,7 +68,7 @@ class AiPlayers:
         judged = judge(outcome, board)
         if isinstance(judged, Forfeit):
             return judged
-        return judged.column, judged.shape
+        return judged.column, judged.shape, outcome.elapsed
 
     def last_elapsed(self, game: ServerGame) -> float:
         return self._elapsed.get(game.id, 0.0)

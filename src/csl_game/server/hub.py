@@ -1,11 +1,14 @@
 """The server's heart: connected clients, live games, the ladder and the database.
 
-The `Hub` runs on the event loop. The web layer (csl_game.server.web) hands
-it each client's decoded requests; it answers by putting text on the
-client's bounded outbox, which a writer task drains, so a client that reads
-slowly loses its connection instead of holding anyone up. Database writes go
-to one thread of their own, in order. A ticker enforces the clocks, ends the
-games of players gone too long, pairs the bots and sends the lobby.
+The `Hub` is the I/O around the game rooms (csl_game.server.room): it runs
+on the event loop, hands each room what its clients said with the time,
+and does what the room's step says: each message, encoded once, goes to
+its receivers' outboxes (drained by a writer each, csl_game.server.web, so
+a client that reads slowly loses its connection instead of holding anyone
+up); the database's writes are gathered and made every `write_every_s` in
+one transaction on a thread of their own, in order (a read waits for the
+writes before it); each room has one timer, for the next time it needs
+waking. A ticker pairs the bots, pings and sends the lobby.
 """
 
 from __future__ import annotations
@@ -21,10 +24,9 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
-from csl_game.engine import ForfeitReason
 from csl_game.errors import ProtocolError
 from csl_game.model.board import PColor
-from csl_game.online.protocol import config_from_doc, config_json, result_from_doc, result_json
+from csl_game.online.protocol import config_from_doc, result_from_doc
 from csl_game.server.ai import AiPlayers
 from csl_game.server.analysis import Analyses
 from csl_game.server.game import Rejected, ServerGame
@@ -45,11 +47,11 @@ from csl_game.server.messages import (
     decode_request,
     encode,
 )
-from csl_game.server.seats import Client, LiveGame, ServerOptions
-from csl_game.server.store import GameRow, Store
+from csl_game.server.room import Room, RoomStep, new_game
+from csl_game.server.seats import Client, ServerOptions
+from csl_game.server.store import GameRow, Store, Write
 
-__all__ = ["Hub", "Client", "ServerOptions", "LiveGame", "hash_token", "new_token",
-           "game_settings"]
+__all__ = ["Hub", "Client", "ServerOptions", "hash_token", "new_token", "game_settings"]
 
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")
@@ -70,14 +72,19 @@ class Hub:
     def __init__(self, store: Store, options: ServerOptions) -> None:
         self.store = store
         self.options = options
-        self.games: dict[str, LiveGame] = {}
+        self.games: dict[str, Room[Client]] = {}
         self.codes: dict[str, str] = {}
+        self.seated: dict[str, set[str]] = {}
+        """The games each identity has a seat in."""
         self.bots: dict[str, Client] = {}
         self.clients: set[Client] = set()
         self.ladder = Ladder()
         self.ai = AiPlayers(options.max_ai_games, options.max_ai_thinking)
         self.analyses = Analyses(store, self.db, options.analysis_ms)
         self._db_thread = ThreadPoolExecutor(1, thread_name_prefix="csl-db")
+        self._writes: list[Write] = []
+        self._flush: asyncio.TimerHandle | None = None
+        self._timers: dict[str, tuple[float, asyncio.TimerHandle]] = {}
         self._lobby_dirty = True
         self._known_bots: set[str] = set()
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -87,18 +94,37 @@ class Hub:
     def limits(self) -> Limits:
         return self.options.limits
 
-    # ------------------------------------------------------------ life
+    # ------------------------------------------------------------ the database
     async def db(self, call: Callable[..., _T], *args: Any) -> _T:
+        """`call(*args)` on the database's thread, after the writes made so far."""
+        self._flush_writes()
         return await asyncio.get_running_loop().run_in_executor(self._db_thread, call, *args)
 
-    def _db_later(self, call: Callable[..., Any], *args: Any) -> None:
-        """A write that must happen, in order, without waiting for it here."""
-        self._db_thread.submit(call, *args)
+    def _write(self, writes: list[Write]) -> None:
+        self._writes += writes
+        if self._flush is None:
+            self._flush = asyncio.get_running_loop().call_later(self.options.write_every_s,
+                                                                self._flush_writes)
 
+    def _flush_writes(self) -> None:
+        if self._flush is not None:
+            self._flush.cancel()
+            self._flush = None
+        if self._writes:
+            batch, self._writes = self._writes, []
+            self._db_thread.submit(self._apply_writes, batch)
+
+    def _apply_writes(self, batch: list[Write]) -> None:
+        try:
+            self.store.apply(batch)
+        except Exception:  # a lost batch is logged; the games go on
+            log.exception("the database refused %d writes", len(batch))
+
+    # ------------------------------------------------------------ life
     async def start(self) -> None:
         """Read the ladder and the games in progress back from the database."""
         self._known_bots = set(await self.db(self.store.bots))
-        for row in await self.db(self.store.games, "over", "ladder"):
+        for row in await self.db(self.store.games, "over", "ladder", 100_000, False):
             if row.result is not None:
                 result, _ = result_from_doc(row.result)
                 self.ladder.add(row.white, row.red, result, count=True)
@@ -109,31 +135,22 @@ class Hub:
     def _resume(self, row: GameRow, now: float) -> None:
         config = config_from_doc({"settings": game_settings(row.settings)})
         seats = _seats_of(row)
-        game = ServerGame(row.id, config, [row.white, row.red],
-                          (not seats[0].startswith("web:"), not seats[1].startswith("web:")),
-                          self.options.grace_ms / 1000, ServerGame.moves_from_json(row.moves))
-        live = LiveGame(game, row.kind, _code_of(row), seats, created=row.created)
-        live.gone = [now if s and not s.startswith("ai:") else None for s in seats]
-        self.games[row.id] = live
-        self.codes[live.code] = row.id
+        game = new_game(row.id, config, seats, [row.white, row.red],
+                        self.options.grace_ms / 1000, ServerGame.moves_from_json(row.moves))
+        room = self._add_room(Room(game, row.kind, _code_of(row), seats,
+                                   self.options.reconnect_s, row.created))
         if row.kind == "ladder":
             self.ladder.started(row.white, row.red)
-        for seat in seats:
-            if seat.startswith("ai:"):
-                self.ai.add(game, seat[3:])
-        if live.started and seats[game.to_move].startswith("ai:"):
-            self._ai_turn(live)
+        self._apply(room, room.resume(now))
 
     async def run(self) -> None:
-        """The ticker: clocks, absent players, pairing, pings and the lobby."""
+        """The ticker: pairing, pings and the lobby (each game has a timer of its own)."""
         last_pair = last_ping = last_lobby = 0.0
         analysing = asyncio.create_task(self.analyses.run())
         self._tasks.add(analysing)
         while True:
             await asyncio.sleep(self.options.tick_s)
             now = self._clock()
-            for live in list(self.games.values()):
-                self._check_clocks(live, now)
             if now - last_pair >= self.options.pair_every_s:
                 last_pair = now
                 self._pair()
@@ -150,10 +167,91 @@ class Hub:
     async def close(self) -> None:
         for task in list(self._tasks):
             task.cancel()
+        for _, timer in self._timers.values():
+            timer.cancel()
         for client in list(self.clients):
             client.close()
         await self.ai.close()
+        self._flush_writes()
         await asyncio.get_running_loop().run_in_executor(None, self._db_thread.shutdown)
+
+    # ------------------------------------------------------------ rooms
+    def _add_room(self, room: Room[Client]) -> Room[Client]:
+        self.games[room.id] = room
+        self.codes[room.code] = room.id
+        for seat in room.seats:
+            if seat:
+                self.seated.setdefault(seat, set()).add(room.id)
+        for color in PColor:
+            level = room.ai_seat(color)
+            if level is not None:
+                self.ai.add(room.game, level)
+        return room
+
+    def _apply(self, room: Room[Client], step: RoomStep[Client]) -> None:
+        """Do what `room` said: send, store, wake it later, ask the AI, forget it."""
+        for client in step.entered:
+            client.rooms.add(room.id)
+        for peers, text in step.send:
+            for client in peers:
+                client.send(text)
+        if step.store:
+            self._write(step.store)
+        self._lobby_dirty |= step.lobby
+        if step.done:
+            self._forget(room)
+            return
+        if step.wake is not None:
+            self._wake_at(room, step.wake)
+        if step.think is not None:
+            task = asyncio.create_task(self._ai_move(room, step.think))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    def _wake_at(self, room: Room[Client], when: float) -> None:
+        """`room`'s timer rings at `when` or before (a room woken early says
+        when it needs waking again): a move changes no timer."""
+        held = self._timers.get(room.id)
+        if held is not None:
+            if held[0] <= when:
+                return
+            held[1].cancel()
+        delay = max(0.0, when - self._clock()) + 0.001
+        handle = asyncio.get_running_loop().call_later(delay, self._ring, room)
+        self._timers[room.id] = (when, handle)
+
+    def _ring(self, room: Room[Client]) -> None:
+        self._timers.pop(room.id, None)
+        if self.games.get(room.id) is room:
+            self._apply(room, room.wake(self._clock()))
+
+    def _forget(self, room: Room[Client]) -> None:
+        self.games.pop(room.id, None)
+        self.codes.pop(room.code, None)
+        held = self._timers.pop(room.id, None)
+        if held is not None:
+            held[1].cancel()
+        for seat in room.seats:
+            self.seated.get(seat, set()).discard(room.id)
+            if not self.seated.get(seat, True):
+                del self.seated[seat]
+        for client in room.peers():
+            client.rooms.discard(room.id)
+        g = room.game
+        if room.kind == "ladder" and g.result is not None:
+            self.ladder.ended(g.names[0], g.names[1], g.result)
+        self.ai.remove(g)
+
+    def _room(self, game_id: str) -> Room[Client]:
+        room = self.games.get(game_id)
+        if room is None:
+            raise Rejected(f"no game {game_id} is being played")
+        return room
+
+    async def _ai_move(self, room: Room[Client], ply: int) -> None:
+        answer = await self.ai.think(room.game)
+        if self.games.get(room.id) is room:
+            self._apply(room, room.ai_answer(ply, answer, self._clock()))
 
     # ------------------------------------------------------------ connections
     def connected(self, client: Client) -> None:
@@ -166,12 +264,11 @@ class Hub:
             del self.bots[client.name]
             self._lobby_dirty = True
         now = self._clock()
-        for live in self.games.values():
-            live.watchers.discard(client)
-            for color in (0, 1):
-                if live.players[color] is client:
-                    live.players[color] = None
-                    live.gone[color] = now
+        for game_id in list(client.rooms):
+            room = self.games.get(game_id)
+            if room is not None:
+                self._apply(room, room.left(client, now))
+        client.rooms.clear()
 
     async def receive(self, client: Client, text: str | bytes) -> None:
         """One message from `client`: decoded, checked, acted on."""
@@ -185,6 +282,7 @@ class Hub:
                 client.close()
 
     async def _handle(self, client: Client, request: Request) -> None:
+        now = self._clock()
         match request:
             case Hello():
                 if client.bot or not client.session:
@@ -198,30 +296,22 @@ class Hub:
                 client.lobby = True
                 client.send(self._lobby_text())
             case Watch():
-                live = self.games.get(request.game)
-                if live is None:
-                    raise Rejected(f"no game {request.game} is being played")
-                if client.identity and client.identity in live.seats:
-                    self._attach(client)
-                    return
-                live.watchers.add(client)
-                client.send(live.state(None))
+                room = self._room(request.game)
+                self._apply(room, room.watch(client, client.identity, now))
             case Create():
                 self._create(client, request)
             case Join():
                 self._join(client, request.code)
             case Move():
-                live, color = self._seat(client, request.game)
-                ended = live.game.play(color, request.ply, request.col, request.shape,
-                                       self._clock())
-                self._after_move(live, ended)
-            case Forfeit() | Resign():
-                live, color = self._seat(client, request.game)
-                if isinstance(request, Forfeit):
-                    live.game.forfeit(color, request.reason, request.detail)
-                else:
-                    live.game.forfeit(color, None, "", resigned=True)
-                self._finish(live)
+                room = self._room(request.game)
+                self._apply(room, room.move(client, request.ply, request.col,
+                                            request.shape, now))
+            case Forfeit():
+                room = self._room(request.game)
+                self._apply(room, room.forfeit(client, request.reason, request.detail, now))
+            case Resign():
+                room = self._room(request.game)
+                self._apply(room, room.forfeit(client, None, "", now))
             case Pong():
                 pass
 
@@ -259,49 +349,26 @@ class Hub:
 
     def _attach(self, client: Client) -> None:
         """Give a player who (re)connects its seats in the games it plays."""
-        for live in self.games.values():
-            for color in (0, 1):
-                if live.seats[color] == client.identity:
-                    live.players[color] = client
-                    live.gone[color] = None
-                    client.send(live.state(PColor(color)))
-                    if live.started and live.game.to_move == color \
-                            and live.game.turn_started is None:
-                        live.game.start_clock(self._clock())
-
-    def _seat(self, client: Client, game_id: str) -> tuple[LiveGame, PColor]:
-        live = self.games.get(game_id)
-        if live is None:
-            raise Rejected(f"no game {game_id} is being played")
-        for color in PColor:
-            if live.players[color] is client:
-                if not live.started:
-                    raise Rejected("the game waits for its second player")
-                return live, color
-        raise Rejected(f"you play no side of game {game_id}")
+        now = self._clock()
+        for game_id in list(self.seated.get(client.identity, ())):
+            room = self.games.get(game_id)
+            if room is not None:
+                self._apply(room, room.attach(client, client.identity, now))
 
     # ------------------------------------------------------------ making games
-    def _new_game(self, kind: str, seats: list[str], names: list[str]) -> LiveGame:
+    def _new_room(self, kind: str, seats: list[str], names: list[str]) -> Room[Client]:
         game_id = secrets.token_urlsafe(9)
         code = secrets.token_urlsafe(9)
-        timed = (not seats[0].startswith("web:"), not seats[1].startswith("web:"))
-        game = ServerGame(game_id, self.options.config, names, timed,
-                          self.options.grace_ms / 1000)
-        live = LiveGame(game, kind, code, seats)
-        self.games[game_id] = live
-        self.codes[code] = game_id
-        self._db_later(self.store.add_game, GameRow(
-            game_id, kind, names[0], names[1],
-            {**config_json(game.config), "seats": seats, "code": code}, [], "playing", None,
-            live.created))
-        self._lobby_dirty = True
-        return live
+        game = new_game(game_id, self.options.config, seats, names,
+                        self.options.grace_ms / 1000)
+        return self._add_room(Room(game, kind, code, seats, self.options.reconnect_s,
+                                   time.time()))
 
     def _create(self, client: Client, request: Create) -> None:
         if not client.identity or client.bot:
             raise Rejected("say hello with your name first")
-        waiting = sum(1 for live in self.games.values()
-                      if not live.started and client.identity in live.seats)
+        waiting = sum(1 for game_id in self.seated.get(client.identity, ())
+                      if game_id in self.games and not self.games[game_id].started)
         if waiting >= self.options.max_waiting:
             raise Rejected(f"you have {waiting} games waiting for an opponent already")
         if len(self.games) >= self.options.max_games:
@@ -315,144 +382,38 @@ class Hub:
                 raise Rejected(f"the server's AI players are all busy "
                                f"({self.options.max_ai_games} games); try again soon")
             seats[color.other], names[color.other] = f"ai:{level.name}", f"AI {level.label}"
-        live = self._new_game(request.opponent, seats, names)
-        live.players[color] = client
-        client.send(live.state(color))
-        if live.started:
-            self.ai.add(live.game, live.seats[color.other][3:])
-            self._begin(live)
+        room = self._new_room(request.opponent, seats, names)
+        self._apply(room, room.open(client, color, self._clock()))
 
     def _join(self, client: Client, code: str) -> None:
         if not client.identity or client.bot:
             raise Rejected("say hello with your name first")
-        live = self.games.get(self.codes.get(code, ""))
-        if live is None or live.kind not in ("friend", "open"):
+        room = self.games.get(self.codes.get(code, ""))
+        if room is None or room.kind not in ("friend", "open"):
             raise Rejected("no game is waiting with that code")
-        if client.identity in live.seats:
-            self._attach(client)
-            return
-        if live.started:  # a link followed late: watch the game instead
-            live.watchers.add(client)
-            client.send(live.state(None))
-            return
-        color = PColor.WHITE if not live.seats[0] else PColor.RED
-        live.seats[color], live.game.names[color] = client.identity, client.name
-        timed = list(live.game.timed)
-        timed[color] = False  # a person, as the one who made the game: never timed
-        live.game.timed = (timed[0], timed[1])
-        live.players[color] = client
-        self._db_later(self.store.set_players, live.game.id, *live.game.names)
-        self._db_later(self.store.save_seats, live.game.id, live.seats)
-        self._begin(live)
-
-    def _begin(self, live: LiveGame) -> None:
-        """Both seats are taken: everyone learns the game, the clock starts."""
-        for color in PColor:
-            player = live.players[color]
-            if player is not None:
-                player.send(live.state(color))
-        for watcher in live.watchers:
-            watcher.send(live.state(None))
-        live.game.start_clock(self._clock())
-        self._lobby_dirty = True
-        self._next_turn(live)
+        self._apply(room, room.sit(client, client.identity, client.name, self._clock()))
+        if self.games.get(room.id) is room:
+            self.seated.setdefault(client.identity, set()).add(room.id)
 
     def _pair(self) -> None:
         free = {name: c.capacity - self.ladder.playing.get(name, 0)
                 for name, c in self.bots.items() if not c.closed}
+        now = self._clock()
         for white, red in self.ladder.pairings(free):
-            live = self._new_game("ladder", [f"bot:{white}", f"bot:{red}"], [white, red])
-            live.players = [self.bots[white], self.bots[red]]
-            self._begin(live)
-
-    # ------------------------------------------------------------ playing
-    def _after_move(self, live: LiveGame, ended: bool) -> None:
-        g = live.game
-        if g.moves:
-            col, shape, elapsed = g.moves[-1]
-            text = encode("played", game=g.id, ply=g.ply - 1, col=col,
-                          shape=shape.name.lower(), ms=round(elapsed * 1000, 3))
-            for client in live.everyone():
-                client.send(text)
-        if ended:
-            self._finish(live)
-            return
-        self._db_later(self.store.save_moves, g.id, g.moves_json())
-        self._next_turn(live)
-
-    def _next_turn(self, live: LiveGame) -> None:
-        if live.seats[live.game.to_move].startswith("ai:"):
-            self._ai_turn(live)
-
-    def _ai_turn(self, live: LiveGame) -> None:
-        task = asyncio.create_task(self._ai_move(live))
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-
-    async def _ai_move(self, live: LiveGame) -> None:
-        g = live.game
-        ply = g.ply
-        move = await self.ai.think(g)
-        if g.result is not None or g.ply != ply or self.games.get(g.id) is not live:
-            return
-        if isinstance(move, tuple):
-            col, shape = move
-            g.start_clock(self._clock() - self.ai.last_elapsed(g))
-            ended = g.play(g.to_move, ply, col, shape, self._clock())
-        else:
-            g.forfeit(g.to_move, move.reason, move.detail)
-            ended = True
-        self._after_move(live, ended)
-
-    def _check_clocks(self, live: LiveGame, now: float) -> None:
-        g = live.game
-        if g.result is None and live.started and g.expired(now):
-            self._finish(live)
-            return
-        for color in PColor:
-            since = live.gone[color]
-            if since is not None and now - since > self.options.reconnect_s \
-                    and live.started and g.result is None:
-                g.forfeit(color, ForfeitReason.DISCONNECTED,
-                          f"{g.names[color]} left and did not come back within "
-                          f"{self.options.reconnect_s:g} s")
-                self._finish(live)
-                return
-        creator = 0 if live.seats[0] else 1
-        since = live.gone[creator]
-        if not live.started and since is not None and now - since > self.options.reconnect_s:
-            self._db_later(self.store.drop_game, g.id)
-            self._drop(live)
-
-    def _finish(self, live: LiveGame) -> None:
-        g = live.game
-        result = g.result
-        if result is None or self.games.get(g.id) is not live:
-            return
-        doc = result_json(result, g.config)
-        text = encode("result", game=g.id, result=doc)
-        for client in live.everyone():
-            client.send(text)
-        self._db_later(self.store.finish_game, g.id, g.moves_json(), doc)
-        if live.kind == "ladder":
-            self.ladder.ended(g.names[0], g.names[1], result)
-        self.ai.remove(g)
-        self._drop(live)
-
-    def _drop(self, live: LiveGame) -> None:
-        self.games.pop(live.game.id, None)
-        self.codes.pop(live.code, None)
-        self._lobby_dirty = True
+            room = self._new_room("ladder", [f"bot:{white}", f"bot:{red}"], [white, red])
+            self._apply(room, room.open(None, PColor.WHITE, now))
+            for name in (white, red):
+                self._apply(room, room.attach(self.bots[name], f"bot:{name}", now))
 
     # ------------------------------------------------------------ the lobby
     def lobby(self) -> dict[str, Any]:
-        challenges = [{"game": live.game.id, "code": live.code,
-                       "name": live.game.names[0] or live.game.names[1],
-                       "free": "white" if not live.seats[0] else "red"}
-                      for live in self.games.values() if live.kind == "open" and not live.started]
-        games = [{"game": live.game.id, "white": live.game.names[0], "red": live.game.names[1],
-                  "ply": live.game.ply, "kind": live.kind}
-                 for live in self.games.values() if live.started][:100]
+        challenges = [{"game": room.id, "code": room.code,
+                       "name": room.game.names[0] or room.game.names[1],
+                       "free": "white" if not room.seats[0] else "red"}
+                      for room in self.games.values() if room.kind == "open" and not room.started]
+        games = [{"game": room.id, "white": room.game.names[0], "red": room.game.names[1],
+                  "ply": room.game.ply, "kind": room.kind}
+                 for room in self.games.values() if room.started][:100]
         return {"challenges": challenges[:100], "games": games, "ladder": self.ladder_table()}
 
     def ladder_table(self) -> list[dict[str, Any]]:
@@ -470,7 +431,6 @@ class Hub:
             text = self._lobby_text()
             for client in watching:
                 client.send(text)
-
 
 
 def game_settings(settings: dict[str, Any]) -> dict[str, Any]:

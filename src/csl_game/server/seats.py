@@ -1,26 +1,21 @@
-"""The hub's values: how the server runs, a connected client, a live game.
+"""The hub's values: how the server runs, and a connected client.
 
 A `Client` is one WebSocket connection as the hub sees it: who it is, and
 its bounded outbox, which a writer task drains (csl_game.server.web), so a
 client that reads slowly loses its connection instead of holding anyone up.
-A `LiveGame` is a game being played with its seats, players and watchers.
+A game being played is a room (csl_game.server.room).
 """
 
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from csl_game.model.board import PColor
-from csl_game.online.protocol import config_json
-from csl_game.server.game import ServerGame
 from csl_game.server.guard import Limits
-from csl_game.server.messages import encode
 from csl_game.thinker.api import MatchConfig
 
-__all__ = ["ServerOptions", "Client", "LiveGame"]
+__all__ = ["ServerOptions", "Client"]
 
 
 @dataclass(frozen=True)
@@ -49,6 +44,8 @@ class ServerOptions:
     """Games the server holds at once (being played or waiting)."""
     analysis_ms: int = 100
     """Analysis time per position of a finished game's review."""
+    write_every_s: float = 0.2
+    """The database's writes are gathered and made together this often (one transaction)."""
     lobby_every_s: float = 1.0
     """The lobby is sent to those who follow it at most this often (as it changes)."""
     outbox: int = 512
@@ -74,6 +71,8 @@ class Client:
     closed: bool = False
     errors: int = 0
     lobby: bool = False
+    rooms: set[str] = field(default_factory=set)
+    """The games it plays or watches here."""
 
     @property
     def identity(self) -> str:
@@ -101,32 +100,3 @@ class Client:
                 self.outbox.put_nowait(None)
                 if self.kill is not None:
                     self.kill()
-
-
-@dataclass(eq=False)
-class LiveGame:
-    """A game being played (or waiting for its second player)."""
-
-    game: ServerGame
-    kind: str
-    code: str
-    seats: list[str]
-    """Each colour's identity ('bot:NAME', 'web:SESSION', 'ai:LEVEL'; '' while free)."""
-    players: list[Client | None] = field(default_factory=lambda: [None, None])
-    gone: list[float | None] = field(default_factory=lambda: [None, None])
-    watchers: set[Client] = field(default_factory=set)
-    created: float = field(default_factory=time.time)
-
-    @property
-    def started(self) -> bool:
-        return all(self.seats)
-
-    def state(self, color: PColor | None) -> str:
-        g = self.game
-        return encode("game", game=g.id, code=self.code if color is not None else "",
-                      color=None if color is None else color.name.lower(),
-                      white=g.names[0], red=g.names[1], settings=config_json(g.config),
-                      moves=g.moves_json(), kind=self.kind)
-
-    def everyone(self) -> list[Client]:
-        return [c for c in (*self.players, *self.watchers) if c is not None]

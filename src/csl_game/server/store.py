@@ -6,9 +6,13 @@ in a PostgreSQL server (psycopg 3) for a real deployment. Both run the same
 SQL (placeholders aside). Calls block: the server makes them on one thread of
 its own (`csl_game.server.hub`), never on the event loop.
 
-A game's moves are written as they are played, so a restart resumes every
-game in progress where it stood; a finished game keeps its result as the
-results file records it (`csl_game.engine.result_to_json`).
+The server writes in batches (`apply`: a list of `Write`s in one
+transaction). A game's moves are appended as they are played, a row each
+(never the game rewritten), so a restart resumes every game in progress
+where it stood; a finished game keeps its result as the results file
+records it (`csl_game.engine.result_to_json`). A database from before the
+moves table keeps its games' moves in the games table's own column, which
+is read first.
 """
 
 from __future__ import annotations
@@ -24,7 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Store", "SqliteStore", "PostgresStore", "GameRow", "open_store", "SCHEMA"]
+__all__ = ["Store", "SqliteStore", "PostgresStore", "GameRow", "open_store", "SCHEMA", "Write",
+           "NewGame", "Moved", "Seated", "Finished", "Dropped"]
 
 SCHEMA = (
     """CREATE TABLE IF NOT EXISTS bots (
@@ -43,11 +48,18 @@ SCHEMA = (
         created DOUBLE PRECISION NOT NULL,
         ended DOUBLE PRECISION)""",
     "CREATE INDEX IF NOT EXISTS games_state ON games (state)",
+    """CREATE TABLE IF NOT EXISTS moves (
+        game TEXT NOT NULL,
+        ply INTEGER NOT NULL,
+        col INTEGER NOT NULL,
+        shape TEXT NOT NULL,
+        ms DOUBLE PRECISION NOT NULL,
+        PRIMARY KEY (game, ply))""",
     """CREATE TABLE IF NOT EXISTS analyses (
         id TEXT PRIMARY KEY,
         doc TEXT NOT NULL)""",
 )
-"""The tables: one row a bot (its token only hashed), one row a game."""
+"""The tables: one row a bot (its token only hashed), one row a game, one row a move."""
 
 
 @dataclass(frozen=True)
@@ -69,6 +81,50 @@ class GameRow:
     """The result as the results file records it, once over."""
     created: float
     ended: float | None = None
+
+
+@dataclass(frozen=True)
+class NewGame:
+    """A game was made (its moves, if any, follow as `Moved`)."""
+
+    row: GameRow
+
+
+@dataclass(frozen=True)
+class Moved:
+    """Move `ply` of a game was played: one row appended."""
+
+    game: str
+    ply: int
+    col: int
+    shape: str
+    ms: float
+
+
+@dataclass(frozen=True)
+class Seated:
+    """A game's second player sat down: its names and seats."""
+
+    game: str
+    names: list[str]
+    seats: list[str]
+
+
+@dataclass(frozen=True)
+class Finished:
+    game: str
+    result: dict[str, Any]
+    """The result as the results file records it."""
+
+
+@dataclass(frozen=True)
+class Dropped:
+    """A game that never started (nobody took the second seat)."""
+
+    game: str
+
+
+Write = NewGame | Moved | Seated | Finished | Dropped
 
 
 class Store(ABC):
@@ -111,37 +167,54 @@ class Store(ABC):
 
     # ------------------------------------------------------------ games
     def add_game(self, row: GameRow) -> None:
-        self._run("INSERT INTO games (id, kind, white, red, settings, moves, state, result, "
-                  "created, ended) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                  (row.id, row.kind, row.white, row.red, json.dumps(row.settings),
-                   json.dumps(row.moves), row.state,
-                   None if row.result is None else json.dumps(row.result), row.created,
-                   row.ended))
+        self.apply([NewGame(row)])
 
-    def save_moves(self, game_id: str, moves: list[dict[str, Any]]) -> None:
-        self._run("UPDATE games SET moves = ? WHERE id = ?", (json.dumps(moves), game_id))
+    def apply(self, writes: Sequence[Write]) -> None:
+        """Make `writes`, in order, in one transaction."""
+        with self._cursor() as cur:
+            moved: list[tuple[Any, ...]] = []
+            for write in writes:
+                if isinstance(write, Moved):
+                    moved.append((write.game, write.ply, write.col, write.shape, write.ms))
+                    continue
+                self._moves(cur, moved)
+                self._write(cur, write)
+            self._moves(cur, moved)
 
-    def set_players(self, game_id: str, white: str, red: str) -> None:
-        self._run("UPDATE games SET white = ?, red = ? WHERE id = ?", (white, red, game_id))
+    def _moves(self, cur: Any, moved: list[tuple[Any, ...]]) -> None:
+        if moved:
+            cur.executemany(self._sql("INSERT INTO moves (game, ply, col, shape, ms) "
+                                      "VALUES (?, ?, ?, ?, ?)"), moved)
+            moved.clear()
 
-    def save_seats(self, game_id: str, seats: list[str]) -> None:
-        """Who sits where (kept with the settings, so a restart knows the players)."""
-        rows = self._run("SELECT settings FROM games WHERE id = ?", (game_id,))
-        if rows:
-            settings = {**json.loads(rows[0][0]), "seats": seats}
-            self._run("UPDATE games SET settings = ? WHERE id = ?",
-                      (json.dumps(settings), game_id))
-
-    def drop_game(self, game_id: str) -> None:
-        """A game that never started (nobody took the second seat)."""
-        self._run("UPDATE games SET state = 'dropped', ended = ? WHERE id = ?",
-                  (time.time(), game_id))
-
-    def finish_game(self, game_id: str, moves: list[dict[str, Any]],
-                    result: dict[str, Any]) -> None:
-        self._run("UPDATE games SET moves = ?, state = 'over', result = ?, ended = ? "
-                  "WHERE id = ?", (json.dumps(moves), json.dumps(result), time.time(),
-                                   game_id))
+    def _write(self, cur: Any, write: Write) -> None:
+        sql = self._sql
+        match write:
+            case NewGame(row):
+                cur.execute(sql("INSERT INTO games (id, kind, white, red, settings, moves, state, "
+                                "result, created, ended) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
+                            (row.id, row.kind, row.white, row.red, json.dumps(row.settings),
+                             "[]", row.state,
+                             None if row.result is None else json.dumps(row.result),
+                             row.created, row.ended))
+                cur.executemany(sql("INSERT INTO moves (game, ply, col, shape, ms) "
+                                    "VALUES (?, ?, ?, ?, ?)"),
+                                [(row.id, ply, m["col"], m["shape"], m["ms"])
+                                 for ply, m in enumerate(row.moves)])
+            case Seated(game, names, seats):
+                cur.execute(sql("SELECT settings FROM games WHERE id = ?"), (game,))
+                found = cur.fetchall()
+                if found:
+                    settings = {**json.loads(found[0][0]), "seats": seats}
+                    cur.execute(sql("UPDATE games SET white = ?, red = ?, settings = ? "
+                                    "WHERE id = ?"),
+                                (names[0], names[1], json.dumps(settings), game))
+            case Finished(game, result):
+                cur.execute(sql("UPDATE games SET state = 'over', result = ?, ended = ? "
+                                "WHERE id = ?"), (json.dumps(result), time.time(), game))
+            case Dropped(game):
+                cur.execute(sql("UPDATE games SET state = 'dropped', ended = ? WHERE id = ?"),
+                            (time.time(), game))
 
     def save_analysis(self, game_id: str, doc: dict[str, Any]) -> None:
         """A finished game's analysis (csl_game.server.analysis), kept once made."""
@@ -154,15 +227,26 @@ class Store(ABC):
 
     def game(self, game_id: str) -> GameRow | None:
         rows = self._run(f"SELECT {_COLUMNS} FROM games WHERE id = ?", (game_id,))
-        return _row(rows[0]) if rows else None
+        if not rows:
+            return None
+        moves = self._run("SELECT game, col, shape, ms FROM moves WHERE game = ? ORDER BY ply",
+                          (game_id,))
+        return _row(rows[0], _by_game(moves))
 
-    def games(self, state: str, kind: str | None = None, limit: int = 100_000) -> list[GameRow]:
-        """Games in `state` ('playing' or 'over'), of `kind` if given, oldest first."""
+    def games(self, state: str, kind: str | None = None, limit: int = 100_000,
+              moves: bool = True) -> list[GameRow]:
+        """Games in `state` ('playing' or 'over'), of `kind` if given, oldest
+        first (with their moves, unless `moves` is False)."""
         where = "state = ?" + (" AND kind = ?" if kind else "")
         params: tuple[Any, ...] = (state, kind) if kind else (state,)
         rows = self._run(f"SELECT {_COLUMNS} FROM games WHERE {where} ORDER BY created "
                          f"LIMIT {int(limit)}", params)
-        return [_row(r) for r in rows]
+        played: dict[str, list[dict[str, Any]]] = {}
+        if moves and rows:
+            played = _by_game(self._run(
+                f"SELECT game, col, shape, ms FROM moves WHERE game IN "
+                f"(SELECT id FROM games WHERE {where}) ORDER BY game, ply", params))
+        return [_row(r, played) for r in rows]
 
     def close(self) -> None:  # noqa: B027 (a store holding nothing open needs nothing)
         """Close the connection."""
@@ -171,10 +255,22 @@ class Store(ABC):
 _COLUMNS = "id, kind, white, red, settings, moves, state, result, created, ended"
 
 
-def _row(r: tuple[Any, ...]) -> GameRow:
+def _by_game(rows: list[tuple[Any, ...]]) -> dict[str, list[dict[str, Any]]]:
+    """Move rows (game, col, shape, ms), in order, by game."""
+    found: dict[str, list[dict[str, Any]]] = {}
+    for game, col, shape, ms in rows:
+        found.setdefault(str(game), []).append({"col": int(col), "shape": str(shape),
+                                                "ms": float(ms)})
+    return found
+
+
+def _row(r: tuple[Any, ...], moves: dict[str, list[dict[str, Any]]]) -> GameRow:
+    """A game's row: its moves those of the games table's own column (a
+    database from before the moves table) and then its rows of moves."""
     return GameRow(str(r[0]), str(r[1]), str(r[2]), str(r[3]), json.loads(r[4]),
-                   json.loads(r[5]), str(r[6]), None if r[7] is None else json.loads(r[7]),
-                   float(r[8]), None if r[9] is None else float(r[9]))
+                   json.loads(r[5]) + moves.get(str(r[0]), []), str(r[6]),
+                   None if r[7] is None else json.loads(r[7]), float(r[8]),
+                   None if r[9] is None else float(r[9]))
 
 
 class SqliteStore(Store):

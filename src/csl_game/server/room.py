@@ -1,0 +1,336 @@
+"""One game's room on the server, without I/O: its seats, players, watchers and clock.
+
+A `Room` is fed what happens to its game, each call with the time: a player
+sits or comes back (`sit`), someone watches (`watch`), a connection ends
+(`left`), a move, a forfeit or a resignation arrives (`move`, `forfeit`),
+the server's AI answers (`ai_answer`), and the clock (`wake`). Each call
+returns a `RoomStep`: each message to send, encoded once with the receivers
+it goes to, the writes for the database (a move is one appended row), when
+the room next needs waking, whether the server's AI is to think, and whether
+the room is done. The connections are the driver's, known here only as the
+opaque peers it passes in (csl_game.server.hub gives its `Client`s), so every
+seat, reconnect and clock is a plain unit test with a made-up time.
+
+Who is timed: a bot, on the server's wall clock from the moment its turn
+began (the time limit, the engine's margin and a grace for the network). A
+person is never timed, as in the app; the server's AI is timed by its own
+runner, whose answer is judged, so waiting for a free thinking slot costs it
+nothing. A player whose connection ended has `reconnect_s` to come back
+before it forfeits; a game whose maker leaves before anyone joins is dropped
+after as long.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from dataclasses import dataclass, field
+from typing import Generic, TypeVar
+
+from csl_game.engine import Forfeit, ForfeitReason
+from csl_game.model.board import PColor, PShape
+from csl_game.online.protocol import config_json, result_json
+from csl_game.server.game import Rejected, ServerGame
+from csl_game.server.messages import encode
+from csl_game.server.store import Dropped, Finished, GameRow, Moved, NewGame, Seated, Write
+from csl_game.thinker.api import MatchConfig
+
+__all__ = ["Room", "RoomStep", "new_game"]
+
+P = TypeVar("P", bound=Hashable)
+
+
+@dataclass
+class RoomStep(Generic[P]):
+    """What the driver does after a call to a `Room`."""
+
+    send: list[tuple[tuple[P, ...], str]] = field(default_factory=list)
+    """Each message once, with the peers it goes to, in order."""
+    entered: list[P] = field(default_factory=list)
+    """Peers that sat down or began watching: the driver tells the room when they leave."""
+    store: list[Write] = field(default_factory=list)
+    """The database's writes, in order."""
+    wake: float | None = None
+    """When the room next needs `wake(now)` (None: nothing waits on the clock)."""
+    think: int | None = None
+    """The server's AI is to move at this ply: the driver asks it, then calls `ai_answer`."""
+    done: bool = False
+    """The game ended (or was dropped): the driver forgets the room."""
+    lobby: bool = False
+    """What the lobby shows of the room changed."""
+
+    def to(self, peer: P) -> list[str]:
+        """The messages for `peer`, in order."""
+        return [text for peers, text in self.send if peer in peers]
+
+
+def new_game(game_id: str, config: MatchConfig, seats: list[str], names: list[str],
+             grace_s: float, moves: list[tuple[int, PShape, float]] | None = None) -> ServerGame:
+    """A game whose players sit in `seats` (each 'bot:NAME', 'web:SESSION' or
+    'ai:LEVEL', '' while free), with `moves` played: bots are timed on the wall clock."""
+    return ServerGame(game_id, config, names, _timed(seats), grace_s, moves=list(moves or []))
+
+
+def _timed(seats: list[str]) -> tuple[bool, bool]:
+    return seats[0].startswith("bot:"), seats[1].startswith("bot:")
+
+
+class Room(Generic[P]):
+    """A game being played or waiting for its second player, without I/O."""
+
+    def __init__(self, game: ServerGame, kind: str, code: str, seats: list[str],
+                 reconnect_s: float, created: float) -> None:
+        self.game = game
+        self.kind = kind
+        """'ladder', 'friend', 'open' or 'ai'."""
+        self.code = code
+        self.seats = seats
+        """Each colour's identity ('bot:NAME', 'web:SESSION', 'ai:LEVEL'; '' while free)."""
+        self.reconnect_s = reconnect_s
+        self.created = created
+        self.players: list[P | None] = [None, None]
+        self.gone: list[float | None] = [None, None]
+        """Since when each seat's player has been away (None: here, or an AI)."""
+        self.watchers: set[P] = set()
+        self.done = False
+        self._out: RoomStep[P] = RoomStep()
+        self._asked: int | None = None
+        """The ply the AI was last asked to think at."""
+
+    @property
+    def id(self) -> str:
+        return self.game.id
+
+    @property
+    def started(self) -> bool:
+        return all(self.seats)
+
+    def ai_seat(self, color: PColor) -> str | None:
+        """The level of `color`'s AI seat (None: no AI sits there)."""
+        seat = self.seats[color]
+        return seat[3:] if seat.startswith("ai:") else None
+
+    def peers(self) -> tuple[P, ...]:
+        """Everyone in the room: its players here and its watchers."""
+        return (*(p for p in self.players if p is not None), *self.watchers)
+
+    # ------------------------------------------------------------ inputs
+    def open(self, peer: P | None, color: PColor, now: float) -> RoomStep[P]:
+        """A new game, made by `peer` playing `color` (None: made by the server,
+        the ladder's pairing, with both players told by `sit`)."""
+        g = self.game
+        self._out.store.append(NewGame(GameRow(
+            g.id, self.kind, g.names[0], g.names[1],
+            {**config_json(g.config), "seats": list(self.seats), "code": self.code}, [],
+            "playing", None, self.created)))
+        self._out.lobby = True
+        if peer is not None:
+            self.players[color] = peer
+            self._out.entered.append(peer)
+            self._send((peer,), self.state(color))
+        if self.started:
+            self._begin(now)
+        return self._take(now)
+
+    def resume(self, now: float) -> RoomStep[P]:
+        """The game was read back from the database (the server restarted):
+        its players have `reconnect_s` to come back."""
+        self.gone = [now if s and not s.startswith("ai:") else None for s in self.seats]
+        return self._take(now)
+
+    def sit(self, peer: P, identity: str, name: str, now: float) -> RoomStep[P]:
+        """`peer`, who is `identity` called `name`, takes its seat again, or
+        the free one; a game that began without it is watched instead."""
+        if identity in self.seats:
+            self._attach(peer, identity, now)
+        elif self.started or not identity:
+            self._watch(peer)
+        else:
+            color = PColor.WHITE if not self.seats[0] else PColor.RED
+            self.seats[color], self.game.names[color] = identity, name
+            self.game.timed = _timed(self.seats)
+            self.players[color] = peer
+            self._out.entered.append(peer)
+            self._out.store.append(Seated(self.id, list(self.game.names), list(self.seats)))
+            self._begin(now)
+        return self._take(now)
+
+    def attach(self, peer: P, identity: str, now: float) -> RoomStep[P]:
+        """`peer` said who it is: it is given its seats here (if it has any)."""
+        if identity and identity in self.seats:
+            self._attach(peer, identity, now)
+        return self._take(now)
+
+    def watch(self, peer: P, identity: str, now: float) -> RoomStep[P]:
+        """`peer` watches (a player of the game takes its seat instead)."""
+        if identity and identity in self.seats:
+            self._attach(peer, identity, now)
+        else:
+            self._watch(peer)
+        return self._take(now)
+
+    def left(self, peer: P, now: float) -> RoomStep[P]:
+        """`peer`'s connection ended."""
+        self.watchers.discard(peer)
+        for color in (0, 1):
+            if self.players[color] == peer:
+                self.players[color] = None
+                self.gone[color] = now
+        return self._take(now)
+
+    def move(self, peer: P, ply: int, col: int, shape: PShape, now: float) -> RoomStep[P]:
+        """`peer` plays move `ply`.
+
+        Raises:
+            Rejected: `peer` plays no side, the game has not begun, or it is
+                not `peer`'s move `ply` (the move is refused, the game goes on).
+        """
+        color = self._seat_of(peer)
+        before = self.game.ply
+        self._after(before, self.game.play(color, ply, col, shape, now))
+        return self._take(now)
+
+    def forfeit(self, peer: P, reason: ForfeitReason | None, detail: str,
+                now: float) -> RoomStep[P]:
+        """`peer` forfeits (its thinker failed on its machine) or, with no
+        reason, resigns.
+
+        Raises:
+            Rejected: as `move`.
+        """
+        color = self._seat_of(peer)
+        self.game.forfeit(color, reason, detail, resigned=reason is None)
+        self._finish()
+        return self._take(now)
+
+    def ai_answer(self, ply: int, answer: tuple[int, PShape, float] | Forfeit,
+                  now: float) -> RoomStep[P]:
+        """The server's AI answered at `ply` (column, shape and its thinking
+        time, or its forfeit); an answer for a game that moved on is dropped."""
+        g = self.game
+        if self.done or g.result is not None or g.ply != ply \
+                or self.ai_seat(g.to_move) is None:
+            return self._take(now)
+        self._asked = None
+        if isinstance(answer, Forfeit):
+            g.forfeit(g.to_move, answer.reason, answer.detail)
+            self._finish()
+        else:
+            col, shape, elapsed = answer
+            g.start_clock(now - elapsed)
+            self._after(ply, g.play(g.to_move, ply, col, shape, now))
+        return self._take(now)
+
+    def wake(self, now: float) -> RoomStep[P]:
+        """Time passed: a timed player out of time, a player away too long,
+        a waiting game its maker left."""
+        g = self.game
+        if self.done:
+            return self._take(now)
+        if self.started and g.expired(now):
+            self._finish()
+            return self._take(now)
+        for color in PColor:
+            since = self.gone[color]
+            if since is not None and now - since > self.reconnect_s and self.started:
+                g.forfeit(color, ForfeitReason.DISCONNECTED,
+                          f"{g.names[color]} left and did not come back within "
+                          f"{self.reconnect_s:g} s")
+                self._finish()
+                return self._take(now)
+        maker = self.gone[0 if self.seats[0] else 1]
+        if not self.started and maker is not None and now - maker > self.reconnect_s:
+            self._out.store.append(Dropped(self.id))
+            self._end()
+        return self._take(now)
+
+    # ------------------------------------------------------------ messages
+    def state(self, color: PColor | None) -> str:
+        """The game as a player of `color` (None: a watcher) is told it."""
+        g = self.game
+        return encode("game", game=g.id, code=self.code if color is not None else "",
+                      color=None if color is None else color.name.lower(),
+                      white=g.names[0], red=g.names[1], settings=config_json(g.config),
+                      moves=g.moves_json(), kind=self.kind)
+
+    # ------------------------------------------------------------ inside
+    def _take(self, now: float) -> RoomStep[P]:
+        step, self._out = self._out, RoomStep()
+        step.done = self.done
+        step.wake = None if self.done else self._next_wake()
+        if not self.done and self.started and self.game.result is None:
+            ply = self.game.ply
+            if self.ai_seat(self.game.to_move) is not None and self._asked != ply:
+                self._asked = step.think = ply
+        return step
+
+    def _next_wake(self) -> float | None:
+        g = self.game
+        times = [since + self.reconnect_s for since in self.gone if since is not None]
+        if self.started and g.timed[g.to_move] and g.turn_started is not None:
+            times.append(g.turn_started + g.limit_s())
+        return min(times) if times else None
+
+    def _send(self, peers: tuple[P, ...], text: str) -> None:
+        if peers:
+            self._out.send.append((peers, text))
+
+    def _seat_of(self, peer: P) -> PColor:
+        for color in PColor:
+            if self.players[color] == peer:
+                if not self.started:
+                    raise Rejected("the game waits for its second player")
+                return color
+        raise Rejected(f"you play no side of game {self.id}")
+
+    def _attach(self, peer: P, identity: str, now: float) -> None:
+        for color in PColor:
+            if self.seats[color] == identity:
+                self.players[color] = peer
+                self.gone[color] = None
+                self._out.entered.append(peer)
+                self._send((peer,), self.state(color))
+                if self.started and self.game.to_move == color \
+                        and self.game.turn_started is None:
+                    self.game.start_clock(now)
+
+    def _watch(self, peer: P) -> None:
+        self.watchers.add(peer)
+        self._out.entered.append(peer)
+        self._send((peer,), self.state(None))
+
+    def _begin(self, now: float) -> None:
+        """Both seats are taken: everyone learns the game, the clock starts."""
+        for color in PColor:
+            player = self.players[color]
+            if player is not None:
+                self._send((player,), self.state(color))
+        self._send(tuple(self.watchers), self.state(None))
+        self.game.start_clock(now)
+        self._out.lobby = True
+
+    def _after(self, before: int, ended: bool) -> None:
+        """A call to the game's `play` at `before` moves returned `ended`: its
+        move (if the judge let one be played) is told and stored."""
+        g = self.game
+        if g.ply > before:
+            col, shape, elapsed = g.moves[-1]
+            ms = round(elapsed * 1000, 3)
+            name = shape.name.lower()
+            self._send(self.peers(), encode("played", game=g.id, ply=before, col=col,
+                                            shape=name, ms=ms))
+            self._out.store.append(Moved(g.id, before, col, name, ms))
+        if ended:
+            self._finish()
+
+    def _finish(self) -> None:
+        g = self.game
+        if g.result is None or self.done:
+            return
+        doc = result_json(g.result, g.config)
+        self._send(self.peers(), encode("result", game=g.id, result=doc))
+        self._out.store.append(Finished(g.id, doc))
+        self._end()
+
+    def _end(self) -> None:
+        self.done = True
+        self._out.lobby = True

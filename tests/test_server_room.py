@@ -1,0 +1,206 @@
+"""A game's room on the server without sockets or sleeps: seats, watchers,
+reconnects, the clocks of bots and people, the server's AI, and what is told
+and stored, on a made-up clock."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from csl_game.engine import Forfeit, ForfeitReason
+from csl_game.model.board import PColor, PShape
+from csl_game.server.game import Rejected
+from csl_game.server.room import Room, RoomStep, new_game
+from csl_game.server.store import Dropped, Finished, Moved, NewGame, Seated
+from csl_game.thinker.api import MatchConfig
+
+pytestmark = pytest.mark.unit
+
+R, S = PShape.ROUND, PShape.SQUARE
+W, RED = PColor.WHITE, PColor.RED
+ANN, BOB = "web:ann-session", "web:bob-session"
+RECONNECT = 30.0
+CONFIG = MatchConfig(time_limit_ms=100)  # a bot's move: 0.1 s, the margin and 0.5 s grace
+
+
+def room(seats: list[str], names: list[str], kind: str = "friend",
+         moves: list[tuple[int, PShape, float]] | None = None) -> Room[str]:
+    game = new_game("game00000001", CONFIG, seats, names, 0.5, moves)
+    return Room(game, kind, "code00000001", seats, RECONNECT, 1000.0)
+
+
+def told(step: RoomStep[str], peer: str) -> list[tuple[str, dict[str, Any]]]:
+    docs = [json.loads(text) for text in step.to(peer)]
+    return [(doc.pop("type"), doc) for doc in docs]
+
+
+def kinds(step: RoomStep[str], peer: str) -> list[str]:
+    return [kind for kind, _ in told(step, peer)]
+
+
+def friend_game(now: float = 0.0) -> Room[str]:
+    """Ann (White) made it, Bob took the free seat, Eve watches."""
+    r = room([ANN, ""], ["Ann", ""])
+    r.open("ann", W, now)
+    r.sit("bob", BOB, "Bob", now)
+    r.watch("eve", "", now)
+    return r
+
+
+def test_a_game_is_made_joined_and_watched() -> None:
+    r = room([ANN, ""], ["Ann", ""])
+    made = r.open("ann", W, 0.0)
+    assert [type(w) for w in made.store] == [NewGame] and made.lobby
+    (kind, state), = told(made, "ann")
+    assert kind == "game" and state["color"] == "white" and state["code"] == "code00000001"
+    assert made.wake is None and made.think is None and made.entered == ["ann"]
+    joined = r.sit("bob", BOB, "Bob", 1.0)
+    assert joined.store == [Seated("game00000001", ["Ann", "Bob"], [ANN, BOB])]
+    assert kinds(joined, "ann") == ["game"] and told(joined, "bob")[0][1]["color"] == "red"
+    assert joined.lobby and r.started
+    watched = r.watch("eve", "", 2.0)
+    (kind, state), = told(watched, "eve")
+    assert state["color"] is None and state["code"] == ""  # no code to watchers
+    late = r.sit("cid", "web:cid-session", "Cid", 3.0)  # a link followed late: watches
+    assert told(late, "cid")[0][1]["color"] is None and r.seats == [ANN, BOB]
+
+
+def test_a_move_is_told_once_to_everyone_and_stored_as_one_row() -> None:
+    r = friend_game()
+    step = r.move("ann", 0, 3, R, 5.0)
+    (peers, text), = step.send
+    assert set(peers) == {"ann", "bob", "eve"}  # one message, its receivers
+    assert json.loads(text) == {"type": "played", "game": "game00000001", "ply": 0, "col": 3,
+                                "shape": "round", "ms": 5000.0}
+    assert step.store == [Moved("game00000001", 0, 3, "round", 5000.0)]
+    second = r.move("bob", 1, 3, S, 6.0)
+    assert second.store == [Moved("game00000001", 1, 3, "square", 1000.0)]
+
+
+def test_moves_out_of_turn_stale_or_by_a_watcher_are_refused_and_the_game_goes_on() -> None:
+    r = friend_game()
+    with pytest.raises(Rejected, match="not red's move 0"):
+        r.move("bob", 0, 3, R, 1.0)
+    r.move("ann", 0, 3, R, 1.0)
+    with pytest.raises(Rejected, match="not white's move 0"):
+        r.move("ann", 0, 3, R, 1.0)
+    with pytest.raises(Rejected, match="no side"):
+        r.move("eve", 1, 3, R, 1.0)
+    waiting = room([ANN, ""], ["Ann", ""])
+    waiting.open("ann", W, 0.0)
+    with pytest.raises(Rejected, match="waits for its second player"):
+        waiting.move("ann", 0, 3, R, 1.0)
+    assert r.game.result is None and r.game.ply == 1
+
+
+def test_people_are_not_timed_and_need_no_waking() -> None:
+    r = friend_game()
+    assert r.move("ann", 0, 3, R, 1.0).wake is None
+    later = r.wake(1_000_000.0)
+    assert not later.send and not later.done and r.game.result is None
+    assert not r.move("bob", 1, 3, S, 1_000_000.0).done
+
+
+def test_a_bot_is_timed_on_the_wall_clock_and_woken_when_its_time_is_up() -> None:
+    r = room(["bot:Alpha", "bot:Beta"], ["Alpha", "Beta"], "ladder")
+    opened = r.open(None, W, 10.0)
+    r.attach("alpha", "bot:Alpha", 10.0)
+    r.attach("beta", "bot:Beta", 10.0)
+    limit = r.game.limit_s()
+    assert opened.wake == pytest.approx(10.0 + limit)
+    moved = r.move("alpha", 0, 0, R, 10.2)
+    assert moved.wake == pytest.approx(10.2 + limit)
+    early = r.wake(10.0 + limit)  # the timer of the first move rings: not due yet
+    assert not early.send and early.wake == pytest.approx(10.2 + limit)
+    late = r.wake(10.2 + limit + 0.01)
+    assert late.done and late.wake is None and isinstance(late.store[-1], Finished)
+    (kind, doc), = told(late, "alpha")
+    assert kind == "result" and doc["result"]["forfeit"] == "timeout"
+    assert doc["result"]["winner"] == "white"
+
+
+def test_a_bot_move_that_comes_late_loses_and_is_not_stored_as_played() -> None:
+    r = room(["bot:Alpha", "bot:Beta"], ["Alpha", "Beta"], "ladder")
+    r.open(None, W, 0.0)
+    r.attach("alpha", "bot:Alpha", 0.0)
+    step = r.move("alpha", 0, 0, R, r.game.limit_s() + 1)
+    assert step.done and [type(w) for w in step.store] == [Finished]
+    assert kinds(step, "alpha") == ["result"]
+
+
+def test_a_player_who_leaves_has_the_reconnect_time_to_come_back() -> None:
+    r = friend_game()
+    r.move("ann", 0, 3, R, 1.0)
+    gone = r.left("bob", 2.0)
+    assert gone.wake == 2.0 + RECONNECT
+    assert not r.wake(2.0 + RECONNECT / 2).send
+    back = r.attach("bob2", BOB, 20.0)
+    (kind, state), = told(back, "bob2")
+    assert state["color"] == "red" and len(state["moves"]) == 1 and back.wake is None
+    assert back.entered == ["bob2"]
+    r.left("bob2", 40.0)
+    assert not r.wake(40.0 + RECONNECT).done  # not past it yet
+    ended = r.wake(40.0 + RECONNECT + 0.5)
+    assert ended.done and set(ended.send[0][0]) == {"ann", "eve"}
+    doc = told(ended, "ann")[0][1]["result"]
+    assert doc["forfeit"] == "disconnected" and doc["winner"] == "white"
+
+
+def test_a_game_its_maker_left_before_anyone_joined_is_dropped() -> None:
+    r = room([ANN, ""], ["Ann", ""], "open")
+    r.open("ann", W, 0.0)
+    assert r.left("ann", 1.0).wake == 1.0 + RECONNECT
+    dropped = r.wake(2.0 + RECONNECT)
+    assert dropped.done and dropped.store == [Dropped("game00000001")] and dropped.lobby
+
+
+def test_watching_a_game_one_plays_gives_the_seat() -> None:
+    r = friend_game()
+    step = r.watch("ann2", ANN, 3.0)
+    assert told(step, "ann2")[0][1]["color"] == "white" and r.players[W] == "ann2"
+    assert "ann2" not in r.watchers
+
+
+def test_resigning_and_forfeiting_end_the_game_for_everyone() -> None:
+    r = friend_game()
+    step = r.forfeit("bob", None, "", 1.0)
+    assert step.done and {kind for _, text in step.send for kind in [json.loads(text)["type"]]} \
+        == {"result"}
+    doc = told(step, "eve")[0][1]["result"]
+    assert doc["winner"] == "white" and doc["resigned"] is True
+    with pytest.raises(Rejected):
+        room([ANN, ""], ["Ann", ""]).forfeit("ann", ForfeitReason.EXCEPTION, "x", 0.0)
+    other = friend_game()
+    failed = other.forfeit("ann", ForfeitReason.EXCEPTION, "it raised", 1.0)
+    assert told(failed, "bob")[0][1]["result"]["forfeit"] == "exception"
+
+
+def test_the_servers_ai_is_asked_once_and_its_answer_played() -> None:
+    r = room(["ai:easy", ANN], ["AI Easy", "Ann"], "ai")
+    opened = r.open("ann", RED, 0.0)
+    assert opened.think == 0 and opened.wake is None  # the AI is timed by its runner
+    assert r.wake(100.0).think is None  # asked already
+    played = r.ai_answer(0, (3, S, 0.25), 100.0)
+    assert told(played, "ann")[0][1] == {"game": "game00000001", "ply": 0, "col": 3,
+                                         "shape": "square", "ms": 250.0}
+    assert played.think is None and played.store == [Moved("game00000001", 0, 3, "square",
+                                                           250.0)]
+    assert not r.ai_answer(0, (4, S, 0.1), 101.0).send  # an answer the game moved past
+    again = r.move("ann", 1, 3, R, 102.0)
+    assert again.think == 2
+    lost = r.ai_answer(2, Forfeit(ForfeitReason.TIMEOUT, "too slow"), 103.0)
+    assert lost.done and told(lost, "ann")[0][1]["result"]["winner"] == "red"
+
+
+def test_a_game_read_back_after_a_restart_waits_for_its_players() -> None:
+    r = room([ANN, BOB], ["Ann", "Bob"], moves=[(3, R, 0.5), (3, S, 0.25)])
+    step = r.resume(50.0)
+    assert step.wake == 50.0 + RECONNECT and not step.send and r.game.ply == 2
+    back = r.attach("ann", ANN, 51.0)
+    assert len(told(back, "ann")[0][1]["moves"]) == 2
+    assert r.move("ann", 2, 0, R, 52.0).store == [Moved("game00000001", 2, 0, "round",
+                                                        1000.0)]
+    ai = room(["ai:easy", BOB], ["AI Easy", "Bob"], "ai", moves=[(3, R, 0.5), (3, S, 0.25)])
+    assert ai.resume(0.0).think == 2
