@@ -351,6 +351,27 @@ def test_resizing_at_any_moment_keeps_every_piece(make_app: MakeApp, moment: str
         assert _same_pieces(app, scene) >= 3
 
 
+def test_the_frame_an_animation_ends_in_is_drawn(make_app: MakeApp) -> None:
+    """On a slow machine the moment after the last key runs out while a
+    piece still falls: the frame that lands it is drawn all the same."""
+    app = make_app(board=dict(rows=6, cols=7, win_sequence=4, round_pieces=10,
+                              square_pieces=11), size=(1280, 800), last_move_animation_s=0.5)
+    enter(app)
+    scene = board_scene(app)
+    for col in (0, 6, 1, 6):
+        keyboard_drop(app, col)
+    assert not scene.visual.idle
+    for _ in range(600):  # every frame as late as a slow machine makes it
+        if scene.visual.idle and not scene.visual.pulsing:
+            break
+        app._awake_until = 0.0
+        app.step(DT)
+    for _ in range(5):
+        app._awake_until = 0.0
+        app.step(DT)
+    assert app.idle and _same_pieces(app, scene) == 4
+
+
 # ----------------------------------------------------------------- idle frames
 def test_an_idle_screen_draws_nothing(make_app: MakeApp) -> None:
     app = make_app(show_setup=True)

@@ -126,6 +126,8 @@ class App:
         self._pending: list[pygame.event.Event] = []
         self._awake_until = 0.0
         self._last_draw = 0.0
+        self._was_busy = False
+        """Whether the scene was busy at the previous frame."""
         self._shown_scene: Scene | None = None
         self.idle = False
         """Whether the last frame had nothing to draw."""
@@ -408,7 +410,11 @@ class App:
         self._shown_scene = scene
         changed = scene.take_changed() or changed
         blink = self._typing() and now - self._last_draw >= 0.5  # the text cursor
-        return changed or blink or now < self._awake_until or scene.busy
+        # the frame after a busy one too: the update that ends an animation
+        # leaves the scene idle, and its last picture must still be drawn
+        busy, was_busy = scene.busy, self._was_busy
+        self._was_busy = busy
+        return changed or blink or now < self._awake_until or busy or was_busy
 
     def _draw(self, scene: Scene, repaint: bool) -> None:
         self._last_draw = time.monotonic()
