@@ -60,12 +60,34 @@ def test_equal_thinkers_end_inconclusive_at_max_games_and_resume_goes_on(
     (["--alpha", "0"], "alpha and beta"),
     (["--max-games", "1"], "--max-games must be at least 2"),
     (["--model", "bayes"], "invalid choice"),
+    (["--elo1", "inf"], "argument --elo1: 'inf' is not a finite number"),
+    (["--elo1", "1e400"], "argument --elo1: '1e400' is not a finite number"),
+    (["--elo0=-inf"], "argument --elo0: '-inf' is not a finite number"),
+    (["--elo1", "NaN"], "argument --elo1: 'NaN' is not a finite number"),
+    (["--alpha", "nan"], "argument --alpha: 'nan' is not a finite number"),
+    (["--beta", "infinity"], "argument --beta: 'infinity' is not a finite number"),
+    (["--elo1", "1e5"], "elo0 and elo1 must lie within"),
+    (["--elo0=-900", "--model", "normalized"], "must lie within \u00b1500 (normalized Elo)"),
 ])
 def test_bad_input_is_one_line(argv: list[str], words: str,
                                capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["sprt", "random", "sequential", *argv, *SMALL]) == 2
     err = capsys.readouterr().err
     assert words in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("argv", [
+    ["openings", "--band", "nan"],
+    ["watch", "127.0.0.1:9", "--reconnect-timeout", "inf"],
+    ["match", "--listen", "0", "--handshake-timeout=-inf"],
+    ["sprt", "random", "random", "--beta", "x"],
+])
+def test_every_float_flag_takes_finite_numbers_only(argv: list[str],
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "is not a" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
 
 
 @pytest.mark.unit

@@ -55,7 +55,19 @@ def _prototype(spec: str, config: MatchConfig, paths: tuple[str, ...]) -> Thinke
     return ThinkerPrototype(name, params.strip(), config, paths)
 
 
+MAX_ELO_BOUND = {"logistic": 5000.0, "normalized": 500.0}
+"""The largest elo0 or elo1 (either sign) a test takes, by model. A logistic
+bound of about 6400 Elo expects a score that rounds to 1 in floating point;
+from a normalized one of about 700 the t-value iteration finds no answer for
+some lopsided counts (pentanomial 0, 0, 0, 2, 1): no LLR either way, and a
+test that stops mid-run. Bounds that large decide nothing of use."""
+
+
 def _sprt(args: argparse.Namespace) -> SPRT:
+    limit = MAX_ELO_BOUND.get(args.model, 0.0)
+    if max(abs(args.elo0), abs(args.elo1)) > limit:
+        raise UsageError(f"elo0 and elo1 must lie within \u00b1{limit:g} ({args.model} Elo), "
+                         f"got {args.elo0:g} and {args.elo1:g}")
     try:
         return SPRT(args.elo0, args.elo1, args.alpha, args.beta, args.model)
     except ValueError as e:

@@ -14,6 +14,8 @@ A new verb or flag is a new row (or a verb added to a row's `verbs`).
 
 from __future__ import annotations
 
+import math
+from argparse import ArgumentTypeError
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -92,7 +94,24 @@ def _opt(dest: str, flags: str, help: str, verbs: Iterable[str], **more: Any) ->
     return Option(dest, tuple(flags.split()), help, frozenset(verbs), kwargs, **more)
 
 
+def finite_float(text: str) -> float:
+    """A float flag's value: any number but inf and nan (Python's float() takes
+    both, and they make no bound, timeout or share).
+
+    Raises:
+        argparse.ArgumentTypeError: not a number, or not a finite one.
+    """
+    try:
+        value = float(text)
+    except ValueError:
+        raise ArgumentTypeError(f"'{text}' is not a number") from None
+    if not math.isfinite(value):
+        raise ArgumentTypeError(f"'{text}' is not a finite number")
+    return value
+
+
 _INT = {"type": int}
+_FLOAT = {"type": finite_float}
 OPTIONS: tuple[Option, ...] = (
     # ---------------------------------------------------------------- board and timing
     _opt("rows", "-r --rows", "board rows", _BOARD_VERBS, setting="rows", group=BOARD, **_INT),
@@ -233,12 +252,12 @@ OPTIONS: tuple[Option, ...] = (
          "--connect: the one the host printed)", {"match"}, metavar="CODE", group=_ONLINE),
     _opt("reconnect_timeout", "--reconnect-timeout", "seconds a dropped player has to come "
          "back before the host may claim the game (the joiner tries that long; default 120)",
-         {"match", "watch"}, default=120.0, metavar="S", type=float, group=_ONLINE,
+         {"match", "watch"}, default=120.0, metavar="S", group=_ONLINE, **_FLOAT,
          helps={"watch": "seconds to keep trying to reconnect when the connection drops "
                          "(default 120)"}),
     _opt("handshake_timeout", "--handshake-timeout", "with --listen: seconds a new "
          "connection has to say hello (default 10)", {"match", "session"}, default=10.0, metavar="S",
-         type=float, group=_ONLINE),
+         group=_ONLINE, **_FLOAT),
     _opt("spectators", "--spectators", "with --listen: spectators allowed at once (csl-game "
          "watch; default 8, 0 for none)", {"match", "session"}, default=8, metavar="N", group=_ONLINE,
          helps={"session": "with --listen: spectators allowed at once (default 8)"},
@@ -286,13 +305,13 @@ OPTIONS: tuple[Option, ...] = (
     _opt("base", "base", 'the thinker it is tested against, "NAME [PARAMS]"', {"sprt"},
          metavar="BASE"),
     _opt("elo0", "--elo0", "H0: NEW is at most this much stronger (default 0)", {"sprt"},
-         default=0.0, metavar="E0", type=float),
+         default=0.0, metavar="E0", **_FLOAT),
     _opt("elo1", "--elo1", "H1: NEW is at least this much stronger (default 5)", {"sprt"},
-         default=5.0, metavar="E1", type=float),
+         default=5.0, metavar="E1", **_FLOAT),
     _opt("alpha", "--alpha", "the chance of accepting H1 when H0 holds (default 0.05)",
-         {"sprt"}, default=0.05, type=float),
+         {"sprt"}, default=0.05, **_FLOAT),
     _opt("beta", "--beta", "the chance of accepting H0 when H1 holds (default 0.05)", {"sprt"},
-         default=0.05, type=float),
+         default=0.05, **_FLOAT),
     _opt("model", "--model", "elo0 and elo1 in logistic or normalized Elo (default logistic)",
          {"sprt"}, default="logistic", choices=("logistic", "normalized")),
     _opt("max_games", "--max-games", "stop, inconclusive, after this many games (default "
@@ -362,7 +381,7 @@ OPTIONS: tuple[Option, ...] = (
                             "book every run)"}, **_INT),
     _opt("band", "--band", "keep the openings where White's score in those games is within "
          "this much of 0.625 (default 0.125: 2 or 3 of 4 games; shallow games understate "
-         "Red's edge)", {"openings"}, default=0.125, metavar="F", type=float),
+         "Red's edge)", {"openings"}, default=0.125, metavar="F", **_FLOAT),
     _opt("site", "--site", "keep the tournament's web site in DIR up to date as each match "
          "ends (csl-game report --format html writes the same site)",
          {"session", "league", "sprt", "play"}, metavar="DIR"),
