@@ -149,6 +149,27 @@ def test_analyze_is_the_same_verb(capsys: pytest.CaptureFixture[str]) -> None:
     assert "Best: 0r, White wins in 1" in out and "White to move" in out
 
 
+def test_an_advantage_says_what_it_is_worth(capsys: pytest.CaptureFixture[str]) -> None:
+    """'White +45' alone has no unit: the console names the evaluation's points
+    and adds the score the side ahead can expect (expected_score)."""
+    from csl_game.console.analyse_cmd import VALUES
+    from csl_game.services.analysis import MoveValue, expected_score
+
+    ahead = MoveValue("1s", None, None, 45.0)
+    assert ahead.text() == "White +45" and ahead.text(expected=True) == \
+        f"White +45 ({100 * expected_score(ahead):.0f} % expected)"
+    assert MoveValue("1s", None, None, -85.0).text(expected=True) == "Red +85 (65 % expected)"
+    assert MoveValue("1s", None, None, 4.0).text(expected=True) == "Even"
+    assert main(["analyse", "3r", "3s", "2r", "--depth", "2"]) == 0
+    out = capsys.readouterr().out
+    assert f"Moves ({VALUES}):" in out and "evaluation points" in VALUES
+    values = [line.split(maxsplit=1)[1] for line in out.split("Moves")[1].splitlines()[1:]]
+    advantages = [v for v in values if "+" in v]
+    assert advantages and all(v.endswith("% expected)") for v in advantages), values
+    assert "% expected); searched 2 plies deep" in out.splitlines()[1] or \
+        "wins in" in out.splitlines()[1]
+
+
 @pytest.mark.timing
 def test_the_analysis_runs_in_a_worker_and_stops_at_once() -> None:
     """On the empty 6x7 board nothing is solved quickly: the job reports depth

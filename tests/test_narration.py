@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from csl_game import MatchConfig, PColor, PShape
@@ -82,3 +84,25 @@ def test_resigning() -> None:
     result = MatchResult(Winner.RED, "You", "Bot", resigned=True)
     assert explain_result(result, MatchConfig().new_board(), you=PColor.WHITE) == "You resigned"
     assert how_it_ended(result) == "resigned"
+
+
+def test_counts_are_plural_where_they_need_to_be(tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """'2 match lines', not '2 match line(s)'."""
+    from csl_game.cli import main
+    from csl_game.services.narration import counted
+
+    assert [counted(n, noun) for n, noun in ((1, "match line"), (2, "match line"),
+                                             (2, "match"), (0, "thinker"), (3, "box"))] == \
+        ["1 match line", "2 match lines", "2 matches", "0 thinkers", "3 boxes"]
+    used = tmp_path / "r.jsonl"
+    used.write_text("{}\n{}\n", encoding="utf-8")
+    one, two = tmp_path / "one.txt", tmp_path / "two.txt"
+    one.write_text("random\n", encoding="utf-8")
+    two.write_text("random\nsequential\n", encoding="utf-8")
+    for argv, said in ((["-g", str(one), "--results", str(tmp_path / "new.jsonl")],
+                        "lists 1 thinker;"),
+                       (["-g", str(two), "--results", str(used)],
+                        "already holds 2 match lines of an earlier run")):
+        assert main(["session", *argv, "--in-process"]) == 2
+        assert said in capsys.readouterr().err

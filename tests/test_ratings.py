@@ -168,3 +168,40 @@ def test_report_ratings_of_a_results_file(tmp_path, capsys) -> None:  # type: ig
     assert main(["report", str(results), "--ratings", "--anchor", "Nobody=5"]) == 2
     assert "played no game" in capsys.readouterr().err
     assert main(["report", str(results), "--ratings", "--anchor", "oops"]) == 2
+
+
+@pytest.mark.unit
+def test_the_ratings_header_reads_as_one_sentence() -> None:
+    """The method, where the scale is anchored and why there is a prior, with
+    no two parentheses in a row."""
+    from csl_game.services.report import load_report
+
+    def doc(index: int, white: str, red: str, winner: str) -> dict[str, object]:
+        return {"match": index, "white": {"thinker": white.lower(), "params": "", "name": white},
+                "red": {"thinker": red.lower(), "params": "", "name": red}, "winner": winner,
+                "winner_name": None, "solution": [], "forfeit": None, "detail": "", "moves": []}
+
+    perfect = load_report([doc(0, "A", "B", "white"), doc(1, "B", "A", "red")])
+    header = perfect.render_ratings("md").splitlines()[2]
+    assert ") (" not in header and header.count("(") == 1, header
+    assert header.startswith("Elo with a prior of one virtual draw each against an average "
+                             "player (the average at 0), with 95 % intervals: the games alone")
+    even = load_report([doc(0, "A", "B", "white"), doc(1, "B", "A", "white")])
+    assert even.render_ratings("md", ("A", 1500)).splitlines()[2] == \
+        "Maximum-likelihood Elo (A at 1500), with 95 % intervals."
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize(("value", "ci", "digits", "text"), [
+    (35.2, (-5.6, 76.0), 0, "+35 \u00b1 41"),  # sides 40.8 and 40.8
+    (12.0, (-30.0, 58.0), 1, "+12.0 \u00b1 44.0"),  # sides 42 and 46: within a tenth of 44
+    (-0.04, (-49.44, 49.36), 1, "+0.0 \u00b1 49.4"),  # never '-0.0'
+    (65.9, (-24.6, 166.5), 1, "+65.9 [-24.6, +166.5]"),  # sides 90.5 and 100.6
+    (651.8, (460.3, 2000.0), 1, "+651.8 [+460.3, +2000.0]"),  # one end at the cap
+    (1320.5, (700.2, 2000.0), 0, "+1320 [+700, +2000]"),  # about symmetric, but capped
+])
+def test_an_interval_is_shown_as_its_ends_where_it_is_lopsided(
+        value: float, ci: tuple[float, float], digits: int, text: str) -> None:
+    from csl_game.engine.ratings import interval_text
+
+    assert interval_text(value, ci, digits) == text

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import random
+import re
 
 import pytest
 
@@ -271,3 +272,29 @@ def test_no_verdict_on_zero_games_and_no_collapsed_bounds() -> None:
     with pytest.raises(ValueError):
         SPRT(0, 50, alpha=0.5, beta=0.5)
     assert SPRT(0, 50).status(10.0, games=0) == "continue"
+
+
+@pytest.mark.unit
+def test_the_sprt_line_shows_a_lopsided_interval_by_its_ends() -> None:
+    """Near a 100 % score the logistic interval reaches the cap on one side only:
+    its half width jumped as pairs came in (games 22 to 28: ± 770, 762, 755,
+    748), though the lower end moved little. The line shows both ends there,
+    and ± where the interval is symmetric."""
+    from csl_game.services.sprt import SprtState
+
+    test = SPRT(0, 10)
+
+    def line(counts: tuple[int, int, int, int, int]) -> str:
+        penta = Pentanomial(counts)
+        wins = 2 * counts[4] + counts[3]
+        tri = Trinomial(wins, counts[3] + counts[2], 2 * penta.pairs - wins - counts[3] - counts[2])
+        llr = test.llr(penta)
+        return SprtState(test, tri, penta, llr, test.status(llr, penta.games),
+                         logistic_elo(penta)).line()
+
+    ends = [re.search(r"Elo (\S+) \[(\S+), (\S+)\] \(logistic\)", line((0, 0, 0, 1, n)))
+            for n in (10, 11, 12, 13)]
+    assert all(ends) and "\u00b1" not in line((0, 0, 0, 1, 10))
+    lows = [float(m[2]) for m in ends if m]
+    assert [m[3] for m in ends if m] == ["+2000.0"] * 4 and lows == sorted(lows)
+    assert re.search(r"Elo \+0\.0 \u00b1 \d+\.\d \(logistic\)", line((3, 10, 20, 10, 3)))

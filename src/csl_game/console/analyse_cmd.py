@@ -12,10 +12,12 @@ from csl_game.model.notation import play_moves
 from csl_game.services.analysis import analyse, moves_text, position_problem
 from csl_game.services.flag_values import match_config
 
-__all__ = ["run_analyse", "DEFAULT_MS"]
+__all__ = ["run_analyse", "DEFAULT_MS", "VALUES"]
 
 DEFAULT_MS = 3000
 """Time to analyse when neither -t nor --depth is given."""
+VALUES = "proven results; else the side ahead, by evaluation points, and its expected score"
+"""What a move's value says (MoveValue.text), for the list of moves."""
 
 
 def run_analyse(args: argparse.Namespace) -> int:
@@ -44,9 +46,9 @@ def run_analyse(args: argparse.Namespace) -> int:
     best = found.best
     print(f"Position: {moves_text(args.moves)} ({config.rows}x{config.cols}, "
           f"{config.win_sequence} in a row); {found.to_move.title()} to move")
-    print(f"Best: {best.move}, {best.text()} (searched {found.depth} plies deep)")
+    print(f"Best: {best.move}, {best.text(expected=True)}; searched {found.depth} plies deep")
     print(f"Line: {moves_text(found.line)}")
-    print("Moves:")
+    print(f"Moves ({VALUES}):")
     for m in found.moves:
-        print(f"  {m.move:<5} {m.text()}")
+        print(f"  {m.move:<5} {m.text(expected=True)}")
     return 0

@@ -26,6 +26,7 @@ from csl_game.engine import (
 )
 from csl_game.errors import ConfigError, UsageError
 from csl_game.services.forfeits import Forfeits
+from csl_game.services.narration import counted
 from csl_game.services.players import refusal
 from csl_game.thinker.prototype import ThinkerPrototype
 
@@ -166,9 +167,9 @@ def refuse_used_results(path: str) -> None:
     except OSError:
         return  # a new file (or one the writer will say it cannot open)
     if held:
-        raise ConfigError(f"results file {path} already holds {held} match line(s) of an "
-                          f"earlier run: to go on with that run use --resume {path}; to start "
-                          "anew name a new file")
+        raise ConfigError(f"results file {path} already holds "
+                          f"{counted(held, 'match line')} of an earlier run: to go on with "
+                          f"that run use --resume {path}; to start anew name a new file")
 
 
 def print_forfeits(forfeits: Forfeits, noun: str = "matches", out: TextIO | None = None) -> None:

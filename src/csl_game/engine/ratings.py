@@ -35,9 +35,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from csl_game.engine.scoring import MatchRecord
+from csl_game.engine.stats import ELO_CAP
 from csl_game.model.board import PColor
 
-__all__ = ["Rating", "bradley_terry", "ELO_SCALE", "rate_records", "plus_minus"]
+__all__ = ["Rating", "bradley_terry", "ELO_SCALE", "rate_records", "plus_minus",
+           "interval_text", "SYMMETRIC"]
 
 ELO_SCALE = 400 / math.log(10)
 """Elo per natural-log unit of strength."""
@@ -244,7 +246,32 @@ def rate_records(names: Sequence[str], records: Iterable[MatchRecord],
     return bradley_terry(games, anchor)
 
 
+SYMMETRIC = 0.1
+"""An interval is shown as ± half its width when its two sides (value to each
+end) differ by at most this share of that half: each end is then off by at
+most 5 % of it."""
+
+
+def interval_text(value: float, ci: tuple[float, float], digits: int = 0) -> str:
+    """'+35 ± 41' where the interval is about symmetric round `value` (SYMMETRIC),
+    else its two ends, '+412 [+185, +2000]': a '±' would hide that one side is
+    far longer, as near a score of 0 % or 100 %, or where an end is at ±ELO_CAP
+    (a side that has no end, cut short)."""
+    below, above = value - ci[0], ci[1] - value
+    half = (ci[1] - ci[0]) / 2
+    capped = max(abs(ci[0]), abs(ci[1])) >= ELO_CAP
+    if not capped and (abs(above - below) <= SYMMETRIC * half
+                       or f"{below:.{digits}f}" == f"{above:.{digits}f}"):
+        return f"{_signed(value, digits)} \u00b1 {half:.{digits}f}"
+    return f"{_signed(value, digits)} [{_signed(ci[0], digits)}, {_signed(ci[1], digits)}]"
+
+
+def _signed(value: float, digits: int) -> str:
+    """'+35', '-7', and '+0' for what rounds to zero (never '-0')."""
+    text = f"{value:+.{digits}f}"
+    return f"{0.0:+.{digits}f}" if float(text) == 0 else text
+
+
 def plus_minus(rating: Rating) -> str:
-    """'+35 ± 41': the rating and half its interval, in whole Elo."""
-    half = (rating.ci95[1] - rating.ci95[0]) / 2
-    return f"{rating.elo:+.0f} \u00b1 {half:.0f}"
+    """'+35 ± 41': the rating and its interval, in whole Elo (`interval_text`)."""
+    return interval_text(rating.elo, rating.ci95)

@@ -47,9 +47,11 @@ class MoveValue:
     plies: int | None
     score: float | None
 
-    def text(self, after: bool = False) -> str:
+    def text(self, after: bool = False, expected: bool = False) -> str:
         """'White wins in 3', 'Draw', 'Red +85' (an advantage, in the search's
-        units), 'Even' (under 10), 'White winning' (a win found, not proven).
+        units; with `expected`, 'Red +85 (65 % expected)': the score the side
+        ahead can expect, `expected_score`), 'Even' (under 10), 'White winning'
+        (a win found, not proven).
 
         A proven win counts the winner's moves, as chess counts a mate in 3:
         from the position the move is played in, this move included; with
@@ -67,7 +69,12 @@ class MoveValue:
         side = "White" if score > 0 else "Red"
         if abs(score) >= FOUND_WIN:
             return f"{side} winning"
-        return "Even" if abs(score) < 10 else f"{side} +{abs(score):.0f}"
+        if abs(score) < 10:
+            return "Even"
+        if not expected:
+            return f"{side} +{abs(score):.0f}"
+        share = expected_score(self) if score > 0 else 1 - expected_score(self)
+        return f"{side} +{abs(score):.0f} ({100 * share:.0f} % expected)"
 
 
 def moves_to_win(plies: int) -> int:

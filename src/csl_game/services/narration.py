@@ -16,7 +16,7 @@ __all__ = ["who", "match_started", "pre_match", "background_result", "thinking",
            "forfeit", "thinking_info", "game_over", "standing_line", "session_over",
            "first_line", "tie_break_round", "tie_break_summary", "result_title",
            "explain_result", "how_it_ended", "counts_for_scores", "setup_cause", "FORFEIT_WORDS",
-           "hint_text", "undo_text", "terminal_safe"]
+           "hint_text", "undo_text", "terminal_safe", "counted"]
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029"
                       r"\u202a-\u202e\u2066-\u2069]")
@@ -38,6 +38,14 @@ def terminal_safe(text: str) -> str:
 def _escaped(found: re.Match[str]) -> str:
     code = ord(found[0])
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def counted(n: int, noun: str) -> str:
+    """'1 match', '2 matches', '2 match lines': the count with its noun, plural
+    where it needs to be (the last word's -s or -es)."""
+    if n == 1:
+        return f"{n} {noun}"
+    return f"{n} {noun}{'es' if noun.endswith(('ch', 'sh', 's', 'x')) else 's'}"
 
 
 def who(color: PColor, name: str) -> str:

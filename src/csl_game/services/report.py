@@ -133,12 +133,12 @@ class Report:
                        ((row["rank"], _md_text(row["name"]), f"{row['elo']:+.1f}",
                          f"[{row['ci95_low']:+.1f}, {row['ci95_high']:+.1f}]", row["games"],
                          f"{100 * row['score']:.1f} %") for row in rows), left=(1, 3))
-        method = ("Elo with a prior of one virtual draw each against an average player "
-                  "(the games alone give no finite rating: someone scored 0 % or 100 %, or "
-                  "the players were not all connected by games)" if prior
-                  else "Maximum-likelihood Elo")
-        return "\n".join(["## Ratings", "", f"{method} ({where}), with 95 % intervals.", "",
-                          grid.markdown()])
+        method = ("Elo with a prior of one virtual draw each against an average player"
+                  if prior else "Maximum-likelihood Elo")
+        why = (": the games alone give no finite rating, as someone scored 0 % or 100 % or "
+               "the players were not all connected by games" if prior else "")
+        return "\n".join(["## Ratings", "", f"{method} ({where}), with 95 % intervals{why}.",
+                          "", grid.markdown()])
 
     def render(self, fmt: str, table: str = "standings") -> str:
         if fmt == "json":

@@ -20,6 +20,7 @@ from csl_game.engine import (
     read_results,
 )
 from csl_game.errors import ConfigError
+from csl_game.services.narration import counted
 from csl_game.services.presets import LEVELS, level
 from csl_game.thinker.api import MatchConfig
 from csl_game.thinker.prototype import ThinkerPrototype
@@ -149,7 +150,7 @@ def read_session_file(path: str | Path) -> list[AIEntry]:
     entries = [parse_ai_spec(line) for line in _session_lines(p)
                if _engine_declaration(line) is None]
     if len(entries) < 2:
-        raise ConfigError(f"session file {p} lists {len(entries)} thinker(s); "
+        raise ConfigError(f"session file {p} lists {counted(len(entries), 'thinker')}; "
                           "a session needs at least 2")
     return entries
 

@@ -44,6 +44,7 @@ from csl_game.engine import (
     logistic_elo,
     normalized_elo,
 )
+from csl_game.engine.ratings import interval_text
 from csl_game.errors import ConfigError
 from csl_game.model.board import PColor
 from csl_game.services.forfeits import Forfeits
@@ -111,13 +112,13 @@ class SprtState:
                 "unpaired": self.unpaired}
 
     def line(self) -> str:
-        """One line of progress: games, W/D/L, pentanomial, Elo ± error, LLR and
-        bounds; the games lost on time, when some were."""
+        """One line of progress: games, W/D/L, pentanomial, Elo with its 95 %
+        interval (± half of it, or its two ends where it is lopsided:
+        `interval_text`), LLR and bounds; the games lost on time, when some were."""
         t, p, e = self.trinomial, self.pentanomial, self.estimate
-        half = (e.ci95[1] - e.ci95[0]) / 2
         on_time = self.forfeits.on_time
-        elo = (f"Elo {e.elo:+.1f} \u00b1 {half:.1f} ({self.sprt.model})  LOS {100 * e.los:.1f} %"
-               if p.pairs else f"Elo - ({self.sprt.model})")
+        elo = (f"Elo {interval_text(e.elo, e.ci95, 1)} ({self.sprt.model})  "
+               f"LOS {100 * e.los:.1f} %" if p.pairs else f"Elo - ({self.sprt.model})")
         return (f"Games {t.games}: W {t.wins} D {t.draws} L {t.losses}  "
                 f"Ptnml {list(p.counts)}  {elo}  LLR {self.llr:+.2f} "
                 f"[{self.sprt.lower:+.2f}, {self.sprt.upper:+.2f}]"

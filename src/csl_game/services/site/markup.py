@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from csl_game.engine import ForfeitReason
-from csl_game.services.narration import FORFEIT_WORDS
+from csl_game.services.narration import FORFEIT_WORDS, counted
 
 __all__ = ["DEFAULT_TITLE", "RESULTS_NAME", "POLL_SECONDS", "STATES", "match_page_name", "esc",
            "how_it_ended", "result_text", "forfeiter", "public_detail", "public_doc",
@@ -133,11 +133,6 @@ def settings_text(settings: dict[str, Any]) -> str:
 
 def figures_text(figures: dict[str, Any]) -> str:
     return " ".join(f"{k}={v:g}" for k, v in figures.items() if isinstance(v, int | float))
-
-
-def counted(n: int, noun: str) -> str:
-    """'1 match', '2 matches'."""
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}{'es' if noun.endswith('ch') else 's'}"
 
 
 def duration_text(seconds: float) -> str:

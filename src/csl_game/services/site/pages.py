@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from csl_game.engine import Points
+from csl_game.engine.ratings import plus_minus
 from csl_game.engine.scoring import tie_order
 from csl_game.services.report import Report, load_report
 from csl_game.services.site.charts import Series, board_svg, line_chart, ratings_chart
@@ -310,8 +311,7 @@ class Site:
                 score = (s.wins + s.draws / 2) / s.played if s.played else 0.0
                 rows.append([esc(s.position), esc(s.name), esc(s.points), esc(s.wins),
                              esc(s.draws), esc(s.losses), f"{100 * score:.1f} %",
-                             "&ndash;" if r is None else
-                             f"{r.elo:+.0f} &plusmn; {(r.ci95[1] - r.ci95[0]) / 2:.0f}"])
+                             "&ndash;" if r is None else esc(plus_minus(r))])
         cols = [Col("#", True, ""), Col("Player", label=""), Col("Points", True, "Pts"),
                 Col("W", True), Col("D", True), Col("L", True), Col("Score", True, ""),
                 Col("Elo (95 %)", True, "Elo")]
