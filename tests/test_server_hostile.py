@@ -222,7 +222,7 @@ def test_a_client_that_never_reads_loses_its_connection_not_the_others(
             time.sleep(0.05)
         client = next(iter(server.hub.clients))
         big = '{"type":"ping"}' + " " * 60000
-        for _ in range(server.hub.options.outbox + 100):  # it reads none of them
+        for _ in range(server.hub.options.outbox_bytes // len(big) + 100):  # it reads none
             server.loop.call_soon_threadsafe(client.send, big)
         deadline = time.monotonic() + 10
         while not client.closed:

@@ -28,7 +28,7 @@ from csl_game.server import (
     ws_url,
 )
 from csl_game.server.game import Rejected, ServerGame
-from csl_game.server.messages import GameState, Move
+from csl_game.server.messages import GameState, Move, frame
 from csl_game.server.store import Finished, Moved
 from csl_game.thinker.api import MatchConfig
 
@@ -226,3 +226,12 @@ def test_an_empty_lobby_table_says_so_and_a_full_one_lists_its_rows() -> None:
                        "ladder": [{"name": "Nega", "rating": 12.0, "ci95": [-3.0, 27.0],
                                    "games": 4, "score": 0.5, "online": True}]})
     assert "Nega" in full and "No bot has joined" not in full
+
+
+@pytest.mark.parametrize("size, header", [(5, b"\x81\x05"), (200, b"\x81\x7e\x00\xc8"),
+                                          (70_000, b"\x81\x7f" + (70_000).to_bytes(8, "big"))])
+def test_a_message_is_one_websocket_text_frame_for_every_receiver(size: int,
+                                                                   header: bytes) -> None:
+    text = "é" + "x" * (size - 2)  # two bytes of UTF-8 and the rest
+    data = frame(text)
+    assert data == header + text.encode("utf-8")

@@ -2,10 +2,10 @@
 
 The `Hub` is the I/O around the game rooms (csl_game.server.room): it runs
 on the event loop, hands each room what its clients said with the time,
-and does what the room's step says: each message, encoded once, goes to
-its receivers' outboxes (drained by a writer each, csl_game.server.web, so
-a client that reads slowly loses its connection instead of holding anyone
-up); the database's writes are gathered and made every `write_every_s` in
+and does what the room's step says: each message is made into one
+WebSocket frame, written as it is to each receiver's connection (a client
+that reads slowly loses its connection instead of holding anyone up); the
+database's writes are gathered and made every `write_every_s` in
 one transaction on a thread of their own, in order (a read waits for the
 writes before it); each room has one timer, for the next time it needs
 waking. A ticker pairs the bots, pings and sends the lobby.
@@ -46,6 +46,7 @@ from csl_game.server.messages import (
     Watch,
     decode_request,
     encode,
+    frame,
 )
 from csl_game.server.room import Room, RoomStep, new_game
 from csl_game.server.seats import Client, ServerOptions
@@ -156,9 +157,9 @@ class Hub:
                 self._pair()
             if now - last_ping >= self.options.ping_every_s:
                 last_ping = now
-                ping = encode("ping")
+                ping = frame(encode("ping"))
                 for client in self.clients:
-                    client.send(ping)
+                    client.send_frame(ping)
             if self._lobby_dirty and now - last_lobby >= self.options.lobby_every_s:
                 last_lobby = now
                 self._lobby_dirty = False
@@ -189,17 +190,21 @@ class Hub:
         return room
 
     def _apply(self, room: Room[Client], step: RoomStep[Client]) -> None:
-        """Do what `room` said: send, store, wake it later, ask the AI, forget it."""
-        for client in step.entered:
-            client.rooms.add(room.id)
+        """Do what `room` said: forget it (before anyone hears it ended), send,
+        store, wake it later, ask the AI."""
+        if step.done:
+            self._forget(room)
+        else:
+            for client in step.entered:
+                client.rooms.add(room.id)
         for peers, text in step.send:
+            data = frame(text)
             for client in peers:
-                client.send(text)
+                client.send_frame(data)
         if step.store:
             self._write(step.store)
         self._lobby_dirty |= step.lobby
         if step.done:
-            self._forget(room)
             return
         if step.wake is not None:
             self._wake_at(room, step.wake)
@@ -428,9 +433,9 @@ class Hub:
     def _send_lobby(self) -> None:
         watching = [c for c in self.clients if c.lobby]
         if watching:
-            text = self._lobby_text()
+            data = frame(self._lobby_text())
             for client in watching:
-                client.send(text)
+                client.send_frame(data)
 
 
 def game_settings(settings: dict[str, Any]) -> dict[str, Any]:

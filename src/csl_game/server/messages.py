@@ -34,7 +34,7 @@ from csl_game.online.validators import (
 from csl_game.thinker.api import MatchConfig
 
 __all__ = ["VERSION", "MAX_MESSAGE", "Hello", "BotHello", "Create", "Join", "Watch", "Lobby",
-           "Move", "Forfeit", "Resign", "Pong", "Request", "decode_request", "encode",
+           "Move", "Forfeit", "Resign", "Pong", "Request", "decode_request", "encode", "frame",
            "GameState", "decode_event", "game_state", "ID_PATTERN", "is_id", "NAME_PATTERN", "OPPONENTS"]
 
 VERSION = 1
@@ -203,6 +203,18 @@ def _version(doc: Mapping[str, Any]) -> None:
 def encode(kind: str, /, **fields: Any) -> str:
     """A message as its JSON text."""
     return json.dumps({"type": kind, **fields}, separators=(",", ":"), allow_nan=False)
+
+
+def frame(text: str) -> bytes:
+    """`text` as the server's WebSocket text frame (RFC 6455: final, unmasked,
+    uncompressed), made once and written as it is to each receiver."""
+    data = text.encode("utf-8")
+    size = len(data)
+    if size < 126:
+        return bytes((0x81, size)) + data
+    if size < 1 << 16:
+        return bytes((0x81, 126)) + size.to_bytes(2, "big") + data
+    return bytes((0x81, 127)) + size.to_bytes(8, "big") + data
 
 
 # ------------------------------------------------------------------ server -> client

@@ -1,21 +1,23 @@
 """The hub's values: how the server runs, and a connected client.
 
 A `Client` is one WebSocket connection as the hub sees it: who it is, and
-its bounded outbox, which a writer task drains (csl_game.server.web), so a
-client that reads slowly loses its connection instead of holding anyone up.
+its transport, where each message goes as a frame made once for all its
+receivers; a client that reads slowly loses its connection instead of
+holding anyone up.
 A game being played is a room (csl_game.server.room).
 """
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from csl_game.server.guard import Limits
+from csl_game.server.messages import frame
 from csl_game.thinker.api import MatchConfig
 
-__all__ = ["ServerOptions", "Client"]
+__all__ = ["ServerOptions", "Client", "Transport"]
 
 
 @dataclass(frozen=True)
@@ -48,16 +50,31 @@ class ServerOptions:
     """The database's writes are gathered and made together this often (one transaction)."""
     lobby_every_s: float = 1.0
     """The lobby is sent to those who follow it at most this often (as it changes)."""
-    outbox: int = 512
-    """Messages waiting for a slow reader before its connection is closed."""
+    outbox_bytes: int = 1 << 20
+    """Bytes a slow reader's connection may hold unsent before it is dropped."""
     max_errors: int = 3
     """Bad messages a connection may send before it is closed."""
     limits: Limits = Limits()
 
 
+class Transport(Protocol):
+    """Where a client's frames go (asyncio's transport of its connection)."""
+
+    def write(self, data: bytes) -> None: ...
+    def get_write_buffer_size(self) -> int: ...
+    def is_closing(self) -> bool: ...
+    def abort(self) -> None: ...
+
+
 @dataclass(eq=False)
 class Client:
-    """One WebSocket connection as the hub sees it."""
+    """One WebSocket connection as the hub sees it.
+
+    A message is written to the connection's transport as a whole WebSocket
+    frame, made once for all its receivers (`messages.frame`); what the
+    transport holds unsent is bounded in bytes, past which the connection is
+    dropped: a client that reads slowly loses it instead of holding anyone up.
+    """
 
     address: str
     session: str = ""
@@ -65,9 +82,13 @@ class Client:
     name: str = ""
     bot: bool = False
     capacity: int = 1
-    outbox: asyncio.Queue[str | None] = field(default_factory=lambda: asyncio.Queue(512))
-    kill: Callable[[], None] | None = None
-    """Drops the connection at once (for a reader too slow to wait for)."""
+    transport: Transport | None = None
+    """Its connection (None: nothing is sent, a client of a test)."""
+    ending: Callable[[], None] | None = None
+    """Ends the connection in good order (a close frame), when the server ends it."""
+    sending: Callable[[], bool] | None = None
+    """Whether the connection still takes messages (not closing)."""
+    outbox_bytes: int = 1 << 20
     closed: bool = False
     errors: int = 0
     lobby: bool = False
@@ -81,22 +102,22 @@ class Client:
         return f"web:{self.session}" if self.session and self.name else ""
 
     def send(self, text: str) -> None:
-        if self.closed:
+        self.send_frame(frame(text))
+
+    def send_frame(self, data: bytes) -> None:
+        """Write a frame (`messages.frame`); a reader too slow for it is dropped."""
+        transport = self.transport
+        if self.closed or transport is None or transport.is_closing() or \
+                (self.sending is not None and not self.sending()):
             return
-        try:
-            self.outbox.put_nowait(text)
-        except asyncio.QueueFull:  # it does not read: let it go rather than hold us
-            self.close()
+        transport.write(data)
+        if transport.get_write_buffer_size() > self.outbox_bytes:
+            self.closed = True  # it does not read: let it go rather than hold us
+            transport.abort()
 
     def close(self) -> None:
-        """Send nothing more: the writer sends what waits, then ends the connection."""
+        """Send nothing more, and end the connection."""
         if not self.closed:
             self.closed = True
-            try:
-                self.outbox.put_nowait(None)
-            except asyncio.QueueFull:
-                while not self.outbox.empty():
-                    self.outbox.get_nowait()
-                self.outbox.put_nowait(None)
-                if self.kill is not None:
-                    self.kill()
+            if self.ending is not None:
+                self.ending()

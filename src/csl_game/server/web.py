@@ -256,15 +256,22 @@ async def _websocket(request: web.Request) -> web.StreamResponse:
     ws = web.WebSocketResponse(max_msg_size=MAX_MESSAGE, heartbeat=30.0,
                                compress=False)
     await ws.prepare(request)
-    peer = request.transport.get_extra_info("peername") if request.transport else None
+    transport = request.transport
+    peer = transport.get_extra_info("peername") if transport is not None else None
     session = _session(request)
+    ending: set[asyncio.Task[Any]] = set()
+
+    def end() -> None:
+        task = asyncio.ensure_future(ws.close())
+        ending.add(task)
+        task.add_done_callback(ending.discard)
+
     client = Client(str(peer[0]) if isinstance(peer, tuple) else "local",
                     hash_token(session) if session else "",
-                    outbox=asyncio.Queue(hub.options.outbox))
-    transport = request.transport
-    client.kill = (lambda: _abort(transport)) if transport is not None else None
+                    transport=transport if isinstance(transport, asyncio.Transport) else None,
+                    ending=end, sending=lambda: not ws.closed,
+                    outbox_bytes=hub.options.outbox_bytes)
     hub.connected(client)
-    writer = asyncio.create_task(_write(ws, client))
     limits = hub.limits
     bucket = TokenBucket(limits.messages_per_s, limits.message_burst)
     try:
@@ -280,25 +287,12 @@ async def _websocket(request: web.Request) -> web.StreamResponse:
                 break
     finally:
         hub.disconnected(client)
-        client.close()
         try:
-            await asyncio.wait_for(writer, 5)
+            await asyncio.wait_for(ws.close(), 5)
         except (TimeoutError, ConnectionError):
-            writer.cancel()
-        await ws.close()
+            if transport is not None:
+                _abort(transport)
     return ws
-
-
-async def _write(ws: web.WebSocketResponse, client: Client) -> None:
-    while True:
-        text = await client.outbox.get()
-        if text is None:
-            break
-        try:
-            await ws.send_str(text)
-        except (ConnectionError, RuntimeError):
-            break
-    await ws.close()
 
 
 # ------------------------------------------------------------------ running it
