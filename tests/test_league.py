@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from csl_game import MatchConfig, PShape, ThinkerPrototype, Winner
@@ -102,3 +105,59 @@ def test_league_plays_games_at_once_on_the_session_engine() -> None:
     tallies, _ = tally(league)
     assert sum(t.points for t in tallies) == sum(2 if r.result.winner is Winner.DRAW else 3
                                                  for r in league.records)
+
+
+RESUMED = ["--thinker", "sequential", "--thinker", "random 1", "--thinker", "negamax depth=2",
+           "--games", "2", "-r", "4", "-c", "5", "-w", "3", "--in-process", "-q", "--markdown"]
+SAME_EVERY_RUN = ("Thinker", "Pts", "W", "D", "L", "Score", "Elo", "Avg depth", "Avg playouts",
+                  "Moves", "Over limit")
+"""The standings' columns that no clock changes."""
+
+
+def _standings(out: str) -> list[dict[str, str]]:
+    lines = [line for line in out.split("\n\n")[1].splitlines() if line.startswith("|")]
+    head = [cell.strip() for cell in lines[0].strip("|").split("|")]
+    return [dict(zip(head, (cell.strip() for cell in line.strip("|").split("|"))))
+            for line in lines[2:]]
+
+
+def test_an_interrupted_league_goes_on_with_resume_to_the_same_table(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    whole = tmp_path / "whole.jsonl"
+    assert main([*RESUMED, "--results", str(whole)]) == 0
+    uninterrupted = _standings(capsys.readouterr().out)
+    lines = whole.read_text().splitlines(keepends=True)
+    assert len(lines) == 12
+    # stopped after five games, the sixth cut off while it was written; one move of
+    # Random's made slow, to see that the resumed games' moves are counted too
+    first = [json.loads(line) for line in lines[:5]]
+    for doc in first:
+        for k, move in enumerate(doc["moves"]):
+            slow = doc["red" if k % 2 else "white"]["name"] == "Random" and k >= 2
+            move["ms"] = 187.0 if slow and move["ms"] < 187.0 else move["ms"]
+    part = tmp_path / "part.jsonl"
+    part.write_text("".join(json.dumps(d) + "\n" for d in first) + lines[5][:40])
+    assert main([*RESUMED, "--results", str(part)]) == 2
+    assert "--resume" in capsys.readouterr().err
+    assert main([*RESUMED, "--resume", str(part)]) == 0
+    out, err = capsys.readouterr()
+    assert "Resumed 5 games from" in err and "12 games" in out
+    resumed = _standings(out)
+    assert [{k: row[k] for k in SAME_EVERY_RUN} for row in resumed] == \
+        [{k: row[k] for k in SAME_EVERY_RUN} for row in uninterrupted]
+    assert next(r for r in resumed if r["Thinker"] == "Random")["Max ms"] == "187"
+    matches = sorted(json.loads(line)["match"] for line in part.read_text().splitlines()
+                     if line.endswith("}"))
+    assert matches == list(range(12))
+
+
+@pytest.mark.unit
+def test_a_resume_of_another_league_is_refused(tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    results = tmp_path / "r.jsonl"
+    assert main([*RESUMED, "--games", "1", "--results", str(results)]) == 0
+    capsys.readouterr()
+    assert main([*RESUMED, "--games", "1", "--seed", "7", "--resume", str(results)]) == 2
+    err = capsys.readouterr().err
+    assert "made by another league" in err and "--seed" in err
+    assert len(err.strip().splitlines()) == 1

@@ -17,7 +17,12 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TextIO
 
-from csl_game.console.playing import print_forfeits, refuse_used_results, say_sandbox
+from csl_game.console.playing import (
+    print_forfeits,
+    results_paths,
+    resumed_lines,
+    say_sandbox,
+)
 from csl_game.engine import ResultsWriter
 from csl_game.errors import ConfigError, UsageError
 from csl_game.model.notation import format_moves
@@ -123,18 +128,25 @@ def run_league(args: argparse.Namespace) -> int:
     assert points is not None
     openings = (read_book(args.openings, config) if args.openings
                 else make_openings(config, args.opening_plies, args.seed))
-    if args.results:
-        refuse_used_results(args.results)
-    writer = ResultsWriter(args.results) if args.results else None
+    path, resume = results_paths(args.results, args.resume)
+    docs = resumed_lines(path) if resume else []
+    writer = ResultsWriter(path) if path else None
     if not args.in_process:
         say_sandbox()
     league = League(entries, config, args.games, openings, in_process=args.in_process,
                     workers=args.workers, results=writer, adjudicator=adjudicator_of(args))
-    site = (follow(league.session, args.site, points, title=args.title or "League",
-                   results_file=args.results) if args.site else None)
+    if docs:
+        print(f"Resumed {league.resume(docs, path)} games from {path}", file=sys.stderr)
+    site = (follow(league.session, args.site, points, docs, title=args.title or "League",
+                   results_file=path or None) if args.site else None)
     started = time.perf_counter()
     try:
         league.play(None if args.quiet else _progress(sys.stderr, league))
+    except KeyboardInterrupt:
+        if path:
+            print(f"csl-game: {len(league.records)} of {league.session.total_matches} games "
+                  f"are in {path}: go on with --resume {path}", file=sys.stderr, flush=True)
+        raise
     finally:
         if writer is not None:
             writer.close()

@@ -13,6 +13,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from csl_game.engine import (
     Adjudicator,
@@ -36,6 +37,7 @@ from csl_game.engine import (
 )
 from csl_game.errors import ConfigError
 from csl_game.model.board import PColor, Winner
+from csl_game.model.notation import format_moves
 from csl_game.services.forfeits import Forfeits
 from csl_game.thinker.api import MatchConfig
 from csl_game.thinker.prototype import ThinkerPrototype
@@ -119,21 +121,21 @@ def make_openings(config: MatchConfig, plies: int, seed: int) -> list[Opening]:
     return found or [()]
 
 
-def side_stats(result: MatchResult, forced: int, limit: float,
-               info: Sequence[tuple[PColor, str]]) -> tuple[SideStats, SideStats]:
-    """Each side's moves, time and search figures in one game."""
+def side_stats(result: MatchResult, forced: int, limit: float) -> tuple[SideStats, SideStats]:
+    """Each side's moves, time and search figures in one game: the figures each
+    chosen move's thinker reported last (`PlayedMove.figures`, as results files
+    keep them), so a game read back from a file counts as it did when played."""
     stats = (SideStats(), SideStats())
-    for color, text in info:
-        side, words = stats[color], parse_info(text)
-        for key, target in (("depth", side.depths), ("playouts", side.playouts),
-                            ("nps", side.nps)):
-            if key in words:
-                target.append(words[key])
     for i, played in enumerate(result.moves):
         if i < forced:
             continue
         side = stats[i % 2]
         side.moves += 1
+        words = dict(played.figures)
+        for key, target in (("depth", side.depths), ("playouts", side.playouts),
+                            ("nps", side.nps)):
+            if key in words:
+                target.append(words[key])
         side.max_elapsed = max(side.max_elapsed, played.elapsed)
         if played.wall is not None:
             side.max_wall = max(side.max_wall or 0.0, played.wall)
@@ -197,7 +199,7 @@ class League:
             if not isinstance(event, PostMatch):
                 return
             rec, opening = event.record, self.session.fixtures[event.index].opening
-            stats = side_stats(rec.result, len(opening), limit, event.info)
+            stats = side_stats(rec.result, len(opening), limit)
             record = GameRecord(rec.white, rec.red, opening, rec.result, stats)
             self.records.append(record)
             if progress is not None:
@@ -205,6 +207,30 @@ class League:
 
         self.session.subscribe(on_event)
         self.session.run()
+
+    def resume(self, docs: Sequence[dict[str, Any]], source: str) -> int:
+        """Take the games of an earlier run of this league (a results file's
+        lines) as played, before `play`; how many.
+
+        Raises:
+            ConfigError: they were played by another league: other players or
+                settings (`Session.resume`), or another opening in a game's
+                place (another --seed, --opening-plies or --openings).
+        """
+        self.session.wait_for_names()
+        self.session.resume(docs, source)
+        for index, rec in zip(self.session.record_indices, self.session.records):
+            opening = self.session.fixtures[index].opening
+            played = tuple((m.move.col, m.move.piece.shape)
+                           for m in rec.result.moves[:len(opening)])
+            if played != opening[:len(played)]:  # a game forfeited early has fewer moves
+                raise ConfigError(f"results file {source} was made by another league (game "
+                                  f"{index + 1} opened {format_moves(played)} there, "
+                                  f"{format_moves(opening)} here: another --seed, "
+                                  "--opening-plies or --openings)")
+            stats = side_stats(rec.result, len(opening), self.config.time_limit_ms / 1000)
+            self.records.append(GameRecord(rec.white, rec.red, opening, rec.result, stats))
+        return len(self.records)
 
 
 @dataclass

@@ -201,8 +201,11 @@ OPTIONS: tuple[Option, ...] = (
          helps={"match": "append the match's result to FILE as a JSON line (with --listen: "
                          "the host writes it)"}),
     _opt("resume", "--resume", "take the matches already in results FILE as played, append "
-         "the rest (an SPRT goes on with the same statistics)", {"play", "session", "sprt"},
-         metavar="FILE", group=_TOURNAMENT),
+         "the rest (an SPRT goes on with the same statistics)",
+         {"play", "session", "league", "sprt"}, metavar="FILE", group=_TOURNAMENT,
+         helps={"league": "go on with the league whose games results FILE holds (an "
+                          "interrupted --results FILE): its games count as played, the rest "
+                          "are played and appended"}),
     _opt("competition", "--competition", "break a tie in first place by the competition "
          "rules", {"play", "session"}, action="store_true", default=False, group=_TOURNAMENT),
     _opt("unknown_track", "--unknown-track", "derive every board and time setting from two "
