@@ -4,23 +4,27 @@ a bot's checks of what the server says."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
 import pytest
 
-from csl_game.engine import ForfeitReason, MatchResult
+from csl_game.engine import Forfeit, ForfeitReason, MatchResult
 from csl_game.errors import ProtocolError
 from csl_game.model.board import PColor, PShape, Winner
 from csl_game.server import (
     AddressGuard,
+    Answer,
     BotError,
     BotGame,
     GameRow,
     Ladder,
     Limits,
+    SeatThinker,
     SqliteStore,
     TokenBucket,
+    answer_doc,
     decode_event,
     decode_request,
     hash_token,
@@ -31,6 +35,7 @@ from csl_game.server.game import Rejected, ServerGame
 from csl_game.server.messages import GameState, Move, frame
 from csl_game.server.store import Finished, Moved
 from csl_game.thinker.api import MatchConfig
+from csl_game.thinker.prototype import ThinkerPrototype
 
 pytestmark = pytest.mark.unit
 
@@ -235,3 +240,31 @@ def test_a_message_is_one_websocket_text_frame_for_every_receiver(size: int,
     text = "é" + "x" * (size - 2)  # two bytes of UTF-8 and the rest
     data = frame(text)
     assert data == header + text.encode("utf-8")
+
+
+FAKES = str(Path(__file__).parent / "fakes" / "fake_thinkers.py")
+
+
+def test_one_think_and_judge_serves_the_ai_bots_and_the_console() -> None:
+    """A thinker's answer is judged on the board it was asked about, which
+    stays as it was; a move the judge refuses is the thinker's forfeit."""
+    async def answers() -> list[Answer]:
+        board = MatchConfig().new_board()
+        got = []
+        for name in ("fake_thinkers.ColumnZeroThinker", "fake_thinkers.OffBoardThinker",
+                     "fake_thinkers.NoMoveThinker"):
+            seat = SeatThinker(ThinkerPrototype(name, "", MatchConfig(), (FAKES,)),
+                               in_process=True)
+            got.append(await seat.answer(board))
+            seat.close()
+        assert board.move_count == 0
+        return got
+    zero, off, none = asyncio.run(answers())
+    assert zero[:2] == (0, R) and not isinstance(zero, Forfeit)
+    assert isinstance(off, Forfeit) and off.reason is ForfeitReason.INVALID_COLUMN
+    assert isinstance(none, Forfeit) and none.reason is ForfeitReason.NO_MOVE
+    assert answer_doc("g" * 12, 3, zero) == {"type": "move", "game": "g" * 12, "ply": 3,
+                                             "col": 0, "shape": "round"}
+    doc = answer_doc("g" * 12, 3, Forfeit(ForfeitReason.EXCEPTION, "x" * 5000))
+    assert doc["reason"] == "exception" and len(doc["detail"]) == 2000
+    assert decode_request(json.dumps(doc)) is not None  # the server reads what is sent

@@ -22,17 +22,10 @@ import aiohttp
 
 from csl_game.console.human import move_prompt, try_move
 from csl_game.console.render import render_board
-from csl_game.engine import (
-    Forfeit,
-    ThinkerRunner,
-    ThreadRunner,
-    explain,
-    judge,
-    process_runner,
-)
+from csl_game.engine import Forfeit, explain
 from csl_game.errors import InputEnded, InvalidMoveError, NetworkError
 from csl_game.model.board import Board, PColor, PShape
-from csl_game.server import BotError, BotGame, decode_event, ws_url
+from csl_game.server import Answer, BotError, BotGame, SeatThinker, answer_doc, decode_event, ws_url
 from csl_game.server.game import SHAPES
 from csl_game.server.messages import VERSION, game_state
 from csl_game.services.narration import terminal_safe
@@ -86,7 +79,7 @@ class _Console:
         self.name = (ThinkerPrototype(thinker, params, paths=paths).default_name
                      if thinker else "Console")[:40]
         self.game: BotGame | None = None
-        self.runner: ThinkerRunner | None = None
+        self.thinker_seat: SeatThinker | None = None
         self.lines: _Lines | None = None
         self.moving: asyncio.Task[None] | None = None
         self.ws: aiohttp.ClientWebSocketResponse | None = None
@@ -163,30 +156,17 @@ class _Console:
 
     async def move(self, game: BotGame) -> None:
         ply = game.board.move_count
+        answer: Answer
         if self.thinker:
-            chosen = await self.think(game)
+            if self.thinker_seat is None:
+                self.thinker_seat = SeatThinker(ThinkerPrototype(
+                    self.thinker, self.params, game.state.config, self.paths), self.in_process)
+            answer = await self.thinker_seat.answer(game.board)
         else:
-            chosen = await self.ask(game)
-        if isinstance(chosen, Forfeit):
-            await self.send(type="forfeit", game=game.state.game, ply=ply,
-                            reason=chosen.reason.name.lower(), detail=chosen.detail[:2000])
-            return
-        game.sent = chosen
-        await self.send(type="move", game=game.state.game, ply=ply, col=chosen[0],
-                        shape=chosen[1].name.lower())
-
-    async def think(self, game: BotGame) -> tuple[int, PShape] | Forfeit:
-        if self.runner is None:
-            assert self.thinker is not None
-            prototype = ThinkerPrototype(self.thinker, self.params, game.state.config,
-                                         self.paths)
-            make = ThreadRunner if self.in_process else process_runner
-            self.runner = await asyncio.to_thread(make, prototype, lambda text: None)
-        board, runner = game.board.copy(), self.runner
-        outcome = await asyncio.to_thread(lambda: runner.start(board).wait(None))
-        assert outcome is not None
-        judged = judge(outcome, board)
-        return judged if isinstance(judged, Forfeit) else (judged.column, judged.shape)
+            answer = (*await self.ask(game), 0.0)
+        if not isinstance(answer, Forfeit):
+            game.sent = answer[:2]
+        await self.send(**answer_doc(game.state.game, ply, answer))
 
     async def ask(self, game: BotGame) -> tuple[int, PShape]:
         if self.lines is None:
@@ -206,8 +186,8 @@ class _Console:
     def close(self) -> None:
         if self.moving is not None:
             self.moving.cancel()
-        if self.runner is not None:
-            self.runner.close()
+        if self.thinker_seat is not None:
+            self.thinker_seat.close()
 
 
 def run_server_match(url: str, code: str | None, color: PColor | None, thinker: str | None,

@@ -19,14 +19,16 @@ from csl_game.server.guard import AddressGuard, Limits, TokenBucket
 from csl_game.server.hub import Client, Hub, ServerOptions, hash_token, new_token
 from csl_game.server.ladder import Ladder
 from csl_game.server.messages import decode_event, decode_request
+from csl_game.server.room import Room, RoomStep
 from csl_game.server.store import GameRow, PostgresStore, SqliteStore, Store, open_store
+from csl_game.server.thinking import Answer, SeatThinker, answer_doc
 from csl_game.server.web import Served, make_app, serve
 
 __all__ = ["run_server", "add_bot", "serve", "Served", "make_app", "Hub", "Client",
            "ServerOptions", "Limits", "AddressGuard", "TokenBucket", "Ladder", "Store",
            "SqliteStore", "PostgresStore", "GameRow", "open_store", "hash_token", "new_token",
            "decode_request", "decode_event", "BotSpec", "BotGame", "BotError", "run_bot",
-           "saved_token", "ws_url"]
+           "saved_token", "ws_url", "Room", "RoomStep", "SeatThinker", "Answer", "answer_doc"]
 
 
 def add_bot(store: Store, name: str) -> str | None:

@@ -3,8 +3,9 @@
 `run_bot` connects to the server's WebSocket, says who it is (registering
 where the server lets it, the token then saved in the owner's data folder),
 and plays every game the server pairs it in: each game's thinker runs in a
-worker process of its own, as in a local match (`csl_game.engine.process_runner`),
-and its answer is judged here before it is sent. The bot trusts nothing the
+worker process of its own, as in a local match, and its answer is judged
+here before it is sent (csl_game.server.thinking, as the server's AI and
+the console do). The bot trusts nothing the
 server says that its own board contradicts (`BotGame`): every move must be
 the one due and legal, its own moves the ones it sent, a resumed game must
 extend the game it had, and a result must agree with the board. A dropped
@@ -26,11 +27,12 @@ from typing import Any
 
 import aiohttp
 
-from csl_game.engine import Forfeit, ThinkerRunner, ThreadRunner, judge, process_runner
+from csl_game.engine import Forfeit
 from csl_game.errors import CslError, ProtocolError
 from csl_game.model.board import Board, PShape, Winner
 from csl_game.server.game import SHAPES
 from csl_game.server.messages import VERSION, GameState, decode_event, game_state
+from csl_game.server.thinking import SeatThinker, answer_doc
 from csl_game.services.userdata import user_dir
 from csl_game.thinker.prototype import ThinkerPrototype
 
@@ -132,7 +134,7 @@ class BotGame:
     state: GameState
     board: Board = field(init=False)
     sent: tuple[int, PShape] | None = None
-    runner: ThinkerRunner | None = None
+    thinker: SeatThinker | None = None
     thinking: asyncio.Task[None] | None = None
 
     def __post_init__(self) -> None:
@@ -264,47 +266,34 @@ class _Bot:
             game.thinking = asyncio.create_task(self.think(game))
 
     async def think(self, game: BotGame) -> None:
-        if game.runner is None:
-            prototype = ThinkerPrototype(self.spec.thinker, self.spec.params,
-                                         game.state.config, self.spec.paths)
-            make = ThreadRunner if self.spec.in_process else process_runner
-            game.runner = await asyncio.to_thread(make, prototype, _quiet)
-        board = game.board.copy()
-        runner = game.runner
-        outcome = await asyncio.to_thread(lambda: runner.start(board).wait(None))
-        ply = board.move_count
+        if game.thinker is None:
+            game.thinker = SeatThinker(ThinkerPrototype(
+                self.spec.thinker, self.spec.params, game.state.config, self.spec.paths),
+                self.spec.in_process)
+        ply = game.board.move_count
+        answer = await game.thinker.answer(game.board)
         if self.games.get(game.state.game) is not game or game.board.move_count != ply:
             return
-        judged = judge(outcome, board) if outcome is not None else None
-        if judged is None or isinstance(judged, Forfeit):
-            reason = judged.reason.name.lower() if judged else "protocol"
-            await self.send({"type": "forfeit", "game": game.state.game, "ply": ply,
-                             "reason": reason, "detail": (judged.detail if judged else "")[:2000]})
-            return
-        game.sent = (judged.column, judged.shape)
-        await self.send({"type": "move", "game": game.state.game, "ply": ply,
-                         "col": judged.column, "shape": judged.shape.name.lower()})
+        if not isinstance(answer, Forfeit):
+            game.sent = answer[:2]
+        await self.send(answer_doc(game.state.game, ply, answer))
 
     def end(self, game: BotGame) -> None:
         if game.thinking is not None:
             game.thinking.cancel()
-        if game.runner is not None:
-            asyncio.get_running_loop().run_in_executor(None, game.runner.close)
+        if game.thinker is not None:
+            game.thinker.close_later()
 
     def pause(self) -> None:
         """The connection is gone: stop thinking, keep the boards (a reconnect's
         games must extend them)."""
         for game in self.games.values():
             self.end(game)
-            game.runner, game.thinking = None, None
+            game.thinker, game.thinking = None, None
 
     def close_all(self) -> None:
         self.pause()
         self.games.clear()
-
-
-def _quiet(text: str) -> None:
-    """What the thinker says while thinking stays on the bot's machine."""
 
 
 async def run_bot(spec: BotSpec, stop: asyncio.Event | None = None,
