@@ -173,3 +173,36 @@ def test_the_worked_example_of_the_testing_guide(capsys: pytest.CaptureFixture[s
     doc, expected = json.loads(printed[-1]), json.loads(shown[-1])
     assert set(doc) == set(expected)
     assert doc["result"] == expected["result"] == "H1"
+
+
+@pytest.mark.unit
+def test_the_json_records_the_game_clock_and_adjudication(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    common = ["sprt", "sequential", "random 1", "--json", "-q", "--max-games", "2", *SMALL]
+    assert main([*common, "--tc", "2+0.05", "--adjudicate"]) == 0
+    doc = _json(capsys.readouterr().out)
+    assert doc["tc"] == "2+0.05" and doc["adjudicate"] is True
+    assert main(common) == 0
+    doc = _json(capsys.readouterr().out)
+    assert doc["tc"] is None and doc["adjudicate"] is False
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("first, then, words", [
+    (["--adjudicate"], [], "(--adjudicate; this run: no --adjudicate)"),
+    ([], ["--adjudicate"], "(no --adjudicate; this run: --adjudicate)"),
+])
+def test_a_resume_that_changes_adjudication_is_refused(
+        first: list[str], then: list[str], words: str, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    results = tmp_path / "r.jsonl"
+    common = ["sprt", "sequential", "random 1", "--json", "-q", *SMALL]
+    assert main([*common, "--max-games", "2", "--results", str(results), *first]) == 0
+    assert json.loads(results.read_text().splitlines()[0])["sprt"]["adjudicate"] is bool(first)
+    capsys.readouterr()
+    assert main([*common, "--max-games", "4", "--resume", str(results), *then]) == 2
+    err = capsys.readouterr().err
+    assert words in err and "start a new results file" in err
+    assert len(err.strip().splitlines()) == 1 and len(results.read_text().splitlines()) == 2
+    assert main([*common, "--max-games", "4", "--resume", str(results), *first]) == 0
+    assert _json(capsys.readouterr().out)["games"] == 4

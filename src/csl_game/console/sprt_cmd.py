@@ -97,11 +97,13 @@ def run_sprt(args: argparse.Namespace) -> int:
         path, resume = results_paths(args.results, args.resume)
         docs = resumed_lines(path) if resume else []
         executor = dask_executor(args, stack)
-        writer = ResultsWriter(path, {"sprt": test_json(sprt)}) if path else None
+        adjudicator = adjudicator_of(args)
+        writer = (ResultsWriter(path, {"sprt": test_json(sprt, adjudicator is not None)})
+                  if path else None)
         run = SprtRun(new, base, config, sprt, book, args.max_games, workers=workers,
                       in_process=args.in_process, executor=executor, results=writer,
                       setup_limit=limit, memory_limit_mb=memory, known_setups=known,
-                      pool=pool, adjudicator=adjudicator_of(args))
+                      pool=pool, adjudicator=adjudicator)
         stack.callback(run.session.abort)
         if docs:
             print(f"Resumed {run.resume(docs, path)} games from {path}", file=out)

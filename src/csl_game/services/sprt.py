@@ -78,6 +78,10 @@ class SprtState:
     estimate: EloEstimate
     forfeits: Forfeits = field(default_factory=Forfeits)
     """The games forfeited, by reason (those of the results file, resumed ones too)."""
+    tc: str | None = None
+    """The game clock, BASE+INC in seconds (`MatchConfig.tc`; None: a limit per move)."""
+    adjudicate: bool = False
+    """Whether games ended once the analysis proved their result (--adjudicate)."""
 
     @property
     def result(self) -> str:
@@ -108,8 +112,8 @@ class SprtState:
                 "draw_ratio": round(e.draw_ratio, 4),
                 "one_point_pair_ratio": round(p.counts[2] / p.pairs, 4) if paired else None,
                 "elo0": s.elo0, "elo1": s.elo1, "alpha": s.alpha, "beta": s.beta,
-                "model": s.model, "forfeits": self.forfeits.to_json(),
-                "unpaired": self.unpaired}
+                "model": s.model, "tc": self.tc, "adjudicate": self.adjudicate,
+                "forfeits": self.forfeits.to_json(), "unpaired": self.unpaired}
 
     def line(self) -> str:
         """One line of progress: games, W/D/L, pentanomial, Elo with its 95 %
@@ -127,10 +131,22 @@ class SprtState:
                 + (f"  {on_time} lost on time" if on_time else ""))
 
 
-def test_json(sprt: SPRT) -> dict[str, Any]:
-    """The test's hypotheses and error rates, as each results line records them."""
+def test_json(sprt: SPRT, adjudicate: bool = False) -> dict[str, Any]:
+    """The test's hypotheses, error rates and adjudication (proven games ended
+    early or played out: not to be mixed in one test), as each results line
+    records them."""
     return {"elo0": sprt.elo0, "elo1": sprt.elo1, "alpha": sprt.alpha, "beta": sprt.beta,
-            "model": sprt.model}
+            "model": sprt.model, "adjudicate": adjudicate}
+
+
+_UNRECORDED = {"adjudicate": False}
+"""What a results line made before the key was recorded stands for."""
+
+
+def _test_text(key: str, value: Any) -> str:
+    if key == "adjudicate":
+        return "--adjudicate" if value else "no --adjudicate"
+    return f"{key} {value}"
 
 
 class SprtRun:
@@ -145,6 +161,8 @@ class SprtRun:
                  known_setups: Sequence[SetupReport | None] | None = None,
                  pool: Any = None, adjudicator: Adjudicator | None = None) -> None:
         self.sprt = sprt
+        self.config = config
+        self.adjudicate = adjudicator is not None
         self._points: dict[int, float] = {}
         """NEW's points in each finished game, by fixture index."""
         run = RunOptions.of(in_process, setup_limit, memory_limit_mb, workers=workers,
@@ -161,18 +179,22 @@ class SprtRun:
 
         Raises:
             ConfigError: they were played by another test (players, openings,
-                board, or the test's bounds: changing them after seeing the
-                data would void the test's error rates).
+                board, clock, the test's bounds or its adjudication: changing
+                them after seeing the data would void the test's error rates).
         """
-        mine = test_json(self.sprt)
+        mine = test_json(self.sprt, self.adjudicate)
         for doc in docs:
-            theirs = doc.get("sprt")
-            if isinstance(theirs, dict) and theirs != mine:
-                was = ", ".join(f"{k} {theirs.get(k)}" for k in mine if theirs.get(k) != mine[k])
-                now = ", ".join(f"{k} {mine[k]}" for k in mine if theirs.get(k) != mine[k])
+            given = doc.get("sprt")
+            if not isinstance(given, dict):
+                continue
+            theirs = {**_UNRECORDED, **given}
+            changed = [k for k in mine if theirs.get(k) != mine[k]]
+            if changed:
+                was = ", ".join(_test_text(k, theirs.get(k)) for k in changed)
+                now = ", ".join(_test_text(k, mine[k]) for k in changed)
                 raise ConfigError(f"{source} holds games of another test ({was}; this run: "
-                                  f"{now}): an SPRT's bounds are fixed before its games; "
-                                  "start a new results file for the new test")
+                                  f"{now}): an SPRT's bounds and adjudication are fixed "
+                                  "before its games; start a new results file for the new test")
         self.session.wait_for_names()
         self.session.resume(docs, source)
         for index, record in zip(self.session.record_indices, self.session.records):
@@ -206,7 +228,7 @@ class SprtRun:
         estimate = (logistic_elo if self.sprt.model == "logistic" else normalized_elo)(counts)
         forfeits = Forfeits.of(record.result for record in self.session.records)
         return SprtState(self.sprt, tri, penta, llr, self.sprt.status(llr, penta.games),
-                         estimate, forfeits)
+                         estimate, forfeits, self.config.tc or None, self.adjudicate)
 
     def run(self) -> SprtState:
         """Play pairs until a bound is crossed or every game is played."""
