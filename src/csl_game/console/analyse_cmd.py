@@ -6,11 +6,14 @@ from __future__ import annotations
 import argparse
 import json
 
+from csl_game.console.progress import WorkProgress
 from csl_game.engine import process_runner
 from csl_game.errors import UsageError
+from csl_game.model.board import Board
 from csl_game.model.notation import play_moves
-from csl_game.services.analysis import analyse, moves_text, position_problem
+from csl_game.services.analysis import Analysis, analyse, moves_text, position_problem
 from csl_game.services.flag_values import match_config
+from csl_game.thinker.api import MatchConfig
 
 __all__ = ["run_analyse", "DEFAULT_MS", "VALUES"]
 
@@ -36,7 +39,7 @@ def run_analyse(args: argparse.Namespace) -> int:
         raise UsageError(f"cannot analyse {moves_text(args.moves)}: {problem}")
     time_ms = None if args.depth is not None and args.time_limit is None \
         else config.time_limit_ms
-    found = analyse(board, config, process_runner, time_ms, args.depth)
+    found = _analysed(board, config, time_ms, args.depth, args.quiet)
     if found is None:
         raise UsageError("no depth of the analysis finished in the time given: give more "
                          "time with -t MS")
@@ -52,3 +55,21 @@ def run_analyse(args: argparse.Namespace) -> int:
     for m in found.moves:
         print(f"  {m.move:<5} {m.text(expected=True)}")
     return 0
+
+
+def _analysed(board: Board, config: MatchConfig, time_ms: int | None, depth: int | None,
+              quiet: bool) -> Analysis | None:
+    """`analyse`, with a bar on a terminal (unless `quiet`): of the time given,
+    or of the depths asked for (--depth alone)."""
+    by_depth = time_ms is None
+    total = float(depth or 1) if time_ms is None else time_ms / 1000
+
+    def show(seconds: float, latest: Analysis | None) -> None:
+        reached = latest.depth if latest is not None else 0
+        bar.update(reached if by_depth else min(seconds, total),
+                   "" if by_depth or latest is None else f"depth {reached}")
+
+    amount = ("depth {task.completed:.0f}/{task.total:.0f}" if by_depth
+              else "{task.completed:.1f}/{task.total:g} s")
+    with WorkProgress("analysing", total, quiet, amount=amount, transient=True) as bar:
+        return analyse(board, config, process_runner, time_ms, depth, show)

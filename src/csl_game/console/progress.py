@@ -1,5 +1,5 @@
 """Progress of a long session: a bar, time left, the forfeits so far and live
-standings (rich)."""
+standings (rich); and of any other long command's work (`WorkProgress`)."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ from csl_game.services.forfeits import Forfeits
 from csl_game.services.narration import terminal_safe
 from csl_game.services.tables import Grid
 
-__all__ = ["SessionProgress", "standings_table", "leaders_line"]
+__all__ = ["SessionProgress", "WorkProgress", "standings_table", "leaders_line"]
 
 
 def standings_table(table: Sequence[Standing], title: str = "Standings") -> Table:
@@ -107,3 +107,36 @@ class SessionProgress:
             self.say(leaders_line(self.done, self.total, self._standings()))
         if self._live is not None:
             self._live.update(self._render())
+
+
+class WorkProgress:
+    """A long command's progress as a rich bar on standard error: what is being
+    done, the bar, how much of it (`amount`, a format of rich's task), the time
+    spent and left, and a note. Shown only where standard error is a terminal
+    and not `quiet`, so a pipe, a file or -q get nothing; `transient`: the bar
+    goes once the work is done (the answer follows on its own)."""
+
+    def __init__(self, what: str, total: float, quiet: bool = False, out: TextIO | None = None,
+                 amount: str = "{task.completed:.0f}/{task.total:.0f}",
+                 transient: bool = False) -> None:
+        console = Console(file=out or sys.stderr)
+        self.shown = not quiet and console.is_terminal
+        """Whether the bar is on the screen (a terminal, not quiet)."""
+        self._progress = Progress(TextColumn(what), BarColumn(), TextColumn(amount),
+                                  TimeElapsedColumn(), TextColumn("left"), TimeRemainingColumn(),
+                                  TextColumn("{task.fields[note]}"), console=console,
+                                  transient=transient)
+        self._task = self._progress.add_task(what, total=total, note="")
+
+    def __enter__(self) -> WorkProgress:
+        if self.shown:
+            self._progress.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.shown:
+            self._progress.stop()
+
+    def update(self, completed: float, note: str = "") -> None:
+        """How much is done (of the total), and a few words beside the bar."""
+        self._progress.update(self._task, completed=completed, note=terminal_safe(note))

@@ -8,6 +8,7 @@ import sys
 import time
 from typing import TextIO
 
+from csl_game.console.progress import WorkProgress
 from csl_game.engine import process_runner
 from csl_game.errors import UsageError
 from csl_game.services.narration import terminal_safe
@@ -33,17 +34,14 @@ def run_review(replay: Replay, args: argparse.Namespace) -> int:
     job = ReviewJob(config, moves, process_runner, args.review_time)
     review: Review | None = None
     try:
-        shown = -1
-        while not job.done:
-            review = job.poll()
-            if job.progress[0] != shown and sys.stderr.isatty():
-                shown = job.progress[0]
-                print(f"\rreviewing: {shown}/{job.progress[1]} positions", end="",
-                      file=sys.stderr, flush=True)
-            time.sleep(0.02)
+        with WorkProgress("reviewing", job.progress[1], args.quiet,
+                          amount="{task.completed:.0f}/{task.total:.0f} positions",
+                          transient=True) as bar:
+            while not job.done:
+                review = job.poll()
+                bar.update(job.progress[0])
+                time.sleep(0.02)
         review = job.poll()
-        if sys.stderr.isatty():
-            print(file=sys.stderr)
     finally:
         job.close()
     review = review or Review(())

@@ -23,11 +23,12 @@ from csl_game.console.playing import (
     setup_limit_of,
     warm_pool,
 )
+from csl_game.console.progress import WorkProgress
 from csl_game.engine import SPRT, Opening, Points, ResultsWriter, default_workers
 from csl_game.errors import UsageError
 from csl_game.services.flag_values import adjudicator_of, match_config
 from csl_game.services.league import make_openings
-from csl_game.services.narration import terminal_safe
+from csl_game.services.narration import counted, terminal_safe
 from csl_game.services.openings import PLAYOUT_DEPTH, format_book, make_book, read_book
 from csl_game.services.site import follow
 from csl_game.services.sprt import SprtRun, SprtState, test_json
@@ -164,7 +165,8 @@ def _finish(state: SprtState, out: TextIO, seconds: float, interrupted: bool = F
 
 def run_openings(args: argparse.Namespace) -> int:
     """Write a book of balanced openings (to --output, or standard output): each
-    rated by games played out from it for -t MS, or to --depth N (default 5)."""
+    rated by games played out from it for -t MS, or to --depth N (default 5);
+    a bar of the openings found so far on a terminal (standard error), unless -q."""
     config = match_config(args)
     if args.time_limit is not None and args.depth is not None:
         raise UsageError("openings: give -t/--time-limit or --depth, not both")
@@ -174,8 +176,10 @@ def run_openings(args: argparse.Namespace) -> int:
         raise UsageError(f"-t/--time-limit must be 1 ms or more, got {args.time_limit}")
     depth = None if args.time_limit is not None else (args.depth or OPENINGS_DEPTH)
     search = f"-t {args.time_limit}" if depth is None else f"--depth {depth}"
-    book = make_book(config, args.plies, args.count, args.seed, args.band, depth,
-                     args.time_limit)
+    with WorkProgress("openings", args.count, args.quiet) as bar:
+        book = make_book(config, args.plies, args.count, args.seed, args.band, depth,
+                         args.time_limit, progress=lambda kept, drawn: bar.update(
+                             kept, f"{counted(drawn, 'opening')} drawn"))
     text = format_book(book, config, f"made by csl-game openings --plies {args.plies} "
                                      f"--count {args.count} --seed {args.seed} {search} "
                                      f"--band {args.band:g}")

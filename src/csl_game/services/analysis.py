@@ -14,7 +14,7 @@ from __future__ import annotations
 import importlib
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -218,14 +218,21 @@ class AnalysisJob(Analyst):
 
 
 def analyse(board: Board, config: MatchConfig, runner_factory: RunnerFactory,
-            time_ms: int | None = None, depth: int | None = None) -> Analysis | None:
-    """Analyse until solved, `depth` reached or `time_ms` spent; the last analysis."""
+            time_ms: int | None = None, depth: int | None = None,
+            progress: Callable[[float, Analysis | None], None] | None = None
+            ) -> Analysis | None:
+    """Analyse until solved, `depth` reached or `time_ms` spent; the last analysis.
+    `progress(seconds, latest)` is told the time spent and the deepest analysis
+    so far, every 10 ms of waiting."""
     import time
 
+    started = time.monotonic()
     job = AnalysisJob(board, config, runner_factory, time_ms, depth)
     try:
         while not job.done:
-            job.poll()
+            latest = job.poll()
+            if progress is not None:
+                progress(time.monotonic() - started, latest)
             time.sleep(0.01)
         return job.poll()
     finally:

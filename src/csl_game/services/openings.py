@@ -27,6 +27,7 @@ from __future__ import annotations
 import random
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -221,12 +222,14 @@ def playouts(moves: Opening, config: MatchConfig, depth: int | None = PLAYOUT_DE
 def make_book(config: MatchConfig, plies: int, count: int, seed: int = 1,
               balanced: float = BALANCED, depth: int | None = None,
               time_ms: int | None = None, tries: int = 200,
-              target: float = TARGET) -> list[Rated]:
+              target: float = TARGET,
+              progress: Callable[[int, int], None] | None = None) -> list[Rated]:
     """`count` openings of `plies` random moves (shapes too) that leave the
     game open, each a position of its own (no transposition, no mirror image
     of another), whose `playouts` (to `depth`, default PLAYOUT_DEPTH, or for
     `time_ms` each) give White a score within `balanced` of `target`. In the
     order drawn; the same for the same arguments when played out by depth.
+    `progress(kept, drawn)` is called as each opening drawn is kept or dropped.
 
     Raises:
         ConfigError: fewer such openings were found in `tries` x `count` draws.
@@ -238,26 +241,38 @@ def make_book(config: MatchConfig, plies: int, count: int, seed: int = 1,
     rng = random.Random(seed)
     book: list[Rated] = []
     seen: set[tuple[tuple[int, ...], ...]] = set()
-    for _ in range(tries * count):
+    for drawn in range(1, tries * count + 1):
         if len(book) == count:
             return book
-        opening = _random_opening(config, plies, rng)
-        if opening is None:
-            continue
-        key = position_key(config, opening)
-        if key in seen:
-            continue
-        seen.add(key)
-        quick = rate(opening, config, QUICK_DEPTH)
-        if quick is None or abs(quick) > QUICK_BOUND:
-            continue
-        white, games = playouts(opening, config, depth, time_ms)
-        if abs(white / games - target) <= balanced + 1e-9:
-            book.append(Rated(opening, white, games, quick))
+        rated = _balanced(_random_opening(config, plies, rng), config, seen, depth, time_ms,
+                          balanced, target)
+        if rated is not None:
+            book.append(rated)
+        if progress is not None:
+            progress(len(book), drawn)
     if len(book) < count:
         raise ConfigError(f"found only {len(book)} balanced openings of {plies} plies on this "
                           f"board; ask for fewer, fewer plies, or a wider --band")
     return book
+
+
+def _balanced(opening: Opening | None, config: MatchConfig,
+              seen: set[tuple[tuple[int, ...], ...]], depth: int | None, time_ms: int | None,
+              balanced: float, target: float) -> Rated | None:
+    """`opening` rated, if it is a new position (then `seen`), not plainly lost
+    or won, and balanced in its playouts; else None."""
+    if opening is None:
+        return None
+    key = position_key(config, opening)
+    if key in seen:
+        return None
+    seen.add(key)
+    quick = rate(opening, config, QUICK_DEPTH)
+    if quick is None or abs(quick) > QUICK_BOUND:
+        return None
+    white, games = playouts(opening, config, depth, time_ms)
+    return Rated(opening, white, games, quick) if abs(white / games - target) <= balanced + 1e-9 \
+        else None
 
 
 def _random_opening(config: MatchConfig, plies: int,

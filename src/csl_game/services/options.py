@@ -276,9 +276,13 @@ OPTIONS: tuple[Option, ...] = (
     # ---------------------------------------------------------------- session
     _opt("dask", "--dask", "play the matches on a Dask cluster (needs csl-game[dask])",
          {"session", "sprt"}, metavar="ADDRESS"),
-    _opt("quiet", "-q --quiet", "print only the final standings", {"session", "league", "sprt"},
+    _opt("quiet", "-q --quiet", "print only the final standings",
+         {"session", "league", "sprt", "openings", "analyse", "replay"},
          action="store_true", default=False,
-         helps={"league": "no line per game", "sprt": "print only the result"}),
+         helps={"league": "no line per game", "sprt": "print only the result",
+                "openings": "no progress bar (shown only on a terminal)",
+                "analyse": "no progress bar (shown only on a terminal)",
+                "replay": "with --review: no progress bar (shown only on a terminal)"}),
     _opt("report_every", "--report-every", "a progress line every N games instead of every "
          "pair (as cutechess-cli's -ratinginterval)", {"sprt", "session"}, metavar="N",
          helps={"session": "a progress line (matches played, the standings' leaders) every N "

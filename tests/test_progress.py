@@ -1,0 +1,99 @@
+"""Long commands say how far they are: a rich bar on a terminal (standard
+error), nothing under -q or where standard error is not a terminal, so a
+pipe or a file gets only the answer."""
+
+from __future__ import annotations
+
+import io
+import os
+import pty
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+BAR = "\u2501"
+"""What rich draws a bar with."""
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.unit
+def test_a_bar_is_drawn_on_a_terminal_only() -> None:
+    from csl_game.console.progress import WorkProgress
+
+    for out, quiet, shown in ((_Terminal(), False, True), (_Terminal(), True, False),
+                              (io.StringIO(), False, False)):
+        with WorkProgress("reviewing", 4, quiet, out,
+                          amount="{task.completed:.0f}/{task.total:.0f} positions") as bar:
+            bar.update(2, "depth\x1b[2J 5")
+        assert bar.shown is shown
+        text = out.getvalue()
+        assert (BAR in text and "reviewing" in text and "2/4 positions" in text) is shown, text
+        assert "\x1b[2J" not in text and (not shown or "depth\\x1b[2J 5" in text)
+        assert text or not shown
+
+
+def _stderr(argv: list[str], terminal: bool) -> str:
+    """What a verb writes to standard error: a terminal's (a pty's), or a pipe's."""
+    env = {**os.environ, "TERM": "xterm-256color", "COLUMNS": "120"}
+    command = [sys.executable, "-m", "csl_game", *argv]
+    if not terminal:
+        return subprocess.run(command, env=env, timeout=120, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, text=True, check=True).stderr
+    leader, follower = pty.openpty()
+    with subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=follower) as proc:
+        os.close(follower)
+        chunks = []
+        while True:
+            try:
+                chunk = os.read(leader, 4096)
+            except OSError:  # EIO: the verb ended, and its end of the pty with it
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+        assert proc.wait(timeout=120) == 0
+    os.close(leader)
+    return b"".join(chunks).decode("utf-8", "replace")
+
+
+def test_openings_shows_a_bar_on_a_terminal_only(tmp_path: Path) -> None:
+    """A book takes minutes (the README's: 79 s without a word): on a terminal a
+    bar says how many openings are found, of how many drawn; under -q, or into
+    a pipe, only the line that ends it."""
+    book = tmp_path / "book.txt"
+    argv = ["openings", "--plies", "2", "--count", "2", "--depth", "3", "--band", "0.5",
+            "-o", str(book)]
+    shown = _stderr(argv, True)
+    assert "openings" in shown and "2/2" in shown and BAR in shown, shown
+    assert re.search(r"\d+ openings? drawn", shown) and f"wrote 2 openings to {book}" in shown
+    for quiet, terminal in ((True, True), (False, False)):
+        said = _stderr(argv + ["-q"] * quiet, terminal)
+        assert said.strip() == f"wrote 2 openings to {book}", said
+
+
+def test_analyse_shows_the_time_spent_on_a_terminal_only() -> None:
+    argv = ["analyse", "3r", "3s", "-r", "4", "-c", "5", "-w", "3", "-t", "600"]
+    shown = _stderr(argv, True)
+    assert "analysing" in shown and BAR in shown and "/0.6 s" in shown, shown
+    assert _stderr(argv + ["-q"], True) == "" and _stderr(argv, False) == ""
+
+
+def test_a_review_shows_the_positions_done_on_a_terminal_only(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from csl_game.cli import main
+
+    assert main(["match", "--json", "--in-process", "-W", "sequential", "-R", "sequential",
+                 "-r", "4", "-c", "5", "-w", "3"]) == 0
+    match = tmp_path / "match.json"
+    match.write_text(capsys.readouterr().out, encoding="utf-8")
+    argv = ["replay", str(match), "--review", "--review-time", "50"]
+    shown = _stderr(argv, True)
+    assert "reviewing" in shown and BAR in shown and re.search(r"\d+/\d+ positions", shown)
+    assert _stderr(argv + ["-q"], True) == "" and _stderr(argv, False) == ""
