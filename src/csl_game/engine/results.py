@@ -13,6 +13,7 @@ import logging
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -102,16 +103,19 @@ def result_to_json(result: MatchResult, mc: MatchConfig) -> dict[str, Any]:
 
 
 def record_to_json(index: int, white: PlayerInfo, red: PlayerInfo,
-                   result: MatchResult, mc: MatchConfig) -> dict[str, Any]:
+                   result: MatchResult, mc: MatchConfig, book: int = 0) -> dict[str, Any]:
     """A session's match: its index, both players in full, and the result,
     each move with its wall time beside its charged time (``wall_ms`` beside
     ``ms``, where known; `result_to_json` leaves it out: the online protocol
-    sends that, and its peers know no such field)."""
+    sends that, and its peers know no such field); ``book``: how many of its
+    first moves an opening book chose (none: no key)."""
     doc = result_to_json(result, mc)
     for move, played in zip(doc["moves"], result.moves):
         if played.wall is not None:
             move["wall_ms"] = round(played.wall * 1000, 3)
     doc.update({"match": index, "white": white.to_json(), "red": red.to_json()})
+    if book:
+        doc["book"] = book
     return doc
 
 
@@ -257,13 +261,15 @@ class ResultsWriter:
                 f.truncate(data.rfind(b"\n") + 1)
 
     def write(self, doc: dict[str, Any]) -> None:
-        """Append one line, on disk before this returns.
+        """Append one line, on disk before this returns, with the time it was
+        written (``"ended"``, UTC, ISO 8601: the date of the PGN's games).
 
         Raises:
             ResultsError: the line could not be written (the lines before it are kept).
         """
+        ended = datetime.now(UTC).isoformat(timespec="seconds")
         try:
-            self._file.write(json.dumps({**doc, **self.tag}) + "\n")
+            self._file.write(json.dumps({**doc, **self.tag, "ended": ended}) + "\n")
             self._file.flush()
             os.fsync(self._file.fileno())
         except OSError as e:

@@ -406,8 +406,8 @@ class Session:
         self.records.append(record)
         self.record_indices.append(index)
         if self._results is not None:
-            self._results.write(record_to_json(index, self.info(fixture.white),
-                                               self.info(fixture.red), result, self.config))
+            self._results.write(record_to_json(index, self.info(fixture.white), self.info(
+                fixture.red), result, self.config, book=len(fixture.opening)))
         self._emit(PostMatch(index, record, background, info))
 
     def _free_index(self, background: bool = False) -> int | None:

@@ -27,7 +27,7 @@ from __future__ import annotations
 import random
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -35,6 +35,7 @@ from csl_game.engine import Opening
 from csl_game.errors import ConfigError, CslError
 from csl_game.model.board import Board, PColor, PShape, Winner
 from csl_game.model.notation import format_moves, parse_moves
+from csl_game.services.pgn import looks_like_pgn, pgn_openings
 from csl_game.thinker.api import CancellationToken, MatchConfig
 from csl_game.thinker.prototype import ThinkerPrototype
 
@@ -100,7 +101,8 @@ def _checked(board: Board, moves: list[tuple[int, PShape]]) -> str | None:
 
 
 def read_book(path: str | Path, config: MatchConfig) -> list[Opening]:
-    """The openings of a book file, in order.
+    """The openings of a book file, in order: one a line, or a PGN file's
+    games' book moves (csl_game.services.pgn: what `report --format pgn` writes).
 
     Raises:
         ConfigError: the file cannot be read, holds no opening, or a line is
@@ -112,8 +114,14 @@ def read_book(path: str | Path, config: MatchConfig) -> list[Opening]:
     except (OSError, UnicodeDecodeError) as e:
         raise ConfigError(f"cannot read opening book {p}: "
                           f"{getattr(e, 'strerror', None) or e}") from None
+    entries: Sequence[tuple[int, str]] = list(enumerate(lines, 1))
+    if looks_like_pgn(lines):
+        try:
+            entries = pgn_openings(lines, config.rows, config.cols)
+        except ValueError as e:
+            raise ConfigError(f"{p}:{e}") from None
     book: list[Opening] = []
-    for number, line in enumerate(lines, 1):
+    for number, line in entries:
         text = line.split("#", 1)[0].strip()
         if not text:
             continue
@@ -126,7 +134,9 @@ def read_book(path: str | Path, config: MatchConfig) -> list[Opening]:
             raise ConfigError(f"{p}:{number}: {problem}")
         book.append(tuple(moves))
     if not book:
-        raise ConfigError(f"opening book {p} holds no opening")
+        raise ConfigError(f"opening book {p} holds no opening" + (
+            " (from a PGN file, each game's moves marked {book})" if looks_like_pgn(lines)
+            else ""))
     return book
 
 

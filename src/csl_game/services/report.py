@@ -6,11 +6,11 @@ Roster (Event, Site, Date, Round, White, Black, Result), each tag on a line
 of its own, then the movetext ending in the result (``1-0``, ``0-1``,
 ``1/2-1/2``). Ordo takes the White, Black and Result tags of each game and
 nothing else (its pgnget.c looks for ``[White "``, ``[Black "`` and
-``[Result "`` on each line); BayesElo's reader skips what is in braces. So
-the game's moves, in this game's notation (``3r 3s``), not chess's, go in a
-``{...}`` comment; Red is PGN's Black. A Termination tag says how a game
-ended other than on the board: "time forfeit" (timeout, an ignored cancel),
-"rules infraction" (any other forfeit), "adjudication" (an adjudicated game).
+``[Result "`` on each line). Red is PGN's Black. A Termination tag says how
+a game ended other than on the board: "time forfeit" (timeout, an ignored
+cancel), "rules infraction" (any other forfeit), "adjudication" (an
+adjudicated game). The variant, board and time control tags, the date, and
+the movetext with its book moves marked are csl_game.services.pgn's.
 """
 
 from __future__ import annotations
@@ -36,7 +36,8 @@ from csl_game.engine import (
 )
 from csl_game.errors import ConfigError
 from csl_game.model.board import PColor
-from csl_game.model.notation import format_moves
+from csl_game.model.notation import format_move
+from csl_game.services.pgn import board_tags, movetext, pgn_date
 from csl_game.services.tables import Grid
 
 __all__ = ["Report", "load_report", "FORMATS", "parse_anchor"]
@@ -55,6 +56,8 @@ class Report:
     indices: tuple[int, ...]
     """The match index of each record."""
     table: tuple[Standing, ...]
+    docs: tuple[dict[str, Any], ...] = ()
+    """The results line of each record (its settings, book and date: the PGN's tags)."""
 
     def standings_rows(self) -> list[dict[str, Any]]:
         return [{"position": s.position, "name": s.name,
@@ -194,10 +197,12 @@ class Report:
     def pgn(self, event: str = "csl-game") -> str:
         """Every game as PGN, in match order (see the module's docstring)."""
         games = []
-        for index, rec in sorted(zip(self.indices, self.records), key=lambda x: x[0]):
+        lines = self.docs or ({},) * len(self.records)
+        for index, rec, doc in sorted(zip(self.indices, self.records, lines),
+                                      key=lambda x: x[0]):
             res = rec.result
             result = _PGN_RESULTS.get(res.winner.name.lower(), "*")
-            tags = [("Event", event), ("Site", "?"), ("Date", "????.??.??"),
+            tags = [("Event", event), ("Site", "?"), ("Date", pgn_date(doc.get("ended"))),
                     ("Round", str(index + 1)), ("White", self.players[rec.white].name),
                     ("Black", self.players[rec.red].name), ("Result", result),
                     ("PlyCount", str(len(res.moves)))]
@@ -207,9 +212,12 @@ class Report:
                              else "rules infraction"))
             elif res.adjudicated:
                 tags.append(("Termination", "adjudication"))
-            moves = format_moves((m.move.col, m.move.piece.shape) for m in res.moves)
+            settings = doc.get("settings")
+            tags += board_tags(settings if isinstance(settings, dict) else {})
+            book = doc.get("book")
+            moves = [format_move(m.move.col, m.move.piece.shape) for m in res.moves]
             header = "\n".join(f'[{name} "{_pgn_text(value)}"]' for name, value in tags)
-            body = f"{{{moves}}} {result}" if moves else result
+            body = movetext(moves, book if isinstance(book, int) else 0, result)
             games.append(f"{header}\n\n{body}\n")
         return "\n".join(games)
 
@@ -280,4 +288,4 @@ def load_report(docs: Sequence[dict[str, Any]], points: Points = Points()) -> Re
         raise ConfigError(f"results file line is malformed: {e}") from None
     infos = tuple(players)
     table = standings([p.name for p in infos], records, points)
-    return Report(infos, records, indices, tuple(table))
+    return Report(infos, records, indices, tuple(table), tuple(docs))
