@@ -7,15 +7,18 @@ judged and written), with the edge's per-address limits raised, since every
 client comes from 127.0.0.1. This process runs the clients on one event
 loop: GAMES pairs of players, each pair playing friend games one after
 another (the first player creates a game, the second joins it by its code,
-both play random legal moves at once), so GAMES games are always in
-progress; and SPECTATORS watchers, spread over the pairs, each watching its
-pair's current game. It reports moves per second (moves the server judged
-and sent to both players and every watcher), the latency of a move (from a
-player sending it to that player receiving the server's echo of it:
-median, p99, max), the watchers' messages per second, and the server
-process's memory (peak resident set).
+both play random legal moves, at once or, with --pace P, each after a
+random wait of 0 to 2P seconds, an offered load of about GAMES / P moves a
+second), so GAMES games are always in progress; and SPECTATORS watchers,
+spread over the pairs, each watching its pair's current game. It reports
+moves per second (moves the server judged and sent to both players and
+every watcher), the latency of a move (from a player sending it to that
+player receiving the server's echo of it: median, p99, max), the watchers'
+messages per second, the server process's CPU time per move (user and
+system, all its threads, over the play) and its memory (peak resident set).
 
     python benchmarks/server_load.py [--games 1000] [--spectators 5000] [--seconds 30]
+                                     [--pace 0]
 """
 
 from __future__ import annotations
@@ -107,7 +110,7 @@ class Player:
 
 
 async def play_pair(pair: int, a: Player, b: Player, watchers: list[Any], stats: Stats,
-                    until: float) -> None:
+                    until: float, pace: float) -> None:
     """Friend games between `a` and `b` one after another until `until`."""
     while time.monotonic() < until:
         await a.send({"type": "create", "opponent": "friend", "color": "white"})
@@ -125,6 +128,8 @@ async def play_pair(pair: int, a: Player, b: Player, watchers: list[Any], stats:
             col = random.choice([c for c in range(board.cols) if not board.is_column_full(c)])
             shapes = [s for s in PShape if board.piece_count(board.turn, s) > 0]
             shape = random.choice(shapes)
+            if pace > 0:
+                await asyncio.sleep(random.uniform(0, 2 * pace))
             sent = time.monotonic()
             await mover.send({"type": "move", "game": game, "ply": ply, "col": col,
                               "shape": shape.name.lower()})
@@ -148,6 +153,12 @@ async def watcher(http: aiohttp.ClientSession, url: str, stats: Stats,
             stats.watched += 1
 
 
+def _cpu(pid: int) -> float:
+    """Seconds of CPU the process `pid` has used (user and system, all its threads)."""
+    times = psutil.Process(pid).cpu_times()
+    return float(times.user + times.system)
+
+
 def sample_memory(pid: int, peak: list[int], stop: threading.Event) -> None:
     proc = psutil.Process(pid)
     while not stop.is_set():
@@ -158,7 +169,8 @@ def sample_memory(pid: int, peak: list[int], stop: threading.Event) -> None:
         stop.wait(0.2)
 
 
-async def run(games: int, spectators: int, seconds: float, port: int, pid: int) -> Stats:
+async def run(games: int, spectators: int, seconds: float, pace: float, port: int,
+              pid: int) -> Stats:
     stats = Stats()
     url = f"ws://127.0.0.1:{port}/ws"
     peak = [0]
@@ -182,12 +194,14 @@ async def run(games: int, spectators: int, seconds: float, port: int, pid: int) 
         for i, ws in enumerate(watching):
             by_pair[i % games].append(ws)
         began = time.monotonic()
+        cpu = _cpu(pid)
         until = began + seconds
         done = await asyncio.gather(*(play_pair(i, players[2 * i], players[2 * i + 1],
-                                                by_pair[i], stats, until)
+                                                by_pair[i], stats, until, pace)
                                       for i in range(games)), return_exceptions=True)
         stats.errors += [f"a pair stalled: {e!r}" for e in done if isinstance(e, BaseException)]
         stats.elapsed = time.monotonic() - began  # type: ignore[attr-defined]
+        stats.cpu = _cpu(pid) - cpu  # type: ignore[attr-defined]
         stats.memory = peak[0]  # type: ignore[attr-defined]
         for t in tasks:
             t.cancel()
@@ -200,6 +214,8 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=1000)
     parser.add_argument("--spectators", type=int, default=5000)
     parser.add_argument("--seconds", type=float, default=30.0)
+    parser.add_argument("--pace", type=float, default=0.0,
+                        help="each player waits 0 to 2 PACE s before each move (0: none)")
     args = parser.parse_args()
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
@@ -209,7 +225,8 @@ def main() -> None:
     server.start()
     port = ports.get(timeout=60)
     try:
-        stats = asyncio.run(run(args.games, args.spectators, args.seconds, port, server.pid))
+        stats = asyncio.run(run(args.games, args.spectators, args.seconds, args.pace, port,
+                                server.pid))
     finally:
         server.terminate()
         server.join(10)
@@ -224,6 +241,8 @@ def main() -> None:
     print(f"  move latency:     median {statistics.median(lat) * 1000:.1f} ms, "
           f"p99 {p99 * 1000:.1f} ms, max {lat[-1] * 1000:.1f} ms")
     print(f"  watchers' messages: {stats.watched} ({stats.watched / elapsed:.0f} a second)")
+    cpu = stats.cpu  # type: ignore[attr-defined]
+    print(f"  server CPU:       {cpu:.2f} s, {cpu / max(1, stats.moves) * 1000:.3f} ms a move")
     print(f"  server memory:    peak {stats.memory / 2**20:.0f} MB resident")  # type: ignore[attr-defined]
     print(f"  errors:           {len(stats.errors)}"
           + (f" (first: {stats.errors[0]})" if stats.errors else ""))
