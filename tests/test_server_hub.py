@@ -1,0 +1,156 @@
+"""The hub as the I/O around the rooms, without sockets: clients on made-up
+transports, an SQLite database in memory that records its batches, and a
+made-up clock. A move is one frame, the same bytes written to every
+receiver, and one appended row; a slow reader is dropped by the bytes it
+holds; a room is woken by its own timer."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+
+from csl_game.server import Client, Hub, ServerOptions, SqliteStore, hash_token
+from csl_game.server.store import Moved, NewGame, Seated, Write
+from csl_game.thinker.api import MatchConfig
+
+pytestmark = pytest.mark.unit
+
+
+class Transport:
+    """A connection that keeps what is written (and never sends it)."""
+
+    def __init__(self) -> None:
+        self.frames: list[bytes] = []
+        self.aborted = False
+        self.wrote = asyncio.Event()
+
+    def write(self, data: bytes) -> None:
+        self.frames.append(data)
+        self.wrote.set()
+
+    def get_write_buffer_size(self) -> int:
+        return sum(map(len, self.frames))
+
+    def is_closing(self) -> bool:
+        return self.aborted
+
+    def abort(self) -> None:
+        self.aborted = True
+
+    def docs(self) -> list[dict[str, Any]]:
+        return [json.loads(_payload(f)) for f in self.frames]
+
+
+def _payload(data: bytes) -> bytes:
+    size = data[1]
+    return data[2:] if size < 126 else data[4:] if size == 126 else data[10:]
+
+
+class Recording(SqliteStore):
+    def __init__(self) -> None:
+        super().__init__(":memory:")
+        self.batches: list[list[Write]] = []
+
+    def apply(self, writes: Sequence[Write]) -> None:
+        self.batches.append(list(writes))
+        super().apply(writes)
+
+
+def client(session: str = "", outbox_bytes: int = 1 << 20) -> Client:
+    return Client("local", hash_token(session) if session else "", transport=Transport(),
+                  outbox_bytes=outbox_bytes)
+
+
+def sent(c: Client) -> Transport:
+    assert isinstance(c.transport, Transport)
+    return c.transport
+
+
+async def say(hub: Hub, c: Client, **doc: Any) -> dict[str, Any]:
+    before = len(sent(c).frames)
+    await hub.receive(c, json.dumps(doc))
+    got = sent(c).docs()[before:]
+    return got[-1] if got else {}
+
+
+def test_a_move_is_one_frame_to_everyone_and_one_appended_row() -> None:
+    async def go() -> tuple[Recording, list[Client], str]:
+        store = Recording()
+        hub = Hub(store, ServerOptions(write_every_s=0.01))
+        await hub.start()
+        ann, bob = client("a" * 24), client("b" * 24)
+        watchers = [client() for _ in range(3)]
+        for c in (ann, bob, *watchers):
+            hub.connected(c)
+        await say(hub, ann, type="hello", version=1, name="Ann")
+        state = await say(hub, ann, type="create", opponent="friend", color="white")
+        game = state["game"]
+        await say(hub, bob, type="hello", version=1, name="Bob")
+        assert (await say(hub, bob, type="join", code=state["code"]))["color"] == "red"
+        for w in watchers:
+            assert (await say(hub, w, type="watch", game=game))["color"] is None
+        await say(hub, ann, type="move", game=game, ply=0, col=3, shape="round")
+        last = [sent(c).frames[-1] for c in (ann, bob, *watchers)]
+        assert all(f is last[0] for f in last)  # one frame, written to each
+        assert json.loads(_payload(last[0]))["type"] == "played"
+        await say(hub, bob, type="move", game=game, ply=1, col=3, shape="square")
+        row = await hub.db(store.game, game)  # a read comes after the writes before it
+        assert row is not None and [m["col"] for m in row.moves] == [3, 3]
+        hub.disconnected(watchers[0])
+        await hub.close()
+        return store, [ann, bob, *watchers], game
+    store, clients, game = asyncio.run(go())
+    writes = [w for batch in store.batches for w in batch]
+    assert [type(w) for w in writes] == [NewGame, Seated, Moved, Moved]
+    assert [w.ply for w in writes if isinstance(w, Moved)] == [0, 1]
+    assert game not in clients[2].rooms and game in clients[3].rooms
+
+
+def test_a_reader_holding_too_many_bytes_is_dropped_and_the_others_go_on() -> None:
+    async def go() -> None:
+        hub = Hub(Recording(), ServerOptions())
+        await hub.start()
+        slow, quick = client("s" * 24, outbox_bytes=60), client("q" * 24)
+        for c in (slow, quick):
+            hub.connected(c)
+            await say(hub, c, type="hello", version=1, name="Sam")
+        assert not slow.closed  # its welcome fits
+        for c in (slow, quick):
+            await say(hub, c, type="lobby")
+        assert slow.closed and sent(slow).aborted
+        assert not quick.closed
+        assert [d["type"] for d in sent(quick).docs()] == ["welcome", "lobby"]
+        await hub.close()
+    asyncio.run(go())
+
+
+def test_a_bot_out_of_time_is_woken_by_its_games_timer() -> None:
+    now = [1000.0]
+
+    async def go() -> list[dict[str, Any]]:
+        store = Recording()
+        for name in ("Alpha", "Beta"):
+            store.add_bot(name, hash_token(f"token-{name}"))
+        hub = Hub(store, ServerOptions(config=MatchConfig(time_limit_ms=1), grace_ms=5))
+        hub._clock = lambda: now[0]
+        await hub.start()
+        bots = [client(), client()]
+        for c, name in zip(bots, ("Alpha", "Beta"), strict=True):
+            hub.connected(c)
+            await say(hub, c, type="bot", version=1, name=name, token=f"token-{name}")
+        hub._pair()
+        assert len(hub.games) == 1 and len(hub._timers) == 1
+        now[0] += 60  # nobody moved; the game's timer rings 7 ms on
+        told = sent(bots[0])
+        told.wrote.clear()
+        await asyncio.wait_for(told.wrote.wait(), 5)
+        assert not hub.games and not hub._timers
+        await hub.close()
+        return sent(bots[0]).docs()
+    docs = asyncio.run(go())
+    assert [d["type"] for d in docs] == ["welcome", "game", "result"]
+    assert docs[-1]["result"]["forfeit"] == "timeout"
