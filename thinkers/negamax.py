@@ -42,6 +42,12 @@ class NegamaxThinker(SearchThinker):
         self.clock = TimeKeeper(self.time_limit_ms, int(values["margin"]), self.cpu_clock,
                                 self.increment_ms if self.game_time_ms else None)
         self._searcher: Searcher | None = None
+        # Its tables and transposition table are made here, where the setup's
+        # time is, not on the first move: they cost more than a shallow search
+        board = Board(self.rows, self.cols, self.win_sequence,
+                      self.round_pieces_per_player, self.square_pieces_per_player)
+        self._searcher = Searcher(tables_for(board.fast_board().geometry), self.tt_size,
+                                  self.weights)
 
     def _choose(self, board: Board, ct: CancellationToken, start: float) -> int:
         pos = board.fast_board()
