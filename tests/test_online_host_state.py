@@ -232,18 +232,79 @@ def test_a_dropped_player_comes_back_and_its_move_right_after_the_welcome_counts
     assert played(s.tick(25.0), 3) == [(1, 2, S)]
 
 
-def test_a_move_sent_again_after_a_reconnect_is_not_refused() -> None:
-    """The move came, the connection dropped before it was played; the
-    joiner, welcomed again without it, sends it again."""
+def test_a_move_of_the_lost_connection_goes_with_it() -> None:
+    """The move came, the connection dropped before it was played: the next
+    connection on the seat is welcomed without it and its own move is the one
+    played (it may be another player's program, which never sent the first)."""
     s = seated()
     s.local_move(0, R, 1.0)
     say(s, 1, 2.0, MoveMsg(1, 3, S))
     _away(s, 2.0)
-    come(s, 3, 3.0)
+    [welcome] = come(s, 3, 3.0).to(3)
+    assert isinstance(welcome, Welcome) and len(welcome.moves) == 1
     step = say(s, 3, 3.0, MoveMsg(1, 1, S))
     assert not step.close
-    assert played(s.tick(3.0), 3) == [(1, 3, S)]  # the first one stands
+    assert played(s.tick(3.0), 3) == [(1, 1, S)]
     assert "not your turn" in (say(s, 3, 4.0, MoveMsg(1, 1, S)).closes(3) or "")
+
+
+def test_a_silent_connection_gives_way_to_its_player_connecting_again() -> None:
+    """A half-open connection says nothing: the seat's player, connecting again
+    with the code, its name and kind, takes the seat from it once it has been
+    silent `silent_after`; anyone else, or sooner, finds the seat taken."""
+    s = seated(limits=HostLimits(silent_after=6.0))
+    come(s, 2, 0.0, SPECTATOR)
+    s.local_move(0, R, 1.0)
+    assert "the seat is taken" in (come(s, 3, 5.9).closes(3) or "")
+    assert "the seat is taken" in (come(s, 4, 7.0, Hello(1, "player", CODE, "Eve")).closes(4)
+                                   or "")
+    assert "the seat is taken" in (come(s, 5, 7.0, BOB_AI).closes(5) or "")
+    back = come(s, 6, 7.0)
+    assert back.closes(1) == "replaced: its player connected again" and not back.closes(6)
+    assert [m for m in back.to(6) if isinstance(m, Welcome)] and back.to(2) == []
+    assert not [e for e in back.events if isinstance(e, PlayerLeft | PlayerBack)]
+    assert s.seat is not None and s.seat.peer == 6 and not s.paused
+    assert say(s, 1, 7.1, MoveMsg(1, 0, S)).send == []  # the old one is not read any more
+    say(s, 6, 7.2, MoveMsg(1, 2, S))
+    assert played(s.tick(7.2), 6) == [(1, 2, S)]
+    say(s, 6, 8.0, Pong())
+    assert "the seat is taken" in (come(s, 7, 13.0).closes(7) or "")  # heard 5 s ago
+
+
+def test_a_player_coming_back_after_the_end_is_told_the_result() -> None:
+    """The result went out on a connection that had died without a word: the
+    host owes it until a connection of the seat's closes after having it, and
+    the player, connecting again, gets the whole game and the result."""
+    s = seated()
+    come(s, 2, 0.0, SPECTATOR)
+    for ply, (col, shape) in enumerate(WON):
+        if ply % 2 == 0:
+            s.local_move(col, shape, 1.0 + ply)
+        else:
+            say(s, 1, 1.0 + ply, MoveMsg(ply, col, shape))
+            s.tick(1.0 + ply)
+    assert s.is_over and s.owes_result
+    back = come(s, 3, 40.0)
+    welcome, result = back.to(3)
+    assert isinstance(welcome, Welcome) and len(welcome.moves) == len(WON)
+    assert isinstance(result, Result) and result.result.winner is Winner.WHITE
+    assert come(s, 4, 40.0, SPECTATOR).closes(4) == "the game is over"
+    assert s.owes_result
+    s.closed(3, 41.0)
+    assert not s.owes_result
+
+
+def test_a_result_confirmed_is_not_owed() -> None:
+    s = seated()
+    for ply, (col, shape) in enumerate(WON):
+        if ply % 2 == 0:
+            s.local_move(col, shape, 1.0 + ply)
+        else:
+            say(s, 1, 1.0 + ply, MoveMsg(ply, col, shape))
+            s.tick(1.0 + ply)
+    assert s.owes_result
+    s.closed(1, 6.0)  # the joiner hung up once it had the result
+    assert s.is_over and not s.owes_result
 
 
 def test_the_game_clock_stops_while_the_seat_is_empty() -> None:

@@ -302,6 +302,17 @@ def test_the_win_the_board_shows_ends_the_match() -> None:
     assert s.finished and s.phase is Phase.OVER
 
 
+def test_a_game_that_ended_while_away_ends_with_the_result_told_on_the_reconnect() -> None:
+    """The host's result went out on a connection that had died without a word;
+    the reconnect's welcome holds the whole game and the result follows: it is
+    the game's, and the joiner hangs up (which tells the host it arrived)."""
+    s = reconnecting(((0, R), (0, S), (1, R), (1, S)))
+    s.receive(welcome(moves=WON), 10.1)
+    step = s.receive(Result(result(WON, Winner.WHITE, ((0, 0), (0, 1), (0, 2))), CONFIG), 10.1)
+    assert s.phase is Phase.OVER and s.outcome is not None and step.hangup
+    assert isinstance(step.events[-1], MatchOver) and s.failed is None
+
+
 def test_a_draw_must_be_a_finished_board() -> None:
     few = MatchConfig(rows=4, cols=4, win_sequence=3, round_pieces=1, square_pieces=1,
                       time_limit_ms=200)

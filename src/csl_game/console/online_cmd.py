@@ -54,6 +54,8 @@ from csl_game.thinker.prototype import ThinkerPrototype
 __all__ = ["run_online", "run_watch"]
 
 _STEP = 0.05
+_HANG_UP_S = 2.0
+"""How long a joiner that has the result may take to hang up before the host says it waits."""
 _SETTING_OF = {"time_limit": "time_limit_ms", "min_move_time": "min_move_time_ms"}
 
 
@@ -147,6 +149,7 @@ def _host(args: argparse.Namespace) -> int:
             results.write(record_to_json(0, *player_infos(host, local), result, mc))
         if args.json:
             print(json.dumps(result_to_json(result, mc)), flush=True)
+        _tell_result(host, out)
     finally:
         host.close()
         if results is not None:
@@ -188,6 +191,22 @@ def _host_loop(host: Host, out: TextIO) -> MatchResult:
         elif line is not None and host.paused:
             print(f"The game is paused: {_claim_hint(host)}", file=out, flush=True)
         host.wait(_STEP)
+
+
+def _tell_result(host: Host, out: TextIO) -> None:
+    """Stay until the joined player has the result: a joiner hangs up once it
+    has it, at once; one whose connection went silent connects again and is
+    told (at most `limits.result_wait` seconds)."""
+    def say(event: HostEvent) -> None:
+        _say_host_event(event, out)
+
+    if host.finish(say, timeout=_HANG_UP_S) or host.seat is None:
+        return
+    name, wait = host.seat.name, host.limits.result_wait
+    print(terminal_safe(f"Waiting up to {wait:g} s for {name} to be told the result "
+                        "(its connection is silent)"), file=out, flush=True)
+    if not host.finish(say):
+        print(terminal_safe(f"{name} did not come back for the result"), file=out, flush=True)
 
 
 def _claim_hint(host: Host) -> str:

@@ -50,6 +50,15 @@ class HostLimits:
     at once; more from it are turned away, so one address cannot fill `max_pending`."""
     network_margin_ms: int = 1000
     """Time a remote AI has beyond the time limit, for the network."""
+    silent_after: float = 6.0
+    """Seconds without a line after which the seat's connection gives way to a
+    new one with the seat's credentials (its join code and its player's name):
+    a joiner answers every ping (`ping_interval`), so only a connection that
+    died without a word (half-open) is that silent."""
+    result_wait: float = 45.0
+    """Seconds a finished host stays for the seated player when the connection
+    the result went out on has not confirmed it (silent, or dropped): its
+    player reconnects and is told (`HostState.owes_result`)."""
     wrong_codes_per_minute: int = WRONG_CODES
     """Wrong join codes one address may send at once, and in a minute; an
     address that sent them is refused, its code unread, until one is back."""

@@ -149,6 +149,21 @@ class Host:
         events, self._events = self._events, []
         return events
 
+    def finish(self, say: Callable[[HostEvent], None] | None = None,
+               timeout: float | None = None) -> bool:
+        """Once the match is over, go on serving until the seated player has had
+        the result (`HostState.owes_result`), at most `timeout` seconds (default
+        `limits.result_wait`): a player whose connection died without a word
+        connects again and is told it. `say` gets what happens meanwhile;
+        returns whether the result was confirmed."""
+        end = self._now() + (self.limits.result_wait if timeout is None else timeout)
+        while self.state.owes_result and self._now() < end:
+            for event in self.poll():
+                if say is not None:
+                    say(event)
+            self.wait(min(0.1, max(0.0, end - self._now())))
+        return not self.state.owes_result
+
     def wait(self, timeout: float) -> None:
         """Block until a connection has news, at most `timeout` seconds."""
         wait_for_news(self._listener, [*self._conns.values(), *self._closing], timeout)

@@ -8,9 +8,13 @@ end (`closed`), the clock (`tick(now)`), and the host's own doings
 to which peer, the peers to close with a reason (an error line, then the
 end), and the `HostEvent`s for the frontend. The seat, the join code and its
 guessers, reconnection, pings, time-outs, the per-address bounds and the
-checks of each move live here. The match is the ordinary `Match`, on a game
-clock that reads the `now` of the last call and stops while the seat is
-empty: its events go to `subscribe()`'s callbacks, and what they tell the
+checks of each move live here: a new connection of the seat's player takes
+the seat from a dropped one, or from one silent for `limits.silent_after`
+(half-open), and a move of the old one not played yet goes with it; a
+player connecting after the end is told the result (`owes_result`). The
+match is the ordinary `Match`, on a game clock that reads the `now` of the
+last call and stops while the seat is empty: its events go to
+`subscribe()`'s callbacks, and what they tell the
 peers leaves with the next step (`pending()` takes it between calls).
 Sockets and the clock are the driver's (csl_game.online.host.Host), so every
 hostile input is a plain unit test.
@@ -178,6 +182,9 @@ class HostState:
         advanced from the tick after the one that made it: the joiner is told first)."""
         self._wrong_codes = WrongCodes(limits.wrong_codes_per_minute)
         self._refusals = RefusalLog()
+        self._told: int | None = None
+        """The seat's connection the result went out on, until it confirms it
+        (it closes): None when none did, or it did (`owes_result`)."""
 
     # ------------------------------------------------------------------ reading
     @property
@@ -202,6 +209,13 @@ class HostState:
     def claimable(self, now: float) -> bool:
         """Whether the seat has been empty longer than the reconnect time-out."""
         return self.paused and self.away_for(now) >= self.limits.reconnect_timeout
+
+    @property
+    def owes_result(self) -> bool:
+        """Whether the game is over and the result went out on a connection of
+        the seat's that has not confirmed it by closing (it may be half-open:
+        its player, reconnecting, is told the result then)."""
+        return self.is_over and self._told is not None
 
     @property
     def spectators(self) -> int:
@@ -268,6 +282,8 @@ class HostState:
         if found is not None and failure is not None:
             self._turn_away(found, failure)
         elif found is not None:
+            if peer == self._told:
+                self._told = None  # its player hung up after the result
             self._forget(found)
         return self._take()
 
@@ -379,20 +395,39 @@ class HostState:
         if self.seat is None:
             self._seat(peer, hello)
         else:
-            self._broadcast(Resumed())  # to the spectators: the seat is told by its welcome
-            self.seat.peer, self.seat.away_since, self.seat.offered = peer.id, None, False
-            self.game_clock.resume()
-            self._out.events.append(PlayerBack(self.seat.name))
+            self._seat_again(peer)
         peer.role = PeerRole.SEATED
         self._send(peer.id, self._welcome(self.remote_color))
+        if self.is_over and self.match is not None and self.match.result is not None:
+            self._send(peer.id, Result(self.match.result, self.config))
+            self._told = peer.id
+
+    def _seat_again(self, peer: _Peer) -> None:
+        """`peer` takes the seat again: after a drop, or from its silent
+        connection (turned away). A move that connection sent and the match has
+        not played yet goes with it: the welcome leaves it out, so the player
+        is asked again and its answer on this connection is the one played."""
+        seat = self.seat
+        assert seat is not None
+        paused, old = self.paused, seat.peer
+        seat.peer, seat.away_since, seat.offered = peer.id, None, False
+        if self.is_over:
+            return
+        seat.answer = None
+        if old is not None and (silent := self._peers.get(old)) is not None:
+            self._turn_away(silent, "replaced: its player connected again")
+        if paused:
+            self._broadcast(Resumed())  # to the spectators: the seat is told by its welcome
+            self.game_clock.resume()
+            self._out.events.append(PlayerBack(seat.name))
 
     def _refusal(self, peer: _Peer, hello: Hello) -> str | None:
         if hello.version != PROTOCOL_VERSION:
             return (f"this host speaks protocol version {PROTOCOL_VERSION} (csl-game "
                     f"{__version__}), not version {hello.version}: use the same csl-game")
-        if self.is_over:
-            return "the game is over"
         if hello.role == "spectator":
+            if self.is_over:
+                return "the game is over"
             if self.match is None:
                 return "the game has not begun: watch once a player has joined"
             if self.spectators >= self.limits.spectators:
@@ -405,12 +440,23 @@ class HostState:
         if not hmac.compare_digest(hello.code.encode("utf-8"), self.code.encode("utf-8")):
             self._wrong_codes.wrong(peer.address, self._now)
             return "wrong join code"
-        if self.seat is not None and self.seat.peer is not None:
+        if self.seat is not None and self.seat.peer is not None and not self.is_over \
+                and not self._silent_seat(hello):
             return "the seat is taken: a player is playing already"
         if hello.color is not None and hello.color is not self.remote_color:
             return (f"the host plays {self.local_color}: you would play {self.remote_color}, "
                     f"not {hello.color}")
         return settings_refusal(hello, self.config)
+
+    def _silent_seat(self, hello: Hello) -> bool:
+        """Whether `hello` has the seat's credentials (its name and kind; the
+        code is checked) and the seat's connection has said nothing for
+        `limits.silent_after`: it died without a word, and gives way."""
+        seat = self.seat
+        assert seat is not None and seat.peer is not None
+        held = self._peers.get(seat.peer)
+        return (hello.name == seat.name and (hello.kind == "ai") == seat.timed
+                and (held is None or self._now - held.heard >= self.limits.silent_after))
 
     def _seat(self, peer: _Peer, hello: Hello) -> None:
         self.seat = Seat(hello.name, self.remote_color, hello.kind == "ai", peer.id)
@@ -448,11 +494,9 @@ class HostState:
 
     def _move(self, peer: _Peer, msg: MoveMsg | ForfeitMsg) -> None:
         seat = self.seat
-        assert seat is not None and peer.id == seat.peer
         if self.is_over:
             return  # a move that crossed the result on the way
-        if seat.answer is not None and msg.ply == seat.expected and seat.answered_by != peer.id:
-            return  # sent again after a reconnect: the answer of the lost connection stands
+        assert seat is not None and peer.id == seat.peer
         if seat.expected != msg.ply or seat.answer is not None:
             self._turn_away(peer, f"not your turn: {len(self._moves)} moves are played")
             return
@@ -463,7 +507,6 @@ class HostState:
             return
         else:
             seat.answer = Forfeit(msg.reason, msg.detail)
-        seat.answered_by = peer.id
 
     def _leave(self) -> None:
         assert self.seat is not None
@@ -488,9 +531,7 @@ class HostState:
             self._broadcast(Played(ply, *move))
         elif isinstance(event, MatchOver):
             self._broadcast(Result(event.result, self.config))
-            for peer in list(self._peers.values()):
-                if peer.role is PeerRole.PENDING:
-                    self._turn_away(peer, "the game is over")
+            self._told = self.seat.peer if self.seat is not None else None
 
 
 def settings_refusal(hello: Hello, config: MatchConfig) -> str | None:

@@ -443,7 +443,8 @@ class JoinerState:
         if result.forfeit is not None:
             assert loser is not None
             events.append(InvalidPlay(loser, self.names[loser], result.forfeit, result.detail))
-        return Step(events=[*events, MatchOver(result)])
+        # hung up: nothing more comes, and the host learns the result arrived
+        return Step(events=[*events, MatchOver(result)], hangup=True)
 
     # ------------------------------------------------------------------ losses
     def _welcome_due(self) -> float:

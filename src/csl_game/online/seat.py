@@ -42,8 +42,7 @@ class Seat:
     expected: int | None = None
     """The ply a move is awaited for (a job runs), else None."""
     answer: MoveAnswer | Forfeit | None = None
-    answered_by: int | None = None
-    """The connection `answer` came on."""
+    """The move the seat's connection sent for `expected`, not played yet."""
 
 
 @dataclass
