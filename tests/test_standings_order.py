@@ -109,6 +109,25 @@ def test_the_window_lists_ties_by_the_names_it_shows(played: tuple[Session, Path
                                                           "Zara (level 2)"]
 
 
+def test_the_windows_names_for_a_session_keep_the_tie_order() -> None:
+    """A level goes by its name in the window ('Hard', not its class's 'Aardvark'
+    here): the final screen and the log list the tie by the names shown."""
+    from types import SimpleNamespace
+
+    from csl_game.gui.names import ShownNames
+    from csl_game.services.presets import level
+    from csl_game.thinker.prototype import ThinkerPrototype
+
+    hard = level("hard")
+    session = SimpleNamespace(players=[Human("Ann"), ThinkerPrototype(hard.thinker, hard.params)],
+                              names=["Ann", "Aardvark"])
+    table = standings(session.names, [MatchRecord(0, 1, MatchResult(Winner.DRAW, "Ann",
+                                                                    "Aardvark"))])
+    assert [s.name for s in table] == ["Aardvark", "Ann"]
+    shown = ShownNames(session).standings(table)  # type: ignore[arg-type]
+    assert [(s.position, s.name) for s in shown] == [(1, "Ann"), (1, "Hard")]
+
+
 def test_tied_places_are_numbered_as_in_sport() -> None:
     """1, 2, 2, 4: a tie shares the place of its first, and the next place is skipped."""
     from csl_game.engine.scoring import in_table_order, tie_order

@@ -14,6 +14,7 @@ import dataclasses
 from collections.abc import Sequence
 
 from csl_game.engine import MatchResult, Session, Standing, unique_names
+from csl_game.engine.scoring import in_table_order
 from csl_game.services.presets import level_of
 from csl_game.thinker.prototype import ThinkerPrototype
 
@@ -54,4 +55,6 @@ class ShownNames:
         return dataclasses.replace(result, white=self(result.white), red=self(result.red))
 
     def standings(self, table: Sequence[Standing]) -> list[Standing]:
-        return [dataclasses.replace(s, name=self(s.name)) for s in table]
+        """`table` with the shown names, players sharing a place listed by them
+        (`in_table_order`: as every table of standings lists ties)."""
+        return in_table_order(dataclasses.replace(s, name=self(s.name)) for s in table)
