@@ -34,8 +34,16 @@ def files(tmp_path: Path) -> dict[str, str]:
             "winner": "white", "moves": [{"row": 0, "col": 0, "color": 3, "shape": "round",
                                           "ms": 1}], "settings": {}}
     (tmp_path / "colour.jsonl").write_text(json.dumps(line) + "\n")
+    good = {**line, "moves": [{**line["moves"][0], "color": "white"}]}
+    (tmp_path / "one.jsonl").write_text(json.dumps(good) + "\n")
+    # a second line that is no match, though written whole: bad input, not a torn write
+    (tmp_path / "whole.jsonl").write_text(json.dumps(good) + '\n{"white": 3\n')
+    (tmp_path / "nomatch.jsonl").write_text(
+        "\n".join(json.dumps(d) for d in (good, {k: v for k, v in good.items() if k != "match"}))
+        + "\n")
     return {k: str(tmp_path / k) for k in ("g.txt", "bin.txt", "nul.txt", "badparams.txt",
-                                           "list.jsonl", "colour.jsonl")}
+                                           "list.jsonl", "colour.jsonl", "one.jsonl",
+                                           "whole.jsonl", "nomatch.jsonl")}
 
 
 BAD = [
@@ -63,6 +71,14 @@ BAD = [
     (["session", "-g", "g.txt", "--setup-time-limit", "0"], "at least 1 ms"),
     (["match", "--memory-limit", "10"], "--memory-limit must be at least 64 MB"),
     (["session", "-g", "g.txt", "--memory-limit", "-1"], "--memory-limit must be at least 64 MB"),
+    (["match", "-W", "minimax", "--white-params", "x y z", "-R", "random", "--in-process"],
+     "-W/--white: minimax does not accept 'x y z': the depth is a whole number from 1 up"),
+    (["match", "-W", "random", "-R", "minimax", "--red-params", "-5"],
+     "-R/--red: minimax does not accept '-5'"),
+    (["report", "nomatch.jsonl"], "nomatch.jsonl, line 2: malformed (no 'match')"),
+    (["report", "colour.jsonl", "--ratings"], "colour.jsonl, line 1: results line for match 0"),
+    (["replay", "whole.jsonl", "--console"], "whole.jsonl, line 2: not JSON"),
+    (["replay", "one.jsonl", "--match", "99"], "there is no match 99 in the file (1)"),
 ]
 
 

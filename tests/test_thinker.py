@@ -27,6 +27,7 @@ from csl_game import (
     ThinkerPrototype,
     Winner,
 )
+from csl_game.errors import SetupRefused
 from csl_game.thinker.api import thinker_display_name
 from csl_game.thinker.discovery import ENTRY_POINT_GROUP, registry
 from csl_game.thinkers.minimax import MinimaxAIThinker
@@ -315,8 +316,14 @@ def minimax_move(board: Board, params: str = "") -> FutureMove:
 
 def test_minimax_name_and_depth() -> None:
     assert worker_name(ThinkerPrototype("minimax")) == "MinimaxD3"
-    assert worker_name(ThinkerPrototype("minimax", "abc")) == "MinimaxD3"
-    assert worker_name(ThinkerPrototype("minimax", "2")) == "MinimaxD2"
+    assert worker_name(ThinkerPrototype("minimax", " 2 ")) == "MinimaxD2"
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("params", ["abc", "x y z", "-5", "0", "2.5", "depth=2"])
+def test_minimax_refuses_a_depth_that_is_not_one_or_more(params: str) -> None:
+    with pytest.raises(SetupRefused, match="ValueError: the depth is a whole number from 1 up"):
+        ThinkerPrototype("minimax", params).create()
 
 
 @pytest.mark.unit

@@ -17,10 +17,16 @@ class MinimaxAIThinker(AbstractThinker):
     """
 
     def setup(self, params: str) -> None:
-        try:
-            self.max_depth = int(params)
-        except ValueError:
-            self.max_depth = 3
+        """The maximum depth: a whole number from 1 up, or nothing for 3.
+
+        Raises:
+            ValueError: anything else (it searched to 3 for words, and to no
+                depth at all, forfeiting its match, for 0 or less).
+        """
+        text = params.strip()
+        if text and not (text.isdecimal() and int(text) >= 1):
+            raise ValueError(f"the depth is a whole number from 1 up, got {text!r}")
+        self.max_depth = int(text) if text else 3
 
     def __str__(self) -> str:
         return super().__str__() + "D" + str(self.max_depth)

@@ -12,7 +12,7 @@ from typing import TextIO
 from csl_game.console.render import LEGEND, render_board
 from csl_game.model.board import Board
 from csl_game.services import narration as msg
-from csl_game.services.replay import Replay, load_replays, numbered, pick_replay
+from csl_game.services.replay import Replay, load_replay, load_replays, numbered
 
 __all__ = ["run_replay", "print_replay", "step_replay", "KEYS_HELP"]
 
@@ -115,13 +115,12 @@ def run_replay(args: argparse.Namespace, in_window: Callable[[Replay], int]) -> 
     Raises:
         CslError: an unreadable file, or no such match in it.
     """
-    replays = load_replays(args.results_file)
     if args.list:
-        for number, replay in sorted(numbered(replays).items()):
+        for number, listed in sorted(numbered(load_replays(args.results_file)).items()):
             print(msg.terminal_safe(
-                f"{number:>4}  {replay.players}: {msg.game_over(replay.result)}"))
+                f"{number:>4}  {listed.players}: {msg.game_over(listed.result)}"))
         return 0
-    replay = pick_replay(replays, args.match)
+    replay = load_replay(args.results_file, args.match)
     if args.review:
         from csl_game.console.review_cmd import run_review
 

@@ -8,7 +8,13 @@ import argparse
 import sys
 from pathlib import Path
 
-from csl_game.engine import Points, duplicates_note, first_lines, read_results
+from csl_game.engine import (
+    Points,
+    duplicates_note,
+    first_lines,
+    numbered_results,
+    read_results,
+)
 from csl_game.errors import ConfigError, UsageError
 from csl_game.services import narration
 from csl_game.services.flag_values import points_of
@@ -32,7 +38,10 @@ def run_report(args: argparse.Namespace) -> int:
     assert points is not None
     if args.serve:
         return _serve_site(args, points)
-    docs, twice = first_lines(read_results(args.results_file))
+    numbered = numbered_results(args.results_file)
+    docs, twice = first_lines([doc for _, doc in numbered])
+    line_of = {id(doc): number for number, doc in numbered}
+    lines = [line_of[id(doc)] for doc in docs]
     if twice:
         print(f"csl-game: note: {duplicates_note(args.results_file, twice)}", file=sys.stderr)
     if args.ratings or args.anchor:
@@ -41,8 +50,8 @@ def run_report(args: argparse.Namespace) -> int:
         from csl_game.services.report import parse_anchor
 
         anchor = parse_anchor(args.anchor) if args.anchor else None
-        print(narration.terminal_safe(load_report(docs, points).render_ratings(args.format,
-                                                                                anchor)))
+        print(narration.terminal_safe(load_report(docs, points, lines, args.results_file)
+                                      .render_ratings(args.format, anchor)))
         return 0
     if args.format == REFERENCE:
         from csl_game.services.reference import write_reference
@@ -57,7 +66,7 @@ def run_report(args: argparse.Namespace) -> int:
         folder = write_site(docs, args.output, points, title=args.title or DEFAULT_TITLE)
         print(f"wrote the site of {len(docs)} matches: {folder / 'index.html'}")
         return 0
-    report = load_report(docs, points)
+    report = load_report(docs, points, lines, args.results_file)
     print(narration.terminal_safe(report.render(args.format, args.table)))
     return 0
 

@@ -54,6 +54,7 @@ from csl_game.engine.results import (
     duplicates_note,
     first_lines,
     note_torn,
+    numbered_results,
     read_results,
     record_from_json,
     record_to_json,
@@ -116,8 +117,8 @@ __all__ = [
     "Points", "MatchRecord", "Standing", "standings", "round_robin", "winner_text",
     "unique_names", "TieBreak", "TieRound",
     # results files
-    "ResultsWriter", "PlayerInfo", "read_results", "first_lines", "duplicates_note",
-    "note_torn", "result_to_json", "record_to_json", "record_from_json", "recorded_settings",
+    "ResultsWriter", "PlayerInfo", "read_results", "numbered_results", "first_lines",
+    "duplicates_note", "note_torn", "result_to_json", "record_to_json", "record_from_json", "recorded_settings",
     "settings_json",
     "UNRECORDED_CLOCK", "HUMAN_THINKER",
     # statistics and ratings

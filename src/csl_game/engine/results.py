@@ -182,6 +182,16 @@ def read_results(path: str | Path) -> list[dict[str, Any]]:
     Raises:
         ConfigError: the file cannot be read, or a complete line is not a JSON object.
     """
+    return [doc for _, doc in numbered_results(path)]
+
+
+def numbered_results(path: str | Path) -> list[tuple[int, dict[str, Any]]]:
+    """`read_results`, each line with its number in the file (from 1), for
+    messages that name it.
+
+    Raises:
+        ConfigError: as `read_results`.
+    """
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8-sig")
@@ -203,7 +213,7 @@ def read_results(path: str | Path) -> list[dict[str, Any]]:
         if not isinstance(doc, dict):
             raise ConfigError(f"results file {p}, line {number}: not a JSON object "
                               f"(a match's result is one)")
-        docs.append(doc)
+        docs.append((number, doc))
     return docs
 
 

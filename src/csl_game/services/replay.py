@@ -20,7 +20,7 @@ from csl_game.errors import ConfigError, CslError
 from csl_game.model.board import Board, Move, PColor, Piece, Pos, PShape, Winner
 from csl_game.model.notation import format_move
 
-__all__ = ["Replay", "load_replays", "read_replay_lines", "numbered", "pick_replay"]
+__all__ = ["load_replay", "Replay", "load_replays", "read_replay_lines", "numbered", "pick_replay"]
 
 _SETTINGS = ("rows", "cols", "win_sequence", "round_pieces", "square_pieces")
 
@@ -214,23 +214,26 @@ def _result(doc: dict[str, Any]) -> MatchResult:
 def read_replay_lines(path: str | Path) -> list[dict[str, Any]]:
     """The JSON objects of a results file or `match --json` output, one a line.
 
-    A last line that is not JSON is a torn write and is left out.
+    A last line that is not JSON and has no end of line is a torn write and
+    is left out; one with its end of line was written whole, and is bad input.
 
     Raises:
         ConfigError: the file cannot be read, or another line is not a JSON object.
     """
     p = Path(path)
     try:
-        lines = p.read_text(encoding="utf-8").splitlines()
+        text = p.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
         raise ConfigError(f"cannot read {p}: {getattr(e, 'strerror', None) or e}") from None
+    lines = text.splitlines()
+    torn = bool(lines) and bool(lines[-1].strip()) and not text.endswith(("\n", "\r"))
     docs: list[dict[str, Any]] = []
     numbered = [(n, line) for n, line in enumerate(lines, 1) if line.strip()]
     for position, (number, line) in enumerate(numbered, 1):
         try:
             doc = json.loads(line)
         except json.JSONDecodeError as e:
-            if position == len(numbered):
+            if torn and position == len(numbered):
                 note_torn(p, len(line))
                 break
             raise ConfigError(f"{p}, line {number}: not JSON ({e.msg})") from None
@@ -251,6 +254,32 @@ def load_replays(path: str | Path) -> list[Replay]:
     if not replays:
         raise ConfigError(f"{path} holds no finished match")
     return replays
+
+
+def load_replay(path: str | Path, number: int | None) -> Replay:
+    """Match `number` of a results file (as reports count, from 1), or its only
+    match, checked; the file's other matches are not (a bad one does not hide
+    the one asked for, nor the answer that there is no such match).
+
+    Raises:
+        ConfigError: the file cannot be read or holds no match; no such
+            match, or several and no number; the match does not replay to its
+            record.
+    """
+    docs = read_replay_lines(path)
+    if not docs:
+        raise ConfigError(f"{path} holds no finished match")
+    by_number: dict[int, dict[str, Any]] = {}
+    for i, doc in enumerate(docs, 1):
+        index = doc.get("match")
+        by_number[index + 1 if type(index) is int and index >= 0 else i] = doc
+    numbers = sorted(by_number)
+    if number is None and len(numbers) > 1:
+        raise ConfigError(f"the file holds {len(numbers)} matches: choose one with "
+                          f"--match N ({_ranges(numbers)})")
+    if number is not None and number not in by_number:
+        raise ConfigError(f"there is no match {number} in the file ({_ranges(numbers)})")
+    return Replay.from_json(by_number[numbers[0] if number is None else number])
 
 
 def numbered(replays: Sequence[Replay]) -> dict[int, Replay]:

@@ -269,8 +269,10 @@ def parse_anchor(text: str) -> tuple[str, float]:
         raise ConfigError(f"--anchor takes NAME=ELO, got {text!r}") from None
 
 
-def load_report(docs: Sequence[dict[str, Any]], points: Points = Points()) -> Report:
-    """A report from the lines of a results file (players in order of appearance).
+def load_report(docs: Sequence[dict[str, Any]], points: Points = Points(),
+                lines: Sequence[int] = (), source: str = "") -> Report:
+    """A report from the lines of a results file (players in order of appearance);
+    `lines` and `source`, each doc's line number and the file, name a bad line.
 
     Raises:
         ConfigError: the file holds no match, or a line is malformed.
@@ -278,14 +280,19 @@ def load_report(docs: Sequence[dict[str, Any]], points: Points = Points()) -> Re
     if not docs:
         raise ConfigError("the results file holds no finished match")
     players: dict[PlayerInfo, int] = {}
-    try:
-        for doc in docs:
+    records: list[MatchRecord] = []
+    indices: list[int] = []
+    for i, doc in enumerate(docs):
+        try:
             for side in ("white", "red"):
                 players.setdefault(PlayerInfo(**doc[side]), len(players))
-        records = tuple(record_from_json(d, players) for d in docs)
-        indices = tuple(int(d["match"]) for d in docs)
-    except (KeyError, TypeError, ValueError) as e:
-        raise ConfigError(f"results file line is malformed: {e}") from None
+            records.append(record_from_json(doc, players))
+            indices.append(int(doc["match"]))
+        except (KeyError, TypeError, ValueError, ConfigError) as e:
+            why = (str(e) if isinstance(e, ConfigError)
+                   else f"malformed (no {e})" if isinstance(e, KeyError) else f"malformed ({e})")
+            where = f"results file {source}, line" if source else "results file line"
+            raise ConfigError(f"{where} {lines[i] if lines else i + 1}: {why}") from None
     infos = tuple(players)
     table = standings([p.name for p in infos], records, points)
-    return Report(infos, records, indices, tuple(table), tuple(docs))
+    return Report(infos, tuple(records), tuple(indices), tuple(table), tuple(docs))
