@@ -44,7 +44,7 @@ from csl_game.engine.match import (
 from csl_game.engine.options import Fixture, RunOptions, SessionOptions
 from csl_game.engine.outcomes import Forfeit, ForfeitReason
 from csl_game.engine.presenter import Presenter, SessionState
-from csl_game.engine.ratings import Rating, plus_minus, rate_records
+from csl_game.engine.ratings import Rating, interval_text, plus_minus, rate_records
 from csl_game.engine.remote import Remote
 from csl_game.engine.results import (
     HUMAN_THINKER,
@@ -79,8 +79,10 @@ from csl_game.engine.scoring import (
     MatchRecord,
     Points,
     Standing,
+    in_table_order,
     round_robin,
     standings,
+    tie_order,
     unique_names,
     winner_text,
 )
@@ -115,7 +117,7 @@ __all__ = [
     "SessionEvent", "SessionStarted", "PreMatch", "PostMatch", "MatchReplayed", "TieBreakRound", "SessionEnded",
     # scoring: points, standings and tie-breaks
     "Points", "MatchRecord", "Standing", "standings", "round_robin", "winner_text",
-    "unique_names", "TieBreak", "TieRound",
+    "unique_names", "TieBreak", "TieRound", "tie_order", "in_table_order",
     # results files
     "ResultsWriter", "PlayerInfo", "read_results", "numbered_results", "first_lines",
     "duplicates_note", "note_torn", "result_to_json", "record_to_json", "record_from_json", "recorded_settings",
@@ -123,7 +125,7 @@ __all__ = [
     "UNRECORDED_CLOCK", "HUMAN_THINKER",
     # statistics and ratings
     "SPRT", "Trinomial", "Pentanomial", "EloEstimate", "Status", "logistic_elo",
-    "normalized_elo", "Rating", "rate_records", "plus_minus",
+    "normalized_elo", "Rating", "rate_records", "plus_minus", "interval_text",
     # running thinkers
     "RunnerFactory", "ThinkerRunner", "ThinkJob", "ThinkOutcome", "InfoCallback", "MoveAnswer",
     "ThreadRunner", "runner_factory", "default_workers", "SETUP_TIME_LIMIT", "MEMORY_LIMIT_MB",

@@ -13,8 +13,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
-from csl_game.engine import MatchResult, Session, Standing, unique_names
-from csl_game.engine.scoring import in_table_order
+from csl_game.engine import MatchResult, Session, Standing, in_table_order, unique_names
 from csl_game.services.presets import level_of
 from csl_game.thinker.prototype import ThinkerPrototype
 

@@ -20,8 +20,7 @@ import pygame
 from pygame import Rect
 from pygame_gui.elements import UIImage, UIPanel, UIScrollingContainer
 
-from csl_game.engine import MatchRecord, Standing
-from csl_game.engine.scoring import in_table_order
+from csl_game.engine import MatchRecord, Standing, in_table_order
 from csl_game.gui.assets import load_theme
 from csl_game.gui.keys import TABLE_KEYS
 from csl_game.gui.style import TextCache, theme_name

@@ -41,10 +41,10 @@ from csl_game.engine import (
     SetupReport,
     Status,
     Trinomial,
+    interval_text,
     logistic_elo,
     normalized_elo,
 )
-from csl_game.engine.ratings import interval_text
 from csl_game.errors import ConfigError
 from csl_game.model.board import PColor
 from csl_game.services.forfeits import Forfeits

@@ -11,9 +11,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
-from csl_game.engine import Points
-from csl_game.engine.ratings import plus_minus
-from csl_game.engine.scoring import tie_order
+from csl_game.engine import Points, plus_minus, tie_order
 from csl_game.services.report import Report, load_report
 from csl_game.services.site.charts import Series, board_svg, line_chart, ratings_chart
 from csl_game.services.site.markup import (
