@@ -48,6 +48,14 @@ from csl_game.errors import InvalidMoveError, NetworkError, ProtocolError
 from csl_game.model.board import PColor, PShape
 from csl_game.online.door import HostLimits, TurnedAway, summaries
 from csl_game.online.guard import RefusalLog, WrongCodes
+from csl_game.online.host_step import (
+    ClaimOffered,
+    HostEvent,
+    HostStep,
+    PlayerBack,
+    PlayerJoined,
+    PlayerLeft,
+)
 from csl_game.online.protocol import (
     PROTOCOL_VERSION,
     ClientMessage,
@@ -75,55 +83,6 @@ __all__ = ["HostState", "HostStep", "HostEvent", "PlayerJoined", "PlayerLeft", "
            "ClaimOffered", "PeerRole", "settings_refusal"]
 
 log = logging.getLogger(__name__)
-
-
-# ---------------------------------------------------------------------- events
-@dataclass(frozen=True)
-class PlayerJoined:
-    name: str
-    color: PColor
-
-
-@dataclass(frozen=True)
-class PlayerLeft:
-    """The seated player's connection dropped: the game is paused."""
-
-    name: str
-
-
-@dataclass(frozen=True)
-class PlayerBack:
-    name: str
-
-
-@dataclass(frozen=True)
-class ClaimOffered:
-    """The seat has been empty `seconds`: the host may claim the game."""
-
-    name: str
-    seconds: float
-
-
-HostEvent = PlayerJoined | PlayerLeft | PlayerBack | ClaimOffered | TurnedAway
-
-
-@dataclass
-class HostStep:
-    """What the driver does after a call: send each message of `send` to its
-    peer; close each peer of `close` after telling it the reason (one error
-    line); hand `events` to the frontend."""
-
-    send: list[tuple[int, HostMessage]] = field(default_factory=list)
-    close: list[tuple[int, str]] = field(default_factory=list)
-    events: list[HostEvent] = field(default_factory=list)
-
-    def to(self, peer: int) -> list[HostMessage]:
-        """The messages for `peer`, in order."""
-        return [msg for p, msg in self.send if p == peer]
-
-    def closes(self, peer: int) -> str | None:
-        """The reason `peer` is closed with, if it is."""
-        return next((reason for p, reason in self.close if p == peer), None)
 
 
 class PeerRole(Enum):
