@@ -28,6 +28,11 @@ def plays_thinkers(argv: Sequence[str]) -> bool:
 
 def main() -> int:
     """Run the command line (`csl_game.cli.main`); returns the exit status."""
+    if sys.argv[1:] == ["--version"]:  # what the parser would print, without loading it
+        from csl_game import __version__
+
+        print(f"csl-game {__version__}")
+        return 0
     if plays_thinkers(sys.argv[1:]):
         from csl_game.forkserver import start_server
 
