@@ -13,6 +13,7 @@ import pytest
 from csl_game.engine import Forfeit, ForfeitReason, MatchResult
 from csl_game.errors import ProtocolError
 from csl_game.model.board import PColor, PShape, Winner
+from csl_game.online.protocol import result_json
 from csl_game.server import (
     AddressGuard,
     Answer,
@@ -203,8 +204,69 @@ def test_a_bot_refuses_a_server_that_contradicts_its_board() -> None:
     game.played(1, 3, S)
     with pytest.raises(BotError, match="not the game played"):
         game.resume(state(((1, R, 0.0), (3, S, 0.0))))
-    with pytest.raises(BotError, match="result"):
+
+
+def ended(moves: list[tuple[int, PShape]], loser: PColor | None = None,
+          reason: ForfeitReason | None = None, resigned: bool = False,
+          names: tuple[str, str] = ("A", "B")) -> dict[str, object]:
+    """The result the server writes of a game of `moves` (ended on the board,
+    or by `loser`'s forfeit or resignation)."""
+    g = ServerGame("g" * 12, MatchConfig(), list(names), (False, False))
+    for ply, (col, shape) in enumerate(moves):
+        g.play(g.to_move, ply, col, shape, 0.0)
+    if loser is not None:
+        g.forfeit(loser, reason, "", resigned)
+    assert g.result is not None
+    return result_json(g.result, g.config)
+
+
+WIN = [(0, R), (1, S), (0, R), (1, S), (0, R), (1, S), (0, R)]
+"""White's four rounds in column 0."""
+
+
+def test_a_bot_accepts_a_true_result_and_refuses_a_forged_one() -> None:
+    game = BotGame(state(tuple((c, s, 0.0) for c, s in WIN)))  # the bot plays Red
+    game.check_result(ended(WIN))
+    forged = {**ended(WIN), "winner": "red", "winner_name": "B"}
+    with pytest.raises(BotError, match="board that shows white"):
+        game.check_result(forged)
+    with pytest.raises(BotError, match="a result of C against B"):
+        game.check_result(ended(WIN, names=("C", "B")))
+    with pytest.raises(BotError, match="6 moves where 7"):
+        game.check_result(ended(WIN[:6], loser=RED, reason=ForfeitReason.DISCONNECTED))
+    with pytest.raises(BotError, match="without 'white'"):
         game.check_result({"moves": [], "winner": "white"})
+
+
+@pytest.mark.parametrize("loser, reason, resigned, words", [
+    (RED, ForfeitReason.TIMEOUT, False, None),  # the server's clock: it may
+    (RED, ForfeitReason.DISCONNECTED, False, None),
+    (W, ForfeitReason.DISCONNECTED, False, None),
+    (W, None, True, None),  # the other side resigns
+    (RED, None, True, "which did not resign"),
+    (RED, ForfeitReason.EXCEPTION, False, "never reported"),
+    (W, ForfeitReason.EXCEPTION, False, "when Red was to move"),
+])
+def test_a_bot_checks_who_could_lose_off_the_board(loser: PColor,
+                                                   reason: ForfeitReason | None,
+                                                   resigned: bool, words: str | None) -> None:
+    moves = WIN[:3]  # Red (the bot) to move
+    game = BotGame(state(tuple((c, s, 0.0) for c, s in moves)))
+    doc = ended(moves, loser, reason, resigned)
+    if words is None:
+        game.check_result(doc)
+        return
+    with pytest.raises(BotError, match=words):
+        game.check_result(doc)
+
+
+def test_a_bot_that_reported_its_thinkers_forfeit_accepts_it() -> None:
+    moves = WIN[:3]
+    game = BotGame(state(tuple((c, s, 0.0) for c, s in moves)))
+    sent = game.answered(3, Forfeit(ForfeitReason.EXCEPTION, "it raised"))
+    assert sent["type"] == "forfeit" and sent["reason"] == "exception"
+    game.check_result(ended(moves, RED, ForfeitReason.EXCEPTION))
+    assert game.answered(3, (2, S, 0.1))["type"] == "move" and game.sent == (2, S)
 
 
 def test_a_bot_finds_the_websocket_of_a_server_address() -> None:

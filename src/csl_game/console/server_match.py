@@ -22,10 +22,10 @@ import aiohttp
 
 from csl_game.console.human import move_prompt, try_move
 from csl_game.console.render import render_board
-from csl_game.engine import Forfeit, explain
+from csl_game.engine import explain
 from csl_game.errors import InputEnded, InvalidMoveError, NetworkError
 from csl_game.model.board import Board, PColor, PShape
-from csl_game.server import Answer, BotError, BotGame, SeatThinker, answer_doc, decode_event, ws_url
+from csl_game.server import Answer, BotError, BotGame, SeatThinker, decode_event, ws_url
 from csl_game.server.game import SHAPES
 from csl_game.server.messages import VERSION, game_state
 from csl_game.services.narration import terminal_safe
@@ -164,9 +164,7 @@ class _Console:
             answer = await self.thinker_seat.answer(game.board)
         else:
             answer = (*await self.ask(game), 0.0)
-        if not isinstance(answer, Forfeit):
-            game.sent = answer[:2]
-        await self.send(**answer_doc(game.state.game, ply, answer))
+        await self.send(**game.answered(ply, answer))
 
     async def ask(self, game: BotGame) -> tuple[int, PShape]:
         if self.lines is None:

@@ -8,7 +8,8 @@ here before it is sent (csl_game.server.thinking, as the server's AI and
 the console do). The bot trusts nothing the
 server says that its own board contradicts (`BotGame`): every move must be
 the one due and legal, its own moves the ones it sent, a resumed game must
-extend the game it had, and a result must agree with the board. A dropped
+extend the game it had, and a result must agree with the board
+(csl_game.online.verify's checks, as a joiner checks a host). A dropped
 connection is tried again (1, 2, 4, 8, 8 ... s) until `stop` is set.
 """
 
@@ -27,12 +28,14 @@ from typing import Any
 
 import aiohttp
 
-from csl_game.engine import Forfeit
+from csl_game.engine import Forfeit, ForfeitReason
 from csl_game.errors import CslError, ProtocolError
-from csl_game.model.board import Board, PShape, Winner
+from csl_game.model.board import Board, PColor, PShape, Winner
+from csl_game.online.protocol import result_from_doc
+from csl_game.online.verify import Contradiction, check_ending, check_names_and_settings
 from csl_game.server.game import SHAPES
 from csl_game.server.messages import VERSION, GameState, decode_event, game_state
-from csl_game.server.thinking import SeatThinker, answer_doc
+from csl_game.server.thinking import Answer, SeatThinker, answer_doc
 from csl_game.services.userdata import user_dir
 from csl_game.thinker.prototype import ThinkerPrototype
 
@@ -134,6 +137,8 @@ class BotGame:
     state: GameState
     board: Board = field(init=False)
     sent: tuple[int, PShape] | None = None
+    reported: dict[int, ForfeitReason] = field(default_factory=dict)
+    """This side's forfeits, by ply (its thinker failed here)."""
     thinker: SeatThinker | None = None
     thinking: asyncio.Task[None] | None = None
 
@@ -179,14 +184,55 @@ class BotGame:
         self._put(col, shape)
         self.sent = None
 
+    def answered(self, ply: int, answer: Answer) -> dict[str, Any]:
+        """This side answers move `ply` (a move, or its thinker's forfeit): the
+        message to send, and what a later result is checked against."""
+        if isinstance(answer, Forfeit):
+            self.reported[ply] = answer.reason
+        else:
+            self.sent = answer[:2]
+        return answer_doc(self.state.game, ply, answer)
+
     def check_result(self, doc: dict[str, Any]) -> None:
-        moves = doc.get("moves")
-        if not isinstance(moves, list) or len(moves) != self.board.move_count:
-            raise BotError(f"game {self.state.game}: the result's moves are not the game's")
-        winner = self.board.check_winner().name.lower()
-        if winner != "none" and doc.get("winner") != winner:
-            raise BotError(f"game {self.state.game}: the result says {doc.get('winner')}, "
-                           f"the board {winner}")
+        """The game's result agrees with the board (csl_game.online.verify, as a
+        joiner checks a host): its players and settings, its moves the ones
+        played, a win on the board with its line, a draw on a finished board,
+        or a loss off the board its loser could come to: this side resigns
+        never and forfeits only by time, by leaving, or as it said; a thinker
+        fails only on its own turn.
+
+        Raises:
+            BotError: it does not agree.
+        """
+        try:
+            result, config = result_from_doc(doc)
+            check_names_and_settings(result, config, (self.state.white, self.state.red),
+                                     self.state.config)
+            loser = check_ending(self.board, result)
+            if loser is not None:
+                self._check_loser(loser, result.forfeit, result.resigned)
+        except ProtocolError as e:  # a Contradiction is one
+            raise BotError(f"game {self.state.game}: the result does not agree with the "
+                           f"game: {e}") from None
+
+    def _check_loser(self, loser: PColor, reason: ForfeitReason | None,
+                     resigned: bool) -> None:
+        mine = self.state.color
+        if resigned or reason is None:
+            if loser is mine:
+                raise Contradiction(f"a resignation of {loser}, this side, which did not "
+                                    "resign")
+            return
+        if reason is ForfeitReason.DISCONNECTED:
+            return
+        said = reason.name.lower()
+        if self.board.turn is not loser:
+            raise Contradiction(f"a forfeit of {loser} ({said}) when {self.board.turn} "
+                                "was to move")
+        if loser is mine and reason is not ForfeitReason.TIMEOUT \
+                and self.reported.get(self.board.move_count) is not reason:
+            raise Contradiction(f"a forfeit of {loser}, this side ({said}), that it never "
+                                "reported")
 
 
 class _Bot:
@@ -274,9 +320,7 @@ class _Bot:
         answer = await game.thinker.answer(game.board)
         if self.games.get(game.state.game) is not game or game.board.move_count != ply:
             return
-        if not isinstance(answer, Forfeit):
-            game.sent = answer[:2]
-        await self.send(answer_doc(game.state.game, ply, answer))
+        await self.send(game.answered(ply, answer))
 
     def end(self, game: BotGame) -> None:
         if game.thinking is not None:
