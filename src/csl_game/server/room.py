@@ -116,7 +116,7 @@ class Room(Generic[P]):
     # ------------------------------------------------------------ inputs
     def open(self, peer: P | None, color: PColor, now: float) -> RoomStep[P]:
         """A new game, made by `peer` playing `color` (None: made by the server,
-        the ladder's pairing, with both players told by `sit`)."""
+        the ladder's pairing, with both players told by `attach`)."""
         g = self.game
         self._out.store.append(NewGame(GameRow(
             g.id, self.kind, g.names[0], g.names[1],
@@ -129,13 +129,13 @@ class Room(Generic[P]):
             self._send((peer,), self.state(color))
         if self.started:
             self._begin(now)
-        return self._take(now)
+        return self._take()
 
     def resume(self, now: float) -> RoomStep[P]:
         """The game was read back from the database (the server restarted):
         its players have `reconnect_s` to come back."""
         self.gone = [now if s and not s.startswith("ai:") else None for s in self.seats]
-        return self._take(now)
+        return self._take()
 
     def sit(self, peer: P, identity: str, name: str, now: float) -> RoomStep[P]:
         """`peer`, who is `identity` called `name`, takes its seat again, or
@@ -152,13 +152,13 @@ class Room(Generic[P]):
             self._out.entered.append(peer)
             self._out.store.append(Seated(self.id, list(self.game.names), list(self.seats)))
             self._begin(now)
-        return self._take(now)
+        return self._take()
 
     def attach(self, peer: P, identity: str, now: float) -> RoomStep[P]:
         """`peer` said who it is: it is given its seats here (if it has any)."""
         if identity and identity in self.seats:
             self._attach(peer, identity, now)
-        return self._take(now)
+        return self._take()
 
     def watch(self, peer: P, identity: str, now: float) -> RoomStep[P]:
         """`peer` watches (a player of the game takes its seat instead)."""
@@ -166,7 +166,7 @@ class Room(Generic[P]):
             self._attach(peer, identity, now)
         else:
             self._watch(peer)
-        return self._take(now)
+        return self._take()
 
     def left(self, peer: P, now: float) -> RoomStep[P]:
         """`peer`'s connection ended."""
@@ -175,7 +175,7 @@ class Room(Generic[P]):
             if self.players[color] == peer:
                 self.players[color] = None
                 self.gone[color] = now
-        return self._take(now)
+        return self._take()
 
     def move(self, peer: P, ply: int, col: int, shape: PShape, now: float) -> RoomStep[P]:
         """`peer` plays move `ply`.
@@ -187,7 +187,7 @@ class Room(Generic[P]):
         color = self._seat_of(peer)
         before = self.game.ply
         self._after(before, self.game.play(color, ply, col, shape, now))
-        return self._take(now)
+        return self._take()
 
     def forfeit(self, peer: P, reason: ForfeitReason | None, detail: str,
                 now: float) -> RoomStep[P]:
@@ -200,7 +200,7 @@ class Room(Generic[P]):
         color = self._seat_of(peer)
         self.game.forfeit(color, reason, detail, resigned=reason is None)
         self._finish()
-        return self._take(now)
+        return self._take()
 
     def ai_answer(self, ply: int, answer: tuple[int, PShape, float] | Forfeit,
                   now: float) -> RoomStep[P]:
@@ -209,7 +209,7 @@ class Room(Generic[P]):
         g = self.game
         if self.done or g.result is not None or g.ply != ply \
                 or self.ai_seat(g.to_move) is None:
-            return self._take(now)
+            return self._take()
         self._asked = None
         if isinstance(answer, Forfeit):
             g.forfeit(g.to_move, answer.reason, answer.detail)
@@ -218,17 +218,17 @@ class Room(Generic[P]):
             col, shape, elapsed = answer
             g.start_clock(now - elapsed)
             self._after(ply, g.play(g.to_move, ply, col, shape, now))
-        return self._take(now)
+        return self._take()
 
     def wake(self, now: float) -> RoomStep[P]:
         """Time passed: a timed player out of time, a player away too long,
         a waiting game its maker left."""
         g = self.game
         if self.done:
-            return self._take(now)
+            return self._take()
         if self.started and g.expired(now):
             self._finish()
-            return self._take(now)
+            return self._take()
         for color in PColor:
             since = self.gone[color]
             if since is not None and now - since > self.reconnect_s and self.started:
@@ -236,12 +236,12 @@ class Room(Generic[P]):
                           f"{g.names[color]} left and did not come back within "
                           f"{self.reconnect_s:g} s")
                 self._finish()
-                return self._take(now)
+                return self._take()
         maker = self.gone[0 if self.seats[0] else 1]
         if not self.started and maker is not None and now - maker > self.reconnect_s:
             self._out.store.append(Dropped(self.id))
             self._end()
-        return self._take(now)
+        return self._take()
 
     # ------------------------------------------------------------ messages
     def state(self, color: PColor | None) -> str:
@@ -253,7 +253,7 @@ class Room(Generic[P]):
                       moves=g.moves_json(), kind=self.kind)
 
     # ------------------------------------------------------------ inside
-    def _take(self, now: float) -> RoomStep[P]:
+    def _take(self) -> RoomStep[P]:
         step, self._out = self._out, RoomStep()
         step.done = self.done
         step.wake = None if self.done else self._next_wake()
