@@ -154,3 +154,22 @@ def test_a_bot_out_of_time_is_woken_by_its_games_timer() -> None:
     docs = asyncio.run(go())
     assert [d["type"] for d in docs] == ["welcome", "game", "result"]
     assert docs[-1]["result"]["forfeit"] == "timeout"
+
+
+def test_a_write_the_database_refuses_costs_only_itself() -> None:
+    async def go() -> Recording:
+        store = Recording()
+        hub = Hub(store, ServerOptions(write_every_s=10.0))
+        await hub.start()
+        ann = client("a" * 24)
+        hub.connected(ann)
+        await say(hub, ann, type="hello", version=1, name="Ann")
+        game = (await say(hub, ann, type="create", opponent="open", color="white"))["game"]
+        hub._write([Moved(game, 0, 3, "round", 1.0), Moved(game, 0, 4, "round", 1.0),
+                    Moved(game, 1, 2, "square", 1.0)])  # the second is move 0 again
+        row = await hub.db(store.game, game)
+        await hub.close()
+        assert row is not None and [m["col"] for m in row.moves] == [3, 2]
+        return store
+    store = asyncio.run(go())
+    assert [len(b) for b in store.batches] == [4, 1, 1, 1, 1]  # the batch, then one by one

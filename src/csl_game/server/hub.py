@@ -116,10 +116,19 @@ class Hub:
             self._db_thread.submit(self._apply_writes, batch)
 
     def _apply_writes(self, batch: list[Write]) -> None:
+        """On the database's thread: `batch` in one transaction; if it is
+        refused, each write alone, so one bad write costs only itself."""
         try:
             self.store.apply(batch)
-        except Exception:  # a lost batch is logged; the games go on
-            log.exception("the database refused %d writes", len(batch))
+            return
+        except Exception:  # the games go on; what is refused is logged
+            log.warning("the database refused a batch of %d writes; writing them one by one",
+                        len(batch), exc_info=True)
+        for write in batch:
+            try:
+                self.store.apply([write])
+            except Exception:
+                log.exception("the database refused %r", write)
 
     # ------------------------------------------------------------ life
     async def start(self) -> None:
