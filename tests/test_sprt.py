@@ -206,3 +206,39 @@ def test_a_resume_that_changes_adjudication_is_refused(
     assert len(err.strip().splitlines()) == 1 and len(results.read_text().splitlines()) == 2
     assert main([*common, "--max-games", "4", "--resume", str(results), *first]) == 0
     assert _json(capsys.readouterr().out)["games"] == 4
+
+
+@pytest.mark.parametrize("after, group", [(0.2, True), (0.2, False), (1.5, True)])
+def test_ctrl_c_at_any_moment_prints_the_summary_and_the_json(after: float,
+                                                              group: bool) -> None:
+    """Ctrl+C as a terminal sends it (to the process group: the fork server and
+    workers too) or to the command alone, while it loads or while it plays."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    import psutil
+
+    command = [sys.executable, "-m", "csl_game", "sprt", "random 1", "random 2", "--json",
+               "-r", "4", "-c", "5", "-w", "3", "-t", "50", "--workers", "1"]
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    # `after` counts from the command's first step (it starts the fork server then),
+    # not from Python's own start-up, which no program can answer and which a busy
+    # machine stretches past a second
+    started = time.monotonic()
+    while not psutil.Process(proc.pid).children() and time.monotonic() - started < 30:
+        time.sleep(0.005)
+    time.sleep(after)
+    if group:
+        os.killpg(proc.pid, signal.SIGINT)
+    else:
+        proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and "interrupted: no verdict" in err, err
+    doc = _json(out)
+    assert doc["result"] == "interrupted" and doc["games"] == doc["wins"] + doc["draws"] + \
+        doc["losses"]

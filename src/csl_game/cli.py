@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from csl_game import __version__
 from csl_game.errors import CslError, Terminated, UsageError, exit_status
+from csl_game.interrupts import take_interrupts
 from csl_game.services import narration
 from csl_game.services.flag_values import add_engine_sources
 from csl_game.services.options import ALIASES, CONSOLE_TIME_LIMIT_MS, VERBS, options_of
@@ -214,6 +215,11 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "bot": cmd_bot}
 
 
+SUMMARISED = frozenset({"sprt"})
+"""The verbs that take Ctrl+C themselves (`take_interrupts`) once they can
+print their summary: one that came while the command loaded is held till then."""
+
+
 # ------------------------------------------------------------------ running one
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
@@ -254,6 +260,8 @@ def _dispatch(argv: list[str]) -> int:
     logging.basicConfig(stream=sys.stderr, level=args.log_level.upper(),
                         format="csl-game: %(levelname)s: %(name)s: %(message)s")
     catalog(tuple(getattr(args, "thinkers", ())))  # a bad --thinkers path is bad input (read, not run)
+    if args.verb not in SUMMARISED:
+        take_interrupts()
     return COMMANDS[args.verb](args)
 
 

@@ -13,7 +13,10 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
-__all__ = ["main", "plays_thinkers"]
+__all__ = ["main", "plays_thinkers", "INTERRUPTED"]
+
+INTERRUPTED = 130
+"""The exit status after Ctrl+C: 128 + SIGINT."""
 
 PLAYING_VERBS = frozenset({"match", "session", "league", "sprt", "analyse", "analyze"})
 """The verbs that run thinkers in worker processes."""
@@ -33,10 +36,17 @@ def main() -> int:
 
         print(f"csl-game {__version__}")
         return 0
-    if plays_thinkers(sys.argv[1:]):
-        from csl_game.forkserver import start_server
+    from csl_game.interrupts import hold
 
-        start_server()
-    from csl_game.cli import main as cli_main
+    hold()  # Ctrl+C waits till the command can answer it (interrupts.take_interrupts)
+    try:
+        if plays_thinkers(sys.argv[1:]):
+            from csl_game.forkserver import start_server
 
-    return cli_main()
+            start_server()
+        from csl_game.cli import main as cli_main
+
+        return cli_main()
+    except KeyboardInterrupt:  # before the command could say more
+        print("csl-game: interrupted", file=sys.stderr, flush=True)
+        return INTERRUPTED

@@ -26,12 +26,13 @@ from csl_game.console.playing import (
 from csl_game.console.progress import WorkProgress
 from csl_game.engine import SPRT, Opening, Points, ResultsWriter, default_workers
 from csl_game.errors import UsageError
+from csl_game.interrupts import take_interrupts
 from csl_game.services.flag_values import adjudicator_of, match_config
 from csl_game.services.league import make_openings
 from csl_game.services.narration import counted, terminal_safe
 from csl_game.services.openings import PLAYOUT_DEPTH, format_book, make_book, read_book
 from csl_game.services.site import follow
-from csl_game.services.sprt import SprtRun, SprtState, test_json
+from csl_game.services.sprt import SprtRun, SprtState, opening_state, test_json
 from csl_game.thinker.api import MatchConfig
 from csl_game.thinker.prototype import ThinkerPrototype
 
@@ -77,19 +78,42 @@ def _sprt(args: argparse.Namespace) -> SPRT:
 
 def run_sprt(args: argparse.Namespace) -> int:
     """Play NEW against BASE in game pairs until the SPRT decides; 0 when done.
+    Interrupted (Ctrl+C, from the first moment on), it prints the summary so
+    far, and the JSON under --json, before the usual exit (130).
 
     Raises:
         CslError: bad input (one line, exit 2).
     """
     sprt = _sprt(args)
     config = match_config(args)
+    out = sys.stderr if args.json else sys.stdout
+    runs: list[SprtRun] = []
+    started = time.perf_counter()
+    try:
+        take_interrupts()  # one that came while the command loaded: the summary of none
+        state = _test(args, sprt, config, out, runs)
+    except KeyboardInterrupt:
+        now = runs[0].state() if runs else opening_state(sprt, config, args.adjudicate)
+        _finish(now, out, time.perf_counter() - started, interrupted=True)
+        if args.json:
+            print(json.dumps({**now.to_json(), "result": "interrupted"}), flush=True)
+        raise
+    _finish(state, out, time.perf_counter() - started)
+    if args.json:
+        print(json.dumps(state.to_json()))
+    return 0
+
+
+def _test(args: argparse.Namespace, sprt: SPRT, config: MatchConfig, out: TextIO,
+          runs: list[SprtRun]) -> SprtState:
+    """Set the test up and play it to its verdict; the run goes into `runs` as
+    soon as it is made (whose state an interruption prints)."""
     paths = tuple(args.thinkers)
     new, base = (_prototype(s, config, paths) for s in (args.new, args.base))
     workers = default_workers() if args.workers is None else args.workers
     if workers < 1:
         raise UsageError(f"--workers must be at least 1, got {workers}")
     limit, memory = setup_limit_of(args), memory_limit_of(args)
-    out = sys.stderr if args.json else sys.stdout
     with ExitStack() as stack:
         pool = warm_pool(args.in_process or args.dask is not None, stack)
         known = check_thinkers([new, base], ("NEW", "BASE"), args.in_process, limit, memory,
@@ -105,6 +129,7 @@ def run_sprt(args: argparse.Namespace) -> int:
                       in_process=args.in_process, executor=executor, results=writer,
                       setup_limit=limit, memory_limit_mb=memory, known_setups=known,
                       pool=pool, adjudicator=adjudicator)
+        runs.append(run)
         stack.callback(run.session.abort)
         if docs:
             print(f"Resumed {run.resume(docs, path)} games from {path}", file=out)
@@ -120,20 +145,10 @@ def run_sprt(args: argparse.Namespace) -> int:
                   f"{sprt.model}; {len(book)} openings, {config.timing_text('a move')}, "
                   f"{workers} at once", file=out, flush=True)
             run.on_progress(_progress(out, report_every(args)))
-        started = time.perf_counter()
-        try:
-            state = run.run()
-            if site is not None:
-                site.close("final")  # a bound crossed, or every game played
-        except KeyboardInterrupt:  # the summary so far, then the usual exit (130)
-            _finish(run.state(), out, time.perf_counter() - started, interrupted=True)
-            if args.json:
-                print(json.dumps({**run.state().to_json(), "result": "interrupted"}), flush=True)
-            raise
-    _finish(state, out, time.perf_counter() - started)
-    if args.json:
-        print(json.dumps(state.to_json()))
-    return 0
+        state = run.run()
+        if site is not None:
+            site.close("final")  # a bound crossed, or every game played
+        return state
 
 
 def _progress(out: TextIO, every: int | None = None) -> Callable[[SprtState], None]:

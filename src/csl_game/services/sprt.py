@@ -51,7 +51,7 @@ from csl_game.services.forfeits import Forfeits
 from csl_game.thinker.api import MatchConfig
 from csl_game.thinker.prototype import ThinkerPrototype
 
-__all__ = ["SprtState", "SprtRun", "fixtures_for"]
+__all__ = ["SprtState", "SprtRun", "fixtures_for", "opening_state", "test_json"]
 
 
 def fixtures_for(book: Sequence[Opening], max_games: int) -> list[Fixture]:
@@ -149,6 +149,27 @@ def _test_text(key: str, value: Any) -> str:
     return f"{key} {value}"
 
 
+def opening_state(sprt: SPRT, config: MatchConfig, adjudicate: bool = False) -> SprtState:
+    """The state of a test before its first game (what an interruption while it
+    is set up reports)."""
+    return _state(sprt, {}, Forfeits(), config, adjudicate)
+
+
+def _state(sprt: SPRT, points: dict[int, float], forfeits: Forfeits, config: MatchConfig,
+           adjudicate: bool) -> SprtState:
+    """The counts, estimate and verdict of NEW's `points` by game (fixture index)."""
+    tri, penta = Trinomial(), Pentanomial()
+    for index in sorted(points):
+        tri = tri.add(points[index])
+        if index % 2 == 1 and index - 1 in points:
+            penta = penta.add(points[index - 1] + points[index])
+    counts = penta if penta.pairs else tri
+    llr = sprt.llr(counts)
+    estimate = (logistic_elo if sprt.model == "logistic" else normalized_elo)(counts)
+    return SprtState(sprt, tri, penta, llr, sprt.status(llr, penta.games), estimate, forfeits,
+                     config.tc or None, adjudicate)
+
+
 class SprtRun:
     """One test of NEW against BASE (`pool`: warm workers, `SessionOptions.pool`;
     `adjudicator`: `SessionOptions.adjudicator`)."""
@@ -218,17 +239,8 @@ class SprtRun:
 
     def state(self) -> SprtState:
         """The counts, estimate and verdict of the games so far."""
-        tri, penta = Trinomial(), Pentanomial()
-        for index in sorted(self._points):
-            tri = tri.add(self._points[index])
-            if index % 2 == 1 and index - 1 in self._points:
-                penta = penta.add(self._points[index - 1] + self._points[index])
-        counts = penta if penta.pairs else tri
-        llr = self.sprt.llr(counts)
-        estimate = (logistic_elo if self.sprt.model == "logistic" else normalized_elo)(counts)
         forfeits = Forfeits.of(record.result for record in self.session.records)
-        return SprtState(self.sprt, tri, penta, llr, self.sprt.status(llr, penta.games),
-                         estimate, forfeits, self.config.tc or None, self.adjudicate)
+        return _state(self.sprt, self._points, forfeits, self.config, self.adjudicate)
 
     def run(self) -> SprtState:
         """Play pairs until a bound is crossed or every game is played."""
