@@ -11,9 +11,10 @@ import pytest
 
 from csl_game.engine import Forfeit, ForfeitReason
 from csl_game.model.board import PColor, PShape
+from csl_game.online.protocol import config_json
 from csl_game.server.game import Rejected
-from csl_game.server.room import Room, RoomStep, new_game
-from csl_game.server.store import Dropped, Finished, Moved, NewGame, Seated
+from csl_game.server.room import Room, RoomStep, lobby_lists, new_game
+from csl_game.server.store import Dropped, Finished, GameRow, Moved, NewGame, Seated
 from csl_game.thinker.api import MatchConfig
 
 pytestmark = pytest.mark.unit
@@ -204,3 +205,21 @@ def test_a_game_read_back_after_a_restart_waits_for_its_players() -> None:
                                                         1000.0)]
     ai = room(["ai:easy", BOB], ["AI Easy", "Bob"], "ai", moves=[(3, R, 0.5), (3, S, 0.25)])
     assert ai.resume(0.0).think == 2
+
+
+def test_a_room_is_read_back_from_its_row_and_the_lobby_lists_rooms() -> None:
+    row = GameRow("game00000002", "open", "Ann", "Bob",
+                  {**config_json(CONFIG), "seats": [ANN, BOB], "code": "code00000002"},
+                  [{"col": 3, "shape": "round", "ms": 500.0}], "playing", None, 5.0)
+    r: Room[str] = Room.from_row(row, 0.5, RECONNECT)
+    assert (r.code, r.seats, r.game.ply, r.game.config, r.created) == \
+        ("code00000002", [ANN, BOB], 1, CONFIG, 5.0)
+    assert r.game.moves == [(3, R, 0.5)] and r.game.timed == (False, False)
+    waiting = room([ANN, ""], ["Ann", ""], "open")
+    friend = room([BOB, ""], ["Bob", ""], "friend")  # a friend's game is not in the lobby
+    lists = lobby_lists([r, waiting, friend])
+    assert lists["games"] == [{"game": "game00000002", "white": "Ann", "red": "Bob", "ply": 1,
+                               "kind": "open"}]
+    assert lists["challenges"] == [{"game": "game00000001", "code": "code00000001",
+                                    "name": "Ann", "free": "red"}]
+    assert lobby_lists([waiting] * 5, most=2)["challenges"] == lists["challenges"] * 2

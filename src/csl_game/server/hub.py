@@ -26,10 +26,10 @@ from typing import Any, TypeVar
 
 from csl_game.errors import ProtocolError
 from csl_game.model.board import PColor
-from csl_game.online.protocol import config_from_doc, result_from_doc
+from csl_game.online.protocol import result_from_doc
 from csl_game.server.ai import AiPlayers
 from csl_game.server.analysis import Analyses
-from csl_game.server.game import Rejected, ServerGame
+from csl_game.server.game import Rejected
 from csl_game.server.guard import Limits
 from csl_game.server.ladder import Ladder
 from csl_game.server.messages import (
@@ -48,9 +48,9 @@ from csl_game.server.messages import (
     encode,
     frame,
 )
-from csl_game.server.room import Room, RoomStep, new_game
+from csl_game.server.room import Room, RoomStep, lobby_lists, new_game
 from csl_game.server.seats import Client, ServerOptions
-from csl_game.server.store import GameRow, Store, Write
+from csl_game.server.store import GameRow, Store, Write, game_settings
 
 __all__ = ["Hub", "Client", "ServerOptions", "hash_token", "new_token", "game_settings"]
 
@@ -143,12 +143,9 @@ class Hub:
             self._resume(row, now)
 
     def _resume(self, row: GameRow, now: float) -> None:
-        config = config_from_doc({"settings": game_settings(row.settings)})
-        seats = _seats_of(row)
-        game = new_game(row.id, config, seats, [row.white, row.red],
-                        self.options.grace_ms / 1000, ServerGame.moves_from_json(row.moves))
-        room = self._add_room(Room(game, row.kind, _code_of(row), seats,
-                                   self.options.reconnect_s, row.created))
+        room: Room[Client] = Room.from_row(row, self.options.grace_ms / 1000,
+                                           self.options.reconnect_s)
+        self._add_room(room)
         if row.kind == "ladder":
             self.ladder.started(row.white, row.red)
         self._apply(room, room.resume(now))
@@ -421,14 +418,7 @@ class Hub:
 
     # ------------------------------------------------------------ the lobby
     def lobby(self) -> dict[str, Any]:
-        challenges = [{"game": room.id, "code": room.code,
-                       "name": room.game.names[0] or room.game.names[1],
-                       "free": "white" if not room.seats[0] else "red"}
-                      for room in self.games.values() if room.kind == "open" and not room.started]
-        games = [{"game": room.id, "white": room.game.names[0], "red": room.game.names[1],
-                  "ply": room.game.ply, "kind": room.kind}
-                 for room in self.games.values() if room.started][:100]
-        return {"challenges": challenges[:100], "games": games, "ladder": self.ladder_table()}
+        return {**lobby_lists(self.games.values()), "ladder": self.ladder_table()}
 
     def ladder_table(self) -> list[dict[str, Any]]:
         rows = self.ladder.table(sorted(self._known_bots))
@@ -445,20 +435,3 @@ class Hub:
             data = frame(self._lobby_text())
             for client in watching:
                 client.send_frame(data)
-
-
-def game_settings(settings: dict[str, Any]) -> dict[str, Any]:
-    """A stored game's settings without the server's own keys (its seats and code)."""
-    return {k: v for k, v in settings.items() if k not in ("seats", "code")}
-
-
-def _seats_of(row: GameRow) -> list[str]:
-    seats = row.settings.get("seats")
-    if isinstance(seats, list) and len(seats) == 2 and all(isinstance(s, str) for s in seats):
-        return list(seats)
-    return ["", ""]
-
-
-def _code_of(row: GameRow) -> str:
-    code = row.settings.get("code")
-    return code if isinstance(code, str) else secrets.token_urlsafe(9)

@@ -22,19 +22,29 @@ after as long.
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+import secrets
+from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from csl_game.engine import Forfeit, ForfeitReason
 from csl_game.model.board import PColor, PShape
-from csl_game.online.protocol import config_json, result_json
+from csl_game.online.protocol import config_from_doc, config_json, result_json
 from csl_game.server.game import Rejected, ServerGame
 from csl_game.server.messages import encode
-from csl_game.server.store import Dropped, Finished, GameRow, Moved, NewGame, Seated, Write
+from csl_game.server.store import (
+    Dropped,
+    Finished,
+    GameRow,
+    Moved,
+    NewGame,
+    Seated,
+    Write,
+    game_settings,
+)
 from csl_game.thinker.api import MatchConfig
 
-__all__ = ["Room", "RoomStep", "new_game"]
+__all__ = ["Room", "RoomStep", "new_game", "lobby_lists"]
 
 P = TypeVar("P", bound=Hashable)
 
@@ -95,6 +105,21 @@ class Room(Generic[P]):
         self._out: RoomStep[P] = RoomStep()
         self._asked: int | None = None
         """The ply the AI was last asked to think at."""
+
+    @classmethod
+    def from_row(cls, row: GameRow, grace_s: float, reconnect_s: float) -> Room[P]:
+        """A game in progress read back from the database (its seats and join
+        code are kept with its settings); `resume` it."""
+        config = config_from_doc({"settings": game_settings(row.settings)})
+        seats = row.settings.get("seats")
+        if not (isinstance(seats, list) and len(seats) == 2
+                and all(isinstance(s, str) for s in seats)):
+            seats = ["", ""]
+        code = row.settings.get("code")
+        game = new_game(row.id, config, seats, [row.white, row.red], grace_s,
+                        ServerGame.moves_from_json(row.moves))
+        return cls(game, row.kind, code if isinstance(code, str) else secrets.token_urlsafe(9),
+                   list(seats), reconnect_s, row.created)
 
     @property
     def id(self) -> str:
@@ -334,3 +359,18 @@ class Room(Generic[P]):
     def _end(self) -> None:
         self.done = True
         self._out.lobby = True
+
+
+def lobby_lists(rooms: Iterable[Room[Any]], most: int = 100) -> dict[str, list[dict[str, Any]]]:
+    """The lobby's open challenges and games being played (at most `most` of each)."""
+    challenges: list[dict[str, Any]] = []
+    games: list[dict[str, Any]] = []
+    for room in rooms:
+        names = room.game.names
+        if room.started and len(games) < most:
+            games.append({"game": room.id, "white": names[0], "red": names[1],
+                          "ply": room.game.ply, "kind": room.kind})
+        elif room.kind == "open" and not room.started and len(challenges) < most:
+            challenges.append({"game": room.id, "code": room.code, "name": names[0] or names[1],
+                               "free": "white" if not room.seats[0] else "red"})
+    return {"challenges": challenges, "games": games}

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 __all__ = ["Store", "SqliteStore", "PostgresStore", "GameRow", "open_store", "SCHEMA", "Write",
-           "NewGame", "Moved", "Seated", "Finished", "Dropped"]
+           "NewGame", "Moved", "Seated", "Finished", "Dropped", "game_settings"]
 
 SCHEMA = (
     """CREATE TABLE IF NOT EXISTS bots (
@@ -250,6 +250,11 @@ class Store(ABC):
 
     def close(self) -> None:  # noqa: B027 (a store holding nothing open needs nothing)
         """Close the connection."""
+
+
+def game_settings(settings: dict[str, Any]) -> dict[str, Any]:
+    """A stored game's settings without the server's own keys (its seats and code)."""
+    return {k: v for k, v in settings.items() if k not in ("seats", "code")}
 
 
 _COLUMNS = "id, kind, white, red, settings, moves, state, result, created, ended"

@@ -25,10 +25,10 @@ from aiohttp import WSMsgType, web
 
 from csl_game.online.protocol import config_json
 from csl_game.server.guard import AddressGuard, Limits, TokenBucket
-from csl_game.server.hub import Client, Hub, game_settings, hash_token, new_token
+from csl_game.server.hub import Client, Hub, hash_token, new_token
 from csl_game.server.messages import MAX_MESSAGE, encode, is_id
 from csl_game.server.pages import game_page, lobby_page, static_file
-from csl_game.server.store import GameRow
+from csl_game.server.store import GameRow, game_settings
 
 __all__ = ["make_app", "serve", "Served", "COOKIE"]
 
