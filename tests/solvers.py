@@ -112,19 +112,33 @@ def solve(board: Board, memo: dict[tuple[object, ...], tuple[int, int]] | None =
     """The exact value of `board` for the player to move, by plain minimax over
     the model's own Board (memoized by position, no pruning, no heuristics):
     (1 win, 0 draw, -1 loss; plies to the end with best play: the winner
-    hastens it, the loser delays it; for a draw, the plies left to the end)."""
+    hastens it, the loser delays it; for a draw, the plies left to the end).
+
+    A position's key is its columns' stacks of pieces, bottom up, and the
+    side to move: read from the board once, then kept move by move (the
+    pieces the board holds, whatever its internals)."""
     memo = {} if memo is None else memo
-    key = (tuple(board[r, c] for r in range(board.rows) for c in range(board.cols)),
-           board.turn)
+    stacks: list[list[object]] = [
+        [(p.color, p.shape) for r in range(board.rows) if (p := board[r, c]) is not None]
+        for c in range(board.cols)]  # row 0 is the bottom row
+    return _solve(board, memo, stacks)
+
+
+def _solve(board: Board, memo: dict[tuple[object, ...], tuple[int, int]],
+           stacks: list[list[object]]) -> tuple[int, int]:
+    color = board.turn
+    key = (*map(tuple, stacks), color)
     if key in memo:
         return memo[key]
-    me = WINS[int(board.turn)]
+    me = WINS[int(color)]
     best: tuple[int, int] | None = None
     for col, shape in board.legal_moves():
         board.do_move(shape, col)
         winner = board.check_winner()
         if winner is Winner.NONE:
-            outcome, plies = solve(board, memo)
+            stacks[col].append((color, shape))
+            outcome, plies = _solve(board, memo, stacks)
+            stacks[col].pop()
             value = (-outcome, plies + 1)
         else:
             value = (0 if winner is Winner.DRAW else 1 if winner is me else -1, 1)
