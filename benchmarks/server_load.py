@@ -4,8 +4,9 @@ and spectators watching them, on loopback.
 The server runs in a process of its own (the one `csl-game server` runs:
 the hub, aiohttp, an SQLite database in a temporary folder, every move
 judged and written), with the edge's per-address limits raised, since every
-client comes from 127.0.0.1. This process runs the clients on one event
-loop: GAMES pairs of players, each pair playing friend games one after
+client comes from 127.0.0.1. The clients run in processes of their own
+(--client-processes, one by default), each on one event loop, sharing out
+GAMES pairs of players, each pair playing friend games one after
 another (the first player creates a game, the second joins it by its code,
 both play random legal moves, at once or, with --pace P, each after a
 random wait of 0 to 2P seconds, an offered load of about GAMES / P moves a
@@ -18,7 +19,7 @@ messages per second, the server process's CPU time per move (user and
 system, all its threads, over the play) and its memory (peak resident set).
 
     python benchmarks/server_load.py [--games 1000] [--spectators 5000] [--seconds 30]
-                                     [--pace 0]
+                                     [--pace 0] [--client-processes 1]
 """
 
 from __future__ import annotations
@@ -169,17 +170,15 @@ def sample_memory(pid: int, peak: list[int], stop: threading.Event) -> None:
         stop.wait(0.2)
 
 
-async def run(games: int, spectators: int, seconds: float, pace: float, port: int,
-              pid: int) -> Stats:
+async def clients(games: int, spectators: int, seconds: float, pace: float, port: int,
+                  start: Any, connected: Any) -> Stats:
+    """One client process's share: connect, say so on `connected`, wait for
+    `start`, play for `seconds`."""
     stats = Stats()
     url = f"ws://127.0.0.1:{port}/ws"
-    peak = [0]
-    stop = threading.Event()
-    threading.Thread(target=sample_memory, args=(pid, peak, stop), daemon=True).start()
     conn = aiohttp.TCPConnector(limit=0)
     async with aiohttp.ClientSession(connector=conn) as http:
         players = [Player(http, url, stats) for _ in range(2 * games)]
-        start = time.monotonic()
         for i in range(0, len(players), 200):
             await asyncio.gather(*(p.connect(f"P{i + j}") for j, p in
                                    enumerate(players[i:i + 200])))
@@ -188,24 +187,66 @@ async def run(games: int, spectators: int, seconds: float, pace: float, port: in
                  for _ in range(spectators)]
         while len(watching) < spectators:
             await asyncio.sleep(0.1)
-        print(f"{2 * games} players and {spectators} spectators connected in "
-              f"{time.monotonic() - start:.1f} s; memory {peak[0] / 2**20:.0f} MB", flush=True)
         by_pair: list[list[Any]] = [[] for _ in range(games)]
         for i, ws in enumerate(watching):
             by_pair[i % games].append(ws)
-        began = time.monotonic()
-        cpu = _cpu(pid)
-        until = began + seconds
+        connected.put(True)
+        await asyncio.to_thread(start.wait)
+        until = time.monotonic() + seconds
         done = await asyncio.gather(*(play_pair(i, players[2 * i], players[2 * i + 1],
                                                 by_pair[i], stats, until, pace)
                                       for i in range(games)), return_exceptions=True)
         stats.errors += [f"a pair stalled: {e!r}" for e in done if isinstance(e, BaseException)]
-        stats.elapsed = time.monotonic() - began  # type: ignore[attr-defined]
-        stats.cpu = _cpu(pid) - cpu  # type: ignore[attr-defined]
-        stats.memory = peak[0]  # type: ignore[attr-defined]
         for t in tasks:
             t.cancel()
-        stop.set()
+    return stats
+
+
+def _client_process(games: int, spectators: int, seconds: float, pace: float, port: int,
+                    start: Any, connected: Any, results: Any) -> None:
+    stats = asyncio.run(clients(games, spectators, seconds, pace, port, start, connected))
+    results.put(vars(stats))
+
+
+def run(games: int, spectators: int, seconds: float, pace: float, processes: int,
+        port: int, pid: int) -> Stats:
+    """The clients in `processes` processes of their own, the games and
+    spectators shared out among them; the server's CPU from the start of play
+    to the end of the last process's games."""
+    peak = [0]
+    stop = threading.Event()
+    threading.Thread(target=sample_memory, args=(pid, peak, stop), daemon=True).start()
+    start, connected, results = (multiprocessing.Event(), multiprocessing.Queue(),
+                                 multiprocessing.Queue())
+    procs = [multiprocessing.Process(target=_client_process, daemon=True, args=(
+        games // processes + (i < games % processes),
+        spectators // processes + (i < spectators % processes),
+        seconds, pace, port, start, connected, results)) for i in range(processes)]
+    begun = time.monotonic()
+    for proc in procs:
+        proc.start()
+    for _ in procs:
+        connected.get(timeout=600)
+    print(f"{2 * games} players and {spectators} spectators connected in "
+          f"{time.monotonic() - begun:.1f} s by {processes} client processes; "
+          f"memory {peak[0] / 2**20:.0f} MB", flush=True)
+    cpu = _cpu(pid)
+    began = time.monotonic()
+    start.set()
+    stats = Stats()
+    for _ in procs:
+        part = results.get(timeout=seconds + 600)
+        stats.latencies += part["latencies"]
+        stats.moves += part["moves"]
+        stats.games += part["games"]
+        stats.watched += part["watched"]
+        stats.errors += part["errors"]
+    stats.elapsed = time.monotonic() - began  # type: ignore[attr-defined]
+    stats.cpu = _cpu(pid) - cpu  # type: ignore[attr-defined]
+    stats.memory = peak[0]  # type: ignore[attr-defined]
+    stop.set()
+    for proc in procs:
+        proc.join(30)
     return stats
 
 
@@ -214,6 +255,8 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=1000)
     parser.add_argument("--spectators", type=int, default=5000)
     parser.add_argument("--seconds", type=float, default=30.0)
+    parser.add_argument("--client-processes", type=int, default=1,
+                        help="processes the clients run in (none in this one)")
     parser.add_argument("--pace", type=float, default=0.0,
                         help="each player waits 0 to 2 PACE s before each move (0: none)")
     args = parser.parse_args()
@@ -225,8 +268,8 @@ def main() -> None:
     server.start()
     port = ports.get(timeout=60)
     try:
-        stats = asyncio.run(run(args.games, args.spectators, args.seconds, args.pace, port,
-                                server.pid))
+        stats = run(args.games, args.spectators, args.seconds, args.pace,
+                    max(1, args.client_processes), port, server.pid)
     finally:
         server.terminate()
         server.join(10)
