@@ -206,6 +206,16 @@ def test_the_margin_grows_with_the_pauses_seen_and_decays(
     assert TimeKeeper(200).stall == 1.0  # the next match starts from what was seen
 
 
+def test_on_the_cpu_clock_the_margin_covers_a_busy_machines_cost(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """5 ms and 6 % of the limit: what the processor time itself grows by on
+    a busy machine (caches emptied by other processes), which the thinker's
+    own readings cannot see coming."""
+    monkeypatch.setattr(TimeKeeper, "_last_stall", 0.0)
+    assert TimeKeeper(50, cpu=True).budget() == pytest.approx(0.05 - 0.005 - 0.003)
+    assert TimeKeeper(200, cpu=True).budget() == pytest.approx(0.2 - 0.005 - 0.012)
+
+
 def test_a_fixed_margin_does_not_adapt() -> None:
     clock = TimeKeeper(500, margin_ms=40)
     clock.record(0.1, 0.1)
