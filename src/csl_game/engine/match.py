@@ -13,7 +13,8 @@ import queue
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
 from enum import Enum
 
 from csl_game.engine.figures import Figures, turn_figures
@@ -93,6 +94,9 @@ class MatchResult:
     """The loser resigned (a human's choice; `forfeit` is None then)."""
     adjudicated: str = ""
     """Why the game was adjudicated before its end (a proven result), if it was."""
+    ended: str = field(default="", compare=False)
+    """When the match ended (UTC, ISO 8601, to the second; "" where unknown:
+    older results files, a game rebuilt from another record)."""
 
     @property
     def winner_name(self) -> str | None:
@@ -491,6 +495,7 @@ class Match:
                                  detail=detail, moves=tuple(self._moves)))
 
     def _finish(self, result: MatchResult) -> None:
+        result = replace(result, ended=datetime.now(UTC).isoformat(timespec="seconds"))
         self.state = MatchState.OVER
         self.result = result
         self.close()

@@ -13,7 +13,6 @@ import logging
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -116,6 +115,8 @@ def record_to_json(index: int, white: PlayerInfo, red: PlayerInfo,
     doc.update({"match": index, "white": white.to_json(), "red": red.to_json()})
     if book:
         doc["book"] = book
+    if result.ended:
+        doc["ended"] = result.ended  # when it ended (UTC): the date of the PGN's games
     return doc
 
 
@@ -146,7 +147,7 @@ def _result_from_json(doc: dict[str, Any]) -> MatchResult:
                        doc["red"]["name"], tuple(Pos(*p) for p in doc.get("solution", ())),
                        ForfeitReason[forfeit.upper()] if forfeit else None,
                        doc.get("detail", ""), moves, doc.get("resigned") is True,
-                       str(doc.get("adjudicated") or ""))
+                       str(doc.get("adjudicated") or ""), str(doc.get("ended") or ""))
 
 
 def record_from_json(doc: dict[str, Any], index_of: dict[PlayerInfo, int]) -> MatchRecord:
@@ -271,15 +272,13 @@ class ResultsWriter:
                 f.truncate(data.rfind(b"\n") + 1)
 
     def write(self, doc: dict[str, Any]) -> None:
-        """Append one line, on disk before this returns, with the time it was
-        written (``"ended"``, UTC, ISO 8601: the date of the PGN's games).
+        """Append one line, on disk before this returns.
 
         Raises:
             ResultsError: the line could not be written (the lines before it are kept).
         """
-        ended = datetime.now(UTC).isoformat(timespec="seconds")
         try:
-            self._file.write(json.dumps({**doc, **self.tag, "ended": ended}) + "\n")
+            self._file.write(json.dumps({**doc, **self.tag}) + "\n")
             self._file.flush()
             os.fsync(self._file.fileno())
         except OSError as e:
