@@ -34,7 +34,14 @@ def main() -> int:
     if sys.argv[1:] == ["--version"]:  # what the parser would print, without loading it
         from csl_game import __version__
 
-        print(f"csl-game {__version__}")
+        try:
+            print(f"csl-game {__version__}", flush=True)
+        except BrokenPipeError:  # nobody reads it: as argparse does, say nothing
+            import os
+
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            os.close(devnull)
         return 0
     from csl_game.interrupts import hold
 
