@@ -30,7 +30,9 @@ class SlowSetupThinker(AbstractThinker):
     def think(self, board: Board, ct: CancellationToken) -> FutureMove:
         return FutureMove(0, board.turn.shape)
 '''
-SETUP_S = 1.5
+SETUP_S = 4.0
+"""Each slow thinker's setup: the window's first frame must come well before it
+(it took up to 1.5 s on a busy machine)."""
 
 
 def remembered_setup(home: Path, folder: Path) -> tuple[str, ...]:
