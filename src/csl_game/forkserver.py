@@ -15,6 +15,7 @@ start method through `mp_context()` (re-exported by
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import json
 import multiprocessing
@@ -36,6 +37,29 @@ WARM_MODULE = "csl_game.engine.runners.warm"
 
 _context: ForkServerContext | SpawnContext | None = None
 _context_lock = threading.Lock()
+
+
+def _wake_resource_tracker() -> None:
+    """At exit, continue multiprocessing's resource tracker if it was stopped.
+
+    Where workers are spawned they are the tracker's siblings, and without
+    the sandbox a thinker may stop every process it can see: a stopped
+    tracker would outlive csl-game holding its standard output, and whoever
+    reads that output would wait for ever. Continued, it reads the end of its
+    pipe and exits as usual."""
+    import signal
+
+    if not hasattr(signal, "SIGCONT"):
+        return  # no such signal, and no such stop (Windows)
+    from multiprocessing import resource_tracker
+
+    pid = getattr(resource_tracker._resource_tracker, "_pid", None)  # noqa: SLF001
+    if isinstance(pid, int) and pid > 0:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGCONT)
+
+
+atexit.register(_wake_resource_tracker)
 
 
 def mp_context() -> ForkServerContext | SpawnContext:
