@@ -205,6 +205,28 @@ def test_the_wall_runs_to_the_referees_last_look_without_an_answer() -> None:
     assert move.charged() == pytest.approx(0.0279)
 
 
+def test_the_wall_runs_to_the_answer_the_worker_says_it_gave() -> None:
+    """The referee last looked at 30 ms; the worker says think() took 45 ms
+    and it is read at 80 ms: the wall runs to 45 ms. A worker that says less
+    than the last look gains nothing; one that says more is held to now."""
+    for took, wall in ((0.045, 0.045), (0.01, 0.03), (5.0, 0.08)):
+        move, fake = clock()
+        move.start()
+        fake.advance(wall=0.03, cpu=0.001)
+        move.quiet(fake.now)
+        fake.advance(wall=0.05)
+        move.answered(took)
+        assert move.settle() == pytest.approx(wall - 0.0021)
+        assert move.last.wall == pytest.approx(wall)
+
+
+def test_the_workers_word_means_nothing_before_the_request_is_sent() -> None:
+    move, fake = clock()  # no start(): the in-process runner reads on the thinking thread
+    fake.advance(wall=0.03, cpu=0.001)
+    move.answered(0.001)
+    assert move.settle() == pytest.approx(0.03 - 0.0021)
+
+
 def test_the_wall_starts_when_the_request_is_sent() -> None:
     """The referee took 60 ms to send the request (a busy machine): the
     thinker, waiting for it meanwhile, is not charged that time."""

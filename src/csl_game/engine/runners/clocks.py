@@ -326,7 +326,8 @@ class MoveClock:
     of the readings. Its wall then runs from `start()` (the request is sent:
     the referee's delays in sending it, seen 30-80 ms on a busy machine, are
     not the thinker's) to the referee's last look that found no answer
-    (`quiet()`), not to the reading: once the thinker answered, its threads
+    (`quiet()`), or to when the worker says it answered if that is later
+    (`answered()`), not to the reading: once the thinker answered, its threads
     sleep, and the time the referee then takes to read the answer would be
     charged as the thinker's own wait. Subtracting the referee's polling
     thread's waits for a core was not enough: a busy machine kept it from
@@ -375,6 +376,16 @@ class MoveClock:
         charge the wall up to the latest such moment: the answer came after
         it, and a busy referee may read it long after it came."""
         self._quiet = at if self._quiet is None else max(self._quiet, at)
+
+    def answered(self, took: float) -> None:
+        """The worker says think() took `took` seconds: it began after the
+        request was sent (`start()`), so its answer came no earlier than that
+        much after it, and no later than now. An answer read long after it
+        came is charged the wall to there, not only to the last look that
+        found none; a worker that says less than the truth gains no more than
+        that look gives it, and one that says more is held to now."""
+        if self._quiet is not None:
+            self.quiet(min(self._wall_from + took, self._wall()))
 
     @property
     def waits_known(self) -> bool:

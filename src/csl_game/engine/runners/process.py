@@ -199,11 +199,12 @@ class _ProcessJob(ThinkJob):
             late = self._timed_out is not None or (
                 clock is not None and elapsed > clock.allowed)
         else:
+            clock.answered(reply.elapsed)
             settled = clock.settle()
             self._reply = None if settled is not None else reply
             if settled is None:
                 return None
-            elapsed, wall = settled, clock.last.wall  # to the last look without an answer
+            elapsed, wall = settled, clock.last.wall  # to the answer, as far as it is known
             late = (self._timed_out is not None or elapsed > clock.allowed
                     or wall >= clock.backstop)
         if late and not isinstance(reply, OutOfMemory):  # memory is the more telling reason
