@@ -103,6 +103,7 @@ class ChoiceScene(WidgetScene, ShowsChoices):
         if self.shows_results and len(self.session.records) != self._results:
             self._results = len(self.session.records)
             self.show_results()
+            self._changed = True  # drawn now: no event may come to wake the window
         self.row.update(dt)
 
 
