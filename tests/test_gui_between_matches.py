@@ -5,16 +5,25 @@ table is reached and worked by the keys its hint names."""
 from __future__ import annotations
 
 import io
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pygame
+import pytest
 from pygame_gui.elements import UILabel
 
+from csl_game.engine import Choice
+from csl_game.engine import background as background_module
 from csl_game.gui.app import App
+from csl_game.gui.keys import TABLE_KEYS
 from csl_game.gui.scenes.info import PreMatchScene
+from csl_game.gui.scenes.menu import HelpOverlay
+from csl_game.gui.scenes.replay import ReplayScene
 from csl_game.services.settings import AIEntry, PlayOptions
 from csl_game.thinker.api import MatchConfig
-from gui_events import DT, run_until
+from gui_events import DT, key
+from held_scheduler import HeldScheduler
 
 FAKES = str(Path(__file__).parent / "fakes" / "fake_thinkers.py")
 BOARD = dict(rows=4, cols=4, win_sequence=3, round_pieces=4, square_pieces=4)
@@ -67,9 +76,71 @@ def test_the_screen_between_matches_is_drawn_anew_with_each_result_off_screen() 
                 drawn_counts.append(after)
             return len(session.records) == session.total_matches - 1
 
-        run_until(app, frame, seconds=120)
+        deadline = time.monotonic() + 120
+        while not frame():
+            assert time.monotonic() < deadline, "the matches off screen did not end"
+            time.sleep(0.0005)  # let the threads that play them have the GIL
         # results that end in the same frame are drawn together
         assert drawn_counts == sorted(set(drawn_counts))
         assert drawn_counts[-1] == session.total_matches - 1 and len(drawn_counts) > 2
     finally:
         app.close()
+
+
+@pytest.fixture
+def held_app(monkeypatch: pytest.MonkeyPatch) -> Iterator[App]:
+    """The first screen of a --workers 2 tournament whose off-screen matches
+    end when the test says."""
+    HeldScheduler.made.clear()
+    monkeypatch.setattr(background_module, "Scheduler", HeldScheduler)
+    app = App(_options(), out=io.StringIO())
+    app.step(DT)
+    yield app
+    app.close()
+
+
+def test_down_and_enter_replay_a_result_as_the_title_says(held_app: App) -> None:
+    app = held_app
+    scene = app.scenes.current
+    assert isinstance(scene, PreMatchScene)
+    background = HeldScheduler.made[0]
+    background.end(background.indices[0])
+    app.step(DT)
+    background.end(background.indices[0])
+    app.step(DT)
+    shown = _results_label(app)
+    assert shown is not None and "Down and Enter: replay" in shown.text
+    assert scene.focus.key == Choice.START.value, "Start has the keyboard first"
+    table = scene.results
+    assert table is not None and len(table.rows) == 2
+    key(app, pygame.K_DOWN)
+    assert scene.focus.key == "results" and table.picked == 0
+    assert scene.focus_rect() == table.row_rect(0), "the ring goes round the first result"
+    key(app, pygame.K_DOWN)
+    assert scene.focus_rect() == table.row_rect(1)
+    second = scene.picked_match
+    key(app, pygame.K_RETURN)
+    replay = app.scenes.current
+    assert isinstance(replay, ReplayScene) and replay.replay.index == second
+    assert scene.session.current_index == 0, "no match was started"
+    key(app, pygame.K_ESCAPE)
+    back = app.scenes.current
+    assert isinstance(back, PreMatchScene) and back.focus.key == "results"
+    assert back.picked_match == second, "the keyboard is back on the match replayed"
+    key(app, pygame.K_TAB)
+    key(app, pygame.K_RETURN, frames=2)
+    assert scene.session.current_index == 0 and not isinstance(app.scenes.current,
+                                                                PreMatchScene)
+
+
+def test_f1_opens_at_the_keys_of_the_screen_under_it(held_app: App) -> None:
+    app = held_app
+    background = HeldScheduler.made[0]
+    background.end(background.indices[0])
+    app.step(DT)
+    key(app, pygame.K_F1)
+    overlay = app.overlay
+    assert isinstance(overlay, HelpOverlay)
+    assert overlay.html.startswith("<b>On this screen:</b> " + TABLE_KEYS.help_html())
+    assert "Down or Up on the buttons first reaches the table" in overlay.html
+    assert overlay.scroll == 0.0

@@ -280,7 +280,9 @@ class App:
 
     def show_help(self) -> None:
         """"How to play" over the current screen."""
-        self._open(HelpOverlay(self.ui, self.close_overlay))
+        scene = self.scenes.current
+        self._open(HelpOverlay(self.ui, self.close_overlay,
+                               scene.keys if scene is not None else None))
 
     def _open(self, overlay: Overlay) -> None:
         self.close_overlay()

@@ -35,7 +35,7 @@ from csl_game.gui.context import GuiContext
 from csl_game.gui.names import ShownNames
 from csl_game.gui.scene import SceneManager
 from csl_game.gui.scenes.choices import Offer
-from csl_game.gui.scenes.info import FinalScene, PreMatchScene
+from csl_game.gui.scenes.info import ChoiceScene, FinalScene, PreMatchScene
 from csl_game.gui.scenes.match import MatchScene
 from csl_game.gui.scenes.replay import ReplayScene
 from csl_game.services import narration as messages
@@ -103,8 +103,12 @@ class SessionFlow:
         """Back from a match opened again, to the session's screen as it is now."""
         if self.detour is None:
             return
+        index = self.detour.replay.index
         self.detour = None
         self.show()
+        scene = self.scenes.current
+        if index is not None and isinstance(scene, ChoiceScene):
+            scene.pick_match(index, focus=True)  # the keyboard where it left
 
     def _review(self) -> None:
         """The game just played, reviewed move by move (from its replay),

@@ -158,11 +158,17 @@ REPLAY_KEYS = KeyTable("Replays and game review", (
 
 TABLE_KEYS = KeyTable("A tournament's results", (
     Binding("up", _plain(pygame.K_UP), "Up", "the match above"),
-    Binding("down", _plain(pygame.K_DOWN), "Down", "the match below"),
+    Binding("down", _plain(pygame.K_DOWN), "Down", "the match below (Down or Up on the "
+                                                   "buttons first reaches the table; Tab too)"),
+    Binding("page_up", _plain(pygame.K_PAGEUP), "Page Up", "a page of matches up"),
+    Binding("page_down", _plain(pygame.K_PAGEDOWN), "Page Down", "a page of matches down"),
+    Binding("first", _plain(pygame.K_HOME), "Home", "the first match"),
+    Binding("last", _plain(pygame.K_END), "End", "the last match"),
     Binding("open", _plain(pygame.K_RETURN, pygame.K_KP_ENTER, pygame.K_SPACE),
             "Enter or Space", "replay the match picked (a click on its row too)"),
 ))
-"""The keys of a results table, once it has the focus (Tab reaches it)."""
+"""The keys of a results table, once it has the focus (Down, Up or Tab from
+the buttons reaches it)."""
 
 SCREEN_KEYS = KeyTable("Other screens", (
     Binding("next", _plain(pygame.K_TAB), "Tab, Shift+Tab",
@@ -171,7 +177,8 @@ SCREEN_KEYS = KeyTable("Other screens", (
             "arrows", "along a row of buttons, and between rows"),
     Binding("choose", _plain(pygame.K_RETURN, pygame.K_KP_ENTER, pygame.K_SPACE),
             "Enter or Space", "does what the focused button says; opens a list (then Up "
-                              "and Down pick, Enter takes, Esc closes)"),
+                              "and Down pick, Page Up, Page Down, Home and End jump, "
+                              "Enter takes, Esc closes)"),
     Binding("digits", _plain(*DIGIT_KEYS), "digits",
             "the home screen's choices and the computer's levels (Easy 1, Medium 2, Hard 3)"),
 ))

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pygame
 
+from csl_game.gui.keys import KeyTable
+
 __all__ = ["Scene", "SceneManager"]
 
 
@@ -43,6 +45,11 @@ class Scene:
     def take_changed(self) -> bool:
         """Whether the screen changed since the last call (rebuilt, new results)."""
         return False
+
+    @property
+    def keys(self) -> KeyTable | None:
+        """The keys of this screen, which "How to play" (F1) shows first."""
+        return None
 
     def focus_rect(self) -> pygame.Rect | None:
         """Where the keyboard focus is, for the window to ring it."""

@@ -201,8 +201,11 @@ class Table:
     def handle_key(self, event: pygame.event.Event) -> bool:
         """The keys of TABLE_KEYS, while the table has the focus; whether one was used."""
         action = TABLE_KEYS.action(event)
-        if action in ("up", "down"):
-            self.pick(self.picked + (1 if action == "down" else -1))
+        page = max(1, self.body.h // self.line - 1)
+        steps = {"up": -1, "down": 1, "page_up": -page, "page_down": page,
+                 "first": -len(self.rows), "last": len(self.rows)}
+        if action in steps:
+            self.pick(self.picked + steps[action])
             return True
         if action == "open":
             self.open()

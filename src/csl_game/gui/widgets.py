@@ -20,6 +20,7 @@ from pygame_gui.core.interfaces import IUIElementInterface
 from pygame_gui.elements import UIButton, UILabel
 
 from csl_game.gui.context import GuiContext
+from csl_game.gui.keys import SCREEN_KEYS, KeyTable
 from csl_game.gui.layout import ui_scale
 from csl_game.gui.scene import Scene
 from csl_game.gui.style import backdrop
@@ -155,6 +156,10 @@ class WidgetScene(Scene):
     @property
     def metrics(self) -> Metrics:
         return Metrics(self.ctx.size)
+
+    @property
+    def keys(self) -> KeyTable | None:
+        return SCREEN_KEYS
 
     def build(self, root: UIContainer, m: Metrics) -> None:
         """Create the widgets (children of `root`) for the window's size."""

@@ -3,7 +3,7 @@
 Each shows the session's choices as buttons (the default one highlighted and
 also taken with Enter) or, when the session says the screen is timed, moves on
 by itself with a countdown. Their results tables open any finished match as a
-replay (a click on its row; or Tab to the table, Up and Down, Enter).
+replay (a click on its row; or Down to the table, Up and Down, Enter).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from pygame_gui.core import UIContainer
 from csl_game.engine import Choice, Session
 from csl_game.gui.context import GuiContext
 from csl_game.gui.focus import KeyFocus
+from csl_game.gui.keys import TABLE_KEYS, KeyTable
 from csl_game.gui.names import ShownNames
 from csl_game.gui.scenes.choices import ChoiceRow, Offer, ShowsChoices
 from csl_game.gui.style import palette
@@ -48,6 +49,8 @@ class ChoiceScene(WidgetScene, ShowsChoices):
         self.open_match = open_match
         self.results: Table | None = None
         """The results table shown, whose rows open their matches."""
+        self._result_indices: list[int] = []
+        """The match (from 0) of each row of the results table."""
         self.names = ShownNames(session)
         """The players as the window names them (the level chosen: 'Easy')."""
         self.row = ChoiceRow(Offer.of(session, ctx.screen_policy, ctx.choice_names), choose)
@@ -68,14 +71,45 @@ class ChoiceScene(WidgetScene, ShowsChoices):
         """The results so far, each row opening its match (when matches open here)."""
         session = self.session
         if self.open_match is not None and session.records:
-            title += " \u00b7 click or Enter: replay"
-        self.results = results_table(rect, self.names.all, session.records_in_order(), root, m,
+            title += (" \u00b7 click or Enter: replay" if self.focus.key == "results"
+                      else " \u00b7 click, or Down and Enter: replay")
+        picked = self.picked_match
+        records = session.records_in_order()
+        self.results = results_table(rect, self.names.all, records, root, m,
                                      self.ctx.text, title, session.config.rows *
                                      session.config.cols, self.open_match)
+        self._result_indices = [index for index, _ in records]
+        if picked is not None:
+            self.pick_match(picked)
         return self.results
+
+    @property
+    def picked_match(self) -> int | None:
+        """The match (from 0) the results table's keyboard row is on."""
+        table = self.results
+        if table is None or not table.rows or table.picked >= len(self._result_indices):
+            return None
+        return self._result_indices[table.picked]
+
+    def pick_match(self, index: int, focus: bool = False) -> None:
+        """Put the results table's row on match `index` (from 0), the keyboard
+        given to the table if `focus` (back from that match's replay)."""
+        table = self.results
+        if table is None or index not in self._result_indices:
+            return
+        table.pick(self._result_indices.index(index))
+        if focus and table.visible:
+            self.focus.set("results")
+        self._changed = True
 
     def focus_rect(self) -> Rect | None:
         return self.focus.rect()
+
+    @property
+    def keys(self) -> KeyTable | None:
+        """The results table's keys where it opens matches, else the buttons'."""
+        table = self.results
+        return TABLE_KEYS if table is not None and table.visible else super().keys
 
     @property
     def busy(self) -> bool:
@@ -95,9 +129,23 @@ class ChoiceScene(WidgetScene, ShowsChoices):
         if self.focus.key == "results" and table is not None and table.handle_key(event):
             self._changed = True
             return
+        if self._to_table(event):
+            return
         if self.focus.handle_key(event):
             return
         self.row.handle_event(event)
+
+    def _to_table(self, event: pygame.event.Event) -> bool:
+        """Up or Down on the buttons gives the results table the keyboard (Down
+        at its first row, Up at its last), as the table's title says."""
+        table = self.results
+        if (self.focus.key == "results" or table is None or not table.visible
+                or TABLE_KEYS.action(event) not in ("up", "down")):
+            return False
+        self.focus.set("results")
+        table.pick(0 if TABLE_KEYS.action(event) == "down" else len(table.rows) - 1)
+        self._changed = True
+        return True
 
     def update(self, dt: float) -> None:
         if self.shows_results and len(self.session.records) != self._results:

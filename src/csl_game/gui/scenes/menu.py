@@ -17,11 +17,11 @@ from pygame_gui.core import ObjectID
 from pygame_gui.elements import UIPanel, UITextBox
 
 from csl_game.gui.focus import KeyFocus
-from csl_game.gui.keys import ALL_TABLES, HELP_KEYS
+from csl_game.gui.keys import ALL_TABLES, HELP_KEYS, KeyTable
 from csl_game.gui.style import palette
 from csl_game.gui.widgets import Metrics, WidgetLayer, button, label
 
-__all__ = ["MenuItem", "Overlay", "MenuOverlay", "HelpOverlay", "HOW_TO_PLAY"]
+__all__ = ["MenuItem", "Overlay", "MenuOverlay", "HelpOverlay", "HOW_TO_PLAY", "how_to_play"]
 
 _CLOSE_KEYS = (pygame.K_ESCAPE,)
 _LINE_PX = 22
@@ -138,15 +138,26 @@ HOW_TO_PLAY = RULES + "<br><br>" + "<br><br>".join(t.help_html() for t in ALL_TA
 """The rules in short, then every screen's keys (gui/keys.py: the keys' one table)."""
 
 
+def how_to_play(first: KeyTable | None = None) -> str:
+    """HOW_TO_PLAY with the keys of `first` (the screen's own) at its top."""
+    if first is None:
+        return HOW_TO_PLAY
+    others = "<br><br>".join(t.help_html() for t in ALL_TABLES if t is not first)
+    return (f"<b>On this screen:</b> {first.help_html()}<br><br>{RULES}<br><br>{others}")
+
+
 class HelpOverlay(Overlay):
     """The rules in short and every screen's keys, with a Close button; the
     keys of `HELP_KEYS` scroll it (a small window shows only part of it)."""
 
     title = "How to play"
 
-    def __init__(self, ui: pygame_gui.UIManager, close: Callable[[], None]) -> None:
+    def __init__(self, ui: pygame_gui.UIManager, close: Callable[[], None],
+                 first: KeyTable | None = None) -> None:
+        """`first`: the keys of the screen under it, shown at the top."""
         super().__init__(ui, close)
         self.text: UITextBox | None = None
+        self.html = how_to_play(first)
 
     def _panel(self, root: object, m: Metrics) -> Rect:
         w, h = m.size
@@ -157,7 +168,7 @@ class HelpOverlay(Overlay):
         label(Rect(0, m.gap, rect.w, m.title), self.title, panel, "#menu_title")
         bottom = rect.h - m.gap - m.row - 6
         top = m.title + m.gap
-        self.text = UITextBox(HOW_TO_PLAY, Rect(m.gap, top, rect.w - 2 * m.gap - 6,
+        self.text = UITextBox(self.html, Rect(m.gap, top, rect.w - 2 * m.gap - 6,
                                                 bottom - m.gap - top),
                               self.layer.ui, container=panel,
                               object_id=ObjectID("#help_text", "@text_box"))

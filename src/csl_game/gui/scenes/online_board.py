@@ -31,6 +31,7 @@ from csl_game.gui.board_view import BoardView, Pointer
 from csl_game.gui.context import GuiContext
 from csl_game.gui.controls import HumanControls
 from csl_game.gui.focus import KeyFocus
+from csl_game.gui.keys import GLOBAL_KEYS, MATCH_KEYS, KeyTable
 from csl_game.gui.layout import DROP_HEIGHT, BoardLayout, compute_layout
 from csl_game.gui.online_table import Action, Happening, Notice, Table
 from csl_game.gui.panels import LogView, PanelState, PlayerPanel
@@ -272,6 +273,11 @@ class OnlineBoardScene(Scene):
         else:
             text = f"{messages.who(color, name)} is thinking"
         self.ctx.nav.set_title(f"Online \u00b7 {text}")
+
+    @property
+    def keys(self) -> KeyTable:
+        """A player's keys; a spectator's has only the window's own."""
+        return MATCH_KEYS if any(map(self.table.is_human, PColor)) else GLOBAL_KEYS
 
     # ------------------------------------------------------------- input
     def handle_event(self, event: pygame.event.Event) -> None:

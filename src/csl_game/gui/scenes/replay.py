@@ -24,7 +24,7 @@ from csl_game.gui.animation import VisualBoard
 from csl_game.gui.board_view import BoardView, Pointer
 from csl_game.gui.context import GuiContext
 from csl_game.gui.insight import split_for_panel
-from csl_game.gui.keys import REPLAY_KEYS
+from csl_game.gui.keys import REPLAY_KEYS, KeyTable
 from csl_game.gui.layout import DROP_HEIGHT, BoardLayout, compute_layout
 from csl_game.gui.panels import LogView, MessageLog, PanelState, PlayerPanel
 from csl_game.gui.review_view import GRADE_WORDS, ReviewPanel, ReviewTool, draw_better
@@ -96,6 +96,10 @@ class ReplayScene(Scene):
         """A word on the last key pressed (X found no mistake), in the caption until a step."""
         if review:
             self.review.start()
+
+    @property
+    def keys(self) -> KeyTable:
+        return REPLAY_KEYS
 
     @property
     def last(self) -> int:
