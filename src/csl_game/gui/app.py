@@ -287,9 +287,7 @@ class App:
     def _open(self, overlay: Overlay) -> None:
         self.close_overlay()
         self.overlay = overlay
-        if self.scenes.current is not None:
-            self.scenes.current.set_widgets_shown(False)
-        overlay.build(self.size)
+        overlay.build(self.size)  # over the screen, shaded: its widgets stay, out of reach
 
     def close_overlay(self) -> None:
         """Close the menu or the help, back to the screen under it."""
@@ -297,8 +295,6 @@ class App:
             return
         self.overlay.close()
         self.overlay = None
-        if self.scenes.current is not None:
-            self.scenes.current.set_widgets_shown(True)
 
     def _menu_mute(self) -> None:
         self.toggle_mute()

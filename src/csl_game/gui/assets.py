@@ -74,6 +74,9 @@ def load_theme(name: str = "default", scale: float = 1.0) -> dict[str, Any]:
     theme: dict[str, Any] = json.loads(_theme_text("default"))
     if name != "default":
         theme = _merge(theme, json.loads(_theme_text(name)))
+    # the shade over a screen under the menu or the help: the board's own shade
+    theme["#shade"] = {"colours": {"dark_bg": theme["#match_scene"]["colours"]["shade"]},
+                       "misc": {"border_width": "0", "shadow_width": "0"}}
     base = int(theme["defaults"]["font"].get("size", 15))
     for name in _ELEMENTS:  # pygame_gui keeps its first default font: name every size
         theme.setdefault(name, {})
@@ -86,6 +89,10 @@ def load_theme(name: str = "default", scale: float = 1.0) -> dict[str, Any]:
                 font[key] = str(asset_path(*font[key].split("/")))
         font.setdefault("name", "dejavu_sans")
         font["size"] = str(max(9, round(int(font.get("size", base)) * scale)))
+    # a drop-down's rows are pygame_gui's 20 px unless told: as tall as the text needs
+    rows = theme.setdefault("selection_list", {}).setdefault("misc", {})
+    rows["list_item_height"] = str(max(20, round(int(theme["selection_list"]["font"]["size"])
+                                                 * 1.6)))
     return theme
 
 

@@ -105,10 +105,11 @@ class WidgetLayer:
         self.root: UIContainer | None = None
         self._handlers: dict[IUIElementInterface, Handler] = {}
 
-    def open(self, size: tuple[int, int]) -> UIContainer:
-        """A new, empty root container of `size` (the widgets of the last one are killed)."""
+    def open(self, size: tuple[int, int], height: int = 1) -> UIContainer:
+        """A new, empty root container of `size` (the widgets of the last one
+        are killed), `height` layers above the window's (over lower layers')."""
         self.close()
-        self.root = UIContainer(Rect((0, 0), size), self.ui)
+        self.root = UIContainer(Rect((0, 0), size), self.ui, starting_height=height)
         return self.root
 
     def close(self) -> None:

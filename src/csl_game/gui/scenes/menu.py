@@ -18,12 +18,14 @@ from pygame_gui.elements import UIPanel, UITextBox
 
 from csl_game.gui.focus import KeyFocus
 from csl_game.gui.keys import ALL_TABLES, HELP_KEYS, KeyTable
-from csl_game.gui.style import palette
 from csl_game.gui.widgets import Metrics, WidgetLayer, button, label
 
 __all__ = ["MenuItem", "Overlay", "MenuOverlay", "HelpOverlay", "HOW_TO_PLAY", "how_to_play"]
 
 _CLOSE_KEYS = (pygame.K_ESCAPE,)
+OVERLAY_HEIGHT = 100
+"""The layer of an overlay's widgets: over any screen's (rebuilt after a
+resize under it, an open list's included), below none."""
 _LINE_PX = 22
 """About a line of the help's text, in pixels: what Up and Down scroll by."""
 
@@ -47,15 +49,17 @@ class Overlay:
         self.close_overlay = close
         self.focus = KeyFocus(ui, self.layer, self._items, arrows="vertical")
         self._widgets: list[tuple[str, object]] = []
-        self._shade: pygame.Surface | None = None
 
     def _items(self) -> Sequence[tuple[str, object]]:
         return self._widgets
 
     def build(self, size: tuple[int, int]) -> None:
-        """(Re)build the widgets for a window of `size`."""
+        """(Re)build the widgets for a window of `size`: a shade over the whole
+        screen (its widgets too, which it keeps from the mouse), the panel on it."""
         m = Metrics(size)
-        root = self.layer.open(size)
+        root = self.layer.open(size, OVERLAY_HEIGHT)
+        self.shade = UIPanel(Rect((0, 0), size), starting_height=1, manager=self.layer.ui,
+                             container=root, object_id="#shade")
         self._widgets = []
         self.panel = self._panel(root, m)
 
@@ -72,11 +76,7 @@ class Overlay:
         self.focus.handle_key(event)
 
     def draw(self, surface: pygame.Surface) -> None:
-        """Dim the screen under the panel (its widgets are drawn by the UI manager)."""
-        if self._shade is None or self._shade.get_size() != surface.get_size():
-            self._shade = pygame.Surface(surface.get_size(), pygame.SRCALPHA)
-            self._shade.fill(palette().shade)
-        surface.blit(self._shade, (0, 0))
+        """Nothing of its own: the UI manager draws the shade and the panel."""
 
     def close(self) -> None:
         self.layer.close()
@@ -99,8 +99,8 @@ class MenuOverlay(Overlay):
         rect = Rect(0, 0, bw + 4 * m.gap, height)
         rect.center = (w // 2, h // 2)
         rect.clamp_ip(Rect(0, 0, w, h))
-        panel = UIPanel(rect, manager=self.layer.ui, container=root,  # type: ignore[arg-type]
-                        object_id="#overlay")
+        panel = UIPanel(rect, starting_height=2, manager=self.layer.ui,
+                        container=root, object_id="#overlay")  # type: ignore[arg-type]
         label(Rect(0, m.gap, rect.w, m.title), self.title, panel, "#menu_title")
         y = m.title + 2 * m.gap
         for i, item in enumerate(self.items):
@@ -163,8 +163,8 @@ class HelpOverlay(Overlay):
         w, h = m.size
         rect = Rect(0, 0, min(w - 2 * m.margin, round(760 * m.scale)), h - 2 * m.margin)
         rect.center = (w // 2, h // 2)
-        panel = UIPanel(rect, manager=self.layer.ui, container=root,  # type: ignore[arg-type]
-                        object_id="#overlay")
+        panel = UIPanel(rect, starting_height=2, manager=self.layer.ui,
+                        container=root, object_id="#overlay")  # type: ignore[arg-type]
         label(Rect(0, m.gap, rect.w, m.title), self.title, panel, "#menu_title")
         bottom = rect.h - m.gap - m.row - 6
         top = m.title + m.gap

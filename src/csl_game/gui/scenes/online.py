@@ -28,7 +28,7 @@ from csl_game.gui.lobby_look import LobbyLook
 from csl_game.gui.online_table import HostTable, JoinedTable, Table
 from csl_game.gui.scenes.choices import ENTER_KEYS
 from csl_game.gui.scenes.online_wait import OnlineWaitScene, invitation
-from csl_game.gui.scenes.pickers import PickerScene, split
+from csl_game.gui.scenes.pickers import PickerScene, option_buttons
 from csl_game.gui.tourney_table import WatchTable
 from csl_game.gui.widgets import Metrics, button, label
 from csl_game.model.board import PColor
@@ -107,14 +107,18 @@ class OnlineScene(PickerScene):
     enter_goes = False
     """Enter on another mode shows that mode's rows, as a click does (on the chosen one, goes)."""
 
-    def __init__(self, ctx: GuiContext, base: PlayOptions, error: str = "") -> None:
+    def __init__(self, ctx: GuiContext, base: PlayOptions, error: str = "",
+                 typed: dict[str, str] | None = None) -> None:
+        """`typed`: the fields as the last try left them (back from a failure)."""
         super().__init__(ctx, base)
         p = ctx.user.preferences()
         self.mode = p.online_mode if p.online_mode in MODES else "host"
+        # A server's join code names one game: once it is played the server
+        # refuses it, so it is kept only for another try, never remembered.
         self.values = {"port": p.online_port or str(DEFAULT_PORT),
                        "host_code": p.online_host_code, "address": p.online_address,
                        "code": p.online_code, "name": p.online_name or default_name(),
-                       "server": p.online_server, "server_code": p.online_server_code}
+                       "server": p.online_server, "server_code": "", **(typed or {})}
         self.colour = p.online_colour if p.online_colour in ("white", "red") else "white"
         names = [lv.name for lv in LEVELS]
         self.player = p.online_player if p.online_player in names else "human"
@@ -190,12 +194,9 @@ class OnlineScene(PickerScene):
     def _options(self, rect: Rect, m: Metrics, root: UIContainer,
                  items: list[tuple[str, str, bool, Callable[[pygame.event.Event], None]]]
                  ) -> list[str]:
-        keys = []
-        for (key, text, chosen, act), part in zip(items, split(rect, len(items), m.gap)):
-            style = "#option_chosen" if chosen else "#option"
-            self.widgets[key] = self.on(button(part, text, root, style), act)
-            keys.append(key)
-        return keys
+        made = option_buttons(rect, items, m, root, self.on)
+        self.widgets.update(made)
+        return list(made)
 
     def _look(self) -> None:
         """Ask the server for its open challenges (in the background)."""
@@ -241,7 +242,13 @@ class OnlineScene(PickerScene):
             self.focus.follow_mouse()
         if event.type == pygame.KEYDOWN and event.key in ENTER_KEYS and \
                 self.focus.key in self._chosen():
-            self.go()  # Enter on what is chosen already goes, as Enter in an entry does
+            self.go()  # Enter on what is chosen already goes
+            return
+        if (event.type == pygame.KEYDOWN and event.key in ENTER_KEYS
+                and isinstance(self.focus.widget(), UITextEntryLine)
+                and self.focus.key not in self.grid[-2]):
+            self._jump(1)  # the next field; Enter in the last one goes, as a form does
+            self._changed = True
             return
         super().handle_event(event)
 
@@ -267,11 +274,11 @@ class OnlineScene(PickerScene):
             online_host_code=self.values["host_code"], online_address=self.values["address"],
             online_code=self.values["code"], online_name=self.values["name"],
             online_colour=self.colour, online_player=self.player,
-            online_server=self.values["server"], online_server_code=self.values["server_code"])
+            online_server=self.values["server"], online_server_code="")
         self.ctx.nav.show(OnlineWaitScene(self.ctx, self._again, table, where, lines))
 
     def _again(self, error: str) -> None:
-        self.ctx.nav.show(OnlineScene(self.ctx, self.base, error))
+        self.ctx.nav.show(OnlineScene(self.ctx, self.base, error, dict(self.values)))
 
     def _start(self) -> tuple[Table, str, list[tuple[str, str]]]:
         """The game to wait for, a line saying where it is, the screen's lines.

@@ -12,7 +12,7 @@ What was picked is remembered.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,7 +25,7 @@ from csl_game.gui.context import GuiContext
 from csl_game.gui.focus import KeyFocus
 from csl_game.gui.scenes.choices import ENTER_KEYS
 from csl_game.gui.scenes.setup import thinker_choices
-from csl_game.gui.widgets import Metrics, WidgetScene, button, label
+from csl_game.gui.widgets import Handler, Metrics, WidgetScene, button, label
 from csl_game.services.presets import LEVELS, NEW_OPPONENT
 from csl_game.services.quick_games import (
     COLOURS,
@@ -36,7 +36,8 @@ from csl_game.services.quick_games import (
 )
 from csl_game.services.settings import PlayOptions
 
-__all__ = ["PickerLayout", "picker_layout", "PickerScene", "ComputerScene", "WatchScene"]
+__all__ = ["PickerLayout", "picker_layout", "PickerScene", "ComputerScene", "WatchScene",
+           "option_buttons", "fitted_widths", "split"]
 
 _DIGITS = {**{pygame.K_1 + i: i for i in range(9)}, **{pygame.K_KP1 + i: i for i in range(9)}}
 
@@ -56,14 +57,15 @@ class PickerLayout:
         return [self.title, *self.captions, *self.rows, self.note, self.back, self.go]
 
 
-def picker_layout(size: tuple[int, int], count: int) -> PickerLayout:
-    """A centred column of `count` captioned rows, a note of two lines, Back and Go."""
+def picker_layout(size: tuple[int, int], count: int, note_h: int = 0) -> PickerLayout:
+    """A centred column of `count` captioned rows, a note (`note_h` high, at
+    least two lines), Back and Go."""
     m = Metrics(size)
     w, h = size
     width = min(w - 2 * m.margin, round(620 * m.scale))
     title_h, big, small = round(m.title * 1.3), max(m.row + 8, round(54 * m.scale)), m.row + 6
     block = m.row + big + 2 * m.gap
-    note_h = 2 * m.row
+    note_h = max(2 * m.row, note_h)
     total = title_h + m.gap + count * block + note_h + 2 * m.gap + small
     x, y = (w - width) // 2, max(m.margin, (h - total) // 2)
     title = Rect(x, y, width, title_h)
@@ -81,6 +83,36 @@ def split(rect: Rect, count: int, gap: int) -> list[Rect]:
     """`rect` cut into `count` equal parts side by side, `gap` apart."""
     width = (rect.w - (count - 1) * gap) // count
     return [Rect(rect.x + i * (width + gap), rect.y, width, rect.h) for i in range(count)]
+
+
+def fitted_widths(natural: Sequence[int], room: int, gap: int) -> list[int]:
+    """Widths side by side, `gap` apart, filling `room`: equal when every
+    `natural` width (a text and its margins) fits so, else each its natural
+    width and an equal share of what is left (squeezed alike if nothing is)."""
+    count = max(1, len(natural))
+    inner = room - (count - 1) * gap
+    if max(natural, default=0) * count <= inner:
+        return [inner // count] * len(natural)
+    left = inner - sum(natural)
+    if left >= 0:
+        return [n + left // count for n in natural]
+    return [max(1, n * inner // max(1, sum(natural))) for n in natural]
+
+
+def option_buttons(rect: Rect, items: Sequence[tuple[str, str, bool, Handler]], m: Metrics,
+                   root: UIContainer, on: Callable[[Any, Handler], Any]) -> dict[str, UIButton]:
+    """A row of choices (key, text, chosen, act) in `rect`, each as wide as its
+    text needs and a margin of `m.gap` either side (the chosen one styled so)."""
+    made = [button(Rect(0, 0, -1, rect.h), text, root,
+                   "#option_chosen" if chosen else "#option") for _, text, chosen, _ in items]
+    widths = fitted_widths([b.rect.w + 2 * m.gap for b in made], rect.w, m.gap)
+    x, out = rect.x, {}
+    for (key, _, _, act), widget, width in zip(items, made, widths):
+        widget.set_dimensions((width, rect.h))
+        widget.set_relative_position((x, rect.y))
+        x += width + m.gap
+        out[key] = on(widget, act)
+    return out
 
 
 class PickerScene(WidgetScene):
@@ -106,15 +138,18 @@ class PickerScene(WidgetScene):
         self.focus.key = "go"
 
     def build(self, root: UIContainer, m: Metrics) -> None:
-        lay = picker_layout(m.size, len(self.captions))
+        first = picker_layout(m.size, len(self.captions)).note
+        self.note = UITextBox(self.note_text(), Rect(first.x, first.y, first.w, -1),
+                              root.ui_manager, container=root,
+                              object_id=ObjectID("#home_note", "@text_box"))
+        lay = picker_layout(m.size, len(self.captions), self.note.rect.h)  # the whole note
+        self.note.set_relative_position(lay.note.topleft)
         label(lay.title, self.title, root, "#home_title")
         for rect, text in zip(lay.captions, self.captions):
             label(rect, text, root, "#heading")
         self.widgets, self.grid = {}, []
         for index, rect in enumerate(lay.rows):
             self.grid.append(self.build_row(index, rect, root, m))
-        self.note = UITextBox(self.note_text(), lay.note, root.ui_manager, container=root,
-                              object_id=ObjectID("#home_note", "@text_box"))
         self.widgets["back"] = self.on(button(lay.back, "Back", root), lambda _e: self.back())
         self.widgets["go"] = self.on(button(lay.go, self.go_text, root, "#primary"),
                                      lambda _e: self.go())
@@ -201,12 +236,9 @@ class ComputerScene(PickerScene):
             texts = {"white": "White (moves first)", "red": "Red"}
             items = [(f"colour.{c}", texts[c], c == self.colour,
                       self._picker(self.pick_colour, c)) for c in COLOURS]
-        keys = []
-        for (key, text, chosen, act), part in zip(items, split(rect, len(items), m.gap)):
-            style = "#option_chosen" if chosen else "#option"
-            self.widgets[key] = self.on(button(part, text, root, style), act)
-            keys.append(key)
-        return keys
+        made = option_buttons(rect, items, m, root, self.on)
+        self.widgets.update(made)
+        return list(made)
 
     @staticmethod
     def _picker(act: Callable[[str], None], value: str) -> Callable[[pygame.event.Event], None]:
