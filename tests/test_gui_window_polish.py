@@ -220,3 +220,16 @@ def test_enter_goes_field_to_field_and_a_servers_code_is_not_kept(
     waiting = again.scenes.current
     assert isinstance(waiting, OnlineWaitScene) and isinstance(waiting.table, ServerTable), \
         getattr(waiting, "error", "")
+
+
+def test_the_menu_names_the_theme_and_the_sound_as_they_are(apps: Apps) -> None:
+    app = _home(apps, (1280, 800))
+    key(app, pygame.K_ESCAPE, frames=2)
+    menu = app.overlay
+    assert isinstance(menu, MenuOverlay)
+    texts = [item.text for item in menu.items]
+    assert "Theme: default" in texts and "Sound: on" in texts
+    key(app, pygame.K_t, frames=2)
+    menu = app.overlay
+    assert isinstance(menu, MenuOverlay)
+    assert "Theme: high contrast" in [item.text for item in menu.items]

@@ -271,9 +271,10 @@ class App:
             items.append(MenuItem("Home", self.show_home))
         muted = self.ctx.sound.muted
         next_theme = THEMES[(THEMES.index(theme_name()) + 1) % len(THEMES)]
+        # both say the state now, as a switch's label does; choosing one changes it
         items += [MenuItem("How to play", self.show_help, "F1"),
                   MenuItem(f"Sound: {'off' if muted else 'on'}", self._menu_mute, "M"),
-                  MenuItem(f"Theme: {next_theme.replace('-', ' ')}",
+                  MenuItem(f"Theme: {theme_name().replace('-', ' ')}",
                            lambda: self._menu_theme(next_theme), "T"),
                   MenuItem("Quit", self.quit, "Ctrl+Q")]
         self._open(MenuOverlay(self.ui, self.close_overlay, items))

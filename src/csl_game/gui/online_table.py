@@ -126,6 +126,9 @@ class Table(ABC):
     def tick(self, dt: float) -> None:  # noqa: B027 - most ends keep no clock of their own
         """Let `dt` seconds of the window's time pass (for clocks kept here)."""
 
+    opponent = "Your friend"
+    """How the other side is named (a friend's window, for a direct game)."""
+
     def kind(self, color: PColor) -> str:
         """How the player's panel names who plays: a friend is not just 'Human'."""
         human = self.is_human(color)
@@ -133,7 +136,7 @@ class Table(ABC):
             return "Human" if human else "AI"
         if color is self.local:
             return "You" if human else "Your AI"
-        return "Your friend" if human else "Your friend's AI"
+        return self.opponent if human else f"{self.opponent}'s AI"
 
 
 class HostTable(Table):

@@ -41,6 +41,9 @@ LinkMaker = Callable[[str, str, dict[str, Any], str], ServerLink]
 class ServerTable(Table):
     """This window's seat in a server's game."""
 
+    opponent = "Opponent"
+    """A server pairs strangers (a lobby's challenge): not 'Your friend'."""
+
     def __init__(self, url: str, name: str, code: str | None,
                  make: LinkMaker = ServerLink) -> None:
         """Connect (in the background) and join `code`'s game, or open a challenge.

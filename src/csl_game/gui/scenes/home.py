@@ -78,7 +78,7 @@ HOME_CHOICES: tuple[HomeChoice, ...] = (
     HomeChoice("tournament", "Tournament", _tournament,
                "Any number of AIs; every setting"),
     HomeChoice("online", "Play online", _online,
-               "Play a friend on another computer, or watch their game"),
+               "Play a friend on another computer or on a game server, or watch a game"),
 )
 """The home screen's choices, top to bottom (their numbers are their shortcuts)."""
 
