@@ -185,11 +185,16 @@ def test_a_sleeper_is_stopped_within_a_few_ms_of_its_limit() -> None:
 
 @schedstat
 def test_the_thinker_reads_its_waits_on_its_token() -> None:
+    """A 100 ms nap (about 2 ms of processor time): the thinker's token and
+    the referee both count the nap, less the time its threads waited for a
+    core (a busy machine's), and the referee less the few ms no account
+    shows too; neither more than the wall."""
     info: list[str] = []
     outcome = think_once("nap", "50", CPU, info=info)
-    assert outcome.forfeit is None and outcome.elapsed >= 0.095
+    assert outcome.forfeit is None and outcome.wall is not None
     told = [float(line.split("=")[1]) for line in info if line.startswith("elapsed=")]
-    assert told and 0.095 <= told[0] <= outcome.elapsed + 0.005
+    assert told and 0.05 <= told[0] <= outcome.wall
+    assert 0.05 <= outcome.elapsed <= outcome.wall
 
 
 def test_the_wall_time_is_kept_beside_the_charged_time() -> None:

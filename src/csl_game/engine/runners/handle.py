@@ -253,7 +253,7 @@ class WorkerHandle:
             return None
         if self._tree is None:
             try:
-                self._tree = TreeClock(self._proc)
+                self._tree = TreeClock(self._init or self._proc)  # in a sandbox, init
             except (psutil.Error, OSError):
                 return None
         return self._tree

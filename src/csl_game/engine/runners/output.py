@@ -15,9 +15,11 @@ import contextlib
 import os
 import sys
 import threading
+import time
 from collections.abc import Callable
+from dataclasses import replace
 
-from csl_game.engine.runners.protocol import FromWorker, Output
+from csl_game.engine.runners.protocol import FromWorker, Output, Reply
 
 __all__ = ["OutputForwarder"]
 
@@ -104,8 +106,10 @@ class OutputForwarder:
             self._send(Output(text.decode("utf-8", errors="replace")))
         return rest
 
-    def send_after(self, message: FromWorker) -> None:
-        """Send what was written so far, then `message`."""
+    def send_after(self, message: FromWorker, started: float | None = None) -> None:
+        """Send what was written so far, then `message`; a reply to a move
+        whose think() `started` then (`time.perf_counter()`) says the seconds
+        since, to its sending: the parent's clock ends the move's wall there."""
         for stream in (sys.stdout, sys.stderr):
             with contextlib.suppress(Exception):  # a thinker may have replaced them
                 stream.flush()
@@ -118,4 +122,7 @@ class OutputForwarder:
                 wanted = 0
             with self._reached_cv:
                 self._reached_cv.wait_for(lambda: self._reached >= wanted, _MARK_WAIT)
+            if started is not None and isinstance(message, Reply):
+                message = replace(message, elapsed=max(message.elapsed,
+                                                       time.perf_counter() - started))
             self._send(message)

@@ -157,7 +157,8 @@ class Reply(FromWorker):
 
     job_id: int
     elapsed: float
-    """Seconds think() took."""
+    """Seconds from think()'s start to this reply's sending (think() itself,
+    then forwarding what it wrote)."""
 
 
 @dataclass(frozen=True)

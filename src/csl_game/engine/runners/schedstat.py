@@ -20,7 +20,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 
-__all__ = ["charge", "UNSEEN_BASE", "UNSEEN_SHARE", "schedstat_works",
+__all__ = ["charge", "UNSEEN_BASE", "UNSEEN_SHARE", "schedstat_works", "read_proc",
            "ThreadWaits", "OwnClock"]
 
 _LINUX = sys.platform.startswith("linux")
@@ -47,7 +47,7 @@ def charge(cpu: float, wall: float, core: float) -> float:
     return max(cpu, wall - core - UNSEEN_BASE - UNSEEN_SHARE * cpu)
 
 
-def _read_proc(path: str, size: int = 256) -> bytes | None:
+def read_proc(path: str, size: int = 256) -> bytes | None:
     """The start of a /proc file, or None when it cannot be read (its thread ended)."""
     try:
         fd = os.open(path, os.O_RDONLY)
@@ -64,7 +64,7 @@ def _read_proc(path: str, size: int = 256) -> bytes | None:
 def _run_delay(path: str) -> int | None:
     """The nanoseconds a thread has waited in a run queue, from its schedstat
     file (cpu ns, run-queue wait ns, timeslices), or None."""
-    fields = (_read_proc(path) or b"").split()
+    fields = (read_proc(path) or b"").split()
     return int(fields[1]) if len(fields) == 3 and fields[1].isdigit() else None
 
 
@@ -74,7 +74,7 @@ def schedstat_works() -> bool:
     schedstat files (a kernel without CONFIG_SCHED_INFO writes ``0 0 0``)."""
     if not _LINUX:
         return False
-    fields = (_read_proc(f"/proc/self/task/{threading.get_native_id()}/schedstat")
+    fields = (read_proc(f"/proc/self/task/{threading.get_native_id()}/schedstat")
               or b"").split()
     return len(fields) == 3 and all(f.isdigit() for f in fields) and int(fields[2]) > 0
 
@@ -116,7 +116,7 @@ class ThreadWaits:
         """Whether a thread is runnable now (state R): one waiting for a core
         has that wait counted only once it runs again."""
         for pid, tid in list(self._seen):
-            stat = _read_proc(f"/proc/{pid}/task/{tid}/stat", 512) or b""
+            stat = read_proc(f"/proc/{pid}/task/{tid}/stat", 512) or b""
             if stat.rpartition(b")")[2][1:2] == b"R":
                 return True
         return False

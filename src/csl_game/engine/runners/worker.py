@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import gc
 import importlib
 import os
 import queue
 import signal
 import sys
 import threading
+import time
 from multiprocessing.connection import Connection
 from types import ModuleType
 from typing import Any, NoReturn, cast
@@ -176,6 +178,7 @@ def _make_thinker(spec: WorkerSpec, output: OutputForwarder) -> AbstractThinker:
     the parent and exit. (Every text sent is an exact str: the parent must
     never unpickle a class of the thinker's.)"""
     threads = _thread_count()
+    gc.unfreeze()  # the last match's thinker (a reused worker) may be collected now
     try:
         prototype = ThinkerPrototype(_thinker_class(spec), spec.params, spec.match_config,
                                      spec.paths)
@@ -194,6 +197,10 @@ def _make_thinker(spec: WorkerSpec, output: OutputForwarder) -> AbstractThinker:
         output.send_after(SetupFailed(f"thinker {spec.fqn} could not be set up: "
                                       f"{type(e).__name__}: {plain_text(str(e))[:_MAX_NAME]}"))
     else:
+        # What setup made (tables, books) is the thinker's for the match: the
+        # collector need not go through it again during its moves.
+        gc.collect()
+        gc.freeze()
         output.send_after(Ready(_display_name(thinker, spec), threads))
         return thinker
     os._exit(0)
@@ -255,16 +262,17 @@ def _free_reserve() -> None:
 
 def _think_once(thinker: AbstractThinker, request: Think, token: CancellationToken,
                 output: OutputForwarder) -> None:
+    started = time.perf_counter()
     answer, elapsed = ask(thinker, request.board, token, on_memory_error=_free_reserve)
     if isinstance(answer, MemoryError):
         output.send_after(OutOfMemory(request.job_id, elapsed,
-                                      f"{exception_detail(answer)}\n{_limit_text()}"))
+                                      f"{exception_detail(answer)}\n{_limit_text()}"), started)
         _out_of_memory()
     if isinstance(answer, BaseException):
         output.send_after(Raised(request.job_id, elapsed, exception_detail(answer),
-                                crashed(answer)))
+                                crashed(answer)), started)
     else:
-        output.send_after(Answered(request.job_id, elapsed, answer))
+        output.send_after(Answered(request.job_id, elapsed, answer), started)
 
 
 def _limit_text() -> str:
