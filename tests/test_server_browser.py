@@ -45,6 +45,11 @@ def server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-
     assert code in (0, 130), proc.text()[-2000:]
 
 
+def type_name(tab: Tab, name: str) -> None:
+    tab.eval(f"(() => {{ const f = document.getElementById('name'); f.value = {name!r}; "
+             "f.dispatchEvent(new Event('input')); return true; })()")
+
+
 def moves_are(tab: Tab, count: int) -> None:
     tab.wait_for(f"document.body.dataset.moves === '{count}'")
 
@@ -72,7 +77,10 @@ def test_two_browsers_play_to_the_end_while_a_third_watches(server: str) -> None
         assert link, share
         url, game_id = link.group(1), link.group(2)
 
-        bob = bob_b.tab(url)
+        bob = bob_b.tab(url)  # a shared link asks the name, then takes the seat
+        bob.wait_for("!document.getElementById('join').hidden")
+        type_name(bob, "Bob")
+        bob.click("#take")
         bob.wait_for("document.body.dataset.color === 'red'")
         carol = carol_b.tab(f"{server}/game/{game_id}")
         carol.wait_for("document.getElementById('result').textContent.startsWith('Watching')")
@@ -113,3 +121,77 @@ def test_two_browsers_play_to_the_end_while_a_third_watches(server: str) -> None
         graded = page.eval("[...document.querySelectorAll('#analysis tbody tr')].length")
         assert graded == 7
         assert "Accuracy: White" in page.eval("document.getElementById('accuracy').textContent")
+        # the game recorded the name typed on the link's page (issue 41, item 2)
+        assert page.eval("document.querySelector('h1').textContent") == "Alice - Bob"
+
+
+HOOK = ("window.__sockets = []; const Real = window.WebSocket; window.WebSocket = "
+        "class extends Real { constructor(...a) { super(...a); window.__sockets.push(this); } };")
+"""Installed before a page's script: the test can drop the page's WebSocket."""
+SHOWN = "!document.getElementById('{}').hidden"
+
+
+def test_the_lobby_never_traps_a_name_is_kept_and_a_leaver_is_shown_at_once(
+        server: str) -> None:
+    """Issue 41, items 1, 2, 3, 4, 6 and 8 in two browsers."""
+    with ExitStack() as stack:
+        alice_b, bob_b = (stack.enter_context(browser()) for _ in range(2))
+        alice = alice_b.tab(server + "/")
+        alice.send("Page.addScriptToEvaluateOnNewDocument", {"source": HOOK})
+        type_name(alice, "Alice")
+        alice.eval("document.getElementById('color').value = 'white'; true")
+        alice.click("#open")
+        alice.wait_for("document.body.dataset.page === 'game' && " + SHOWN.format("cancel"))
+        # 1: back in the lobby with a challenge waiting, she stays and may cancel it
+        alice.goto(server + "/")
+        alice.wait_for("!!document.querySelector('#challenges button.cancel')")
+        assert alice.eval("document.body.dataset.page + location.pathname") == "lobby/"
+        for size in ((1280, 900), (390, 844)):  # 8: axe finds nothing, on a phone too
+            alice.resize(size)
+            assert alice.axe() == [], size
+        alice.resize((1280, 900))
+        alice.click("#challenges button.cancel")
+        alice.wait_for("document.querySelector('#challenges td.empty') !== null")
+        alice.eval("document.getElementById('color').value = 'white'; true")
+        alice.click("#open")
+        alice.wait_for("document.body.dataset.page === 'game' && " + SHOWN.format("cancel"))
+        game_id = alice.eval("location.pathname.split('/').pop()")
+
+        # 2: Bob types his name in the lobby and accepts from its table
+        bob = bob_b.tab(server + "/")
+        type_name(bob, "Bob")
+        bob.wait_for(f"!!document.querySelector('#challenges a[href*=\"{game_id}\"]')")
+        bob.goto(bob.eval(f"document.querySelector('#challenges a[href*=\"{game_id}\"]').href"))
+        bob.wait_for(SHOWN.format("join") + " && document.getElementById('name').value === 'Bob'")
+        bob.click("#take")
+        bob.wait_for("document.body.dataset.color === 'red'")
+        # 3: the heading and the title name both players
+        alice.wait_for("document.querySelector('h1').textContent === 'Alice - Bob'")
+        assert alice.eval("document.title") == "Alice - Bob"
+
+        # 4: Bob closes his page: Alice sees it at once (not after 30 s), then his return
+        bob.send("Page.navigate", {"url": "about:blank"})  # his page closes
+        said = alice.wait_for(SHOWN.format("away") + " && "
+                              "document.getElementById('away').textContent", timeout=10)
+        assert said.startswith("Bob left the game"), said
+        bob.goto(f"{server}/game/{game_id}")
+        bob.wait_for("document.body.dataset.color === 'red'")
+        alice.wait_for("document.getElementById('away').hidden")
+
+        # 6: Alice's connection drops and comes back: the banner goes with it
+        alice.eval("window.__sockets.at(-1).close(); true")
+        alice.wait_for("document.getElementById('status').textContent.startsWith('Connection lost')")
+        alice.wait_for("document.getElementById('status').textContent === '' && "
+                       "window.__sockets.at(-1).readyState === 1")
+
+        # 4: a finished game offers the way on
+        alice.eval("window.confirm = () => true; true")
+        alice.click("#resign")
+        for tab in (alice, bob):
+            tab.wait_for("document.body.dataset.over === '1' && " + SHOWN.format("after"))
+        assert bob.eval("document.getElementById('result').textContent") \
+            == "Red (Bob) won by resignation"
+        alice.resize((390, 844))
+        assert alice.axe() == []
+        for tab in (alice, bob):
+            assert tab.errors() == []

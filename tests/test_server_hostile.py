@@ -242,3 +242,129 @@ def test_a_connection_idle_after_an_answer_is_let_go(server: ServerThread) -> No
             start = time.monotonic()
             assert closed_within(sock, LIMITS.request_timeout_s + 3)
             assert time.monotonic() - start < LIMITS.request_timeout_s + 3
+
+
+def _cookie_of(server: ServerThread, **headers: str) -> str:
+    request = urllib.request.Request(server.url + "/", headers=headers)
+    with urllib.request.urlopen(request, timeout=5) as page:
+        return str(page.headers.get("Set-Cookie", ""))
+
+
+def test_behind_a_tls_proxy_the_session_cookie_is_secure(server: ServerThread) -> None:
+    """Issue 41, item 9: X-Forwarded-Proto and Forwarded were ignored."""
+    assert "Secure" not in _cookie_of(server)
+    assert "Secure" in _cookie_of(server, **{"X-Forwarded-Proto": "https"})
+    assert "Secure" in _cookie_of(server, Forwarded='for=192.0.2.1;proto=https;host=a.example')
+    assert "Secure" not in _cookie_of(server, **{"X-Forwarded-Proto": "http"})
+
+
+def test_a_cookie_the_server_never_issued_is_no_session(server: ServerThread) -> None:
+    """Issue 41, item 9: any value of the cookie's shape was taken as a session."""
+    made_up = "A" * 32 + "." + "B" * 22
+    assert "csl_session=" in _cookie_of(server, Cookie=f"csl_session={made_up}")  # a new one
+    issued = _cookie_of(server).split(";")[0].split("=", 1)[1]
+    assert _cookie_of(server, Cookie=f"csl_session={issued}") == ""  # kept
+
+    async def welcome(cookie: str) -> dict[str, Any]:
+        http, ws = await _ws(server.url, headers={"Cookie": f"csl_session={cookie}"})
+        async with http:
+            await ws.send_str('{"type": "hello", "version": 1, "name": "Mallory"}')
+            said = await ws.receive_json(timeout=5)
+            await ws.close()
+            return dict(said)
+    forged = asyncio.run(welcome(made_up))
+    assert forged["type"] == "welcome" and forged["session"] != made_up
+    assert "session" not in asyncio.run(welcome(issued))
+
+
+def test_a_websocket_to_another_name_is_refused_dns_rebinding(server: ServerThread) -> None:
+    """Issue 41, item 9: a handshake whose Host and Origin were both the
+    attacker's name was accepted."""
+    async def status(host: str, origin: str, **more: str) -> int:
+        try:
+            http, ws = await _ws(server.url, headers={"Host": host, **more}, origin=origin)
+        except aiohttp.WSServerHandshakeError as e:
+            return e.status
+        async with http:
+            await ws.close()
+        return 101
+    port = server.port
+    assert asyncio.run(status(f"evil.example:{port}", f"http://evil.example:{port}")) == 403
+    assert asyncio.run(status(f"127.0.0.1:{port}", f"http://127.0.0.1:{port}")) == 101
+    assert asyncio.run(status(f"localhost:{port}", f"http://localhost:{port}")) == 101
+    # through a proxy on this machine, which chose this server by that name
+    assert asyncio.run(status("csl.example.org", "https://csl.example.org",
+                              **{"X-Forwarded-For": "192.0.2.9"})) == 101
+
+
+def test_clients_asking_for_a_big_lobby_without_reading_hold_bounded_bytes(
+        tmp_path: Path) -> None:
+    """Issue 41, item 10: twenty clients of one address asking for the lobby
+    (with 300 bots) 19 times a second without reading raised the server from
+    66.5 to 433.6 MB."""
+    from csl_game.server import SqliteStore, hash_token
+    store = SqliteStore(tmp_path / "games.sqlite3")
+    for i in range(300):
+        store.add_bot(f"Bot number {i:03d} with a long name", hash_token(f"t{i}"))
+    store.close()
+    source = "127.0.0.2" if other_loopback_works() else "127.0.0.1"
+    options = ServerOptions(outbox_bytes=256 * 1024)
+    with ServerThread(tmp_path, options) as server:
+        socks = []
+        for _ in range(20):
+            sock = connect_from(source, server.port)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            sock.sendall(b"GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\n"
+                         b"Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+                         b"Sec-WebSocket-Version: 13\r\n\r\n")
+            assert sock.recv(4096).startswith(b"HTTP/1.1 101")
+            socks.append(sock)
+        ask = b'{"type":"lobby"}'
+        masked = bytes((0x81, 0x80 | len(ask))) + b"\0\0\0\0" + ask  # a zero mask
+        start = time.monotonic()
+        sent_lobbies = 0
+        while time.monotonic() - start < 3:  # 19 a second each, none read
+            tick = time.monotonic()
+            for sock in socks:
+                try:
+                    sock.sendall(masked)
+                except OSError:
+                    pass
+            sent_lobbies += 1
+            time.sleep(max(0.0, 1 / 19 - (time.monotonic() - tick)))
+        held = server.call(lambda: _held(server))
+        assert held <= 20 * (options.outbox_bytes + 64 * 1024), held
+        assert served_quickly(server) < 1.0
+        lobby = server.call(lambda: _lobby_size(server))
+        assert lobby < 8000, lobby
+        for sock in socks:
+            sock.close()
+
+
+async def _held(server: ServerThread) -> int:
+    """Bytes the server's transports hold unsent."""
+    return sum(c.transport.get_write_buffer_size() for c in server.hub.clients
+               if c.transport is not None and not c.transport.is_closing())
+
+
+async def _lobby_size(server: ServerThread) -> int:
+    return len(server.hub._lobby_now())
+
+
+def test_waiting_games_are_counted_by_the_address_a_proxy_says(server: ServerThread) -> None:
+    """Issue 41, item 11: behind a proxy every client is 127.0.0.1; its
+    X-Forwarded-For says whose games wait."""
+    async def made(forwarded: str, name: str) -> str:
+        http, ws = await _ws(server.url, headers={"X-Forwarded-For": forwarded})
+        async with http:
+            await ws.send_str(json.dumps({"type": "hello", "version": 1, "name": name}))
+            await ws.send_str(json.dumps({"type": "create", "opponent": "open",
+                                          "color": "white"}))
+            kinds = []
+            while len(kinds) < 2:
+                kinds.append((await ws.receive_json(timeout=5))["type"])
+            clients = server.hub.clients
+            address = {c.address for c in clients if c.name == name}
+            await ws.close()
+            return f"{kinds[-1]} {','.join(address)}"
+    assert asyncio.run(made("192.0.2.1, 198.51.100.7", "Ann")) == "game 198.51.100.7"

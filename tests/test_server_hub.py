@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from csl_game.server import Client, Hub, ServerOptions, SqliteStore, hash_token
-from csl_game.server.store import Moved, NewGame, Seated, Write
+from csl_game.server.store import Moved, NewGame, Write
 from csl_game.thinker.api import MatchConfig
 
 pytestmark = pytest.mark.unit
@@ -105,7 +105,7 @@ def test_a_move_is_one_frame_to_everyone_and_one_appended_row() -> None:
         return store, [ann, bob, *watchers], game
     store, clients, game = asyncio.run(go())
     writes = [w for batch in store.batches for w in batch]
-    assert [type(w) for w in writes] == [NewGame, Seated, Moved, Moved]
+    assert [type(w) for w in writes] == [NewGame, Moved, Moved]  # stored once joined
     assert [w.ply for w in writes if isinstance(w, Moved)] == [0, 1]
     assert game not in clients[2].rooms and game in clients[3].rooms
 
@@ -164,7 +164,12 @@ def test_a_write_the_database_refuses_costs_only_itself() -> None:
         ann = client("a" * 24)
         hub.connected(ann)
         await say(hub, ann, type="hello", version=1, name="Ann")
-        game = (await say(hub, ann, type="create", opponent="open", color="white"))["game"]
+        made = await say(hub, ann, type="create", opponent="open", color="white")
+        game = made["game"]
+        bob = client("b" * 24)
+        hub.connected(bob)
+        await say(hub, bob, type="hello", version=1, name="Bob")
+        await say(hub, bob, type="join", code=made["code"])
         hub._write([Moved(game, 0, 3, "round", 1.0), Moved(game, 0, 4, "round", 1.0),
                     Moved(game, 1, 2, "square", 1.0)])  # the second is move 0 again
         row = await hub.db(store.game, game)
@@ -173,3 +178,121 @@ def test_a_write_the_database_refuses_costs_only_itself() -> None:
         return store
     store = asyncio.run(go())
     assert [len(b) for b in store.batches] == [4, 1, 1, 1, 1]  # the batch, then one by one
+
+
+def test_a_player_with_a_waiting_game_keeps_the_lobby_and_cancels_it_from_there() -> None:
+    """Issue 41, item 1: a browser with a challenge waiting was sent back to it
+    from the lobby (its hello took its seats there), and nothing cancelled it."""
+    async def go() -> None:
+        hub = Hub(Recording(), ServerOptions())
+        await hub.start()
+        game_page, lobby_page = client("a" * 24), client("a" * 24)  # one browser, two pages
+        for c in (game_page, lobby_page):
+            hub.connected(c)
+            await say(hub, c, type="hello", version=1, name="Ann")
+        made = await say(hub, game_page, type="create", opponent="open", color="white")
+        await say(hub, lobby_page, type="lobby")
+        assert [d["type"] for d in sent(lobby_page).docs()] == ["welcome", "lobby"]
+        assert sent(lobby_page).docs()[-1]["challenges"][0]["game"] == made["game"]
+        assert hub.games[made["game"]].players[0] is game_page  # its seat stays there
+        await say(hub, lobby_page, type="cancel", game=made["game"])
+        assert made["game"] not in hub.games
+        assert sent(game_page).docs()[-1]["type"] == "aborted"
+        hub._lobby_dirty, hub._lobby_frame = False, None
+        assert (await say(hub, lobby_page, type="lobby"))["challenges"] == []
+        await hub.close()
+    asyncio.run(go())
+
+
+def test_one_address_keeps_only_so_many_games_waiting_whatever_its_cookies() -> None:
+    """Issue 41, item 11: 'three waiting games a player' was by cookie, which a
+    client makes anew."""
+    async def go() -> None:
+        hub = Hub(Recording(), ServerOptions(max_waiting_per_address=4))
+        await hub.start()
+        made = []
+        for i in range(6):
+            c = Client("192.0.2.7", hash_token(f"cookie-{i:020d}"), transport=Transport())
+            hub.connected(c)
+            await say(hub, c, type="hello", version=1, name=f"P{i}")
+            made.append(await say(hub, c, type="create", opponent="open", color="white"))
+        assert [d["type"] for d in made] == ["game"] * 4 + ["error"] * 2
+        assert "your address has 4 games waiting" in made[-1]["message"]
+        other = Client("198.51.100.1", hash_token("another-cookie-000000"), transport=Transport())
+        hub.connected(other)
+        await say(hub, other, type="hello", version=1, name="Q")
+        assert (await say(hub, other, type="create", opponent="open",
+                          color="red"))["type"] == "game"
+        await hub.close()
+    asyncio.run(go())
+
+
+def test_the_lobby_lists_the_best_bots_and_is_made_once_for_every_asker() -> None:
+    """Issue 41, item 10: the lobby listed every bot (41.5 KB with 300), made
+    again for each of the clients asking for it many times a second."""
+    async def go() -> None:
+        store = Recording()
+        for i in range(300):
+            store.add_bot(f"Bot number {i:03d} with a long name", hash_token(f"t{i}"))
+        hub = Hub(store, ServerOptions())
+        await hub.start()
+        askers = [client(f"{i:024d}") for i in range(3)]
+        for c in askers:
+            hub.connected(c)
+            for _ in range(5):
+                await say(hub, c, type="lobby")
+        frames = [f for c in askers for f in sent(c).frames]
+        assert len(frames) == 15 and all(f is frames[0] for f in frames)
+        lobby = sent(askers[0]).docs()[0]
+        assert len(lobby["ladder"]) == 50 and len(frames[0]) < 8_000
+        assert len(hub.ladder_table()) == 300  # /api/ladder has them all
+        await hub.close()
+    asyncio.run(go())
+
+
+def test_a_bots_failure_is_published_as_one_line_without_its_paths() -> None:
+    """Issue 41, item 7: a bot's traceback and its owner's path were published,
+    and the result read 'won by raised an exception'."""
+    async def go() -> dict[str, Any]:
+        store = Recording()
+        for name in ("Alpha", "Beta"):
+            store.add_bot(name, hash_token(f"token-{name}"))
+        hub = Hub(store, ServerOptions())
+        await hub.start()
+        bots = [client(), client()]
+        for c, name in zip(bots, ("Alpha", "Beta"), strict=True):
+            hub.connected(c)
+            await say(hub, c, type="bot", version=1, name=name, token=f"token-{name}")
+        hub._pair()
+        game = sent(bots[0]).docs()[-1]
+        white = bots[0] if game["color"] == "white" else bots[1]
+        trace = ('Traceback (most recent call last):\n  File "/home/owner/bots/secret.py", '
+                 'line 9, in think\n    raise ValueError("no /home/owner/data.bin")\n'
+                 'ValueError: no /home/owner/data.bin')
+        result = await say(hub, white, type="forfeit", game=game["game"], ply=0,
+                           reason="exception", detail=trace)
+        await hub.close()
+        return dict(result["result"])
+    doc = asyncio.run(go())
+    from csl_game.server.pages import game_page, result_words
+    assert doc["detail"] == "ValueError: no data.bin" and doc["forfeit"] == "exception"
+    words = result_words(doc)
+    assert words.endswith(f"won: White ({doc['white']}) raised an exception"), words
+    assert "/home" not in game_page({**doc, "state": "over"})
+
+
+def test_a_hello_without_the_servers_cookie_is_given_a_session_of_its_own() -> None:
+    """Issue 41, item 9: a made-up cookie was a session; now a connection
+    without one the server issued is given a new one (its welcome says it)."""
+    async def go() -> None:
+        hub = Hub(Recording(), ServerOptions())
+        await hub.start()
+        made_up = Client("local", hub.session_of("A" * 32 + "." + "B" * 22), transport=Transport())
+        assert made_up.session == ""
+        hub.connected(made_up)
+        welcome = await say(hub, made_up, type="hello", version=1, name="Mallory")
+        cookie = welcome["session"]
+        assert hub.session_of(cookie) == cookie and made_up.session == hash_token(cookie)
+        assert hub.session_of(cookie[:-1] + ("A" if cookie[-1] != "A" else "B")) == ""
+        await hub.close()
+    asyncio.run(go())

@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import json
 import random
-import secrets
 from pathlib import Path
 from typing import Any
 
@@ -26,10 +25,13 @@ pytestmark = pytest.mark.timing
 class Client:
     def __init__(self, http: aiohttp.ClientSession, url: str, cookie: str = "") -> None:
         self.http, self.url = http, url
-        self.cookie = cookie or secrets.token_urlsafe(24)
+        self.cookie = cookie
         self.ws: aiohttp.ClientWebSocketResponse | None = None
 
     async def open(self, name: str) -> Client:
+        if not self.cookie:  # a browser's: the server issues it with a page
+            async with self.http.get(self.url + "/") as page:
+                self.cookie = page.cookies["csl_session"].value
         self.ws = await self.http.ws_connect(self.url.replace("http", "ws") + "/ws",
                                              headers={"Cookie": f"csl_session={self.cookie}"})
         await self.send(type="hello", version=1, name=name)
@@ -138,6 +140,7 @@ def test_two_people_a_join_code_a_watcher_and_a_reconnect(people_server: ServerT
             assert bob.ws is not None
             await bob.ws.close()  # Bob's page drops, and comes back with his cookie
             bob = await Client(http, server.url, bob.cookie).open("Bob")
+            await bob.send(type="watch", game=game)  # a player watching takes its seat
             again = await bob.next("game")
             assert again["color"] == "red" and len(again["moves"]) == 1
             assert server.hub.games[game].game.result is None, "Bob lost on time"

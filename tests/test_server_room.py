@@ -14,7 +14,7 @@ from csl_game.model.board import PColor, PShape
 from csl_game.online.protocol import config_json
 from csl_game.server.game import Rejected
 from csl_game.server.room import Room, RoomStep, lobby_lists, new_game
-from csl_game.server.store import Dropped, Finished, GameRow, Moved, NewGame, Seated
+from csl_game.server.store import Dropped, Finished, GameRow, Moved, NewGame
 from csl_game.thinker.api import MatchConfig
 
 pytestmark = pytest.mark.unit
@@ -53,12 +53,14 @@ def friend_game(now: float = 0.0) -> Room[str]:
 def test_a_game_is_made_joined_and_watched() -> None:
     r = room([ANN, ""], ["Ann", ""])
     made = r.open("ann", W, 0.0)
-    assert [type(w) for w in made.store] == [NewGame] and made.lobby
+    assert made.store == [] and made.lobby  # stored once joined (issue 41, item 11)
     (kind, state), = told(made, "ann")
     assert kind == "game" and state["color"] == "white" and state["code"] == "code00000001"
     assert made.wake is None and made.think is None and made.entered == ["ann"]
     joined = r.sit("bob", BOB, "Bob", 1.0)
-    assert joined.store == [Seated("game00000001", ["Ann", "Bob"], [ANN, BOB])]
+    (new,), = [joined.store]
+    assert isinstance(new, NewGame) and (new.row.white, new.row.red) == ("Ann", "Bob")
+    assert new.row.settings["seats"] == [ANN, BOB] and new.row.state == "playing"
     assert kinds(joined, "ann") == ["game"] and told(joined, "bob")[0][1]["color"] == "red"
     assert joined.lobby and r.started
     watched = r.watch("eve", "", 2.0)
@@ -154,7 +156,79 @@ def test_a_game_its_maker_left_before_anyone_joined_is_dropped() -> None:
     r.open("ann", W, 0.0)
     assert r.left("ann", 1.0).wake == 1.0 + RECONNECT
     dropped = r.wake(2.0 + RECONNECT)
-    assert dropped.done and dropped.store == [Dropped("game00000001")] and dropped.lobby
+    assert dropped.done and dropped.store == [] and dropped.lobby  # it never was stored
+
+
+def test_a_game_nobody_joined_never_reaches_the_database() -> None:
+    """Issue 41, item 11: unjoined games were stored at once and kept for good."""
+    for kind in ("open", "friend"):
+        r = room([ANN, ""], ["Ann", ""], kind)
+        steps = [r.open("ann", W, 0.0), r.watch("eve", "", 1.0), r.left("ann", 2.0),
+                 r.wake(3.0 + RECONNECT)]
+        assert r.done and [w for step in steps for w in step.store] == []
+    ai = room(["ai:easy", ANN], ["AI Easy", "Ann"], "ai")  # an AI game begins at once
+    assert [type(w) for w in ai.open("ann", RED, 0.0).store] == [NewGame]
+
+
+def test_the_maker_cancels_a_waiting_game_from_anywhere() -> None:
+    """Issue 41, item 1: nothing cancelled a waiting challenge."""
+    r = room([ANN, ""], ["Ann", ""], "open")
+    r.open("ann", W, 0.0)
+    r.watch("eve", "", 1.0)
+    with pytest.raises(Rejected, match="no side"):
+        r.cancel("eve", "web:eve-session", 2.0)
+    step = r.cancel("ann-lobby", ANN, 2.0)  # her lobby's connection, not the game's
+    assert step.done and step.lobby and step.store == []
+    for peer in ("ann", "eve"):
+        (kind, doc), = told(step, peer)
+        assert kind == "aborted" and doc["reason"] == "its maker cancelled it"
+    started = friend_game()
+    with pytest.raises(Rejected, match="resign it instead"):
+        started.cancel("ann", ANN, 3.0)
+
+
+def test_the_others_learn_at_once_that_a_player_left_and_came_back() -> None:
+    """Issue 41, item 4: the one who stayed saw nothing for 30 s."""
+    r = friend_game()
+    gone = r.left("bob", 2.0)
+    for peer in ("ann", "eve"):
+        assert told(gone, peer) == [("away", {"game": "game00000001", "color": "red",
+                                              "seconds": RECONNECT})]
+    late_watcher = r.watch("cid", "", 12.0)  # who comes later learns it too, with less time
+    assert told(late_watcher, "cid")[-1] == ("away", {"game": "game00000001", "color": "red",
+                                                     "seconds": RECONNECT - 10})
+    back = r.watch("bob2", BOB, 20.0)
+    assert told(back, "ann") == [("away", {"game": "game00000001", "color": "red",
+                                          "seconds": None})]
+    assert kinds(back, "bob2") == ["game"]
+    r.left("ann", 21.0)
+    ann_back = r.watch("ann2", ANN, 22.0)
+    assert kinds(ann_back, "ann2") == ["game"]  # Bob is here: nothing more to say
+
+
+def test_a_game_both_players_left_is_aborted_and_nobody_wins() -> None:
+    """Issue 41, item 5: after a restart with both bots offline, White was
+    forfeited and Red, as absent, won."""
+    row = GameRow("game00000003", "ladder", "Alpha", "Beta",
+                  {**config_json(CONFIG), "seats": ["bot:Alpha", "bot:Beta"],
+                   "code": "code00000003"}, [{"col": 3, "shape": "round", "ms": 50.0}],
+                  "playing", None, 5.0)
+    r: Room[str] = Room.from_row(row, 0.5, RECONNECT)
+    assert r.resume(100.0).wake == 100.0 + RECONNECT
+    r.watch("eve", "", 101.0)
+    step = r.wake(100.0 + RECONNECT + 0.1)
+    assert step.done and r.game.result is None
+    assert step.store == [Dropped("game00000003")]  # stored, so marked; no Finished
+    assert kinds(step, "eve") == ["aborted"]
+    people = GameRow("game00000004", "friend", "Ann", "Bob",
+                     {**config_json(CONFIG), "seats": [ANN, BOB], "code": "code00000004"},
+                     [], "playing", None, 5.0)
+    one_back: Room[str] = Room.from_row(people, 0.5, RECONNECT)  # one came back:
+    one_back.resume(100.0)                                      # the other forfeits
+    one_back.attach("bob", BOB, 101.0)
+    ended = one_back.wake(100.0 + RECONNECT + 0.1)
+    result = told(ended, "bob")[0][1]["result"]
+    assert ended.done and (result["winner"], result["forfeit"]) == ("red", "disconnected")
 
 
 def test_watching_a_game_one_plays_gives_the_seat() -> None:
@@ -223,3 +297,14 @@ def test_a_room_is_read_back_from_its_row_and_the_lobby_lists_rooms() -> None:
     assert lists["challenges"] == [{"game": "game00000001", "code": "code00000001",
                                     "name": "Ann", "free": "red"}]
     assert lobby_lists([waiting] * 5, most=2)["challenges"] == lists["challenges"] * 2
+
+
+def test_a_watcher_who_takes_the_free_seat_is_told_the_game_as_its_player_only() -> None:
+    """A link's page watches first, then takes the seat under the name typed
+    there (issue 41, item 2): it must not be told the game again as a watcher."""
+    r = room([ANN, ""], ["Ann", ""], "friend")
+    r.open("ann", W, 0.0)
+    r.watch("bob", "", 1.0)
+    step = r.sit("bob", BOB, "Bob", 2.0)
+    assert [doc["color"] for kind, doc in told(step, "bob")] == ["red"]
+    assert "bob" not in r.watchers and r.game.names == ["Ann", "Bob"]

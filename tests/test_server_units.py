@@ -330,3 +330,45 @@ def test_one_think_and_judge_serves_the_ai_bots_and_the_console() -> None:
     doc = answer_doc("g" * 12, 3, Forfeit(ForfeitReason.EXCEPTION, "x" * 5000))
     assert doc["reason"] == "exception" and len(doc["detail"]) == 2000
     assert decode_request(json.dumps(doc)) is not None  # the server reads what is sent
+
+
+def test_docs_say_how_big_tokens_are_and_where_they_are_saved() -> None:
+    """Issue 41, item 13: docs/server.md said 32 bytes in the data folder."""
+    import base64
+    from pathlib import Path
+
+    from csl_game.server import new_token
+    from csl_game.server.bot import _tokens_file
+    from csl_game.services.userdata import user_dir
+
+    docs = (Path(__file__).parent.parent / "docs" / "server.md").read_text(encoding="utf-8")
+    size = len(base64.urlsafe_b64decode(new_token() + "=="))
+    assert f"Tokens** are {size} random bytes" in docs
+    assert _tokens_file().parent == user_dir()  # the config folder
+    assert "saved in the owner's config folder (`server-tokens.json`" in docs
+    assert "data folder" not in docs
+
+
+def test_what_the_server_believes_of_a_request() -> None:
+    """Issue 41, item 9, without sockets: cookies it issued, TLS at a proxy,
+    the address a proxy says, and the names a browser's WebSocket may use."""
+    from csl_game.server import trust
+    key = trust.new_key()
+    cookie = trust.new_session(key)
+    assert trust.session_of(cookie, key) == cookie
+    assert trust.session_of(cookie, trust.new_key()) == ""  # another server's
+    assert trust.session_of("x" * 40, key) == ""  # a made-up one
+    assert trust.came_over_tls(False, {"X-Forwarded-Proto": "https, http"})
+    assert trust.came_over_tls(False, {"Forwarded": 'for=1.2.3.4;proto="https"'})
+    assert not trust.came_over_tls(False, {"Forwarded": "for=1.2.3.4;proto=http"})
+    assert trust.client_address("127.0.0.1", {"X-Forwarded-For": "6.6.6.6, 192.0.2.5"}) \
+        == "192.0.2.5"
+    assert trust.client_address("203.0.113.9", {"X-Forwarded-For": "192.0.2.5"}) \
+        == "203.0.113.9"  # not through a proxy of ours: the header is the client's word
+    assert trust.client_address("127.0.0.1", {"X-Forwarded-For": "nonsense"}) == "127.0.0.1"
+    for host in ("127.0.0.1:8080", "[::1]:8080", "localhost:8080", "csl.example.org"):
+        assert trust.origin_allowed(f"https://{host}", host, ["csl.example.org"]), host
+    assert not trust.origin_allowed("http://evil.example:8080", "evil.example:8080", [])
+    assert trust.origin_allowed("http://evil.example", "evil.example", [], through_proxy=True)
+    assert not trust.origin_allowed("http://evil.example", "127.0.0.1:8080", [])
+    assert trust.origin_allowed(None, "evil.example", [])  # no browser

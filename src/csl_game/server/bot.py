@@ -320,6 +320,9 @@ class _Bot:
         answer = await game.thinker.answer(game.board)
         if self.games.get(game.state.game) is not game or game.board.move_count != ply:
             return
+        if isinstance(answer, Forfeit):  # the whole of it here; the server gets its last line
+            self.say(f"game {game.state.game}: the thinker {answer.reason.value}: "
+                     f"{answer.detail}")
         await self.send(game.answered(ply, answer))
 
     def end(self, game: BotGame) -> None:

@@ -10,6 +10,7 @@ moment its turn was sent; a human is not timed, as in the app.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,11 +26,26 @@ from csl_game.engine import (
 from csl_game.model.board import Board, Move, PColor, Piece, Pos, PShape, Winner
 from csl_game.thinker.api import MatchConfig
 
-__all__ = ["ServerGame", "Rejected", "SHAPES", "COLORS"]
+__all__ = ["ServerGame", "Rejected", "SHAPES", "COLORS", "public_detail"]
 
 SHAPES = {s.name.lower(): s for s in PShape}
 COLORS = {c.name.lower(): c for c in PColor}
 _WINS = {PColor.WHITE: Winner.WHITE, PColor.RED: Winner.RED}
+
+
+_PATH = re.compile(r"""(?<![^\s'"(=])(?:[A-Za-z]:)?(?:[\\/][^\s\\/'"<>:]+)+[\\/]?""")
+"""A file path (POSIX or Windows) in a message."""
+
+
+def public_detail(detail: str, longest: int = 200) -> str:
+    """What a player says of its own failure, as the server publishes it: the
+    last line of a traceback (the exception itself), each file path cut to its
+    file's name, at most `longest` characters; the rest stays on its machine."""
+    lines = [line.strip() for line in detail.splitlines() if line.strip()]
+    last = lines[-1] if lines else ""
+    last = _PATH.sub(lambda m: m.group(0).rstrip("\\/").replace("\\", "/").rsplit("/", 1)[-1],
+                     last)
+    return last[:longest]
 
 
 class Rejected(ValueError):

@@ -29,11 +29,12 @@ from csl_game.model.board import PColor
 from csl_game.online.protocol import result_from_doc
 from csl_game.server.ai import AiPlayers
 from csl_game.server.analysis import Analyses
-from csl_game.server.game import Rejected
+from csl_game.server.game import Rejected, public_detail
 from csl_game.server.guard import Limits
 from csl_game.server.ladder import Ladder
 from csl_game.server.messages import (
     BotHello,
+    Cancel,
     Create,
     Forfeit,
     Hello,
@@ -51,6 +52,7 @@ from csl_game.server.messages import (
 from csl_game.server.room import Room, RoomStep, lobby_lists, new_game
 from csl_game.server.seats import Client, ServerOptions
 from csl_game.server.store import GameRow, Store, Write, game_settings
+from csl_game.server.trust import new_key, new_session, session_of
 
 __all__ = ["Hub", "Client", "ServerOptions", "hash_token", "new_token", "game_settings"]
 
@@ -87,6 +89,11 @@ class Hub:
         self._flush: asyncio.TimerHandle | None = None
         self._timers: dict[str, tuple[float, asyncio.TimerHandle]] = {}
         self._lobby_dirty = True
+        self._lobby_frame: bytes | None = None
+        """The lobby as last sent (made again when it changed and is sent)."""
+        self._made_by: dict[str, str] = {}
+        """The address that made each game still waiting for an opponent."""
+        self._session_key = ""
         self._known_bots: set[str] = set()
         self._tasks: set[asyncio.Task[Any]] = set()
         self._clock = time.monotonic
@@ -94,6 +101,14 @@ class Hub:
     @property
     def limits(self) -> Limits:
         return self.options.limits
+
+    def new_session(self) -> str:
+        """A new browser session's cookie value (signed with the server's key)."""
+        return new_session(self._session_key)
+
+    def session_of(self, cookie: str) -> str:
+        """The session `cookie` is, if this server issued it ('' if not)."""
+        return session_of(cookie, self._session_key) if self._session_key else ""
 
     # ------------------------------------------------------------ the database
     async def db(self, call: Callable[..., _T], *args: Any) -> _T:
@@ -133,6 +148,7 @@ class Hub:
     # ------------------------------------------------------------ life
     async def start(self) -> None:
         """Read the ladder and the games in progress back from the database."""
+        self._session_key = await self.db(self.store.secret, "session", new_key)
         self._known_bots = set(await self.db(self.store.bots))
         for row in await self.db(self.store.games, "over", "ladder", 100_000, False):
             if row.result is not None:
@@ -169,6 +185,7 @@ class Hub:
             if self._lobby_dirty and now - last_lobby >= self.options.lobby_every_s:
                 last_lobby = now
                 self._lobby_dirty = False
+                self._lobby_frame = None
                 self._send_lobby()
 
     async def close(self) -> None:
@@ -248,9 +265,13 @@ class Hub:
                 del self.seated[seat]
         for client in room.peers():
             client.rooms.discard(room.id)
+        self._made_by.pop(room.id, None)
         g = room.game
-        if room.kind == "ladder" and g.result is not None:
-            self.ladder.ended(g.names[0], g.names[1], g.result)
+        if room.kind == "ladder":
+            if g.result is not None:
+                self.ladder.ended(g.names[0], g.names[1], g.result)
+            else:  # aborted: both left
+                self.ladder.abandoned(g.names[0], g.names[1])
         self.ai.remove(g)
 
     def _room(self, game_id: str) -> Room[Client]:
@@ -295,17 +316,21 @@ class Hub:
     async def _handle(self, client: Client, request: Request) -> None:
         now = self._clock()
         match request:
-            case Hello():
-                if client.bot or not client.session:
-                    raise ProtocolError("this connection has no session to play under")
+            case Hello():  # its seats are taken by watching or joining their games
+                if client.bot:
+                    raise ProtocolError("this connection is a bot's")
+                made = ""
+                if not client.session:  # no cookie this server issued: a new session
+                    made = self.new_session()
+                    client.session = hash_token(made)
                 client.name = request.name
-                client.send(encode("welcome", name=client.name))
-                self._attach(client)
+                client.send(encode("welcome", name=client.name,
+                                   **({"session": made} if made else {})))
             case BotHello():
                 await self._bot_hello(client, request)
             case Lobby():
                 client.lobby = True
-                client.send(self._lobby_text())
+                client.send_frame(self._lobby_now())
             case Watch():
                 room = self._room(request.game)
                 self._apply(room, room.watch(client, client.identity, now))
@@ -319,10 +344,14 @@ class Hub:
                                             request.shape, now))
             case Forfeit():
                 room = self._room(request.game)
-                self._apply(room, room.forfeit(client, request.reason, request.detail, now))
+                self._apply(room, room.forfeit(client, request.reason,
+                                               public_detail(request.detail), now))
             case Resign():
                 room = self._room(request.game)
                 self._apply(room, room.forfeit(client, None, "", now))
+            case Cancel():
+                room = self._room(request.game)
+                self._apply(room, room.cancel(client, client.identity, now))
             case Pong():
                 pass
 
@@ -382,6 +411,10 @@ class Hub:
                       if game_id in self.games and not self.games[game_id].started)
         if waiting >= self.options.max_waiting:
             raise Rejected(f"you have {waiting} games waiting for an opponent already")
+        if request.opponent != "ai" and self._waiting_from(client.address) \
+                >= self.options.max_waiting_per_address:
+            raise Rejected(f"your address has {self.options.max_waiting_per_address} games "
+                           "waiting for an opponent already")
         if len(self.games) >= self.options.max_games:
             raise Rejected("the server holds as many games as it can; try again soon")
         color = request.color if request.color is not None else random.choice(list(PColor))
@@ -394,7 +427,16 @@ class Hub:
                                f"({self.options.max_ai_games} games); try again soon")
             seats[color.other], names[color.other] = f"ai:{level.name}", f"AI {level.label}"
         room = self._new_room(request.opponent, seats, names)
+        if request.opponent != "ai":
+            self._made_by[room.id] = client.address
         self._apply(room, room.open(client, color, self._clock()))
+
+    def _waiting_from(self, address: str) -> int:
+        """Games made from `address` still waiting for an opponent."""
+        for game_id in [g for g in self._made_by
+                        if g not in self.games or self.games[g].started]:
+            del self._made_by[game_id]
+        return sum(1 for made in self._made_by.values() if made == address)
 
     def _join(self, client: Client, code: str) -> None:
         if not client.identity or client.bot:
@@ -418,7 +460,10 @@ class Hub:
 
     # ------------------------------------------------------------ the lobby
     def lobby(self) -> dict[str, Any]:
-        return {**lobby_lists(self.games.values()), "ladder": self.ladder_table()}
+        """The lobby: open challenges, games being played, and the ladder's
+        best `lobby_ladder` bots (/api/ladder has them all)."""
+        return {**lobby_lists(self.games.values()),
+                "ladder": self.ladder_table()[:self.options.lobby_ladder]}
 
     def ladder_table(self) -> list[dict[str, Any]]:
         rows = self.ladder.table(sorted(self._known_bots))
@@ -426,12 +471,16 @@ class Hub:
             row["online"] = row["name"] in self.bots
         return rows
 
-    def _lobby_text(self) -> str:
-        return encode("lobby", **self.lobby())
+    def _lobby_now(self) -> bytes:
+        """The lobby's frame as last made (at most `lobby_every_s` old: who
+        follows it gets the next as it changes), made once for every asker."""
+        if self._lobby_frame is None:
+            self._lobby_frame = frame(encode("lobby", **self.lobby()))
+        return self._lobby_frame
 
     def _send_lobby(self) -> None:
         watching = [c for c in self.clients if c.lobby]
         if watching:
-            data = frame(self._lobby_text())
+            data = self._lobby_now()
             for client in watching:
                 client.send_frame(data)

@@ -48,6 +48,12 @@ class Ladder:
             self.playing[name] = max(0, self.playing.get(name, 0) - 1)
         self.add(white, red, result)
 
+    def abandoned(self, white: str, red: str) -> None:
+        """A game that `started` ended with no result (both bots left): it frees
+        them and counts for nothing."""
+        for name in (white, red):
+            self.playing[name] = max(0, self.playing.get(name, 0) - 1)
+
     def add(self, white: str, red: str, result: MatchResult, count: bool = False) -> None:
         """A finished game (with `count`, one read back from the database)."""
         if count:

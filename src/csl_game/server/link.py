@@ -38,7 +38,8 @@ class ServerLink:
         self.url = ws_url(url)
         self.name = name
         self.cookie = cookie or secrets.token_urlsafe(24)
-        """Who this end is to the server: a new link with it finds its seats again."""
+        """Who this end is to the server: a new link with it finds its seats again
+        (a value the server did not issue is replaced by the session its welcome gives)."""
         self._first = first
         self._events: queue.SimpleQueue[tuple[str, dict[str, Any]]] = queue.SimpleQueue()
         self._loop = asyncio.new_event_loop()
@@ -74,6 +75,8 @@ class ServerLink:
                     if kind == "ping":
                         await ws.send_str('{"type":"pong"}')
                     else:
+                        if kind == "welcome" and "session" in doc:  # ours was not the server's
+                            self.cookie = str(doc["session"])
                         self._events.put((kind, doc))
         except ProtocolError as e:
             why = f"the server sent a message that is none: {e}"

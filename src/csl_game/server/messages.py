@@ -34,7 +34,7 @@ from csl_game.online.validators import (
 from csl_game.thinker.api import MatchConfig
 
 __all__ = ["VERSION", "MAX_MESSAGE", "Hello", "BotHello", "Create", "Join", "Watch", "Lobby",
-           "Move", "Forfeit", "Resign", "Pong", "Request", "decode_request", "encode", "frame",
+           "Move", "Forfeit", "Resign", "Cancel", "Pong", "Request", "decode_request", "encode", "frame",
            "GameState", "decode_event", "game_state", "ID_PATTERN", "is_id", "NAME_PATTERN", "OPPONENTS"]
 
 VERSION = 1
@@ -125,11 +125,19 @@ class Resign:
 
 
 @dataclass(frozen=True)
+class Cancel:
+    """Take back a game of mine nobody joined yet."""
+
+    game: str
+
+
+@dataclass(frozen=True)
 class Pong:
     pass
 
 
-Request = Hello | BotHello | Create | Join | Watch | Lobby | Move | Forfeit | Resign | Pong
+Request = Hello | BotHello | Create | Join | Watch | Lobby | Move | Forfeit | Resign | Cancel \
+    | Pong
 
 
 def _name(doc: Mapping[str, Any]) -> str:
@@ -189,9 +197,9 @@ def decode_request(text: str | bytes) -> Request:
         return Forfeit(_id(doc, "game"), int_field(doc, "ply", 0, 40 * 40),
                        choice_field(doc, "reason", _REASONS),
                        text_field(doc, "detail", MAX_DETAIL, lines=True))
-    if kind == "resign":
+    if kind in ("resign", "cancel"):
         check_keys(doc, ("game",))
-        return Resign(_id(doc, "game"))
+        return Resign(_id(doc, "game")) if kind == "resign" else Cancel(_id(doc, "game"))
     raise ProtocolError(f"an unknown message type {str(kind)[:40]!r}")
 
 
@@ -233,11 +241,13 @@ class GameState:
 
 
 _EVENT_KEYS = {
-    "welcome": (("name",), ("token",)),
+    "welcome": (("name",), ("token", "session")),
     "game": (("game", "code", "color", "white", "red", "settings", "moves", "kind"), ()),
     "turn": (("game", "ply"), ()),
     "played": (("game", "ply", "col", "shape", "ms"), ()),
     "result": (("game", "result"), ()),
+    "away": (("game", "color", "seconds"), ()),
+    "aborted": (("game", "reason"), ()),
     "lobby": (("challenges", "games", "ladder"), ()),
     "error": (("message",), ()),
     "ping": ((), ()),
@@ -274,6 +284,12 @@ def decode_event(text: str | bytes, longest: int = 1 << 20) -> tuple[str, dict[s
             int_field(doc, "col", 0, MAX_COL), choice_field(doc, "shape", _SHAPES), ms_field(doc)
     elif kind == "error":
         text_field(doc, "message", MAX_DETAIL)
+    elif kind == "away":
+        choice_field(doc, "color", _COLORS)
+        if doc["seconds"] is not None:
+            ms_field(doc, "seconds")
+    elif kind == "aborted":
+        text_field(doc, "reason", MAX_DETAIL)
     return kind, doc
 
 

@@ -15,6 +15,7 @@ from html import escape
 from importlib import resources
 from typing import Any
 
+from csl_game.engine import ForfeitReason
 from csl_game.services.site import board_svg, how_it_ended
 
 __all__ = ["lobby_page", "game_page", "static_file", "STATIC"]
@@ -65,7 +66,9 @@ def _table(caption: str, table_id: str, head: list[str], rows: list[list[str]],
                   for row in rows)
     if not rows and empty:  # a table with nothing in it says so
         trs = f"<tr><td class=\"empty\" colspan=\"{len(head)}\">{_e(empty)}</td></tr>"
-    return (f"<div class=\"scroll\"><table id=\"{table_id}\"><caption>{_e(caption)}"
+    # a box that may scroll (a phone) is a labelled region reached by the keyboard
+    return (f"<div class=\"scroll\" tabindex=\"0\" role=\"region\" "
+            f"aria-label=\"{_e(caption)}\"><table id=\"{table_id}\"><caption>{_e(caption)}"
             f"</caption><thead><tr>{ths}</tr></thead><tbody>{trs}</tbody></table></div>")
 
 
@@ -103,7 +106,7 @@ def lobby_page(lobby: dict[str, Any]) -> str:
         "<p id=\"status\" role=\"status\"></p></form></section>"
         "<h2>Open challenges</h2>"
         + _table("Games waiting for an opponent", "challenges",
-                 ["Player", "Your colour", ""], challenges,
+                 ["Player", "Your colour", "Accept"], challenges,
                  "No open challenge right now: open one above.")
         + "<h2>Games being played</h2>"
         + _table("Click a game to watch it", "games", ["Game", "Kind", "Moves"], games,
@@ -111,7 +114,9 @@ def lobby_page(lobby: dict[str, Any]) -> str:
         + "<h2>Ladder</h2>"
         + _table("Bots' Bradley-Terry ratings with 95 % intervals, best first", "ladder",
                  ["#", "Bot", "Rating", "Games", "Online"], ladder,
-                 "No bot has joined the ladder yet."))
+                 "No bot has joined the ladder yet.")
+        + "<p>The best bots are shown; <a href=\"/api/ladder\">the whole ladder</a> "
+          "(JSON).</p>")
     return _page("Lobby", body, {"page": "lobby"})
 
 
@@ -137,6 +142,28 @@ def _analysis(doc: dict[str, Any], analysis: dict[str, Any] | None) -> str:
                                   "Accuracy"], rows))
 
 
+_AFTER = ("<div id=\"after\" class=\"buttons\"><a href=\"/#new\">New game</a> "
+          "<a href=\"/\">Back to the lobby</a></div>")
+"""What a finished game offers (rematch comes later)."""
+
+
+def result_words(doc: dict[str, Any]) -> str:
+    """A finished game's result in words: 'White (Ann) won by sequence', 'Red
+    (Bob) won: White (Ann) raised an exception', 'Draw by draw'."""
+    winner = doc.get("winner")
+    if winner == "draw":
+        return f"Draw by {how_it_ended(doc)}"
+    said = f"{str(winner).title()} ({doc.get('winner_name')}) won"
+    forfeit = doc.get("forfeit")
+    reason = next((r for r in ForfeitReason if r.name.lower() == forfeit), None)
+    if reason is not None:
+        loser = "red" if winner == "white" else "white"
+        side = doc.get(loser)
+        name = side.get("name") if isinstance(side, dict) else side
+        return f"{said}: {loser.title()} ({name}) {reason.value}"
+    return f"{said} by {how_it_ended(doc)}"
+
+
 def game_page(doc: dict[str, Any], analysis: dict[str, Any] | None = None) -> str:
     """A game: live (played or watched through the script), or finished (its
     board, result, moves and, once made, their analysis)."""
@@ -148,21 +175,23 @@ def game_page(doc: dict[str, Any], analysis: dict[str, Any] | None = None) -> st
     if over:
         board = board_svg(doc["settings"], moves, len(moves), doc.get("solution", ()),
                           "the final position")
-        winner = doc.get("winner")
-        said = ("Draw" if winner == "draw" else
-                f"{str(winner).title()} ({doc.get('winner_name')}) won")
         detail = f" <span class=\"side\">{_e(doc['detail'])}</span>" if doc.get("detail") else ""
-        top = (f"<p class=\"result\" id=\"result\">{_e(said)} by {_e(how_it_ended(doc))}"
-               f"{detail}</p><div class=\"boardbox\">{board}</div>")
+        top = (f"<p class=\"result\" id=\"result\">{_e(result_words(doc))}"
+               f"{detail}</p><div class=\"boardbox\">{board}</div>" + _AFTER)
     else:
         top = ("<p class=\"result\" id=\"result\">Being played</p>"
                "<div class=\"boardbox\" id=\"board\"></div>")
     body = (
-        f"{top}<p id=\"share\" hidden></p>"
-        "<div id=\"controls\" class=\"js-only\" hidden>"
+        f"{top}<p id=\"share\" hidden></p><p id=\"away\" role=\"status\" hidden></p>"
+        "<form id=\"join\" class=\"js-only\" hidden><label>Your name <input id=\"name\" "
+        "name=\"name\" maxlength=\"40\" autocomplete=\"nickname\"></label> "
+        "<button type=\"button\" id=\"take\">Take the seat</button></form>"
+        + ("" if over else _AFTER.replace("<div id=\"after\"", "<div id=\"after\" hidden"))
+        + "<div id=\"controls\" class=\"js-only\" hidden>"
         "<button type=\"button\" id=\"round\" aria-pressed=\"true\">Round (R)</button> "
         "<button type=\"button\" id=\"square\" aria-pressed=\"false\">Square (S)</button> "
         "<button type=\"button\" id=\"resign\">Resign</button>"
+        "<button type=\"button\" id=\"cancel\" hidden>Cancel the challenge</button>"
         "<p class=\"state\">Click or tap a column, or choose one with &larr; &rarr; and "
         "play it with Enter.</p></div><p id=\"status\" role=\"status\"></p>"
         "<h2>Moves</h2>"

@@ -16,8 +16,12 @@ began (the time limit, the engine's margin and a grace for the network). A
 person is never timed, as in the app; the server's AI is timed by its own
 runner, whose answer is judged, so waiting for a free thinking slot costs it
 nothing. A player whose connection ended has `reconnect_s` to come back
-before it forfeits; a game whose maker leaves before anyone joins is dropped
-after as long.
+before it forfeits (the other side and the watchers are told at once, and
+again when it is back); if both are away when that time is up, the game is
+aborted: nobody wins a game nobody is at. A game whose maker leaves before
+anyone joins is dropped after as long, and its maker may cancel it; a game
+nobody joined never reaches the database (it is stored when its second
+player sits down).
 """
 
 from __future__ import annotations
@@ -38,7 +42,6 @@ from csl_game.server.store import (
     GameRow,
     Moved,
     NewGame,
-    Seated,
     Write,
     game_settings,
 )
@@ -102,6 +105,8 @@ class Room(Generic[P]):
         """Since when each seat's player has been away (None: here, or an AI)."""
         self.watchers: set[P] = set()
         self.done = False
+        self.stored = False
+        """Whether the database has the game (from when both seats are taken)."""
         self._out: RoomStep[P] = RoomStep()
         self._asked: int | None = None
         """The ply the AI was last asked to think at."""
@@ -118,8 +123,11 @@ class Room(Generic[P]):
         code = row.settings.get("code")
         game = new_game(row.id, config, seats, [row.white, row.red], grace_s,
                         ServerGame.moves_from_json(row.moves))
-        return cls(game, row.kind, code if isinstance(code, str) else secrets.token_urlsafe(9),
-                   list(seats), reconnect_s, row.created)
+        room: Room[P] = cls(game, row.kind,
+                            code if isinstance(code, str) else secrets.token_urlsafe(9),
+                            list(seats), reconnect_s, row.created)
+        room.stored = True
+        return room
 
     @property
     def id(self) -> str:
@@ -141,12 +149,8 @@ class Room(Generic[P]):
     # ------------------------------------------------------------ inputs
     def open(self, peer: P | None, color: PColor, now: float) -> RoomStep[P]:
         """A new game, made by `peer` playing `color` (None: made by the server,
-        the ladder's pairing, with both players told by `attach`)."""
-        g = self.game
-        self._out.store.append(NewGame(GameRow(
-            g.id, self.kind, g.names[0], g.names[1],
-            {**config_json(g.config), "seats": list(self.seats), "code": self.code}, [],
-            "playing", None, self.created)))
+        the ladder's pairing, with both players told by `attach`); it is
+        stored once both seats are taken."""
         self._out.lobby = True
         if peer is not None:
             self.players[color] = peer
@@ -168,14 +172,14 @@ class Room(Generic[P]):
         if identity in self.seats:
             self._attach(peer, identity, now)
         elif self.started or not identity:
-            self._watch(peer)
+            self._watch(peer, now)
         else:
             color = PColor.WHITE if not self.seats[0] else PColor.RED
             self.seats[color], self.game.names[color] = identity, name
             self.game.timed = _timed(self.seats)
             self.players[color] = peer
+            self.watchers.discard(peer)  # a watcher who takes the free seat plays
             self._out.entered.append(peer)
-            self._out.store.append(Seated(self.id, list(self.game.names), list(self.seats)))
             self._begin(now)
         return self._take()
 
@@ -190,16 +194,34 @@ class Room(Generic[P]):
         if identity and identity in self.seats:
             self._attach(peer, identity, now)
         else:
-            self._watch(peer)
+            self._watch(peer, now)
         return self._take()
 
     def left(self, peer: P, now: float) -> RoomStep[P]:
-        """`peer`'s connection ended."""
+        """`peer`'s connection ended: the others of a game being played learn
+        at once that its player is away, and how long it has to come back."""
         self.watchers.discard(peer)
-        for color in (0, 1):
+        for color in PColor:
             if self.players[color] == peer:
                 self.players[color] = None
                 self.gone[color] = now
+                if self.started and not self.done:
+                    self._send(self.peers(), self._away(color, now))
+        return self._take()
+
+    def cancel(self, peer: P, identity: str, now: float) -> RoomStep[P]:
+        """`peer`, who is `identity`, its maker, takes back a game nobody joined yet.
+
+        Raises:
+            Rejected: `identity` plays no side of it, or it began.
+        """
+        if not identity or identity not in self.seats:
+            raise Rejected(f"you play no side of game {self.id}")
+        if self.started:
+            raise Rejected("the game began: resign it instead")
+        self._send(self.peers(), encode("aborted", game=self.id,
+                                        reason="its maker cancelled it"))
+        self._drop()
         return self._take()
 
     def move(self, peer: P, ply: int, col: int, shape: PShape, now: float) -> RoomStep[P]:
@@ -257,6 +279,13 @@ class Room(Generic[P]):
         for color in PColor:
             since = self.gone[color]
             if since is not None and now - since > self.reconnect_s and self.started:
+                if self.gone[color.other] is not None:
+                    # both are away (a restart neither came back from): nobody wins
+                    self._send(self.peers(), encode(
+                        "aborted", game=g.id, reason="both players left and did not "
+                        f"come back within {self.reconnect_s:g} s"))
+                    self._drop()
+                    return self._take()
                 g.forfeit(color, ForfeitReason.DISCONNECTED,
                           f"{g.names[color]} left and did not come back within "
                           f"{self.reconnect_s:g} s")
@@ -264,8 +293,7 @@ class Room(Generic[P]):
                 return self._take()
         maker = self.gone[0 if self.seats[0] else 1]
         if not self.started and maker is not None and now - maker > self.reconnect_s:
-            self._out.store.append(Dropped(self.id))
-            self._end()
+            self._drop()
         return self._take()
 
     # ------------------------------------------------------------ messages
@@ -295,6 +323,13 @@ class Room(Generic[P]):
             times.append(g.turn_started + g.limit_s())
         return min(times) if times else None
 
+    def _away(self, color: PColor, now: float) -> str:
+        """`away`: `color`'s player left (the seconds it has to come back) or,
+        with None, is back."""
+        since = self.gone[color]
+        seconds = None if since is None else round(max(0.0, since + self.reconnect_s - now), 1)
+        return encode("away", game=self.id, color=color.name.lower(), seconds=seconds)
+
     def _send(self, peers: tuple[P, ...], text: str) -> None:
         if peers:
             self._out.send.append((peers, text))
@@ -310,18 +345,29 @@ class Room(Generic[P]):
     def _attach(self, peer: P, identity: str, now: float) -> None:
         for color in PColor:
             if self.seats[color] == identity:
+                was_away = self.gone[color] is not None
                 self.players[color] = peer
+                self.watchers.discard(peer)
                 self.gone[color] = None
                 self._out.entered.append(peer)
                 self._send((peer,), self.state(color))
+                if was_away and self.started:
+                    self._send(tuple(p for p in self.peers() if p != peer),
+                               self._away(color, now))
+                if self.started and self.gone[color.other] is not None:
+                    self._send((peer,), self._away(color.other, now))
                 if self.started and self.game.to_move == color \
                         and self.game.turn_started is None:
                     self.game.start_clock(now)
 
-    def _watch(self, peer: P) -> None:
+    def _watch(self, peer: P, now: float) -> None:
         self.watchers.add(peer)
         self._out.entered.append(peer)
         self._send((peer,), self.state(None))
+        if self.started:
+            for color in PColor:
+                if self.gone[color] is not None:
+                    self._send((peer,), self._away(color, now))
 
     def _begin(self, now: float) -> None:
         """Both seats are taken: everyone learns the game, the clock starts."""
@@ -332,6 +378,12 @@ class Room(Generic[P]):
         self._send(tuple(self.watchers), self.state(None))
         self.game.start_clock(now)
         self._out.lobby = True
+        g = self.game
+        self._out.store.append(NewGame(GameRow(
+            g.id, self.kind, g.names[0], g.names[1],
+            {**config_json(g.config), "seats": list(self.seats), "code": self.code},
+            g.moves_json(), "playing", None, self.created)))
+        self.stored = True
 
     def _after(self, before: int, ended: bool) -> None:
         """A call to the game's `play` at `before` moves returned `ended`: its
@@ -354,6 +406,12 @@ class Room(Generic[P]):
         doc = result_json(g.result, g.config)
         self._send(self.peers(), encode("result", game=g.id, result=doc))
         self._out.store.append(Finished(g.id, doc))
+        self._end()
+
+    def _drop(self) -> None:
+        """The game ends with no result (a stored one is marked dropped)."""
+        if self.stored:
+            self._out.store.append(Dropped(self.id))
         self._end()
 
     def _end(self) -> None:

@@ -42,6 +42,14 @@ class ServerOptions:
     ping_every_s: float = 15.0
     max_waiting: int = 3
     """Games one player may have waiting for an opponent at once."""
+    max_waiting_per_address: int = 10
+    """Games waiting for an opponent that one address may have made (a player is
+    a cookie, which a client may make anew)."""
+    lobby_ladder: int = 50
+    """Bots the lobby lists (the best; /api/ladder has them all)."""
+    public_hosts: tuple[str, ...] = ()
+    """Names browsers reach the server by (besides IP addresses and localhost):
+    another name in a WebSocket's Host is refused (DNS rebinding)."""
     max_games: int = 20_000
     """Games the server holds at once (being played or waiting)."""
     analysis_ms: int = 100

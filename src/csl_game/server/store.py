@@ -22,7 +22,7 @@ import sqlite3
 import threading
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -58,6 +58,9 @@ SCHEMA = (
     """CREATE TABLE IF NOT EXISTS analyses (
         id TEXT PRIMARY KEY,
         doc TEXT NOT NULL)""",
+    """CREATE TABLE IF NOT EXISTS secrets (
+        name TEXT PRIMARY KEY,
+        value TEXT NOT NULL)""",
 )
 """The tables: one row a bot (its token only hashed), one row a game, one row a move."""
 
@@ -164,6 +167,13 @@ class Store(ABC):
 
     def bots(self) -> list[str]:
         return [str(r[0]) for r in self._run("SELECT name FROM bots ORDER BY name")]
+
+    def secret(self, name: str, make: Callable[[], str]) -> str:
+        """The server's secret `name` (its session cookies' key), made by
+        `make` the first time: every process of one database shares it."""
+        self._run("INSERT INTO secrets (name, value) VALUES (?, ?) ON CONFLICT DO NOTHING",
+                  (name, make()))
+        return str(self._run("SELECT value FROM secrets WHERE name = ?", (name,))[0][0])
 
     # ------------------------------------------------------------ games
     def add_game(self, row: GameRow) -> None:

@@ -26,6 +26,7 @@ from csl_game.engine import (
 )
 from csl_game.model.board import Board, PShape
 from csl_game.online.protocol import MAX_DETAIL
+from csl_game.server.game import public_detail
 from csl_game.thinker.prototype import ThinkerPrototype
 
 __all__ = ["SeatThinker", "Answer", "answer_doc"]
@@ -79,6 +80,7 @@ def answer_doc(game: str, ply: int, answer: Answer) -> dict[str, Any]:
     """`answer` at move `ply` of `game` as the message a client sends the server."""
     if isinstance(answer, Forfeit):
         return {"type": "forfeit", "game": game, "ply": ply,
-                "reason": answer.reason.name.lower(), "detail": answer.detail[:MAX_DETAIL]}
+                "reason": answer.reason.name.lower(),
+                "detail": public_detail(answer.detail, MAX_DETAIL)}
     col, shape, _ = answer
     return {"type": "move", "game": game, "ply": ply, "col": col, "shape": shape.name.lower()}

@@ -14,27 +14,32 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 import socket
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from typing import Any
-from urllib.parse import urlsplit
 
 from aiohttp import WSMsgType, web
 
 from csl_game.online.protocol import config_json
 from csl_game.server.guard import AddressGuard, Limits, TokenBucket
-from csl_game.server.hub import Client, Hub, hash_token, new_token
+from csl_game.server.hub import Client, Hub, hash_token
 from csl_game.server.messages import MAX_MESSAGE, encode, is_id
 from csl_game.server.pages import game_page, lobby_page, static_file
 from csl_game.server.store import GameRow, game_settings
+from csl_game.server.trust import (
+    came_over_tls,
+    client_address,
+    host_allowed,
+    origin_allowed,
+    proxied,
+)
 
 __all__ = ["make_app", "serve", "Served", "COOKIE"]
 
 log = logging.getLogger(__name__)
 COOKIE = "csl_session"
-_COOKIE_VALUE = re.compile(r"[A-Za-z0-9_-]{20,64}")
 
 
 class _Deadlines:
@@ -146,14 +151,15 @@ async def _on_request(request: web.Request, handler: Handler) -> web.StreamRespo
 
 
 def _session(request: web.Request) -> str:
-    value = request.cookies.get(COOKIE, "")
-    return value if _COOKIE_VALUE.fullmatch(value) else ""
+    """The request's session: its cookie, if this server issued it."""
+    return request.app[_HUB].session_of(request.cookies.get(COOKIE, ""))
 
 
 def _with_cookie(request: web.Request, response: web.Response) -> web.Response:
     if not _session(request):
-        response.set_cookie(COOKIE, new_token(), httponly=True, samesite="Lax",
-                            secure=request.secure, max_age=365 * 24 * 3600, path="/")
+        response.set_cookie(COOKIE, request.app[_HUB].new_session(), httponly=True,
+                            samesite="Lax", secure=came_over_tls(request.secure, request.headers),
+                            max_age=365 * 24 * 3600, path="/")
     response.headers["Content-Security-Policy"] = (
         "default-src 'self'; connect-src 'self'; img-src 'self' data:; "
         "style-src 'self'; script-src 'self'; frame-ancestors 'none'")
@@ -239,25 +245,22 @@ def _row_doc(row: GameRow) -> dict[str, Any]:
 
 
 # ------------------------------------------------------------------ the WebSocket
-def _origin_ok(request: web.Request) -> bool:
-    """A browser's WebSocket must come from this server's own pages (a page
-    elsewhere cannot play in its visitor's name); a client without an Origin
-    (a bot, the app) is no browser and carries no cookie of a visitor's."""
-    origin = request.headers.get("Origin")
-    if origin is None:
-        return True
-    return urlsplit(origin).netloc.lower() == request.host.lower()
-
-
 async def _websocket(request: web.Request) -> web.StreamResponse:
+    """A browser's WebSocket must come from this server's own pages (a page
+    elsewhere cannot play in its visitor's name), under a name the server
+    answers to (DNS rebinding: csl_game.server.trust); a client without an
+    Origin (a bot, the app) is no browser and carries no cookie of a visitor's."""
     hub = request.app[_HUB]
-    if not _origin_ok(request):
-        raise web.HTTPForbidden(text="a WebSocket from another site's page")
+    transport = request.transport
+    peer = transport.get_extra_info("peername") if transport is not None else None
+    peer_ip = str(peer[0]) if isinstance(peer, tuple) else "local"
+    if not origin_allowed(request.headers.get("Origin"), request.host,
+                          hub.options.public_hosts, proxied(peer_ip, request.headers)):
+        raise web.HTTPForbidden(text="a WebSocket from another site's page, or to a name "
+                                "this server does not answer to")
     ws = web.WebSocketResponse(max_msg_size=MAX_MESSAGE, heartbeat=30.0,
                                compress=False)
     await ws.prepare(request)
-    transport = request.transport
-    peer = transport.get_extra_info("peername") if transport is not None else None
     session = _session(request)
     ending: set[asyncio.Task[Any]] = set()
 
@@ -266,7 +269,8 @@ async def _websocket(request: web.Request) -> web.StreamResponse:
         ending.add(task)
         task.add_done_callback(ending.discard)
 
-    client = Client(str(peer[0]) if isinstance(peer, tuple) else "local",
+    address = client_address(peer_ip, request.headers)
+    client = Client(address,
                     hash_token(session) if session else "",
                     transport=transport if isinstance(transport, asyncio.Transport) else None,
                     ending=end, sending=lambda: not ws.closed,
@@ -325,6 +329,8 @@ class Served:
 async def serve(hub: Hub, host: str, port: int, limits: Limits | None = None) -> Served:
     """Start serving `hub` on host:port (port 0: any free port)."""
     limits = limits or hub.limits
+    if not host_allowed(host, hub.options.public_hosts):  # the name it listens on is its own
+        hub.options = replace(hub.options, public_hosts=(*hub.options.public_hosts, host))
     deadlines = _Deadlines(limits, AddressGuard(limits))
     await hub.start()
     runner = web.AppRunner(make_app(hub, deadlines), access_log=None, keepalive_timeout=15,

@@ -11,14 +11,16 @@
   const $ = (id) => document.getElementById(id);
   let ws = null, retry = 0;
 
+  const NAME = /^[A-Za-z0-9][A-Za-z0-9 _.+-]{0,39}$/;
+  const guest = "Guest " + (1000 + Math.floor(Math.random() * 9000));
+  function keepName() {  // a name typed is kept at once: a link or an Accept uses it
+    const field = $("name"), n = field ? field.value.trim() : "";
+    if (NAME.test(n)) localStorage.setItem("csl-name", n);
+  }
   function playerName() {
-    const field = $("name");
-    let n = (field && field.value.trim()) || localStorage.getItem("csl-name") || "";
-    if (!/^[A-Za-z0-9][A-Za-z0-9 _.+-]{0,39}$/.test(n)) {
-      n = "Guest " + (1000 + Math.floor(Math.random() * 9000));
-    }
-    localStorage.setItem("csl-name", n);
-    return n;
+    keepName();
+    const n = localStorage.getItem("csl-name") || "";
+    return NAME.test(n) ? n : guest;  // a guest's made-up name is not kept
   }
   function send(msg) { if (ws && ws.readyState === 1) ws.send(JSON.stringify(msg)); }
   function status(text) { const s = $("status"); if (s) s.textContent = text; }
@@ -26,7 +28,12 @@
   function connect(onOpen, onMessage) {
     const scheme = location.protocol === "https:" ? "wss://" : "ws://";
     ws = new WebSocket(scheme + location.host + "/ws");
-    ws.onopen = () => { retry = 0; send({type: "hello", version: 1, name: playerName()}); onOpen(); };
+    ws.onopen = () => {
+      retry = 0;
+      if ($("status").dataset.lost) { status(""); delete $("status").dataset.lost; }
+      send({type: "hello", version: 1, name: playerName()});
+      onOpen();
+    };
     ws.onmessage = (e) => {
       const msg = JSON.parse(e.data);
       if (msg.type === "ping") send({type: "pong"});
@@ -37,6 +44,7 @@
       if (document.body.dataset.over === "1") return;
       retry = Math.min(retry + 1, 4);
       status("Connection lost; trying again...");
+      $("status").dataset.lost = "1";
       setTimeout(() => connect(onOpen, onMessage), 500 * 2 ** retry);
     };
   }
@@ -60,8 +68,21 @@
     }
     body.replaceChildren(...rows.map((cells) => { const tr = document.createElement("tr"); tr.append(...cells); return tr; }));
   }
+  function mine() {  // the challenges this browser made (to show them as its own)
+    try { return JSON.parse(localStorage.getItem("csl-mine") || "[]"); } catch (e) { return []; }
+  }
+  function cancelCell(id) {
+    const td = cell("Yours: ", "/game/" + id), b = document.createElement("button");
+    td.firstChild.textContent = "open it";
+    b.type = "button"; b.textContent = "Cancel"; b.className = "cancel";
+    b.onclick = () => { send({type: "cancel", game: id}); b.disabled = true; };
+    td.append(" ", b);
+    return td;
+  }
   function showLobby(lobby) {
-    fill("challenges", lobby.challenges.map((c) => [cell(c.name), cell(c.free), cell("Accept", "/game/" + c.game + "?code=" + c.code)]),
+    const own = new Set(mine());
+    fill("challenges", lobby.challenges.map((c) => [cell(c.name), cell(c.free),
+      own.has(c.game) ? cancelCell(c.game) : cell("Accept", "/game/" + c.game + "?code=" + c.code)]),
       "No open challenge right now: open one above.");
     fill("games", lobby.games.map((g) => [cell(g.white + " - " + g.red, "/game/" + g.game), cell(g.kind), cell(String(g.ply))]),
       "No game is being played right now.");
@@ -75,8 +96,10 @@
     form.hidden = false;
     document.querySelector(".needs-js").hidden = true;
     $("name").value = localStorage.getItem("csl-name") || "";
+    $("name").addEventListener("input", keepName);
+    let creating = false;
     const create = (opponent) => {
-      playerName();
+      creating = true;
       send({type: "hello", version: 1, name: playerName()});
       send({type: "create", opponent, color: $("color").value, level: $("level").value});
     };
@@ -85,7 +108,11 @@
     $("ai").onclick = () => create("ai");
     connect(() => send({type: "lobby"}), (msg) => {
       if (msg.type === "lobby") showLobby(msg);
-      else if (msg.type === "game" && msg.color) location.href = "/game/" + msg.game;
+      else if (msg.type === "game" && msg.color && creating) {  // the game just made
+        creating = false;
+        if (!(msg.white && msg.red)) localStorage.setItem("csl-mine", JSON.stringify([msg.game, ...mine()].slice(0, 10)));
+        location.href = "/game/" + msg.game;
+      }
     });
   }
 
@@ -148,6 +175,12 @@
         : myTurn() ? "Your move" : (game.color ? "Waiting for " : "Watching: ") + who + (game.color ? "" : " to play");
     }
     $("controls").hidden = !game.color || game.over;
+    const waiting = !(game.white && game.red);
+    $("cancel").hidden = !waiting; $("resign").hidden = waiting;
+    $("round").hidden = $("square").hidden = waiting;
+    const title = `${game.white || "(waiting)"} - ${game.red || "(waiting)"}`;
+    document.querySelector("h1").textContent = title;
+    document.title = title;
     const tbody = document.querySelector("#moves tbody");
     tbody.replaceChildren(...game.moves.map((m, i) => {
       const tr = document.createElement("tr");
@@ -159,9 +192,40 @@
     if (!myTurn()) return;
     send({type: "move", game: game.id, ply: game.moves.length, col: game.col, shape: game.shape});
   }
+  let awayTimer = null;
+  function away(msg) {  // the other side left: how long it has to come back
+    clearInterval(awayTimer);
+    const box = $("away"), name = msg.color === "white" ? game.white : game.red;
+    if (msg.seconds === null || game.over) { box.hidden = true; delete document.body.dataset.away; return; }
+    const until = Date.now() + msg.seconds * 1000;
+    const tick = () => {
+      const left = Math.max(0, Math.ceil((until - Date.now()) / 1000));
+      box.textContent = `${name} left the game: ${left} s to come back before losing it.`;
+    };
+    tick();
+    awayTimer = setInterval(tick, 1000);
+    box.hidden = false;
+    document.body.dataset.away = msg.color;
+  }
+  function ended() {
+    game.over = true;
+    clearInterval(awayTimer);
+    $("away").hidden = true;
+    $("after").hidden = false;
+    document.body.dataset.over = "1";
+  }
   function onGameMessage(msg) {
     if (msg.game !== game.id) return;
+    if (msg.type === "away") { away(msg); return; }
+    if (msg.type === "aborted") {
+      ended();
+      $("result").textContent = "No game: " + msg.reason;
+      $("share").hidden = $("controls").hidden = true;
+      return;
+    }
     if (msg.type === "game") {
+      const code = new URLSearchParams(location.search).get("code");
+      $("join").hidden = !(code && !msg.color && !(msg.white && msg.red));
       Object.assign(game, {settings: msg.settings, moves: msg.moves, color: msg.color, code: msg.code,
                            white: msg.white, red: msg.red});
       if (msg.color && msg.code && !(msg.white && msg.red)) {
@@ -174,18 +238,31 @@
       game.moves.push({col: msg.col, shape: msg.shape, ms: msg.ms});
     } else if (msg.type === "result") {
       const r = msg.result;
-      game.over = true;
+      ended();
       game.solution = r.solution;
       game.moves = r.moves.map((m) => ({col: m.col, shape: m.shape, ms: m.ms}));
-      document.body.dataset.over = "1";
       document.body.dataset.winner = r.winner;
-      const said = r.winner === "draw" ? "Draw" : `${r.winner[0].toUpperCase() + r.winner.slice(1)} (${r.winner_name}) won`;
-      $("result").textContent = said + (r.forfeit ? ` (${r.white === r.winner_name ? r.red : r.white} ${r.forfeit.replace(/_/g, " ")})` : "") + (r.resigned ? " by resignation" : "");
+      const title = (side) => side[0].toUpperCase() + side.slice(1);
+      const loser = r.winner === "white" ? "red" : "white";
+      const said = r.winner === "draw" ? "Draw" : `${title(r.winner)} (${r.winner_name}) won`;
+      $("result").textContent = said + (r.forfeit ? `: ${title(loser)} (${typeof r[loser] === "string" ? r[loser] : r[loser].name}) ${REASONS[r.forfeit] || r.forfeit.replace(/_/g, " ")}` : "")
+        + (r.resigned ? " by resignation" : "");
     }
     draw();
   }
+  const REASONS = {exception: "raised an exception", timeout: "ran out of time", disconnected: "left and did not come back",
+                   no_move: "returned no move", invalid_column: "chose a column that does not exist",
+                   full_column: "chose a full column", no_pieces: "chose a shape it has no pieces of"};
   function gamePage() {
     if (doc.state === "over") { document.body.dataset.over = "1"; return; }
+    $("name").value = localStorage.getItem("csl-name") || "";
+    $("name").addEventListener("input", keepName);
+    $("take").onclick = () => {
+      send({type: "hello", version: 1, name: playerName()});
+      send({type: "join", code: new URLSearchParams(location.search).get("code")});
+      $("join").hidden = true;
+    };
+    $("cancel").onclick = () => send({type: "cancel", game: game.id});
     const box = $("board");
     box.tabIndex = 0;
     $("round").onclick = () => { game.shape = "round"; draw(); };
@@ -205,8 +282,9 @@
       e.preventDefault();
       draw();
     });
-    const code = new URLSearchParams(location.search).get("code");
-    connect(() => send(code ? {type: "join", code} : {type: "watch", game: game.id}), onGameMessage);
+    // a player's own game gives its seat back; anyone else watches (a link's
+    // code then offers the free seat, under the name typed here)
+    connect(() => send({type: "watch", game: game.id}), onGameMessage);
     draw();
   }
 
