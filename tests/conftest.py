@@ -1,12 +1,16 @@
 """Test-run set-up: the simulated platform of CSL_SIMULATE (tests/platform_sim),
-and no test reads or writes the real user's config folder."""
+no test reads or writes the real user's config folder, and a `unit` test starts
+no process."""
 
 from __future__ import annotations
 
+import multiprocessing.process
+import multiprocessing.util
 import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -29,6 +33,66 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if item.get_closest_marker("timing") and not item.get_closest_marker("flaky"):
             item.add_marker(pytest.mark.flaky(reruns=2, reruns_delay=1))
+
+
+PROCESS_EVENTS = frozenset({"subprocess.Popen", "os.fork", "os.forkpty", "os.posix_spawn",
+                            "os.exec", "os.spawn", "os.system", "os.startfile", "pty.spawn"})
+"""The audit events (sys.addaudithook) of starting a process or a program."""
+
+_unit_starts: list[str] | None = None
+"""While a `unit` test runs: every process it tried to start; None otherwise."""
+
+
+class StartsAProcess(BaseException):
+    """A `unit` test tried to start a process. A BaseException, so no `except
+    Exception` of the code under test takes it for a failure to start one."""
+
+
+def _refuse_in_unit(what: str) -> None:
+    if _unit_starts is not None:
+        _unit_starts.append(what)
+        raise StartsAProcess(f"a unit test starts no process, and this one started {what}: "
+                             "take its `unit` mark away, or give it a fake")
+
+
+def _process_audit(event: str, args: tuple[Any, ...]) -> None:
+    if _unit_starts is not None and event in PROCESS_EVENTS:
+        _refuse_in_unit(f"{event} {args[:2]!r}")
+
+
+sys.addaudithook(_process_audit)
+
+
+@pytest.fixture(autouse=True)
+def _unit_starts_no_process(request: pytest.FixtureRequest,
+                            monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """A `unit` test starts no process: subprocess, os.fork and exec (their audit
+    events), multiprocessing's Process.start and its fork server's start (which
+    raise none) are refused while it runs, and the test errs even if the code
+    under test swallowed the refusal."""
+    global _unit_starts
+    if request.node.get_closest_marker("unit") is None:
+        yield
+        return
+    start, spawnv = multiprocessing.process.BaseProcess.start, multiprocessing.util.spawnv_passfds
+
+    def refused_start(self: multiprocessing.process.BaseProcess) -> None:
+        _refuse_in_unit(f"multiprocessing's Process.start ({self.name})")
+        start(self)
+
+    def refused_spawnv(path: str, args: Any, passfds: Any) -> int:
+        _refuse_in_unit(f"multiprocessing's spawnv_passfds {args[:2]!r}")
+        return int(spawnv(path, args, passfds))
+
+    monkeypatch.setattr(multiprocessing.process.BaseProcess, "start", refused_start)
+    monkeypatch.setattr(multiprocessing.util, "spawnv_passfds", refused_spawnv)
+    _unit_starts = started = []
+    try:
+        yield
+    finally:
+        _unit_starts = None
+    if started:
+        pytest.fail(f"a unit test starts no process; this one started {started[0]}")
 
 
 def pytest_report_header() -> str:

@@ -1,5 +1,6 @@
 """The schedstat clock (engine/runners/clocks.py, schedstat.py): a move costs
-max(cpu, wall - waits for a core), from made-up readings, without processes.
+max(cpu, wall - waits for a core), from made-up readings, without processes
+(tests/test_schedstat_readers.py reads real ones).
 
 A thinker pays its processor time plus the time it chose to wait (a sleep, a
 blocked read), never the time it waited for a core others held, and never
@@ -9,7 +10,6 @@ clock, processor clock, run-queue waits of the tree and of the polling thread.
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 
@@ -21,7 +21,6 @@ from csl_game.engine.runners.clocks import (
     LAST_RESORT_FACTOR,
     SETTLE,
     MoveClock,
-    TreeClock,
     backstop,
     charge,
     schedstat_works,
@@ -298,31 +297,6 @@ linux = pytest.mark.skipif(not schedstat_works(), reason="no schedstat on this s
 
 
 @linux
-def test_processes_that_share_a_core_are_seen_waiting_for_it() -> None:
-    """Two processes spinning on one core: each waits for it about half the
-    time, and the sum of their threads' waits says so."""
-    import subprocess
-    import sys
-    if not hasattr(os, "sched_setaffinity"):
-        pytest.skip("no CPU affinity")
-    core = min(os.sched_getaffinity(0))
-    code = (f"import os, time\nos.sched_setaffinity(0, {{{core}}})\n"
-            "end = time.perf_counter() + 0.6\nwhile time.perf_counter() < end: pass\n")
-    children = [subprocess.Popen([sys.executable, "-c", code]) for _ in range(2)]
-    try:
-        time.sleep(0.15)
-        waits, pids = ThreadWaits(), [str(c.pid) for c in children]
-        start = waits.read(pids)
-        time.sleep(0.2)
-        waited = (waits.read(pids) - start) / 1e9
-        assert waits.runnable()
-    finally:
-        for child in children:
-            child.wait()
-    assert 0.05 < waited < 0.5  # about 0.2 s: one of the two waits at any time
-
-
-@linux
 def test_an_ended_thread_keeps_its_waits() -> None:
     waits = ThreadWaits()
     thread = threading.Thread(target=time.sleep, args=(0.05,))
@@ -330,53 +304,3 @@ def test_an_ended_thread_keeps_its_waits() -> None:
     seen = waits.read(("self",))
     thread.join()
     assert waits.read(("self",)) >= seen
-
-
-@linux
-def test_the_tree_clock_reads_a_sleeping_process_as_not_runnable() -> None:
-    import subprocess
-    import sys
-
-    import psutil
-    child = subprocess.Popen([sys.executable, "-c", "print(flush=True)\nimport time\n"
-                              "time.sleep(30)"], stdout=subprocess.PIPE)
-    try:
-        assert child.stdout is not None and child.stdout.readline() == b"\n"
-        tree = TreeClock(psutil.Process(child.pid))
-        assert tree.waits_known
-        tree.read()
-        first = tree.waits()
-        deadline = time.monotonic() + 10  # a busy machine may take a while to run it to its sleep
-        while tree.runnable() and time.monotonic() < deadline:
-            time.sleep(0.01)
-        assert not tree.runnable()
-        assert tree.waits() >= first >= 0
-    finally:
-        child.kill()
-        child.wait()
-
-
-OWN_CLOCK = """
-import time
-from csl_game.engine.runners.clocks import own_clock
-clock = own_clock("cpu")
-time.sleep(0.05)
-slept = clock()
-busy_until = time.process_time() + 0.02
-while time.process_time() < busy_until:
-    pass
-print(slept, clock())
-"""
-
-
-@linux
-def test_the_thinkers_own_clock_counts_its_sleep() -> None:
-    """In a process of one thread, as a worker is while its thinker thinks
-    (here another thread's wait for a core would cover the sleep)."""
-    import subprocess
-    import sys
-    out = subprocess.run([sys.executable, "-c", OWN_CLOCK], capture_output=True, text=True,
-                         check=True, timeout=60).stdout.split()
-    slept, then = float(out[0]), float(out[1])
-    assert slept >= 0.045
-    assert then >= max(slept, 0.02)  # its CPU time at least, busy machine or not

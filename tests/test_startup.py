@@ -17,7 +17,6 @@ LOADED = ("import sys; from csl_game.launch import main; sys.argv = ['csl-game',
           " print(code)")
 
 
-@pytest.mark.unit
 def test_version_loads_nothing_of_the_package_but_its_version() -> None:
     done = subprocess.run([sys.executable, "-c", LOADED], capture_output=True, text=True,
                           timeout=60)
@@ -26,7 +25,6 @@ def test_version_loads_nothing_of_the_package_but_its_version() -> None:
     assert loaded == "['csl_game', 'csl_game.launch']", loaded
 
 
-@pytest.mark.unit
 def test_the_version_is_the_parsers(capsys: pytest.CaptureFixture[str]) -> None:
     from csl_game.cli import build_parser
 
@@ -39,7 +37,6 @@ def test_the_version_is_the_parsers(capsys: pytest.CaptureFixture[str]) -> None:
     assert done.returncode == 0
 
 
-@pytest.mark.unit
 def test_every_public_name_is_there_when_asked_for() -> None:
     fresh = ("import csl_game; names = csl_game.__all__;"
              " missing = [n for n in names if not hasattr(csl_game, n)];"
