@@ -95,6 +95,46 @@ def _unit_starts_no_process(request: pytest.FixtureRequest,
         pytest.fail(f"a unit test starts no process; this one started {started[0]}")
 
 
+SPREAD = ("tests/test_documented_examples.py",)
+"""Files whose tests go to the workers one by one, not the file to one worker:
+each test a long run of its own, none sharing a fixture wider than a test."""
+
+FIRST = ("tests/test_readme_setup.py", "tests/test_done_when.py", "tests/test_packaging.py",
+         "tests/test_documented_examples.py", "tests/test_bad_input.py",
+         "tests/test_under_load.py", "tests/test_site.py", "tests/test_analysis.py")
+"""Files started before all others (the longest first): their long tests would
+otherwise come last, one worker running them alone while the other waits."""
+
+
+def _file(nodeid: str) -> str:
+    return nodeid.split("::", 1)[0]
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """--dist loadfile as pytest-xdist does it (a test file to one worker), but
+    the files of SPREAD go test by test, and those of FIRST start first, so
+    both workers stay busy to the end."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class Scheduling(LoadFileScheduling):  # type: ignore[misc]
+        ordered = False
+
+        def _split_scope(self, nodeid: str) -> str:
+            return nodeid if _file(nodeid) in SPREAD else _file(nodeid)
+
+        def _assign_work_unit(self, node: Any) -> None:
+            if not self.ordered:  # the queue is whole on the first assignment
+                self.ordered = True
+                for name in reversed(FIRST):
+                    for scope in [s for s in self.workqueue if _file(s) == name][::-1]:
+                        self.workqueue.move_to_end(scope, last=False)
+            super()._assign_work_unit(node)
+
+    return Scheduling(config, log)
+
+
 def pytest_report_header() -> str:
     return f"simulated platform: {csl_platform_sim.mode or 'none (this machine as it is)'}"
 

@@ -12,7 +12,9 @@ to stop thinking"). What each verb is run with besides:
 - ``match``: ``--json``, whose output names the forfeit if any;
 - ``session``: ``--results FILE``, a JSON line per match;
 - ``league``: ``--games 1`` instead of the documented count (the same time
-  limit, a shorter league), its progress lines read for forfeits;
+  limit, a shorter league), its progress lines read for forfeits; still a
+  minute or more each, so in the ``long`` tier (.ci/run runs it after the
+  README's test command);
 - ``sprt``: ``--max-games 4`` and ``--results FILE`` (an SPRT plays until its
   statistics decide, hundreds of games);
 - ``play`` with two or more AIs (the window): its AIs as a ``session`` in the
@@ -264,7 +266,9 @@ GAME_LINE = re.compile(r"^Game (\d+)/(\d+): .*?: \w+(?: \((?P<why>[^)]*)\))? in 
                        re.MULTILINE)
 
 
-@pytest.mark.parametrize("example", EXAMPLES, ids=str)
+@pytest.mark.parametrize("example", [
+    pytest.param(e, marks=pytest.mark.long) if e.words[1] == "league" else e for e in EXAMPLES],
+    ids=str)
 def test_documented_example_loses_no_match_on_time(example: Example, tmp_path: Path) -> None:
     _reader_folder(example, tmp_path)
     words = list(example.words)

@@ -18,7 +18,7 @@ import pytest
 
 from procs import HELPERS, marked
 
-pytestmark = [pytest.mark.slow, pytest.mark.timing]
+pytestmark = [pytest.mark.slow, pytest.mark.timing, pytest.mark.long]
 
 MISBEHAVING = str(Path(__file__).parent / "misbehaving")
 PLAYERS = ["minimax 2", "setuphang", "setupexit", "setupexit hard", "setupbase", "setuphog",

@@ -22,7 +22,7 @@ import pytest
 
 import csl_game
 
-pytestmark = [pytest.mark.packaging, pytest.mark.slow]
+pytestmark = [pytest.mark.packaging, pytest.mark.slow, pytest.mark.long]
 
 ROOT = Path(__file__).resolve().parent.parent
 VERSION = csl_game.__version__

@@ -152,6 +152,7 @@ def _every_builtin_plays(root: Path, env: dict[str, str]) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.long
 def test_the_readmes_set_up_commands_from_a_fresh_checkouts_root(tmp_path: Path) -> None:
     install_and_start, install_and_test = _setup_commands()
     assert install_and_start.endswith(".venv/bin/csl-game"), install_and_start
