@@ -100,6 +100,9 @@ class Searcher:
         """The Zobrist hash of `pos`, kept up to date move by move."""
         self.ps = 0
         self.nodes = 0
+        self.max_nodes = 1 << 62
+        """The search stops at this many nodes (`NegamaxThinker`'s nodes=N): at
+        the same node on every machine, so the same move."""
         self.deadline = float("inf")
         self.stop: Callable[[], bool] = lambda: False
         self.clock: Callable[[], float] = time.perf_counter
@@ -312,6 +315,8 @@ class Searcher:
         `raw` holds the parent's threat masks (round, square, white, red, not
         yet masked by the empty cells); `last` is the move that led here.
         """
+        if self.nodes >= self.max_nodes:
+            raise SearchStopped
         self.nodes += 1
         if not self.nodes & self.check_mask:
             self._check_clock()

@@ -6,6 +6,7 @@ import gc
 import time
 from abc import abstractmethod
 from collections.abc import Callable
+from typing import ClassVar
 
 from csl_game import AbstractThinker, Board, CancellationToken, FutureMove, PShape
 
@@ -168,6 +169,9 @@ class SearchThinker(AbstractThinker):
     """
 
     _name = ""
+    takes_nodes: ClassVar[bool] = False
+    """Whether its parameters take ``nodes=N``, a node limit per move (the
+    lab's --nodes N passes it to the thinkers that say so)."""
     now: Callable[[], float] = staticmethod(time.perf_counter)
     """Seconds on the match's clock, during think()."""
 

@@ -12,7 +12,12 @@ Parameters (``key=value``, separated by spaces or commas):
   default) or ``light`` (the tactics above at every step: three to four
   times slower, and weaker at short time limits in the league);
 - ``playouts=N``   at most N playouts per move (default: as many as time allows);
-- ``nodes=N``      most tree nodes kept (default 300,000), for the memory limit;
+- ``nodes=N``      a node limit per move: at most N tree visits (one playout
+  each; default 0: no limit), the same on every machine as long as the time
+  limit is not reached first (`csl-game sprt|session|league --nodes N` sets
+  it); with ``seed=`` the same game on every machine;
+- ``tree=N``       most tree nodes kept (default 300,000), for the memory limit
+  (``nodes=`` meant this before the node limit);
 - ``margin=MS``    time kept free before the limit (default: 30 % of the
   limit, at least 30 ms);
 - ``seed=N``       seed of the random moves (default: a fresh one).
@@ -31,10 +36,10 @@ from csl_game.model.core import FastBoard, Geometry
 from ._params import SearchThinker, Value, parse_params, thinker_name, time_budget
 from ._tactics import Tables, column_of, tables_for, win_cells, winning_shape
 
-_DEFAULTS: dict[str, Value] = {"c": 0.8, "playout": "random", "playouts": 0,
-                               "nodes": 300_000, "margin": -1, "seed": -1}
-_LABELS = {"c": "C", "playout": "P", "playouts": "X", "nodes": "N", "margin": "M",
-           "seed": "S"}
+_DEFAULTS: dict[str, Value] = {"c": 0.8, "playout": "random", "playouts": 0, "nodes": 0,
+                               "tree": 300_000, "margin": -1, "seed": -1}
+_LABELS = {"c": "C", "playout": "P", "playouts": "X", "nodes": "N", "tree": "T",
+           "margin": "M", "seed": "S"}
 _PLAYOUTS = ("random", "light")
 _DRAW = -1
 _LATE = -3
@@ -95,6 +100,8 @@ def _safe_moves(pos: FastBoard, tables: Tables) -> tuple[list[int], int]:
 class MctsThinker(SearchThinker):
     """UCT search; tactics-aware tree, random or light-heuristic playouts."""
 
+    takes_nodes = True
+
     def setup(self, params: str) -> None:
         values, given = parse_params(params, _DEFAULTS)
         if values["playout"] not in _PLAYOUTS:
@@ -103,8 +110,9 @@ class MctsThinker(SearchThinker):
         self._name = thinker_name("MCTS", values, given, _LABELS)
         self.c = float(values["c"])
         self.light = values["playout"] == "light"
-        self.max_playouts = int(values["playouts"]) or 1 << 62
-        self.max_nodes = max(1, int(values["nodes"]))
+        limits = [int(values[k]) for k in ("playouts", "nodes") if int(values[k])]
+        self.max_playouts = min(limits, default=1 << 62)
+        self.max_nodes = max(1, int(values["tree"]))
         self.margin_ms = int(values["margin"])
         seed = int(values["seed"])
         self.rng = random.Random(None if seed < 0 else seed)
@@ -136,7 +144,7 @@ class MctsThinker(SearchThinker):
             return moves[0]
         best = max(root.children, key=lambda n: n.visits)
         elapsed = max(self.now() - start, 1e-6)
-        self.on_thinking_info(f"playouts={playouts} nodes={self.nodes} "
+        self.on_thinking_info(f"playouts={playouts} tree={self.nodes} "
                               f"pps={playouts / elapsed:.0f} "
                               f"value={best.score / max(best.visits, 1):.2f} "
                               f"time={elapsed * 1000:.0f}ms")

@@ -6,6 +6,10 @@ the depth):
 - ``depth=N``  deepest iteration (default: as deep as time allows);
 - ``tt=N``     transposition-table entries kept (default 1,048,576; rounded
   down to a power of two; 0 = none);
+- ``nodes=N``  search at most N nodes a move (default 0: no limit): the
+  search stops at the same node on every machine, so the same game is
+  played however busy the machine is, as long as the time limit is not
+  reached first (`csl-game sprt|session|league --nodes N` sets it);
 - ``margin=MS`` time kept free before the limit (default: adapts to the
   machine, see `TimeKeeper`), for the process transport and the scheduler.
 
@@ -20,8 +24,8 @@ from ._alphabeta import MATE_BOUND, WIN, Searcher, SearchStopped, Weights
 from ._params import SearchThinker, TimeKeeper, Value, parse_params, thinker_name
 from ._tactics import tables_for
 
-_DEFAULTS: dict[str, Value] = {"depth": 0, "tt": 1 << 20, "margin": -1}
-_LABELS = {"depth": "D", "tt": "TT", "margin": "M"}
+_DEFAULTS: dict[str, Value] = {"depth": 0, "tt": 1 << 20, "nodes": 0, "margin": -1}
+_LABELS = {"depth": "D", "tt": "TT", "nodes": "N", "margin": "M"}
 _LINE_PLIES = 12
 """The most moves of the expected line reported (``line=``)."""
 _CHECK_SPACING = 0.0003
@@ -33,12 +37,14 @@ class NegamaxThinker(SearchThinker):
 
     weights: type[Weights] = Weights
     """Evaluation weights; a subclass may try others."""
+    takes_nodes = True
 
     def setup(self, params: str) -> None:
         values, given = parse_params(params, _DEFAULTS)
         self._name = thinker_name(super().__str__(), values, given, _LABELS)
         self.max_depth = int(values["depth"]) or 255
         self.tt_size = int(values["tt"])
+        self.max_nodes = int(values["nodes"]) or 1 << 62
         self.clock = TimeKeeper(self.time_limit_ms, int(values["margin"]), self.cpu_clock,
                                 self.increment_ms if self.game_time_ms else None)
         self._searcher: Searcher | None = None
@@ -57,6 +63,7 @@ class NegamaxThinker(SearchThinker):
         searcher = self._searcher
         deadline = start + self.clock.budget(ct.time_left(), pos.geometry.max_moves - pos.ply)
         searcher.start(pos, deadline, lambda: ct.is_cancellation_requested, self.now)
+        searcher.max_nodes = self.max_nodes
         win, moves, losses = searcher.root_moves()
         if win is not None:
             self.on_thinking_info(f"win in one: depth=1 score={WIN - 1} mate=1 "
