@@ -113,6 +113,7 @@ def _parse(argv: Sequence[str]) -> argparse.Namespace:
     if not args or (args[0] not in VERBS and args[0] not in ("-h", "--help", "--version")):
         args.insert(0, "play")
     parsed = build_parser().parse_args(args)
+    parsed.command_line = args  # as given (a run's --log says it)
     if hasattr(parsed, "thinkers"):  # the verbs that find thinkers
         add_engine_sources(parsed, getattr(parsed, "engine", ()))
     return parsed

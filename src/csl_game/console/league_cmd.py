@@ -14,22 +14,25 @@ import argparse
 import sys
 import time
 from collections.abc import Callable, Sequence
+from contextlib import ExitStack
 from pathlib import Path
 from typing import TextIO
 
+from csl_game.console.lab import LabOutput, give_nodes, lab_book
 from csl_game.console.playing import (
     print_forfeits,
+    report_every,
     results_paths,
     resumed_lines,
     say_sandbox,
 )
-from csl_game.engine import ResultsWriter
+from csl_game.console.progress import leaders_line
+from csl_game.engine import MatchRecord, Points, ResultsWriter, standings
 from csl_game.errors import ConfigError, UsageError
 from csl_game.model.notation import format_moves
 from csl_game.services.flag_values import adjudicator_of, match_config, points_of
-from csl_game.services.league import Entry, GameRecord, League, Tally, make_openings, tally
+from csl_game.services.league import Entry, GameRecord, League, Tally, tally
 from csl_game.services.narration import terminal_safe
-from csl_game.services.openings import read_book
 from csl_game.services.settings import read_session_engines, read_session_file
 from csl_game.services.site import follow
 from csl_game.services.tables import Grid
@@ -94,8 +97,19 @@ def _entries(specs: Sequence[str], config: MatchConfig, paths: tuple[str, ...]) 
     return entries
 
 
-def _progress(out: TextIO, league: League) -> Callable[[int, int, GameRecord], None]:
+def _progress(out: TextIO, league: League, points: Points,
+              every: int | None = None) -> Callable[[int, int, GameRecord], None]:
+    """A line per game; with `every`, a line of the leaders every that many
+    games (and after the last) instead."""
     def report(i: int, total: int, rec: GameRecord) -> None:
+        if every is not None:
+            done = len(league.records)
+            if done % every == 0 or done == league.session.total_matches:
+                records = [MatchRecord(r.white, r.red, r.result) for r in league.records]
+                table = standings(list(league.names), records, points)
+                print(terminal_safe(leaders_line(done, total, table, noun="Games")), file=out,
+                      flush=True)
+            return
         res = rec.result
         white, red = league.names[rec.white], league.names[rec.red]
         how = f" ({res.forfeit})" if res.forfeit else ""
@@ -124,10 +138,12 @@ def run_league(args: argparse.Namespace) -> int:
         paths = (*paths, *(EngineSpec.parse(d).source for d in declared))
         specs += [f"{e.thinker} {e.params}".strip() for e in read_session_file(args.game_file)]
     entries = _entries(specs, config, paths)
+    give_nodes([e.prototype for e in entries], args.nodes)
     points = points_of(args)
     assert points is not None
-    openings = (read_book(args.openings, config) if args.openings
-                else make_openings(config, args.opening_plies, args.seed))
+    every = report_every(args)
+    openings = lab_book(args, config)
+    assert openings is not None
     path, resume = results_paths(args.results, args.resume)
     docs = resumed_lines(path) if resume else []
     writer = ResultsWriter(path) if path else None
@@ -135,24 +151,34 @@ def run_league(args: argparse.Namespace) -> int:
         say_sandbox()
     league = League(entries, config, args.games, openings, in_process=args.in_process,
                     workers=args.workers, results=writer, adjudicator=adjudicator_of(args))
-    if docs:
-        print(f"Resumed {league.resume(docs, path)} games from {path}", file=sys.stderr)
-    site = (follow(league.session, args.site, points, docs, title=args.title or "League",
-                   results_file=path or None) if args.site else None)
-    started = time.perf_counter()
-    try:
-        league.play(None if args.quiet else _progress(sys.stderr, league))
-    except KeyboardInterrupt:
-        if path:
-            print(f"csl-game: {len(league.records)} of {league.session.total_matches} games "
-                  f"are in {path}: go on with --resume {path}", file=sys.stderr, flush=True)
-        raise
-    finally:
-        if writer is not None:
-            writer.close()
-        if site is not None:
-            site.close()  # final once every game was played, else stopped
-    tallies, matrix = tally(league, points)
+    with ExitStack() as stack:
+        lab = LabOutput(args, stack)
+        lab.follow(league.session)
+        if docs:
+            resumed = league.resume(docs, path)
+            print(f"Resumed {resumed} games from {path}", file=sys.stderr)
+            lab.say(f"resumed {resumed} games from {path}")
+        site = (follow(league.session, args.site, points, docs, title=args.title or "League",
+                       results_file=path or None) if args.site else None)
+        started = time.perf_counter()
+        try:
+            league.play(None if args.quiet else _progress(sys.stderr, league, points, every))
+        except KeyboardInterrupt:
+            lab.say(f"interrupted: {len(league.records)} of {league.session.total_matches} "
+                    "games played")
+            if path:
+                print(f"csl-game: {len(league.records)} of {league.session.total_matches} "
+                      f"games are in {path}: go on with --resume {path}", file=sys.stderr,
+                      flush=True)
+            raise
+        finally:
+            if writer is not None:
+                writer.close()
+            if site is not None:
+                site.close()  # final once every game was played, else stopped
+        tallies, matrix = tally(league, points)
+        lab.say("ended: " + "; ".join(f"{i}. {t.name} {t.points} pts ({t.wins}-{t.draws}-"
+                                      f"{t.losses})" for i, t in enumerate(tallies, 1)))
     print(f"League: {config.rows}x{config.cols}, {config.win_sequence} in a row, "
           f"{config.round_pieces}+{config.square_pieces} pieces, "
           f"{config.timing_text()}, {len(league.records)} games "

@@ -40,12 +40,13 @@ def _line(white: str, red: str, result: MatchResult) -> str:
     return f"{white} (White) vs {red} (Red): {winner_text(result)}{why}"
 
 
-def leaders_line(done: int, total: int, table: Sequence[Standing], shown: int = 3) -> str:
+def leaders_line(done: int, total: int, table: Sequence[Standing], shown: int = 3,
+                 noun: str = "Matches") -> str:
     """'Matches 10/30: 1. Negamax 21 pts (7-0-1), 2. ...': the standings' first `shown`."""
     leaders = ", ".join(f"{s.position}. {s.name} {s.points:g} pts ({s.wins}-{s.draws}-{s.losses})"
                         for s in table[:shown])
     more = f", {len(table) - shown} more" if len(table) > shown else ""
-    return f"Matches {done}/{total}: {leaders}{more}"
+    return f"{noun} {done}/{total}: {leaders}{more}"
 
 
 class SessionProgress:

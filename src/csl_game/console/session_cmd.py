@@ -9,6 +9,7 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from csl_game.console.lab import LabOutput, give_nodes, lab_book
 from csl_game.console.playing import (
     check_thinkers,
     dask_executor,
@@ -53,7 +54,6 @@ from csl_game.services.flag_values import (
     unknown_track_config,
 )
 from csl_game.services.forfeits import Forfeits
-from csl_game.services.openings import read_book
 from csl_game.services.settings import read_session_engines, read_session_file, session_line_numbers
 from csl_game.services.site import DEFAULT_TITLE, LiveSite, follow
 from csl_game.thinker.api import MatchConfig
@@ -92,6 +92,7 @@ def run_session(args: argparse.Namespace) -> int:
             players.append(ThinkerPrototype(entry.thinker, entry.params, mc, paths))
         except ThinkerError as e:
             raise ConfigError(f"session file {args.game_file}, line {line}: {e}") from None
+    give_nodes(players, args.nodes)
     points = points_of(args) or Points()
     workers = _workers(args)
     limit, memory = setup_limit_of(args), memory_limit_of(args)
@@ -105,6 +106,8 @@ def run_session(args: argparse.Namespace) -> int:
             if args.site else None)
     try:
         with ExitStack() as stack:
+            lab = LabOutput(args, stack)
+            fixtures = _book_fixtures(args, mc, players)
             pool = warm_pool(args.in_process or args.dask is not None, stack)
             known = check_thinkers(players, where, args.in_process, limit, memory, pool,
                                    args.network)
@@ -115,10 +118,13 @@ def run_session(args: argparse.Namespace) -> int:
                                 executor=executor, known_setups=known, pool=pool)
             options = SessionOptions(points=points, competition=args.competition,
                                      tournament=True, adjudicator=adjudicator_of(args),
-                                     fixtures=_book_fixtures(args, mc, players), run=run)
+                                     fixtures=fixtures, run=run)
             session = Session(players, mc, options, results=writer)
             stack.callback(session.abort)
+            lab.follow(session)
             done = session.resume(docs, path)
+            if done:
+                lab.say(f"resumed {len(done)} matches from {path}")
             if site is not None:
                 follow(session, site.folder, points, docs, site=site)
             broadcaster = None
@@ -127,7 +133,15 @@ def run_session(args: argparse.Namespace) -> int:
 
                 broadcaster = start_broadcast(session, args)
                 stack.callback(broadcaster.close)
-            _play(session, args, done, broadcaster, site)
+            try:
+                _play(session, args, done, broadcaster, site)
+            except KeyboardInterrupt:
+                lab.say(f"interrupted: {len(session.records)} of {session.total_matches} "
+                        "matches played")
+                raise
+            lab.say("ended: " + "; ".join(f"{s.position}. {s.name} {s.points:g} pts "
+                                          f"({s.wins}-{s.draws}-{s.losses})"
+                                          for s in session.standings()))
     except WorkerStartError as e:
         kept = (f"; the results so far are in {path}: resume with --resume {path}"
                 if path and Path(path).is_file() else "")
@@ -145,12 +159,16 @@ def run_session(args: argparse.Namespace) -> int:
 def _book_fixtures(args: argparse.Namespace, mc: MatchConfig,
                    players: Sequence[object]) -> list[Fixture] | None:
     """With --openings: every pairing of the round robin from each opening of the
-    book (both colours, as the round robin plays them); else None."""
-    if not args.openings:
-        return None
-    book = read_book(args.openings, mc)
-    return [Fixture(w, r, opening) for opening in book
-            for w, r in round_robin(len(players))]
+    book (both colours, as the round robin plays them); with --no-swap, each
+    pairing of the first leg twice with its colours (from each opening, with
+    a book); else None (the session's own round robin)."""
+    book = lab_book(args, mc, drawn=False)
+    if not args.no_swap:
+        return None if book is None else [Fixture(w, r, opening) for opening in book
+                                          for w, r in round_robin(len(players))]
+    first_leg = round_robin(len(players), complete=False)
+    return [Fixture(w, r, opening) for opening in (book or [()])
+            for w, r in first_leg + first_leg]
 
 
 def _play(session: Session, args: argparse.Namespace, done: set[int],

@@ -12,6 +12,7 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import TextIO
 
+from csl_game.console.lab import LabOutput, give_nodes, lab_book
 from csl_game.console.playing import (
     check_thinkers,
     dask_executor,
@@ -28,9 +29,8 @@ from csl_game.engine import SPRT, Opening, Points, ResultsWriter, default_worker
 from csl_game.errors import UsageError
 from csl_game.interrupts import take_interrupts
 from csl_game.services.flag_values import adjudicator_of, match_config
-from csl_game.services.league import make_openings
 from csl_game.services.narration import counted, terminal_safe
-from csl_game.services.openings import PLAYOUT_DEPTH, format_book, make_book, read_book
+from csl_game.services.openings import PLAYOUT_DEPTH, format_book, make_book
 from csl_game.services.site import follow
 from csl_game.services.sprt import SprtRun, SprtState, opening_state, test_json
 from csl_game.thinker.api import MatchConfig
@@ -43,11 +43,12 @@ OPENINGS_DEPTH = PLAYOUT_DEPTH
 
 
 def book_of(args: argparse.Namespace, config: MatchConfig) -> list[Opening]:
-    """The openings of --openings FILE, or every two-move opening (each side's
-    own shape) shuffled by the seed: near balanced, and many."""
-    if args.openings:
-        return read_book(args.openings, config)
-    return make_openings(config, 2, getattr(args, "seed", 1))
+    """The openings of --openings FILE (as --openings-order, -start and -plies
+    arrange them), or every two-move opening (each side's own shape) shuffled
+    by the seed: near balanced, and many."""
+    book = lab_book(args, config)
+    assert book is not None
+    return book
 
 
 def _prototype(spec: str, config: MatchConfig, paths: tuple[str, ...]) -> ThinkerPrototype:
@@ -115,10 +116,12 @@ def _test(args: argparse.Namespace, sprt: SPRT, config: MatchConfig, out: TextIO
         raise UsageError(f"--workers must be at least 1, got {workers}")
     limit, memory = setup_limit_of(args), memory_limit_of(args)
     with ExitStack() as stack:
+        lab = LabOutput(args, stack)
+        give_nodes([new, base], args.nodes)
+        book = book_of(args, config)
         pool = warm_pool(args.in_process or args.dask is not None, stack)
         known = check_thinkers([new, base], ("NEW", "BASE"), args.in_process, limit, memory,
                                pool, args.network)
-        book = book_of(args, config)
         path, resume = results_paths(args.results, args.resume)
         docs = resumed_lines(path) if resume else []
         executor = dask_executor(args, stack)
@@ -128,11 +131,14 @@ def _test(args: argparse.Namespace, sprt: SPRT, config: MatchConfig, out: TextIO
         run = SprtRun(new, base, config, sprt, book, args.max_games, workers=workers,
                       in_process=args.in_process, executor=executor, results=writer,
                       setup_limit=limit, memory_limit_mb=memory, known_setups=known,
-                      pool=pool, adjudicator=adjudicator)
+                      pool=pool, adjudicator=adjudicator, swap=not args.no_swap)
         runs.append(run)
         stack.callback(run.session.abort)
+        lab.follow(run.session)
         if docs:
-            print(f"Resumed {run.resume(docs, path)} games from {path}", file=out)
+            resumed = run.resume(docs, path)
+            print(f"Resumed {resumed} games from {path}", file=out)
+            lab.say(f"resumed {resumed} games from {path}")
         site = None
         if args.site:
             site = follow(run.session, args.site, Points(), docs, title=args.title or "SPRT",
@@ -145,7 +151,16 @@ def _test(args: argparse.Namespace, sprt: SPRT, config: MatchConfig, out: TextIO
                   f"{sprt.model}; {len(book)} openings, {config.timing_text('a move')}, "
                   f"{workers} at once", file=out, flush=True)
             run.on_progress(_progress(out, report_every(args)))
-        state = run.run()
+        lab.say(f"SPRT of NEW {run.session.names[0]} against BASE {run.session.names[1]}: "
+                f"elo0 {sprt.elo0:g}, elo1 {sprt.elo1:g}, alpha {sprt.alpha:g}, beta "
+                f"{sprt.beta:g}, {sprt.model}; {len(book)} openings, "
+                f"{config.timing_text('a move')}, {workers} at once")
+        try:
+            state = run.run()
+        except KeyboardInterrupt:
+            lab.say(f"interrupted: {run.state().line()}")
+            raise
+        lab.say(f"ended, {state.result}: {state.line()}")
         if site is not None:
             site.close("final")  # a bound crossed, or every game played
         return state

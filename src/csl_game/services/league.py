@@ -215,7 +215,7 @@ class League:
         Raises:
             ConfigError: they were played by another league: other players or
                 settings (`Session.resume`), or another opening in a game's
-                place (another --seed, --opening-plies or --openings).
+                place (another --seed, --openings-plies or --openings).
         """
         self.session.wait_for_names()
         self.session.resume(docs, source)
@@ -227,7 +227,7 @@ class League:
                 raise ConfigError(f"results file {source} was made by another league (game "
                                   f"{index + 1} opened {format_moves(played)} there, "
                                   f"{format_moves(opening)} here: another --seed, "
-                                  "--opening-plies or --openings)")
+                                  "--openings-plies or --openings)")
             stats = side_stats(rec.result, len(opening), self.config.time_limit_ms / 1000)
             self.records.append(GameRecord(rec.white, rec.red, opening, rec.result, stats))
         return len(self.records)

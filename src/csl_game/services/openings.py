@@ -39,7 +39,7 @@ from csl_game.services.pgn import looks_like_pgn, pgn_openings
 from csl_game.thinker.api import CancellationToken, MatchConfig
 from csl_game.thinker.prototype import ThinkerPrototype
 
-__all__ = ["read_book", "make_book", "format_book", "rate", "playout", "playouts",
+__all__ = ["read_book", "arrange", "make_book", "format_book", "rate", "playout", "playouts",
            "position_key", "Rated", "BALANCED", "PLAYOUT_DEPTH", "SEARCH_DEPTH", "QUICK_DEPTH"]
 
 BALANCED = 0.125
@@ -138,6 +138,32 @@ def read_book(path: str | Path, config: MatchConfig) -> list[Opening]:
             " (from a PGN file, each game's moves marked {book})" if looks_like_pgn(lines)
             else ""))
     return book
+
+
+def arrange(book: Sequence[Opening], order: str = "sequential", start: int | None = None,
+            plies: int | None = None, seed: int = 1) -> list[Opening]:
+    """A book as a run plays it: each line cut to its first `plies` (the lines
+    that become one opening so count once, where it first was), in the file's
+    order (`order` sequential) or shuffled by `seed` (random), beginning with
+    opening `start` (from 1) and going on round to the start, as fastchess's
+    ``-openings plies=N order=sequential|random start=N``.
+
+    Raises:
+        ConfigError: `plies` below 1, or `start` outside the book (one line).
+    """
+    openings = list(book)
+    if plies is not None:
+        if plies < 1:
+            raise ConfigError(f"--openings-plies must be at least 1 with a book, got {plies}")
+        openings = list(dict.fromkeys(o[:plies] for o in openings))
+    if order == "random":
+        random.Random(seed).shuffle(openings)
+    if start is not None:
+        if not 1 <= start <= len(openings):
+            raise ConfigError(f"--openings-start must be from 1 to {len(openings)} (the "
+                              f"openings of the book), got {start}")
+        openings = openings[start - 1:] + openings[:start - 1]
+    return openings
 
 
 def rate(moves: Opening, config: MatchConfig, depth: int | None = SEARCH_DEPTH,

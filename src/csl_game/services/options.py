@@ -284,9 +284,30 @@ OPTIONS: tuple[Option, ...] = (
                 "analyse": "no progress bar (shown only on a terminal)",
                 "replay": "with --review: no progress bar (shown only on a terminal)"}),
     _opt("report_every", "--report-every", "a progress line every N games instead of every "
-         "pair (as cutechess-cli's -ratinginterval)", {"sprt", "session"}, metavar="N",
+         "pair (as cutechess-cli's -ratinginterval)", {"sprt", "session", "league"},
+         metavar="N",
          helps={"session": "a progress line (matches played, the standings' leaders) every N "
-                           "matches instead of a line per match"}, **_INT),
+                           "matches instead of a line per match",
+                "league": "a progress line (games played, the leaders) every N games instead "
+                          "of a line per game (as cutechess-cli's -ratinginterval)"}, **_INT),
+    _opt("nodes", "--nodes", "a node limit per move for the thinkers that take one, negamax "
+         "and mcts (their nodes=N): each stops at the same node on every machine, so the "
+         "games do not depend on the machine or its load, as long as -t leaves N nodes room "
+         "(a move the clock cuts short is the machine's again); other thinkers play by the "
+         "clock, and a note says which", {"sprt", "session", "league"}, metavar="N", **_INT),
+    _opt("no_swap", "--no-swap -noswap", "play each pair's games with the same colours "
+         "(NEW White in both) instead of swapped (as cutechess-cli's and fastchess's -noswap)",
+         {"sprt", "session"}, action="store_true", default=False,
+         helps={"session": "play each pairing twice with the same colours instead of once "
+                           "with each (with --openings: each opening so; as cutechess-cli's "
+                           "and fastchess's -noswap)"}),
+    _opt("pgnout", "--pgnout -pgnout", "append each game to FILE as PGN as it ends (the PGN of "
+         "report --format pgn; as cutechess-cli's -pgnout)", {"sprt", "session", "league"},
+         metavar="FILE"),
+    _opt("log", "--log", "write what the run does to FILE, each line with its time: the "
+         "command, the games to play, each game as it ends (its players, opening, result and "
+         "why), the verdict or the end, and the engine's diagnostics that --log-level lets "
+         "through", {"sprt", "session", "league"}, metavar="FILE"),
     _opt("verbose", "--verbose", "print every move and board (plays one match at a time)",
          {"session"}, action="store_true", default=False),
     # ---------------------------------------------------------------- league
@@ -295,18 +316,33 @@ OPTIONS: tuple[Option, ...] = (
     _opt("games", "--games", "games per pair and colour, each from another opening "
          "(default 2)", {"league", "bot"}, default=2, metavar="N", defaults={"bot": 1},
          helps={"bot": "games the bot plays at once (default 1)"}, **_INT),
-    _opt("opening_plies", "--opening-plies", "forced opening moves per game (default 2)",
-         {"league"}, default=2, choices=(0, 1, 2), **_INT),
-    _opt("seed", "--seed", "shuffles the openings (default 1)", {"league", "sprt", "openings"},
-         default=1, helps={"openings": "the random openings drawn (default 1)"}, **_INT),
+    _opt("openings_plies", "--openings-plies --opening-plies", "plies of each opening: a "
+         "book's lines (--openings) cut to their first N; without a book, the openings drawn "
+         "have N plies (0 to 2, default 2)", {"league", "sprt", "session"}, metavar="N",
+         helps={"session": "cut each line of the --openings book to its first N plies (as "
+                           "fastchess's -openings plies=N)"}, **_INT),
+    _opt("openings_order", "--openings-order", "the book's openings in the file's order "
+         "(sequential, the default) or shuffled by --seed (random)",
+         {"league", "sprt", "session"}, default="sequential",
+         choices=("sequential", "random")),
+    _opt("openings_start", "--openings-start", "begin with the book's opening N (1: the "
+         "first, the default), then go on in order, round to the start",
+         {"league", "sprt", "session"}, metavar="N", **_INT),
+    _opt("seed", "--seed", "shuffles the openings (default 1)",
+         {"league", "sprt", "openings", "session"},
+         default=1, helps={"openings": "the random openings drawn (default 1)",
+                           "session": "shuffles the book of --openings-order random "
+                                      "(default 1)"}, **_INT),
     _opt("openings", "--openings", "an opening book: one opening a line in move notation "
-         "(3r 3s 4r), # comments; every game starts from one", {"league", "sprt", "session"},
+         "(3r 3s 4r), # comments, or PGN (each game's {book} moves); every game starts from one", {"league", "sprt", "session"},
          metavar="FILE",
-         helps={"sprt": "an opening book (one opening a line, 3r 3s 4r); each opening is "
-                        "played twice, once with each colour (default: every two-move "
+         helps={"sprt": "an opening book (one opening a line, 3r 3s 4r; or PGN, each game's "
+                        "{book} moves); each opening is played twice, once with each colour "
+                        "(with --no-swap: NEW White both times) (default: every two-move "
                         "opening, each side's own shape, shuffled by --seed)",
-                "session": "an opening book: every pairing plays each opening with both "
-                           "colours"}),
+                "session": "an opening book (or PGN, each game's {book} moves): every "
+                           "pairing plays each opening with both colours (with --no-swap: "
+                           "twice with its first colours)"}),
     # ---------------------------------------------------------------- sprt and openings
     _opt("new", "new", 'the thinker tested, "NAME [PARAMS]"', {"sprt"}, metavar="NEW"),
     _opt("base", "base", 'the thinker it is tested against, "NAME [PARAMS]"', {"sprt"},
@@ -368,6 +404,10 @@ OPTIONS: tuple[Option, ...] = (
     _opt("params", "--params", "the thinker's parameters", {"bot"}, default="", metavar="P"),
     _opt("name", "--name", "the bot's name on the server (default: the thinker's)", {"bot"},
          metavar="NAME"),
+    _opt("connect_timeout", "--connect-timeout", "seconds to keep trying a server that "
+         "has never answered before giving up (exit 2; default 60; 0: keep trying for ever); "
+         "once connected, a bot tries again for ever when the connection drops", {"bot"},
+         default=60.0, metavar="S", **_FLOAT),
     _opt("token", "--token", "the bot's token (default: the one saved when it registered, "
          "or from --add-bot)", {"bot"}, metavar="T"),
 

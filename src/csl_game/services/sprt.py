@@ -54,15 +54,17 @@ from csl_game.thinker.prototype import ThinkerPrototype
 __all__ = ["SprtState", "SprtRun", "fixtures_for", "opening_state", "test_json"]
 
 
-def fixtures_for(book: Sequence[Opening], max_games: int) -> list[Fixture]:
+def fixtures_for(book: Sequence[Opening], max_games: int, swap: bool = True) -> list[Fixture]:
     """Pairs of games, each opening of `book` in turn with both colours (NEW is
-    player 0): at most `max_games` games, rounded down to whole pairs."""
+    player 0), or NEW White in both without `swap` (-noswap): at most
+    `max_games` games, rounded down to whole pairs."""
     if max_games < 2:
         raise ConfigError(f"--max-games must be at least 2 (one pair), got {max_games}")
     fixtures = []
     for pair in range(max_games // 2):
         opening = book[pair % len(book)] if book else ()
-        fixtures += [Fixture(0, 1, opening), Fixture(1, 0, opening)]
+        fixtures += [Fixture(0, 1, opening), Fixture(1, 0, opening) if swap
+                     else Fixture(0, 1, opening)]
     return fixtures
 
 
@@ -180,7 +182,8 @@ class SprtRun:
                  results: ResultsWriter | None = None,
                  setup_limit: float = SETUP_TIME_LIMIT, memory_limit_mb: int = MEMORY_LIMIT_MB,
                  known_setups: Sequence[SetupReport | None] | None = None,
-                 pool: Any = None, adjudicator: Adjudicator | None = None) -> None:
+                 pool: Any = None, adjudicator: Adjudicator | None = None,
+                 swap: bool = True) -> None:
         self.sprt = sprt
         self.config = config
         self.adjudicate = adjudicator is not None
@@ -189,7 +192,8 @@ class SprtRun:
         run = RunOptions.of(in_process, setup_limit, memory_limit_mb, workers=workers,
                             foreground=False, executor=executor, known_setups=known_setups,
                             pool=pool)
-        options = SessionOptions(fixtures=fixtures_for(book, max_games), adjudicator=adjudicator,
+        options = SessionOptions(fixtures=fixtures_for(book, max_games, swap),
+                                 adjudicator=adjudicator,
                                  run=run)
         self.session = Session([new, base], config, options, results=results)
         self.session.subscribe(self._on_event)
@@ -226,7 +230,7 @@ class SprtRun:
         self._listeners.append(listener)
 
     def _new_points(self, index: int, winner: PColor | None) -> float:
-        new_color = PColor.WHITE if index % 2 == 0 else PColor.RED
+        new_color = PColor.WHITE if self.session.fixtures[index].white == 0 else PColor.RED
         return 0.5 if winner is None else 1.0 if winner is new_color else 0.0
 
     def _on_event(self, event: SessionEvent) -> None:
