@@ -101,6 +101,20 @@ def test_no_swap_plays_each_pair_with_the_same_colours(
 
 
 @pytest.mark.unit
+def test_a_resume_that_changes_no_swap_is_refused(tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    results = tmp_path / "r.jsonl"
+    common = [*SPRT, "sequential", "random 1", "--results", str(results)]
+    assert main([*common, "--max-games", "2", "--no-swap"]) == 0
+    assert main([*SPRT, "sequential", "random 1", "--max-games", "4", "--resume",
+                 str(results)]) == 2
+    assert "(--no-swap; this run: colours swapped)" in capsys.readouterr().err
+    assert main([*SPRT, "sequential", "random 1", "--max-games", "4", "--resume",
+                 str(results), "--no-swap"]) == 0
+    assert len(_docs(results)) == 4
+
+
+@pytest.mark.unit
 def test_session_no_swap_plays_each_pairing_twice_with_its_colours(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     games = tmp_path / "g.txt"

@@ -133,21 +133,23 @@ class SprtState:
                 + (f"  {on_time} lost on time" if on_time else ""))
 
 
-def test_json(sprt: SPRT, adjudicate: bool = False) -> dict[str, Any]:
-    """The test's hypotheses, error rates and adjudication (proven games ended
-    early or played out: not to be mixed in one test), as each results line
-    records them."""
+def test_json(sprt: SPRT, adjudicate: bool = False, swap: bool = True) -> dict[str, Any]:
+    """The test's hypotheses, error rates, adjudication (proven games ended
+    early or played out: not to be mixed in one test) and whether a pair's
+    colours are swapped (--no-swap), as each results line records them."""
     return {"elo0": sprt.elo0, "elo1": sprt.elo1, "alpha": sprt.alpha, "beta": sprt.beta,
-            "model": sprt.model, "adjudicate": adjudicate}
+            "model": sprt.model, "adjudicate": adjudicate, "swap": swap}
 
 
-_UNRECORDED = {"adjudicate": False}
+_UNRECORDED = {"adjudicate": False, "swap": True}
 """What a results line made before the key was recorded stands for."""
 
 
 def _test_text(key: str, value: Any) -> str:
     if key == "adjudicate":
         return "--adjudicate" if value else "no --adjudicate"
+    if key == "swap":
+        return "colours swapped" if value else "--no-swap"
     return f"{key} {value}"
 
 
@@ -187,6 +189,7 @@ class SprtRun:
         self.sprt = sprt
         self.config = config
         self.adjudicate = adjudicator is not None
+        self.swap = swap
         self._points: dict[int, float] = {}
         """NEW's points in each finished game, by fixture index."""
         run = RunOptions.of(in_process, setup_limit, memory_limit_mb, workers=workers,
@@ -207,7 +210,7 @@ class SprtRun:
                 board, clock, the test's bounds or its adjudication: changing
                 them after seeing the data would void the test's error rates).
         """
-        mine = test_json(self.sprt, self.adjudicate)
+        mine = test_json(self.sprt, self.adjudicate, self.swap)
         for doc in docs:
             given = doc.get("sprt")
             if not isinstance(given, dict):
@@ -218,7 +221,7 @@ class SprtRun:
                 was = ", ".join(_test_text(k, theirs.get(k)) for k in changed)
                 now = ", ".join(_test_text(k, mine[k]) for k in changed)
                 raise ConfigError(f"{source} holds games of another test ({was}; this run: "
-                                  f"{now}): an SPRT's bounds and adjudication are fixed "
+                                  f"{now}): an SPRT's bounds, adjudication and colours are fixed "
                                   "before its games; start a new results file for the new test")
         self.session.wait_for_names()
         self.session.resume(docs, source)
