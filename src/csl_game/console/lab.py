@@ -146,11 +146,12 @@ class LabOutput:
         self.logger.setLevel(logging.INFO)
         self.logger.propagate = False  # the run's lines go to the file only
         engine = logging.getLogger("csl_game")  # its diagnostics, as --log-level lets them
+        # undone last first: the handlers go, then the file is flushed and closed
+        stack.callback(file.close)
+        stack.callback(handler.flush)
         for logger in (self.logger, engine):
             logger.addHandler(handler)
             stack.callback(logger.removeHandler, handler)
-        stack.callback(file.close)
-        stack.callback(handler.flush)
 
     def say(self, text: str) -> None:
         """A line of the log (nothing without --log)."""
