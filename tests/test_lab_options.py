@@ -233,3 +233,61 @@ def test_a_bot_that_never_connected_gives_up(capsys: pytest.CaptureFixture[str])
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "never answered the bot in 1.5 s" in err[0]
     assert main(["bot", f"http://127.0.0.1:{port}", "random", "--connect-timeout", "-1"]) == 2
+
+
+# ---------------------------------------------------------------- -draw, -resign
+@pytest.mark.unit
+def test_score_rules_resign_and_draw_by_the_scores() -> None:
+    from types import SimpleNamespace
+
+    from csl_game.model.board import Winner
+    from csl_game.services.score_rules import ScoreRules
+
+    def moves(*scores: float | None) -> tuple[object, ...]:
+        return tuple(SimpleNamespace(figures=() if s is None else (("score", s),))
+                     for s in scores)
+
+    board = MatchConfig().new_board()
+    resign = ScoreRules(resign={"movecount": 2, "score": 500})
+    # White's moves are the even ones: its last two scored -600 and -700
+    assert resign(board, moves(None, None, -600, 10, -700)) == (
+        Winner.RED, "adjudicated: White resigns (its score -500 or below for 2 moves)")
+    assert resign(board, moves(None, None, None, 10, -700)) is None  # a book move breaks it
+    assert resign(board, moves(-600, 10, -400)) is None
+    draw = ScoreRules(draw={"movenumber": 2, "movecount": 1, "score": 20})
+    assert draw(board, moves(5, -5)) is None  # before move 2
+    assert draw(board, moves(300, 5, 19, -20))[0] is Winner.DRAW  # type: ignore[index]
+    assert draw(board, moves(300, 5, 19, -21)) is None
+
+
+@pytest.mark.unit
+def test_sprt_adjudicates_by_the_scores_and_records_the_rules(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    results = tmp_path / "r.jsonl"
+    common = ["sprt", "negamax depth=3", "negamax depth=1", "--json", "-q", "-r", "5", "-c",
+              "6", "-w", "4", "--in-process", "--workers", "2", "-t", "5000",
+              "--results", str(results)]
+    assert main([*common, "--max-games", "2", "-draw", "movenumber=0", "movecount=1",
+                 "score=1000000000"]) == 0
+    docs = _docs(results)
+    assert all(d["winner"] == "draw" and len(d["moves"]) == 4  # type: ignore[arg-type]
+               and "a draw by the scores" in d["adjudicated"] for d in docs)  # type: ignore[operator]
+    assert docs[0]["sprt"]["draw"] == "movenumber=0 movecount=1 score=1000000000"  # type: ignore[index]
+    capsys.readouterr()
+    assert main([*common[:-2], "--max-games", "4", "--resume", str(results)]) == 2
+    assert "(--draw movenumber=0 movecount=1 score=1000000000; this run: no --draw)" in \
+        capsys.readouterr().err
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("argv, words", [
+    (["--resign", "movecount=2"], "--resign needs score=N"),
+    (["--resign", "moves=2", "score=3"], "--resign takes movecount=N score=N, got 'moves=2'"),
+    (["--draw", "movecount=0", "score=3"], "--draw: movecount must be at least 1"),
+    (["--draw", "movecount=x", "score=3"], "--draw: movecount must be a whole number"),
+])
+def test_bad_score_rules_are_one_line(argv: list[str], words: str,
+                                      capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([*SPRT, "sequential", "random", "--max-games", "2", *argv]) == 2
+    err = capsys.readouterr().err
+    assert words in err and len(err.strip().splitlines()) == 1

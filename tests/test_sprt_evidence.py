@@ -31,7 +31,8 @@ def test_each_results_line_keeps_the_tests_bounds_and_a_resume_with_others_is_re
     lines = results.read_text().splitlines()
     assert all(json.loads(line)["sprt"] == {"elo0": 0.0, "elo1": 20.0, "alpha": 0.05,
                                             "beta": 0.05, "model": "logistic",
-                                            "adjudicate": False}
+                                            "adjudicate": False, "swap": True,
+                                            "draw": None, "resign": None}
                for line in lines)
     other = run("--elo0", "-100", "--elo1", "-60", "--max-games", "8", "--resume", str(results))
     assert other.returncode == 2

@@ -126,8 +126,8 @@ def _test(args: argparse.Namespace, sprt: SPRT, config: MatchConfig, out: TextIO
         docs = resumed_lines(path) if resume else []
         executor = dask_executor(args, stack)
         adjudicator = adjudicator_of(args)
-        writer = (ResultsWriter(path, {"sprt": test_json(sprt, adjudicator is not None,
-                                                     not args.no_swap)})
+        writer = (ResultsWriter(path, {"sprt": test_json(
+            sprt, args.adjudicate, not args.no_swap, getattr(adjudicator, "rules", {}))})
                   if path else None)
         run = SprtRun(new, base, config, sprt, book, args.max_games, workers=workers,
                       in_process=args.in_process, executor=executor, results=writer,

@@ -54,9 +54,10 @@ class Human:
 Player = Human | ThinkerPrototype | Remote
 """A human at this machine, a thinker, or a player on another machine."""
 
-Adjudicator = Callable[[Board], "tuple[Winner, str] | None"]
-"""Looks at a position after a move: (the result to end the game with, why)
-when the game may be adjudicated (a proven result), else None."""
+Adjudicator = Callable[[Board, "tuple[PlayedMove, ...]"], "tuple[Winner, str] | None"]
+"""Looks at a position after a move, and the moves that led there (with what
+their thinkers reported: a score): (the result to end the game with, why)
+when the game may be adjudicated, else None."""
 
 
 def _human_name(player: Player) -> str:
@@ -459,7 +460,7 @@ class Match:
         solution: list[Pos] = []
         winner = self.board.check_winner(solution)
         if winner is Winner.NONE and self._adjudicator is not None:
-            verdict = self._adjudicator(self.board.copy())
+            verdict = self._adjudicator(self.board.copy(), tuple(self._moves))
             if verdict is not None:
                 log.info("adjudicated after %d moves: %s", len(self._moves), verdict[1])
                 self._finish(MatchResult(verdict[0], *self.names, moves=tuple(self._moves),

@@ -243,7 +243,7 @@ ADJUDICATE_MS = 10
 """CPU time the proof search of `adjudicate` may spend on a position."""
 
 
-def adjudicate(board: Board) -> tuple[Winner, str] | None:
+def adjudicate(board: Board, moves: Sequence[object] = ()) -> tuple[Winner, str] | None:
     """The result a game may be adjudicated with after its last move: a proven
     win (the loser resigns) or draw that the analyst's prover finds within
     ADJUDICATE_MS of this thread's CPU time, with why; None when unproven.
@@ -251,6 +251,7 @@ def adjudicate(board: Board) -> tuple[Winner, str] | None:
     The prover (csl_game.thinkers._analyst) is exact: a forced result within
     the plies it searched, or a draw when no line goes past the end of the
     game. It runs here, on the match's thread: it is the program's own code.
+    The moves (an `Adjudicator`'s second argument) are not needed.
     """
     import time
 

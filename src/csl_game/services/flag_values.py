@@ -49,8 +49,20 @@ def match_config(args: argparse.Namespace, time_limit_ms: int = CONSOLE_TIME_LIM
 
 
 def adjudicator_of(args: argparse.Namespace) -> Adjudicator | None:
-    """The adjudicator --adjudicate asks for (None without it)."""
-    if not getattr(args, "adjudicate", False):
+    """The adjudicator --adjudicate, --draw and --resign ask for (None without them).
+
+    Raises:
+        UsageError: a bad --draw or --resign (one line).
+    """
+    draw, resign = getattr(args, "draw", None), getattr(args, "resign", None)
+    exact = bool(getattr(args, "adjudicate", False))
+    if draw or resign:
+        from csl_game.services.score_rules import DRAW_KEYS, RESIGN_KEYS, ScoreRules, parse_rule
+
+        return ScoreRules(parse_rule("--draw", draw, DRAW_KEYS) if draw else None,
+                          parse_rule("--resign", resign, RESIGN_KEYS) if resign else None,
+                          exact)
+    if not exact:
         return None
     from csl_game.services.analysis import adjudicate
 

@@ -149,6 +149,15 @@ OPTIONS: tuple[Option, ...] = (
          "forced win, the loser resigning; or a draw), as the results line then says "
          "(default: every game is played to its end)", {"match", "session", "league", "sprt"},
          action="store_true", default=False, group=BOARD),
+    _opt("draw", "--draw -draw", "adjudicate a draw by the thinkers' scores, as fastchess's "
+         "and cutechess-cli's -draw: from move M on, once N moves of each side all scored "
+         "within ±S (thinkers that report score=, as negamax does)",
+         {"match", "session", "league", "sprt"}, nargs="+",
+         metavar="movenumber=M movecount=N score=S", group=BOARD),
+    _opt("resign", "--resign -resign", "adjudicate a loss by the thinkers' scores, as "
+         "fastchess's and cutechess-cli's -resign: a side whose last N moves all scored -S "
+         "or below resigns", {"match", "session", "league", "sprt"}, nargs="+",
+         metavar="movecount=N score=S", group=BOARD),
     # ---------------------------------------------------------------- finding thinkers
     _opt("thinkers", "--thinkers", "also look for thinkers in this .py file or folder "
          "(repeatable)", _FINDING, action="append", default=[], metavar="PATH",

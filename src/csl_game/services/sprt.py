@@ -133,15 +133,17 @@ class SprtState:
                 + (f"  {on_time} lost on time" if on_time else ""))
 
 
-def test_json(sprt: SPRT, adjudicate: bool = False, swap: bool = True) -> dict[str, Any]:
+def test_json(sprt: SPRT, adjudicate: bool = False, swap: bool = True,
+              rules: dict[str, Any] | None = None) -> dict[str, Any]:
     """The test's hypotheses, error rates, adjudication (proven games ended
     early or played out: not to be mixed in one test) and whether a pair's
     colours are swapped (--no-swap), as each results line records them."""
     return {"elo0": sprt.elo0, "elo1": sprt.elo1, "alpha": sprt.alpha, "beta": sprt.beta,
-            "model": sprt.model, "adjudicate": adjudicate, "swap": swap}
+            "model": sprt.model, "adjudicate": adjudicate, "swap": swap,
+            "draw": (rules or {}).get("draw"), "resign": (rules or {}).get("resign")}
 
 
-_UNRECORDED = {"adjudicate": False, "swap": True}
+_UNRECORDED = {"adjudicate": False, "swap": True, "draw": None, "resign": None}
 """What a results line made before the key was recorded stands for."""
 
 
@@ -150,6 +152,8 @@ def _test_text(key: str, value: Any) -> str:
         return "--adjudicate" if value else "no --adjudicate"
     if key == "swap":
         return "colours swapped" if value else "--no-swap"
+    if key in ("draw", "resign"):
+        return f"--{key} {value}" if value else f"no --{key}"
     return f"{key} {value}"
 
 
@@ -188,7 +192,10 @@ class SprtRun:
                  swap: bool = True) -> None:
         self.sprt = sprt
         self.config = config
-        self.adjudicate = adjudicator is not None
+        self.adjudicate = adjudicator is not None and getattr(adjudicator, "exact", True)
+        """Whether the exact prover ends proven games (--adjudicate)."""
+        self.rules: dict[str, Any] = getattr(adjudicator, "rules", {})
+        """The scores' rules (--draw, --resign), as results lines record them."""
         self.swap = swap
         self._points: dict[int, float] = {}
         """NEW's points in each finished game, by fixture index."""
@@ -210,7 +217,7 @@ class SprtRun:
                 board, clock, the test's bounds or its adjudication: changing
                 them after seeing the data would void the test's error rates).
         """
-        mine = test_json(self.sprt, self.adjudicate, self.swap)
+        mine = test_json(self.sprt, self.adjudicate, self.swap, self.rules)
         for doc in docs:
             given = doc.get("sprt")
             if not isinstance(given, dict):
