@@ -15,6 +15,7 @@ import asyncio
 from collections.abc import Callable
 
 from csl_game.server.bot import BotError, BotGame, BotSpec, run_bot, saved_token, ws_url
+from csl_game.server.cluster import ClusterHub
 from csl_game.server.guard import AddressGuard, Limits, TokenBucket
 from csl_game.server.hub import Client, Hub, ServerOptions, hash_token, new_token
 from csl_game.server.ladder import Ladder
@@ -28,7 +29,7 @@ __all__ = ["run_server", "add_bot", "serve", "Served", "make_app", "Hub", "Clien
            "ServerOptions", "Limits", "AddressGuard", "TokenBucket", "Ladder", "Store",
            "SqliteStore", "PostgresStore", "GameRow", "open_store", "hash_token", "new_token",
            "decode_request", "decode_event", "BotSpec", "BotGame", "BotError", "run_bot",
-           "saved_token", "ws_url", "Room", "RoomStep", "SeatThinker", "Answer", "answer_doc"]
+           "saved_token", "ws_url", "Room", "RoomStep", "ClusterHub", "SeatThinker", "Answer", "answer_doc"]
 
 
 def add_bot(store: Store, name: str) -> str | None:
@@ -40,8 +41,20 @@ def add_bot(store: Store, name: str) -> str | None:
 async def run_server(store: Store, options: ServerOptions, host: str, port: int,
                      ready: Callable[[Served], None] | None = None,
                      stop: asyncio.Event | None = None) -> None:
-    """Serve until `stop` is set (or the task is cancelled: Ctrl+C)."""
-    served = await serve(Hub(store, options), host, port)
+    """Serve until `stop` is set (or the task is cancelled: Ctrl+C). On PostgreSQL
+    the process is one of as many as share the database (csl_game.server.cluster);
+    an SQLite file is served by one process only.
+
+    Raises:
+        UsageError: another process serves the SQLite file.
+    """
+    if isinstance(store, PostgresStore):
+        hub: Hub = ClusterHub(store, options, store.url)
+    else:
+        if isinstance(store, SqliteStore):
+            store.serve_alone()
+        hub = Hub(store, options)
+    served = await serve(hub, host, port)
     try:
         if ready is not None:
             ready(served)

@@ -155,8 +155,12 @@ class Hub:
                 result, _ = result_from_doc(row.result)
                 self.ladder.add(row.white, row.red, result, count=True)
         now = self._clock()
-        for row in await self.db(self.store.games, "playing"):
+        for row in await self._playing():
             self._resume(row, now)
+
+    async def _playing(self) -> list[GameRow]:
+        """The games in progress this process resumes (a cluster's: those it claims)."""
+        return await self.db(self.store.games, "playing")
 
     def _resume(self, row: GameRow, now: float) -> None:
         room: Room[Client] = Room.from_row(row, self.options.grace_ms / 1000,
@@ -221,9 +225,7 @@ class Hub:
             for client in step.entered:
                 client.rooms.add(room.id)
         for peers, text in step.send:
-            data = frame(text)
-            for client in peers:
-                client.send_frame(data)
+            self._deliver(peers, text)
         if step.store:
             self._write(step.store)
         self._lobby_dirty |= step.lobby
@@ -235,6 +237,15 @@ class Hub:
             task = asyncio.create_task(self._ai_move(room, step.think))
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
+
+    def _deliver(self, peers: tuple[Client, ...], text: str) -> None:
+        """`text` to `peers`, as one frame (a cluster relays it to other processes' peers)."""
+        data = frame(text)
+        for client in peers:
+            client.send_frame(data)
+
+    async def _claimed(self, room: Room[Client]) -> None:
+        """A new game is this process's (a cluster records it before its code is told)."""
 
     def _wake_at(self, room: Room[Client], when: float) -> None:
         """`room`'s timer rings at `when` or before (a room woken early says
@@ -335,7 +346,9 @@ class Hub:
                 room = self._room(request.game)
                 self._apply(room, room.watch(client, client.identity, now))
             case Create():
-                self._create(client, request)
+                room, color = self._create(client, request)
+                await self._claimed(room)
+                self._apply(room, room.open(client, color, self._clock()))
             case Join():
                 self._join(client, request.code)
             case Move():
@@ -404,7 +417,7 @@ class Hub:
         return self._add_room(Room(game, kind, code, seats, self.options.reconnect_s,
                                    time.time()))
 
-    def _create(self, client: Client, request: Create) -> None:
+    def _create(self, client: Client, request: Create) -> tuple[Room[Client], PColor]:
         if not client.identity or client.bot:
             raise Rejected("say hello with your name first")
         waiting = sum(1 for game_id in self.seated.get(client.identity, ())
@@ -429,7 +442,7 @@ class Hub:
         room = self._new_room(request.opponent, seats, names)
         if request.opponent != "ai":
             self._made_by[room.id] = client.address
-        self._apply(room, room.open(client, color, self._clock()))
+        return room, color
 
     def _waiting_from(self, address: str) -> int:
         """Games made from `address` still waiting for an opponent."""

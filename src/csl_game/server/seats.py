@@ -101,7 +101,11 @@ class Client:
     errors: int = 0
     lobby: bool = False
     rooms: set[str] = field(default_factory=set)
-    """The games it plays or watches here."""
+    """The games it plays or watches (in a cluster, those other processes own too)."""
+    via: int = 0
+    """In a cluster: the process it is connected to, when that is another (0: this one)."""
+    conn: int = 0
+    """In a cluster: its number on the process it is connected to."""
 
     @property
     def identity(self) -> str:

@@ -28,6 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from csl_game.errors import UsageError
+
 __all__ = ["Store", "SqliteStore", "PostgresStore", "GameRow", "open_store", "SCHEMA", "Write",
            "NewGame", "Moved", "Seated", "Finished", "Dropped", "game_settings"]
 
@@ -63,6 +65,23 @@ SCHEMA = (
         value TEXT NOT NULL)""",
 )
 """The tables: one row a bot (its token only hashed), one row a game, one row a move."""
+
+CLUSTER_SCHEMA = (
+    """CREATE TABLE IF NOT EXISTS owners (
+        game TEXT PRIMARY KEY,
+        code TEXT UNIQUE,
+        process BIGINT NOT NULL)""",
+    "CREATE INDEX IF NOT EXISTS owners_process ON owners (process)",
+    """CREATE TABLE IF NOT EXISTS lobbies (
+        process BIGINT PRIMARY KEY,
+        doc TEXT NOT NULL)""",
+    """CREATE TABLE IF NOT EXISTS relayed (
+        id BIGSERIAL PRIMARY KEY,
+        doc TEXT NOT NULL)""",
+)
+"""PostgreSQL's own tables, for several processes (csl_game.server.relay): which
+process owns each live game, each process's part of the lobby, and the messages
+between processes too long for a notification."""
 
 
 @dataclass(frozen=True)
@@ -292,6 +311,8 @@ class SqliteStore(Store):
     """The store in an SQLite file (write-ahead log, one connection, one lock)."""
 
     def __init__(self, path: Path | str) -> None:
+        self.path = str(path)
+        self._held: Any = None
         if str(path) != ":memory:":
             Path(path).parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
@@ -312,9 +333,35 @@ class SqliteStore(Store):
                 raise
             cur.execute("COMMIT")
 
+    def serve_alone(self) -> None:
+        """Hold the file for one serving process (a lock beside it, until `close`):
+        SQLite serves one process; several share a PostgreSQL database.
+
+        Raises:
+            UsageError: another process serves this file.
+        """
+        if self.path == ":memory:" or self._held is not None:
+            return
+        try:
+            import fcntl
+        except ImportError:  # Windows: not checked
+            return
+        held = open(self.path + ".server-lock", "a")  # noqa: SIM115 (held until close)
+        try:
+            fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            held.close()
+            raise UsageError(f"--db: {self.path} is served by another csl-game server "
+                             "already (SQLite is for one process; several processes share "
+                             "a postgresql:// database)") from None
+        self._held = held
+
     def close(self) -> None:
         with self._lock:
             self._db.close()
+        if self._held is not None:
+            self._held.close()
+            self._held = None
 
 
 class PostgresStore(Store):
@@ -325,9 +372,17 @@ class PostgresStore(Store):
     def __init__(self, url: str) -> None:
         import psycopg  # only a PostgreSQL deployment needs it (csl-game[server])
 
+        self.url = url
         self._db = psycopg.connect(url, autocommit=True)
         self._lock = threading.Lock()
         self.create_schema()
+
+    def create_schema(self) -> None:
+        """The tables, made by one process at a time (several may start at once)."""
+        with self._cursor() as cur:
+            cur.execute("SELECT pg_advisory_xact_lock(%s, 0)", (SCHEMA_LOCK,))
+            for statement in (*SCHEMA, *CLUSTER_SCHEMA):
+                cur.execute(statement)
 
     @contextmanager
     def _cursor(self) -> Iterator[Any]:
@@ -337,6 +392,10 @@ class PostgresStore(Store):
     def close(self) -> None:
         with self._lock:
             self._db.close()
+
+
+SCHEMA_LOCK = 0x43534C
+"""The advisory lock's class taken to make the tables (csl_game.server.relay keeps others)."""
 
 
 def open_store(where: str) -> Store:

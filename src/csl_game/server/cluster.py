@@ -1,0 +1,333 @@
+"""One server in several processes: the hub of a process on a shared PostgreSQL database.
+
+`ClusterHub` is the hub (csl_game.server.hub) with the other processes
+beside it, through csl_game.server.relay (PostgreSQL's LISTEN/NOTIFY). Each
+live game is a room in one process, its owner, as one process serves it
+alone; a client connected to another process reaches it through the relay:
+
+- its process sends the owner what the client said of that game (``C``:
+  who the client is, and its message); the owner's room takes the client as
+  a peer like its own (a `Client` whose `via` is that process), and sends
+  back each message for such peers once per process (``D``: the receivers'
+  numbers and the message), which that process writes to their connections;
+  when the client goes, the owner is told (``L``).
+- a process that ends, or is killed, lets its life lock go; the others look
+  every `check_s`, and one takes its games over from the database (their
+  moves), resumes them as after a restart, and says so to all (``T``):
+  every process then gives its clients of those games their seats again
+  with the new owner (as a reconnect), and the clients of the process that
+  ended come back through any other, as after a restart.
+- each process publishes its part of the lobby (its open challenges and its
+  games) when it changes (``Y``), and each ladder game's result as it ends
+  (``F``), so the lobby and the ladder are the same from any process.
+
+What a process does with its own clients and rooms stays the hub's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import logging
+from typing import Any
+
+from csl_game.errors import ProtocolError
+from csl_game.online.protocol import result_from_doc, result_json
+from csl_game.server.game import Rejected
+from csl_game.server.hub import Hub
+from csl_game.server.messages import (
+    Cancel,
+    Forfeit,
+    Join,
+    Move,
+    Request,
+    Resign,
+    Watch,
+    decode_request,
+    encode,
+    frame,
+)
+from csl_game.server.relay import Relay
+from csl_game.server.room import Room, lobby_lists
+from csl_game.server.seats import Client, ServerOptions
+from csl_game.server.store import GameRow, Store
+
+__all__ = ["ClusterHub"]
+
+log = logging.getLogger(__name__)
+
+
+class ClusterHub(Hub):
+    """The hub of one of several processes serving one database."""
+
+    def __init__(self, store: Store, options: ServerOptions, url: str,
+                 check_s: float = 0.5) -> None:
+        super().__init__(store, options)
+        self.relay = Relay(url)
+        self.check_s = check_s
+        self.owners: dict[str, int] = {}
+        """The owners of games other processes hold, as last learnt."""
+        self.local: dict[int, Client] = {}
+        """This process's connections, by number."""
+        self.remote: dict[tuple[int, int], Client] = {}
+        """Other processes' clients in this process's rooms, by (process, number)."""
+        self._numbers = itertools.count(1)
+        self._parts: dict[int, dict[str, Any]] = {}
+        """The other processes' parts of the lobby."""
+        self._published = ""
+
+    @property
+    def me(self) -> int:
+        return self.relay.me
+
+    # ------------------------------------------------------------ life
+    async def start(self) -> None:
+        await self.relay.start(self._heard)
+        await super().start()
+        self._spawn(self._check())
+        self._spawn(self._read_lobbies())
+
+    async def _playing(self) -> list[GameRow]:
+        """The games this process takes: those of processes that ended, and
+        those nobody owns."""
+        _, taken = await self.relay.take_over(set())
+        return await self._rows(taken)
+
+    async def _rows(self, games: list[str]) -> list[GameRow]:
+        rows, gone = [], []
+        for game_id in games:
+            row = await self.db(self.store.game, game_id)
+            if row is not None and row.state == "playing" and game_id not in self.games:
+                rows.append(row)
+            elif game_id not in self.games:
+                gone.append(game_id)
+        if gone:
+            await self.relay.release(gone)
+        return rows
+
+    async def close(self) -> None:
+        await super().close()  # the writes made before the others may take the games
+        await self.relay.close()
+
+    def _spawn(self, work: Any) -> None:
+        task = asyncio.create_task(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _check(self) -> None:
+        """Every `check_s`: the processes that ended, and their games taken over."""
+        while True:
+            await asyncio.sleep(self.check_s)
+            try:
+                dead, taken = await self.relay.take_over({p for p, _ in self.remote})
+                for process in dead:
+                    self._parts.pop(process, None)
+                    for key in [k for k in self.remote if k[0] == process]:
+                        self.disconnected(self.remote.pop(key))
+                if dead:
+                    self._lobby_dirty = True
+                rows = await self._rows(taken)
+                now = self._clock()
+                for row in rows:
+                    self._resume(row, now)
+                if rows:
+                    log.info("took over %d games from processes that ended", len(rows))
+                    self.relay.publish(None, "T" + json.dumps(
+                        {"process": self.me, "games": [r.id for r in rows]}))
+            except Exception:
+                log.exception("could not look for processes that ended")
+
+    # ------------------------------------------------------------ this process's clients
+    def connected(self, client: Client) -> None:
+        client.conn = next(self._numbers)
+        self.local[client.conn] = client
+        super().connected(client)
+
+    def disconnected(self, client: Client) -> None:
+        if client.via == 0:
+            self.local.pop(client.conn, None)
+            elsewhere: dict[int, list[str]] = {}
+            for game_id in client.rooms:
+                owner = self.owners.get(game_id)
+                if game_id not in self.games and owner is not None:
+                    elsewhere.setdefault(owner, []).append(game_id)
+            for owner, games in elsewhere.items():
+                self.relay.publish(owner, "L" + json.dumps(
+                    {"from": self.me, "conn": client.conn, "games": games}))
+        super().disconnected(client)
+
+    async def _handle(self, client: Client, request: Request) -> None:
+        if client.via == 0 and await self._relayed(client, request):
+            return
+        await super()._handle(client, request)
+
+    async def _relayed(self, client: Client, request: Request) -> bool:
+        """Send `request` to the process that owns its game, if another does."""
+        match request:
+            case Watch(game=game_id) | Move(game=game_id) | Forfeit(game=game_id) | \
+                    Resign(game=game_id) | Cancel(game=game_id):
+                if game_id in self.games:
+                    return False
+                owner = self.owners.get(game_id)
+                if owner is None:
+                    found = await self.relay.owner(game=game_id)
+                    if found is None:
+                        return False
+                    owner = found[1]
+            case Join(code=code):
+                if code in self.codes:
+                    return False
+                found = await self.relay.owner(code=code)
+                if found is None:
+                    return False
+                game_id, owner = found
+            case _:
+                return False
+        if owner == self.me:  # a game of this process it no longer holds
+            return False
+        self.owners[game_id] = owner
+        if isinstance(request, (Watch, Join)):
+            client.rooms.add(game_id)
+        self._relay_request(client, owner, request)
+        return True
+
+    def _relay_request(self, client: Client, owner: int, request: Request) -> None:
+        who = {"from": self.me, "conn": client.conn, "address": client.address,
+               "session": client.session, "name": client.name, "bot": client.bot}
+        self.relay.publish(owner, "C" + json.dumps(who) + "\n" + _request_text(request))
+
+    # ------------------------------------------------------------ what others say
+    def _heard(self, payload: str) -> None:
+        kind, body = payload[:1], payload[1:]
+        if kind == "D":
+            head, text = body.split("\n", 1)
+            data = frame(text)
+            for number in head.split(","):
+                client = self.local.get(int(number))
+                if client is not None:
+                    client.send_frame(data)
+        elif kind == "C":
+            head, text = body.split("\n", 1)
+            self._spawn(self._from_elsewhere(json.loads(head), text))
+        elif kind == "L":
+            doc = json.loads(body)
+            client = self.remote.get((doc["from"], doc["conn"]))
+            if client is not None:
+                for game_id in doc["games"]:
+                    room = self.games.get(game_id)
+                    if room is not None:
+                        self._apply(room, room.left(client, self._clock()))
+                        client.rooms.discard(game_id)
+                if not client.rooms:
+                    del self.remote[doc["from"], doc["conn"]]
+        elif kind == "T":
+            self._taken(json.loads(body))
+        elif kind == "Y":
+            self._spawn(self._read_lobbies())
+        elif kind == "F":
+            doc = json.loads(body)
+            if doc["from"] != self.me:
+                result, _ = result_from_doc(doc["result"])
+                self.ladder.add(doc["white"], doc["red"], result, count=True)
+                self._known_bots |= {doc["white"], doc["red"]}
+                self._lobby_dirty = True
+
+    async def _from_elsewhere(self, who: dict[str, Any], text: str) -> None:
+        """A client of another process said `text` of a game here."""
+        key = (int(who["from"]), int(who["conn"]))
+        client = self.remote.get(key)
+        if client is None:
+            client = self.remote[key] = Client(str(who["address"]), via=key[0], conn=key[1])
+        client.session, client.name, client.bot = who["session"], who["name"], who["bot"]
+        try:
+            await self._handle(client, decode_request(text))
+        except (ProtocolError, Rejected) as e:  # as `receive` answers its own clients
+            self._deliver((client,), encode("error", message=str(e)[:2000]))
+
+    def _taken(self, doc: dict[str, Any]) -> None:
+        """Process `doc["process"]` took `doc["games"]` over: this process's
+        clients of those games take their seats there again."""
+        owner, games = int(doc["process"]), set(doc["games"])
+        now = self._clock()
+        for game_id in games:
+            if owner == self.me:
+                self.owners.pop(game_id, None)
+            else:
+                self.owners[game_id] = owner
+        for client in list(self.local.values()):
+            for game_id in games & client.rooms:
+                room = self.games.get(game_id)
+                if room is not None:
+                    self._apply(room, room.watch(client, client.identity, now))
+                elif owner != self.me:
+                    self._relay_request(client, owner, Watch(game_id))
+
+    # ------------------------------------------------------------ sending
+    def _deliver(self, peers: tuple[Client, ...], text: str) -> None:
+        here = tuple(p for p in peers if p.via == 0)
+        if here:
+            super()._deliver(here, text)
+        if len(here) < len(peers):
+            elsewhere: dict[int, list[str]] = {}
+            for peer in peers:
+                if peer.via:
+                    elsewhere.setdefault(peer.via, []).append(str(peer.conn))
+            for process, numbers in elsewhere.items():
+                self.relay.publish(process, "D" + ",".join(numbers) + "\n" + text)
+
+    async def _claimed(self, room: Room[Client]) -> None:
+        await self.relay.claim(room.id, room.code)
+
+    def _add_room(self, room: Room[Client]) -> Room[Client]:
+        if room.kind == "ladder" and not room.stored:  # made by the pairing, not awaited
+            self._spawn(self.relay.claim(room.id, room.code))
+        return super()._add_room(room)
+
+    def _forget(self, room: Room[Client]) -> None:
+        super()._forget(room)
+        if not room.stored:  # never written: nothing else would release it
+            self._spawn(self.relay.release([room.id]))
+        g = room.game
+        if room.kind == "ladder" and g.result is not None:  # the others' ladders count it
+            self.relay.publish(None, "F" + json.dumps(
+                {"from": self.me, "white": g.names[0], "red": g.names[1],
+                 "result": result_json(g.result, g.config)}))
+
+    # ------------------------------------------------------------ the lobby
+    def lobby(self) -> dict[str, Any]:
+        own = super().lobby()
+        for part in self._parts.values():
+            for key in ("challenges", "games"):
+                own[key] = (own[key] + part.get(key, []))[:100]
+        return own
+
+    def _send_lobby(self) -> None:
+        part = json.dumps(lobby_lists(self.games.values()))
+        if part != self._published:
+            self._published = part
+            self._spawn(self._put_lobby(part))
+        super()._send_lobby()
+
+    async def _put_lobby(self, part: str) -> None:
+        await self.relay.put_lobby(part)
+        self.relay.publish(None, "Y")
+
+    async def _read_lobbies(self) -> None:
+        self._parts = {p: json.loads(doc) for p, doc in (await self.relay.lobbies()).items()}
+        self._lobby_dirty = True
+
+
+def _request_text(request: Request) -> str:
+    """A client's game message as it said it (csl_game.server.messages)."""
+    match request:
+        case Move(game, ply, col, shape):
+            return encode("move", game=game, ply=ply, col=col, shape=shape.name.lower())
+        case Forfeit(game, ply, reason, detail):
+            return encode("forfeit", game=game, ply=ply, reason=reason.name.lower(),
+                          detail=detail)
+        case Watch(game) | Resign(game) | Cancel(game):
+            return encode(type(request).__name__.lower(), game=game)
+        case Join(code):
+            return encode("join", code=code)
+    raise ValueError(f"{request!r} is no game's message")

@@ -1,0 +1,187 @@
+"""Several server processes on one PostgreSQL database: its LISTEN/NOTIFY and its locks.
+
+PostgreSQL is already the database of a real deployment, so its own pub/sub
+carries the processes' messages: no broker to run beside it. Each process
+has a number (`me`) and a channel of its own (``csl_<me>``), and all listen
+to ``csl_all``. A process is alive while it holds its life lock (a session
+advisory lock on its listening connection): when it ends, or is killed, or
+its connection to the database is lost, PostgreSQL lets the lock go, and
+another process can take it: that is how the others learn it is gone. Which
+process owns each live game is a row of the `owners` table
+(csl_game.server.store.CLUSTER_SCHEMA), taken over in one UPDATE, so each
+game has one owner. Each process's part of the lobby is a row of `lobbies`.
+
+`Relay` is the I/O only (psycopg 3's async connections on the event loop);
+what the messages mean is csl_game.server.cluster's. A notification's
+payload is at most 8,000 bytes: a longer message (a long game's whole
+state) is kept in the `relayed` table and its row's number sent instead; its
+receiver reads it (and deletes it) in turn, so messages keep their order.
+Messages to all are short.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+from collections.abc import Callable
+from typing import Any
+
+from csl_game.server.store import SCHEMA_LOCK
+
+__all__ = ["Relay", "MAX_PAYLOAD"]
+
+log = logging.getLogger(__name__)
+LIFE_LOCK = SCHEMA_LOCK + 1
+"""The advisory locks' class of the processes' life locks (the second key is the process)."""
+MAX_PAYLOAD = 7999
+ALL = "csl_all"
+
+
+def channel(process: int) -> str:
+    return f"csl_{process}"
+
+
+class Relay:
+    """One process's connections to the others, through PostgreSQL."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.me = secrets.randbelow(2**31 - 2) + 1
+        self._listening: Any = None
+        self._sending: Any = None
+        self._asking: Any = None
+        self._out: list[tuple[str, str]] = []
+        self._more = asyncio.Event()
+        self._seq = 0
+        self._tasks: list[asyncio.Task[None]] = []
+
+    async def start(self, heard: Callable[[str], None]) -> None:
+        """Connect, take the life lock, and call `heard(payload)` for each message
+        sent to this process or to all (this process's own to all included)."""
+        import psycopg
+
+        self._listening = await psycopg.AsyncConnection.connect(self.url, autocommit=True)
+        await self._listening.execute("SELECT pg_advisory_lock(%s, %s)", (LIFE_LOCK, self.me))
+        await self._listening.execute(f"LISTEN {ALL}")
+        await self._listening.execute(f"LISTEN {channel(self.me)}")
+        self._sending = await psycopg.AsyncConnection.connect(self.url, autocommit=True)
+        self._asking = await psycopg.AsyncConnection.connect(self.url, autocommit=True)
+        self._tasks = [asyncio.create_task(self._listen(heard)),
+                       asyncio.create_task(self._send())]
+
+    async def close(self) -> None:
+        """Stop; the life lock goes with the connections (the others take over)."""
+        for task in self._tasks:
+            task.cancel()
+        if self._asking is not None:
+            try:
+                await self._asking.execute("DELETE FROM lobbies WHERE process = %s", (self.me,))
+            except Exception:  # the database is gone: nothing to tidy
+                log.debug("could not remove this process's lobby", exc_info=True)
+        for conn in (self._sending, self._asking, self._listening):
+            if conn is not None:
+                await conn.close()
+
+    # ------------------------------------------------------------ messages
+    def publish(self, to: int | None, payload: str) -> None:
+        """Send `payload` to process `to` (None: to every process), soon, in order."""
+        self._seq += 1  # PostgreSQL folds equal payloads of one transaction into one
+        self._out.append((ALL if to is None else channel(to), f"{self._seq}\n{payload}"))
+        self._more.set()
+
+    async def _send(self) -> None:
+        while True:
+            await self._more.wait()
+            self._more.clear()
+            batch, self._out = self._out, []
+            if not batch:
+                continue
+            try:
+                for i, (to, text) in enumerate(batch):
+                    if len(text.encode("utf-8")) > MAX_PAYLOAD:  # too long for a notification
+                        spilled = await self._sending.execute(
+                            "INSERT INTO relayed (doc) VALUES (%s) RETURNING id", (text,))
+                        batch[i] = (to, f"@{(await spilled.fetchone())[0]}")
+                await self._sending.execute(
+                    "SELECT pg_notify(c, p) FROM unnest(%s::text[], %s::text[]) "
+                    "WITH ORDINALITY AS t(c, p, n) ORDER BY n",
+                    ([c for c, _ in batch], [p for _, p in batch]))
+            except Exception:
+                log.exception("could not relay %d messages", len(batch))
+
+    async def _listen(self, heard: Callable[[str], None]) -> None:
+        async for note in self._listening.notifies():
+            try:
+                text = note.payload
+                if text.startswith("@"):  # read in turn, so messages keep their order
+                    rows = await self._rows("DELETE FROM relayed WHERE id = %s RETURNING doc",
+                                            (int(text[1:]),))
+                    text = str(rows[0][0])
+                heard(text.split("\n", 1)[1])
+            except Exception:
+                log.exception("a relayed message failed: %.200s", note.payload)
+        log.error("the database's notifications ended")
+
+    # ------------------------------------------------------------ ownership
+    async def _rows(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        cur = await self._asking.execute(sql, params)
+        return list(await cur.fetchall()) if cur.description else []
+
+    async def claim(self, game: str, code: str) -> None:
+        """A new game is this process's."""
+        await self._rows("INSERT INTO owners (game, code, process) VALUES (%s, %s, %s)",
+                         (game, code, self.me))
+
+    async def release(self, games: list[str]) -> None:
+        """Games that ended before the database had them (nobody joined)."""
+        await self._rows("DELETE FROM owners WHERE game = ANY(%s) AND process = %s",
+                         (games, self.me))
+
+    async def owner(self, game: str = "", code: str = "") -> tuple[str, int] | None:
+        """The game of id `game` (or of join code `code`) and its owner, if it lives."""
+        rows = await self._rows("SELECT game, process FROM owners WHERE "
+                                + ("game = %s" if game else "code = %s"), (game or code,))
+        return (str(rows[0][0]), int(rows[0][1])) if rows else None
+
+    async def gone(self, processes: set[int]) -> list[int]:
+        """Those of `processes` that ended (their life lock is free)."""
+        dead = []
+        for process in sorted(processes - {self.me}):
+            rows = await self._rows("SELECT pg_try_advisory_lock(%s, %s)", (LIFE_LOCK, process))
+            if rows[0][0]:
+                await self._rows("SELECT pg_advisory_unlock(%s, %s)", (LIFE_LOCK, process))
+                dead.append(process)
+        return dead
+
+    async def take_over(self, known: set[int]) -> tuple[list[int], list[str]]:
+        """The processes that ended (among the games' owners and `known`), and
+        the games this process took from them, with the games in progress
+        nobody owns (stored before any process claimed them)."""
+        owners = {int(r[0]) for r in await self._rows("SELECT DISTINCT process FROM owners")}
+        dead = await self.gone(owners | known)
+        taken: list[str] = []
+        if dead:
+            taken = [str(r[0]) for r in await self._rows(
+                "UPDATE owners SET process = %s WHERE process = ANY(%s) RETURNING game",
+                (self.me, dead))]
+            await self._rows("DELETE FROM lobbies WHERE process = ANY(%s)", (dead,))
+        taken += [str(r[0]) for r in await self._rows(
+            "INSERT INTO owners (game, code, process) SELECT id, settings::json ->> 'code', %s "
+            "FROM games WHERE state = 'playing' AND NOT EXISTS "
+            "(SELECT 1 FROM owners WHERE owners.game = games.id) "
+            "ON CONFLICT DO NOTHING RETURNING game", (self.me,))]
+        await self._rows("DELETE FROM owners USING games WHERE owners.process = %s AND "
+                         "games.id = owners.game AND games.state <> 'playing'", (self.me,))
+        return dead, taken
+
+    # ------------------------------------------------------------ the lobby
+    async def put_lobby(self, doc: str) -> None:
+        """This process's part of the lobby (its games), for the others to read."""
+        await self._rows("INSERT INTO lobbies (process, doc) VALUES (%s, %s) ON CONFLICT "
+                         "(process) DO UPDATE SET doc = EXCLUDED.doc", (self.me, doc))
+
+    async def lobbies(self) -> dict[int, str]:
+        """The other processes' parts of the lobby."""
+        return {int(p): str(d) for p, d in await self._rows(
+            "SELECT process, doc FROM lobbies WHERE process <> %s", (self.me,))}

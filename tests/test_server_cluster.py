@@ -1,0 +1,306 @@
+"""Two server processes on one PostgreSQL database (a real one, started by the
+test as the store's tests do: tests/pg_cluster.py; skipped, saying why, where
+there is none): a game made through one is seen in the other's lobby, joined,
+played and watched through the other; the process that owns a game is killed
+mid-game and the game goes on in the other, its players and watcher with it.
+And an SQLite file is served by one process only."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import pytest
+
+from csl_game.model.board import Board, PColor, PShape
+from csl_game.server import open_store
+from csl_game.server.relay import Relay
+from online_procs import Proc
+from pg_cluster import postgres
+from test_server_ladder import start_server, stop
+from test_server_store import start_server_at
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX only")
+WAIT = 30.0
+"""Seconds any one thing may take (a loaded machine)."""
+
+
+@pytest.fixture(scope="module")
+def pg_url() -> Iterator[str]:
+    with postgres() as url:
+        yield url
+
+
+@pytest.fixture
+def two(pg_url: str) -> Iterator[tuple[Proc, str, Proc, str]]:
+    """Two server processes on the database (A, then B), emptied first."""
+    cleaner = open_store(pg_url)
+    for table in ("games", "moves", "owners", "lobbies"):
+        cleaner._run(f"DELETE FROM {table}")
+    cleaner.close()
+    a, url_a = start_server_at(pg_url)
+    b, url_b = start_server_at(pg_url)
+    try:
+        yield a, url_a, b, url_b
+    finally:
+        stop(a)
+        stop(b)
+
+
+class Peer:
+    """A browser-less client: one WebSocket, every message it gets kept as it comes."""
+
+    def __init__(self, url: str, name: str, cookie: str = "") -> None:
+        self.url = url.replace("http://", "ws://") + "/ws"
+        self.name = name
+        self.cookie = cookie
+        self.got: list[dict[str, Any]] = []
+        self._news = asyncio.Event()
+        self._http: aiohttp.ClientSession | None = None
+        self._ws: aiohttp.ClientWebSocketResponse | None = None
+        self._reader: asyncio.Task[None] | None = None
+
+    async def open(self) -> Peer:
+        self._http = aiohttp.ClientSession()
+        headers = {"Cookie": f"csl_session={self.cookie}"} if self.cookie else {}
+        self._ws = await self._http.ws_connect(self.url, headers=headers)
+        self._reader = asyncio.create_task(self._read())
+        await self.send(type="hello", version=1, name=self.name)
+        welcome = await self.until(lambda: self.last("welcome"))
+        self.cookie = welcome.get("session", self.cookie)
+        return self
+
+    async def _read(self) -> None:
+        assert self._ws is not None
+        async for msg in self._ws:
+            doc = json.loads(msg.data)
+            if doc["type"] == "ping":
+                await self.send(type="pong")
+            self.got.append(doc)
+            self._news.set()
+        self.got.append({"type": "closed"})
+        self._news.set()
+
+    async def send(self, **doc: Any) -> None:
+        assert self._ws is not None
+        await self._ws.send_str(json.dumps(doc))
+
+    async def until(self, found: Callable[[], Any], timeout: float = WAIT) -> Any:
+        """What `found()` gives once it is true, waiting for messages up to `timeout` s."""
+        end = time.monotonic() + timeout
+        while not (value := found()):
+            left = end - time.monotonic()
+            assert left > 0, f"{self.name} waited in vain; it got {self.got[-8:]}"
+            self._news.clear()
+            try:
+                await asyncio.wait_for(self._news.wait(), left)
+            except TimeoutError:
+                pass
+        return value
+
+    def last(self, kind: str, game: str = "") -> dict[str, Any] | None:
+        for doc in reversed(self.got):
+            if doc["type"] == kind and (not game or doc.get("game") == game):
+                return doc
+        return None
+
+    def count(self, kind: str, game: str) -> int:
+        return sum(1 for d in self.got if d["type"] == kind and d.get("game") == game)
+
+    def played(self, game: str) -> list[tuple[int, int, str]]:
+        return [(d["ply"], d["col"], d["shape"]) for d in self.got
+                if d["type"] == "played" and d["game"] == game]
+
+    def moves(self, game: str) -> dict[int, tuple[int, str]]:
+        """Every move of `game` this peer was told, by ply (in a game's state or played)."""
+        seen: dict[int, tuple[int, str]] = {}
+        for d in self.got:
+            if d["type"] == "game" and d["game"] == game:
+                seen.update((i, (m["col"], m["shape"])) for i, m in enumerate(d["moves"]))
+            elif d["type"] == "played" and d["game"] == game:
+                seen[d["ply"]] = (d["col"], d["shape"])
+        return seen
+
+    async def close(self) -> None:
+        if self._ws is not None:
+            await self._ws.close()
+        if self._reader is not None:
+            await asyncio.wait_for(self._reader, WAIT)
+        if self._http is not None:
+            await self._http.close()
+
+
+async def poll(url: str, found: Callable[[Any], bool], timeout: float = WAIT) -> Any:
+    """`url`'s JSON once `found` says yes, asked again (on one kept-alive
+    connection: the server limits an address's new connections) as soon as it
+    answers ({} for a game the database does not have yet)."""
+    end = time.monotonic() + timeout
+    async with aiohttp.ClientSession() as http:
+        while True:
+            async with http.get(url) as answer:
+                doc = await answer.json() if answer.status != 404 else {}
+            if found(doc):
+                return doc
+            assert time.monotonic() < end, f"{url} never did: {doc}"
+            await asyncio.sleep(0.05)
+
+
+def board_of(state: dict[str, Any]) -> Board:
+    s = state["settings"]
+    board = Board(s["rows"], s["cols"], s["win_sequence"], s["round_pieces"], s["square_pieces"])
+    for m in state["moves"]:
+        board.do_move(PShape[m["shape"].upper()], m["col"])
+    return board
+
+
+async def play(game: str, board: Board, seats: dict[PColor, Peer], everyone: list[Peer],
+               upto: int = 10_000) -> None:
+    """The players play (a move each turn, each waiting until everyone has
+    it) until the game ends or `upto` moves are played."""
+    while board.move_count < upto and board.legal_moves():
+        ply = board.move_count
+        legal = board.legal_moves()
+        col, shape = legal[(ply * 5) % len(legal)]
+        await seats[board.turn].send(type="move", game=game, ply=ply, col=col,
+                                     shape=shape.name.lower())
+        for peer in everyone:
+            await peer.until(lambda p=peer, ply=ply: ply in p.moves(game))
+        assert all(p.moves(game)[ply] == (col, shape.name.lower()) for p in everyone)
+        board.do_move(shape, col)
+
+
+def test_a_game_made_on_one_process_is_joined_played_and_watched_on_the_other(
+        two: tuple[Proc, str, Proc, str]) -> None:
+    a, url_a, b, url_b = two
+
+    async def run() -> None:
+        maker = await Peer(url_a, "Ann").open()
+        await maker.send(type="create", opponent="open", color="white")
+        state = await maker.until(lambda: maker.last("game"))
+        game = state["game"]
+        lobby = await poll(url_b + "/api/lobby",  # B's lobby lists A's challenge
+                           lambda doc: any(c["game"] == game for c in doc["challenges"]))
+        code = next(c["code"] for c in lobby["challenges"] if c["game"] == game)
+        joiner = await Peer(url_b, "Bob").open()
+        await joiner.send(type="join", code=code)
+        joined = await joiner.until(lambda: joiner.last("game", game))
+        assert joined["color"] == "red" and joined["white"] == "Ann"
+        watcher = await Peer(url_b, "Cid").open()
+        await watcher.send(type="watch", game=game)
+        await watcher.until(lambda: watcher.last("game", game))
+        await maker.until(lambda: maker.count("game", game) == 2)  # told Bob sat down
+        for url in (url_a, url_b):  # the game being played, from either process
+            await poll(url + "/api/lobby", lambda doc: any(g["game"] == game and g["red"] == "Bob"
+                                                           for g in doc["games"]))
+        everyone = [maker, joiner, watcher]
+        board = board_of(joined)
+        await play(game, board, {PColor.WHITE: maker, PColor.RED: joiner}, everyone)
+        results = [await p.until(lambda p=p: p.last("result", game)) for p in everyone]
+        assert results[0] == results[1] == results[2]
+        assert [ply for ply, _, _ in watcher.played(game)] == list(range(board.move_count))
+        stored = await poll(url_a + f"/api/games/{game}", lambda doc: doc.get("state") == "over")
+        assert len(stored["moves"]) == board.move_count
+        for peer in everyone:
+            await peer.close()
+
+    asyncio.run(asyncio.wait_for(run(), 180))
+    assert "Traceback" not in a.text() + b.text(), a.text() + b.text()
+
+
+def test_a_game_goes_on_when_its_process_is_killed(two: tuple[Proc, str, Proc, str]) -> None:
+    a, url_a, b, url_b = two
+
+    async def run() -> None:
+        maker = await Peer(url_a, "Ann").open()
+        await maker.send(type="create", opponent="friend", color="white")
+        state = await maker.until(lambda: maker.last("game"))
+        game, code = state["game"], state["code"]
+        joiner = await Peer(url_b, "Bob").open()
+        await joiner.send(type="join", code=code)
+        joined = await joiner.until(lambda: joiner.last("game", game))
+        watcher = await Peer(url_b, "Cid").open()
+        await watcher.send(type="watch", game=game)
+        await watcher.until(lambda: watcher.last("game", game))
+        board = board_of(joined)
+        await play(game, board, {PColor.WHITE: maker, PColor.RED: joiner},
+                   [maker, joiner, watcher], upto=5)
+        # every move is in the database (written every 200 ms) before the kill
+        await poll(url_b + f"/api/games/{game}", lambda doc: len(doc.get("moves", ())) == 5)
+        states = joiner.count("game", game), watcher.count("game", game)
+        a.kill()  # SIGKILL: nothing is tidied
+        # B takes the game over and gives its players and watchers their seats again
+        again = await joiner.until(lambda: joiner.count("game", game) > states[0]
+                                   and joiner.last("game", game))
+        assert again["color"] == "red" and len(again["moves"]) == 5
+        await watcher.until(lambda: watcher.count("game", game) > states[1])
+        back = await Peer(url_b, "Ann", maker.cookie).open()  # Ann comes back through B
+        await back.send(type="watch", game=game)
+        mine = await back.until(lambda: back.last("game", game))
+        assert mine["color"] == "white" and len(mine["moves"]) == 5
+        everyone = [back, joiner, watcher]
+        await play(game, board, {PColor.WHITE: back, PColor.RED: joiner}, everyone)
+        results = [await p.until(lambda p=p: p.last("result", game)) for p in everyone]
+        assert results[0] == results[1] == results[2]
+        assert results[0]["result"]["winner_name"] in ("Ann", "Bob", None)
+        assert sorted(watcher.moves(game)) == list(range(board.move_count))
+        stored = await poll(url_b + f"/api/games/{game}", lambda doc: doc.get("state") == "over")
+        assert len(stored["moves"]) == board.move_count
+        await maker.close()
+        for peer in everyone:
+            await peer.close()
+
+    asyncio.run(asyncio.wait_for(run(), 180))
+    assert "Traceback" not in b.text(), b.text()
+
+
+def test_the_ladder_of_one_process_is_the_others(two: tuple[Proc, str, Proc, str],
+                                                 tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """Bots play on A; B's ladder counts their games as they end."""
+    a, url_a, b, url_b = two
+    monkeypatch.setenv("CSL_GAME_HOME", str(tmp_path / "home"))
+    bots = [Proc("bot", url_a, "random", "--name", f"L{i}") for i in (1, 2)]
+    try:
+        ladder = asyncio.run(poll(url_b + "/api/ladder", lambda rows: len(rows) == 2 and all(
+            r["games"] >= 2 for r in rows), 60))
+        assert {r["name"] for r in ladder} == {"L1", "L2"}
+    finally:
+        for bot in bots:
+            stop(bot)
+
+
+def test_a_message_too_long_for_a_notification_is_relayed_in_its_turn(pg_url: str) -> None:
+    async def run() -> list[str]:
+        relay = Relay(pg_url)
+        heard: list[str] = []
+        news = asyncio.Event()
+        await relay.start(lambda text: (heard.append(text), news.set()))
+        try:
+            for text in ("short", "x" * 20_000, "after"):
+                relay.publish(relay.me, text)
+            while len(heard) < 3:
+                await asyncio.wait_for(news.wait(), WAIT)
+                news.clear()
+            return heard
+        finally:
+            await relay.close()
+
+    assert asyncio.run(run()) == ["short", "x" * 20_000, "after"]
+
+
+def test_an_sqlite_file_is_served_by_one_process(tmp_path: Path) -> None:
+    db = tmp_path / "games.sqlite3"
+    first, _ = start_server(db)
+    try:
+        second = Proc("server", "--host", "127.0.0.1", "--port", "0", "--db", str(db))
+        assert second.finish(60) == 2
+        lines = second.text().strip().splitlines()
+        assert len(lines) == 1 and "served by another csl-game server" in lines[0], lines
+    finally:
+        stop(first)
