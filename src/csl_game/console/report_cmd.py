@@ -93,6 +93,12 @@ def _serve_site(args: argparse.Namespace, points: Points) -> int:
     title = args.title or DEFAULT_TITLE
     rebuild: Callable[[], None] | None = None
     temporary = False
+    if not source.exists() and source.absolute().parent.is_dir():
+        # started with its session (both typed at once): wait for the session to make it
+        print(f"csl-game: note: waiting for {source} to be made (its session has not made it "
+              "yet; Ctrl+C stops)", file=sys.stderr, flush=True)
+        while not source.exists():
+            time.sleep(0.2)
     if not source.exists():
         raise ConfigError(f"{source}: no such results file or site folder")
     if source.is_dir():
