@@ -97,7 +97,7 @@ def test_the_live_site_is_whole_and_final(played: Path) -> None:
     assert 'http-equiv="refresh"' not in index and "data-live" not in index
     assert 'data-state="final"' in index and "Final: all 42 matches played." in index
     assert "<h1>Spring Cup &lt;b&gt;2025&lt;/b&gt;</h1>" in index  # the title, escaped
-    assert 'id="winner"' in index and "NegamaxD2</strong> wins with" in index
+    assert 'id="winner"' in index and "NegamaxD2</bdi></strong> wins with" in index
     assert json.loads((live / "live.json").read_text())["state"] == "final"
     copied = [json.loads(line) for line in (live / RESULTS_NAME).read_text().splitlines()]
     # the data behind the site, the organisers' paths left out of forfeits' details
@@ -150,7 +150,8 @@ def test_the_slowest_move_on_the_wall_is_shown(played: Path) -> None:
     wall, doc, move = max(walls, key=lambda w: w[0])
     name = doc["white" if move["color"] == "white" else "red"]["name"]
     index = (played / "live" / "index.html").read_text()
-    assert (f"<dt>Slowest move on the wall clock</dt><dd>{wall:.0f} ms, by {name} in match "
+    assert (f"<dt>Slowest move on the wall clock</dt><dd>{wall:.0f} ms, by "
+            f'<bdi class="name">{name}</bdi> in match '
             f"{doc['match'] + 1} (charged {move['ms']:.0f} ms on the match&#x27;s clock)"
             in index.replace("&#39;", "&#x27;"))
     page = (played / "live" / f"match-{doc['match'] + 1}.html").read_text()
@@ -259,9 +260,9 @@ def test_charts_count_moves_and_tick_round_values(played: Path) -> None:
     ticks = re.findall(r'class="tick mid">(\d+)<', page)
     assert ticks and all(1 <= int(t) <= len(doc["moves"]) for t in ticks)
     index = (played / "live" / "index.html").read_text()
-    standings = re.findall(r'<th scope="row"[^>]*>([^<]+)</th>',
+    standings = re.findall(r'<th scope="row"[^>]*><bdi class="name">([^<]+)</bdi></th>',
                            index.split('id="standings"')[1].split("</table>")[0])
-    legend = re.findall(r'class="legend">([^<]+)</text>',
+    legend = re.findall(r'class="legend">\u2068([^<]+)\u2069</text>',
                         index.split('id="plots"')[1].split("</svg>")[0])
     assert legend[:len(standings)] == standings  # in the standings' order
     elo_ticks = re.findall(r'class="tick mid">([+\u2212]?\d+)</text>',

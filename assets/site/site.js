@@ -64,6 +64,10 @@
     });
   }
 
+  // A name in plain text, isolated (a right-to-left name or one holding an
+  // override cannot reorder the words around it), as <bdi> does in markup.
+  function isolate(name) { return "\u2068" + name + "\u2069"; }
+
   function announce(text) {
     var box = document.getElementById("announce");
     if (box) { box.textContent = text; }
@@ -103,7 +107,8 @@
       if (step === 0) { return "The empty board, before the first move."; }
       var m = moves[step - 1];
       return "After move " + step + " of " + moves.length + ": " +
-        (m.color === "white" ? "White (" + data.white + ")" : "Red (" + data.red + ")") +
+        (m.color === "white" ? "White (" + isolate(data.white) + ")"
+                             : "Red (" + isolate(data.red) + ")") +
         " dropped a " + m.shape + " piece in column " + m.col + ".";
     }
 
@@ -187,6 +192,7 @@
     });
     window.addEventListener("hashchange", function () {
       var asked = /move=(\d+)/.exec(window.location.hash);
+      if (asked && timer !== null) { stop(); }  // a link to a position: look at it
       if (asked) { go(parseInt(asked[1], 10), true); }
     });
     var asked = /move=(\d+)/.exec(window.location.hash);
@@ -218,9 +224,13 @@
     stale(Date.now() - beatSeen > QUIET_MS && (data.state === "live" ||
                                                 data.state === "starting"));
     var page = body.getAttribute("data-page");
-    if (page === "index" && data.index > indexVersion) { load("index-live.js"); }
-    else if (page === "index") { drawNow(data); }
-    if (page === "match") { neighbours(data.played || []); }
+    if (sectionsName && data.index > indexVersion && !loading) {
+      loading = true;
+      asked = data.index;
+      load(sectionsName + "-live.js", function () { if (!pending) { loading = false; } });
+    }
+    if (page === "index") { drawNow(data); }
+    if (page === "match") { neighbours(data.runs || []); }
     if (data.state === "final" || data.state === "stopped") {
       live = false;  // the last word: no more asking
       body.removeAttribute("data-live");
@@ -230,10 +240,73 @@
     }
   };
 
+  // A live page kept by its sections (the index, the plots, a page of
+  // matches): its manifest (NAME-live.js) gives each section's frame, its
+  // parts left empty and named by their digest; the parts this page does not
+  // show yet are loaded (part-DIGEST.js, each once), then what changed is
+  // swapped in. A part that cannot be loaded (gone meanwhile) leaves the page
+  // as it is until the next update.
+  var sectionsName = body.getAttribute("data-sections"), asked = 0, loading = false;
+  var pending = 0;  // parts being loaded
+  var parts = {};
+  window.cslSitePart = function (digest, html) { parts[digest] = html; };
+
+  function nodeOf(html) {
+    var template = document.createElement("template");
+    template.innerHTML = html;
+    return template.content.firstElementChild;
+  }
+
+  function shown(digest) {
+    return document.querySelector('#main [data-d="' + digest + '"]');
+  }
+
   window.cslSiteIndex = function (data) {
-    if (data.version <= indexVersion) { return; }
-    indexVersion = data.version;
-    body.setAttribute("data-version", String(data.version));
+    if (data.version <= indexVersion) {  // this page did not change
+      indexVersion = Math.max(indexVersion, asked);
+      loading = false;
+      return;
+    }
+    var missing = [], seen = {};
+    data.sections.forEach(function (section) {
+      section[2].replace(/data-d="([0-9a-f]+)"/g, function (all, digest) {
+        if (!seen[digest] && !parts[digest] && !shown(digest)) { missing.push(digest); }
+        seen[digest] = true;
+        return all;
+      });
+    });
+    var waiting = missing.length;
+    pending = waiting;
+    function ready() {
+      pending = 0;
+      if (missing.some(function (d) { return !parts[d]; })) { loading = false; return; }
+      redraw(data);
+      indexVersion = Math.max(data.version, asked);
+      body.setAttribute("data-version", String(indexVersion));
+      window.cslSiteLoaded = (window.cslSiteLoaded || 0) + 1;  // (the tests count them)
+      loading = false;
+      parts = {};
+    }
+    if (!waiting) { ready(); return; }
+    missing.forEach(function (digest) {
+      load("part-" + digest + ".js", function () { if (--waiting === 0) { ready(); } });
+    });
+  };
+
+  function partNode(digest) {
+    return shown(digest) || nodeOf(parts[digest]);
+  }
+
+  // The frame of a section filled with its parts (the ones shown moved in).
+  function filled(frame) {
+    if (frame.hasAttribute("data-part")) { return partNode(frame.getAttribute("data-d")); }
+    frame.querySelectorAll("[data-part]").forEach(function (slot) {
+      slot.replaceWith(partNode(slot.getAttribute("data-d")));
+    });
+    return frame;
+  }
+
+  function redraw(data) {
     var main = document.getElementById("main");
     var active = document.activeElement, activeSection = active && active.closest
       ? active.closest("main > section") : null;
@@ -249,16 +322,27 @@
       if (node.id) { existing[node.id] = node; }
     });
     var previous = null;
-    data.sections.forEach(function (pair) {
-      var id = pair[0], html = pair[1], node = existing[id];
+    data.sections.forEach(function (section) {
+      var id = section[0], shape = section[1], frame = nodeOf(section[2]);
+      var node = existing[id];
       delete existing[id];
-      var holder = document.createElement("div");
-      holder.innerHTML = html;
-      var fresh = holder.firstElementChild;
-      if (!node || node.getAttribute("data-v") !== fresh.getAttribute("data-v")) {
-        if (node) { node.replaceWith(fresh); } else { main.appendChild(fresh); }
-        localTimes(fresh);
-        node = fresh;
+      if (node && node.getAttribute("data-s") === shape) {  // the same frame: parts
+        var slots = [frame].concat(Array.prototype.slice.call(
+          frame.querySelectorAll("[data-part]")));
+        slots.forEach(function (slot) {
+          var name = slot.getAttribute("data-part"), digest = slot.getAttribute("data-d");
+          if (!name) { return; }
+          var now = node.getAttribute("data-part") === name ? node
+            : node.querySelector('[data-part="' + name + '"]');
+          if (!now || now.getAttribute("data-d") === digest) { return; }
+          var fresh = partNode(digest);
+          now.replaceWith(fresh);
+          if (now === node) { node = fresh; }
+        });
+      } else {
+        var made = filled(frame);
+        if (node) { node.replaceWith(made); } else { main.appendChild(made); }
+        node = made;
       }
       if (previous ? previous.nextElementSibling !== node : main.firstElementChild !== node) {
         if (previous) { previous.after(node); } else { main.prepend(node); }
@@ -266,11 +350,12 @@
       previous = node;
     });
     Object.keys(existing).forEach(function (id) { existing[id].remove(); });
+    localTimes(main);
     if (focusKey && !document.contains(active)) { refocus(focusKey); }
     var held = anchor && document.getElementById(anchor);
     if (held) { window.scrollBy(0, held.getBoundingClientRect().top - anchorTop); }
     if (lastLive) { drawNow(lastLive); }
-  };
+  }
 
   function keyOf(node, section) {
     var all = Array.prototype.slice.call(section.querySelectorAll("a, button, [tabindex]"));
@@ -317,19 +402,24 @@
         var figures = (now.figures || {})[side] || {};
         var words = Object.keys(figures).map(function (k) { return k + "=" + figures[k]; });
         line.querySelector(".who").textContent =
-          (side === "white" ? "White (" + now.white + ")" : "Red (" + now.red + ")");
+          (side === "white" ? "White (" + isolate(now.white) + ")"
+                            : "Red (" + isolate(now.red) + ")");
         line.querySelector(".val").textContent = words.length ? words.join(" ")
           : "no figures reported";
       });
     });
   }
 
-  function neighbours(played) {
-    var here = parseInt(body.getAttribute("data-match"), 10);
-    var before = played.filter(function (n) { return n < here; });
-    var after = played.filter(function (n) { return n > here; });
-    link("prev-match", before.length ? Math.max.apply(null, before) : null, "\u2190 Match ", "");
-    link("next-match", after.length ? Math.min.apply(null, after) : null, "Match ", " \u2192");
+  // The matches played before and after this one, from the runs [first, last]
+  // of the numbers played.
+  function neighbours(runs) {
+    var here = parseInt(body.getAttribute("data-match"), 10), before = null, after = null;
+    runs.forEach(function (run) {
+      if (run[0] < here) { before = Math.min(run[1], here - 1); }
+      if (after === null && run[1] > here) { after = Math.max(run[0], here + 1); }
+    });
+    link("prev-match", before, "\u2190 Match ", "");
+    link("next-match", after, "Match ", " \u2192");
   }
 
   function link(id, number, before, after) {

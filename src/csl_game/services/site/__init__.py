@@ -23,8 +23,8 @@ host, on a phone as on a desktop:
   ``match-N.json`` (its line);
 - ``live.js`` and ``live.json``: how far the event is, written as it goes. A
   live page loads ``live.js`` every POLL_SECONDS and redraws what changed
-  (the index its sections, from ``index-live.js``; a match page its links to
-  the other matches), so a reader keeps the move, the place and the focus
+  (the index its sections, from ``index-live.js`` and the parts it lacks; a
+  match page its links to the other matches), so a reader keeps the move, the place and the focus
   they had; a page that is final says so and stops asking.
 
 Every file is written whole to a temporary name and renamed into place, so a
@@ -38,8 +38,10 @@ the umask, so a web server running as another user serves them.
 
 Its modules: `markup` (the words, file names and HTML tables), `charts` (the
 SVG drawings), `pages` (the event, the frame of a page, the index and the
-live data), `match_page` (a match's page), `writer` (writing the files) and
-`live` (a session's site kept live by a thread).
+live data), `sections` (the index's sections about the matches, and the pages
+a large event moves them to), `parts` (a live page's sections cut into parts,
+so an update sends what changed), `match_page` (a match's page), `writer`
+(writing the files) and `live` (a session's site kept live by a thread).
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from csl_game.engine import Rating
-from csl_game.services.site.markup import esc
+from csl_game.services.site.markup import esc, isolate
 
 __all__ = ["board_svg", "nice_ticks", "nice_range", "Series", "line_chart", "ratings_chart"]
 
@@ -107,10 +107,11 @@ class Series:
 
 def line_chart(series: Sequence[Series], title: str, x_label: str, *,
                x_range: tuple[float, float] | None = None, cursor: bool = False,
-               integer_x: bool = True) -> str:
+               integer_x: bool = True, integer_y: bool = False) -> str:
     """Lines over a common x axis, with round ticks on both axes, a legend in
     the order given, and (`cursor`) a marker the match page moves to the move
-    shown; drawn for a wide screen and again for a phone's."""
+    shown; `integer_y`: whole values on the y axis, as plies); drawn for a wide
+    screen and again for a phone's."""
     values = [p for s in series for p in s.points]
     if not values:
         return ""
@@ -120,7 +121,9 @@ def line_chart(series: Sequence[Series], title: str, x_label: str, *,
         x_high = x_low + 1
     ys = [y for _, y in values] + [0.0]
     low, high = nice_range(min(ys), max(ys), 5)
-    y_ticks = nice_ticks(low, high, 5)
+    y_ticks = nice_ticks(low, high, 5, whole=integer_y)
+    if integer_y:
+        low, high = min(low, y_ticks[0]), max(high, y_ticks[-1])
     body = "".join(_line_svg(series, width, x_low, x_high, low, high, y_ticks, x_label,
                              title, cursor, integer_x) for width in (_WIDE, _NARROW))
     return f'<figure class="chart">{body}<figcaption>{esc(title)}</figcaption></figure>'
@@ -169,7 +172,7 @@ def _line_svg(series: Sequence[Series], w: int, x_low: float, x_high: float, low
                          'stroke-width="2.5" stroke-linejoin="round"/>')
         y = h + 12 + legend * k
         parts.append(f'<rect x="{left}" y="{y - 7}" width="16" height="5" fill="{colour}"/>'
-                     f'<text x="{left + 22}" y="{y}" class="legend">{esc(s.name)}</text>')
+                     f'<text x="{left + 22}" y="{y}" class="legend">{esc(isolate(s.name))}</text>')
     parts.append("</svg>")
     return "".join(parts)
 
@@ -208,14 +211,14 @@ def _ratings_svg(ratings: Sequence[Rating], w: int, low: float, high: float,
         if wide:
             y = top + 10 + i * row
             parts.append(f'<text x="{left - 8}" y="{y + 4}" class="legend end">'
-                         f"{esc(r.name)}</text>")
+                         f"{esc(isolate(r.name))}</text>")
         else:
             y = top + 14 + i * (row + 14)
-            parts.append(f'<text x="{left}" y="{y - 10}" class="legend">{esc(r.name)} '
+            parts.append(f'<text x="{left}" y="{y - 10}" class="legend">{esc(isolate(r.name))} '
                          f"{r.elo:+.0f}</text>")
         parts.append(f'<line x1="{px(r.ci95[0]):.1f}" y1="{y}" x2="{px(r.ci95[1]):.1f}" '
                      f'y2="{y}" class="bar"/><circle cx="{px(r.elo):.1f}" cy="{y}" r="5" '
-                     f'class="dot"><title>{esc(r.name)}: {r.elo:+.0f} '
+                     f'class="dot"><title>{esc(isolate(r.name))}: {r.elo:+.0f} '
                      f'[{r.ci95[0]:+.0f}, {r.ci95[1]:+.0f}]</title></circle>')
     parts.append("</svg>")
     return "".join(parts)

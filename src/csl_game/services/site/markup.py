@@ -17,7 +17,7 @@ from csl_game.services.narration import FORFEIT_WORDS, counted
 __all__ = ["DEFAULT_TITLE", "RESULTS_NAME", "POLL_SECONDS", "STATES", "match_page_name", "esc",
            "how_it_ended", "result_text", "forfeiter", "public_detail", "public_doc",
            "settings_text", "figures_text", "counted", "duration_text", "utc_stamp", "iso_time",
-           "Col", "html_table"]
+           "Col", "html_table", "name_html", "isolate"]
 
 DEFAULT_TITLE = "Tournament"
 """The title of a site given none (--title)."""
@@ -41,6 +41,21 @@ def match_page_name(index: int) -> str:
 
 def esc(text: object) -> str:
     return html.escape(str(text), quote=True)
+
+
+def name_html(name: object) -> str:
+    """A player's name in a page: isolated from the text around it (a name
+    written right to left, or holding a direction override, cannot reorder the
+    rest of the line) and free to break anywhere (a long name without spaces
+    wraps instead of widening the page)."""
+    return f'<bdi class="name">{esc(name)}</bdi>'
+
+
+def isolate(text: object) -> str:
+    """A name in plain text (a page's title, an SVG label, an ARIA label),
+    between FIRST STRONG ISOLATE and POP DIRECTIONAL ISOLATE: what <bdi> does
+    where markup cannot go."""
+    return f"\u2068{text}\u2069"
 
 
 def how_it_ended(doc: dict[str, Any]) -> str:
@@ -163,10 +178,14 @@ class Col:
 
 
 def html_table(cols: Sequence[Col], rows: Iterable[Sequence[str]], caption: str, *,
-           row_header: int = 1, cards: bool = True, ident: str = "") -> str:
+           row_header: int = 1, cards: bool = True, ident: str = "",
+           parts: str | Sequence[str] = "") -> str:
     """An HTML table (cells are HTML already); with `cards`, each row is a card
     on a narrow screen (roles keep it a table for screen readers), else the
-    table scrolls sideways in a region the keyboard can reach."""
+    table scrolls sideways in a region the keyboard can reach. With `parts`,
+    each row of its body is a part of a live page (`data-part`: the prefix
+    and the row's number, or each row's own name; a live update sends the
+    rows that changed)."""
     def cell(i: int, text: str) -> str:
         col = cols[i]
         attrs = (' class="num"' if col.num else "")
@@ -180,8 +199,14 @@ def html_table(cols: Sequence[Col], rows: Iterable[Sequence[str]], caption: str,
     row_role = ' role="row"' if cards else ""
     head = "".join(f'<th scope="col"{" class=num" if c.num else ""}'
                    f'{" role=columnheader" if cards else ""}>{esc(c.header)}</th>' for c in cols)
-    body = "".join(f"<tr{row_role}>" + "".join(cell(i, c) for i, c in enumerate(row)) + "</tr>"
-                   for row in rows)
+    def part(k: int) -> str:
+        if not parts:
+            return ""
+        return f' data-part="{parts}{k}"' if isinstance(parts, str) else f' data-part="{parts[k]}"'
+
+    body = "".join(f"<tr{row_role}{part(k)}>"
+                   + "".join(cell(i, c) for i, c in enumerate(row)) + "</tr>"
+                   for k, row in enumerate(rows))
     cap_id = f' id="{ident}-caption"' if ident else ""
     group = ' role="rowgroup"' if cards else ""
     table = (f'<table{" class=cards role=table" if cards else ""}'

@@ -16,7 +16,9 @@ from csl_game.services.site.markup import (
     forfeiter,
     how_it_ended,
     html_table,
+    isolate,
     match_page_name,
+    name_html,
     public_detail,
     result_text,
     settings_text,
@@ -35,7 +37,7 @@ def match_page(site: Site, doc: dict[str, Any], text: bool = True) -> str:
     white, red = doc["white"]["name"], doc["red"]["name"]
     moves = list(doc.get("moves", ()))
     settings = doc.get("settings", {})
-    title = f"Match {index + 1}: {white} (White) vs {red} (Red)"
+    title = f"Match {index + 1}: {isolate(white)} (White) vs {isolate(red)} (Red)"
     final = board_svg(settings, moves, len(moves), doc.get("solution", ()),
                       f"The board after all {len(moves)} moves")
     data = {"settings": settings, "moves": moves, "solution": doc.get("solution", []),
@@ -119,7 +121,7 @@ def match_page(site: Site, doc: dict[str, Any], text: bool = True) -> str:
            + "</ul></nav>")
     heading = (f'<p class="crumb"><a href="index.html">{esc(site.event.title)}</a>'
                f" &middot; match {index + 1}{total}</p><h1>Match {index + 1}: "
-               f'{esc(white)} <span class="side">(White)</span> vs {esc(red)} '
+               f'{name_html(white)} <span class="side">(White)</span> vs {name_html(red)} '
                '<span class="side">(Red)</span></h1>')
     return site.page(f"{title} \u2013 {site.event.title}", body, "match", heading, nav,
                      match=index)
@@ -148,6 +150,6 @@ def _figures_chart(moves: Sequence[dict[str, Any]]) -> str:
     if depths:
         charts += line_chart([Series("search depth (plies)", tuple(depths))],
                              "Search depth of each move, in plies", "move",
-                             x_range=span, cursor=True)
+                             x_range=span, cursor=True, integer_y=True)
     return (f'<section id="graphs" aria-labelledby="graphs-h"><h2 id="graphs-h">Graphs'
             f"</h2>{charts}</section>" if charts else "")

@@ -4,7 +4,6 @@ shares, the index and its sections, and the live data."""
 
 from __future__ import annotations
 
-import hashlib
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -13,7 +12,8 @@ from typing import Any
 
 from csl_game.engine import Points, plus_minus, tie_order
 from csl_game.services.report import Report, load_report
-from csl_game.services.site.charts import Series, board_svg, line_chart, ratings_chart
+from csl_game.services.site import sections as sec
+from csl_game.services.site.charts import board_svg
 from csl_game.services.site.markup import (
     DEFAULT_TITLE,
     RESULTS_NAME,
@@ -22,11 +22,9 @@ from csl_game.services.site.markup import (
     duration_text,
     esc,
     figures_text,
-    how_it_ended,
     html_table,
     iso_time,
-    match_page_name,
-    result_text,
+    name_html,
     settings_text,
     utc_stamp,
 )
@@ -149,14 +147,18 @@ class Site:
         return f"Final: the results of {matches}."
 
     def page(self, title: str, body: str, kind: str, heading: str = "",
-             extra: str = "", match: int | None = None) -> str:
+             extra: str = "", match: int | None = None, sections: str = "") -> str:
+        """A page; with `sections`, a live one kept by its sections, whose
+        changes a live reader loads from `<sections>-live.js`."""
         stamp = utc_stamp(time.time())
         attrs = (f' data-page="{kind}" data-version="{self.version}"'
+                 + (f' data-sections="{sections}"' if sections else "")
                  + (f' data-match="{match + 1}"' if match is not None else "")
                  + (' data-live="1"' if self.live else "") + f' data-state="{self.event.state}"')
         return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
                 '<meta name="viewport" content="width=device-width, initial-scale=1">'
                 f"<title>{esc(title)}</title>"
+                '<link rel="icon" href="favicon.svg" type="image/svg+xml">'
                 '<link rel="stylesheet" href="style.css">'
                 '<script src="site.js" defer></script></head>'
                 f"<body{attrs}>"
@@ -180,15 +182,19 @@ class Site:
         if self.live and self._remaining():
             sections.append(("schedule", self._schedule()))
         if self.report is not None:
-            sections += [("crosstable", self._crosstable(self.report)),
-                         ("matches", self._matches()),
-                         ("statistics", self._statistics()),
-                         ("plots", self._plots(self.report))]
+            sections += [("crosstable", sec.crosstable(self, self.report)),
+                         ("matches", sec.matches(self)),
+                         ("statistics", sec.statistics(self)),
+                         ("plots", sec.plots(self, self.report,
+                                             not sec.plots_on_a_page(self)))]
         sections.append(("data", self._downloads()))
-        return [(ident, _versioned(html_)) for ident, html_ in sections if html_]
+        return [(ident, html_) for ident, html_ in sections if html_]
 
-    def index(self) -> str:
-        body = "".join(html_ for _, html_ in self.index_sections())
+    def index(self, sections: list[tuple[str, str]] | None = None) -> str:
+        """The index (of `sections`, index_sections() as a live page cut them)."""
+        if sections is None:
+            sections = self.index_sections()
+        body = "".join(html_ for _, html_ in sections)
         links = [("standings", "Standings")]
         if self.live and self._remaining():
             links.append(("schedule", "Schedule"))
@@ -198,7 +204,23 @@ class Site:
         links.append(("data", "Data"))
         nav = ('<nav class="sections" aria-label="Sections of this page"><ul>'
                + "".join(f'<li><a href="#{i}">{t}</a></li>' for i, t in links) + "</ul></nav>")
-        return self.page(self.event.title, body, "index", extra=nav)
+        return self.page(self.event.title, body, "index", extra=nav, sections="index")
+
+    def matches_sections(self, page: int) -> list[tuple[str, str]]:
+        """The sections of the page of matches `page` (from 0; sections.MATCHES_PER_PAGE each)."""
+        return sec.matches_page_body(self, page)
+
+    def plots_sections(self) -> list[tuple[str, str]]:
+        assert self.report is not None
+        return [("plots", sec.plots(self, self.report))]
+
+    def sub_page(self, name: str, heading: str, sections: list[tuple[str, str]]) -> str:
+        """A page of the index's (a page of matches, the plots): live as the index."""
+        crumb = (f'<p class="crumb"><a href="index.html">{esc(self.event.title)}</a></p>'
+                 f"<h1>{esc(heading)}</h1>")
+        return self.page(f"{heading} \u2013 {self.event.title}",
+                         "".join(h for _, h in sections), "list", crumb,
+                         sections=name[:-len(".html")])
 
     def _summary(self) -> str:
         settings = self.event.settings or (self.docs[0].get("settings", {}) if self.docs
@@ -214,11 +236,11 @@ class Site:
             return ""
         if len(first) == 1:
             s = first[0]
-            text = (f"<strong>{esc(s.name)}</strong> wins with {s.points} points "
+            text = (f"<strong>{name_html(s.name)}</strong> wins with {s.points} points "
                     f"({s.wins} won, {s.draws} drawn, {s.losses} lost).")
         else:
             text = ("Tied for first place with " + f"{first[0].points} points: "
-                    + ", ".join(f"<strong>{esc(s.name)}</strong>" for s in first) + ".")
+                    + ", ".join(f"<strong>{name_html(s.name)}</strong>" for s in first) + ".")
         note = f" {esc(self.event.note)}" if self.event.note else ""
         return (f'<section id="winner" class="winner" aria-labelledby="winner-h">'
                 '<h2 id="winner-h">Winner</h2>'
@@ -235,7 +257,7 @@ class Site:
                 board = board_svg(self.event.settings, now.moves, len(now.moves), (),
                                   f"Match {index + 1} after {len(now.moves)} moves")
                 figures = "".join(
-                    f'<p class="figs {side}"><span class="who">{side.title()} ({esc(name)})'
+                    f'<p class="figs {side}"><span class="who">{side.title()} ({name_html(name)})'
                     f'</span> <span class="val">'
                     f'{esc(figures_text(now.figures.get(side, {})) or "no figures reported")}'
                     "</span></p>" for side, name in (("white", white), ("red", red)))
@@ -244,7 +266,8 @@ class Site:
                 figures = ('<p class="moves-n">Played in a worker process: its moves '
                            "appear when it ends.</p>")
             cards.append(f'<li class="card now-card" data-match="{index + 1}">'
-                         f"<h3>Match {index + 1}: {esc(white)} (White) vs {esc(red)} (Red)</h3>"
+                         f"<h3>Match {index + 1}: {name_html(white)} (White) vs {name_html(red)} (Red)"
+                         "</h3>"
                          f'<div class="now-board">{board}</div>{figures}</li>')
         note = f'<p class="note">{esc(self.event.note)}</p>' if self.event.note else ""
         return ('<section id="now" aria-labelledby="now-h"><h2 id="now-h">Now playing</h2>'
@@ -265,13 +288,18 @@ class Site:
         ev = self.event
         if not ev.started or not ev.done_here:
             return None, None
-        pace = (time.time() - ev.started) / ev.done_here
+        # the matches being played count as half played: early on, with two
+        # workers, the first match to end leaves the other about done, and
+        # the matches ended alone would make the pace up to twice too slow
+        done = set(self.played)
+        playing = sum(1 for i in ev.playing if i not in done)
+        pace = (time.time() - ev.started) / (ev.done_here + playing / 2)
         return pace, pace * len(self._remaining())
 
     def _schedule(self) -> str:
         rest = self._remaining()
         playing = set(self.event.playing)
-        rows = [[esc(i + 1), esc(white), esc(red), "playing" if i in playing else "to play"]
+        rows = [[esc(i + 1), name_html(white), name_html(red), "playing" if i in playing else "to play"]
                 for i, white, red in rest[:SCHEDULE_ROWS]]
         more = (f'<p class="note">And {counted(len(rest) - SCHEDULE_ROWS, "match")} more.</p>'
                 if len(rest) > SCHEDULE_ROWS else "")
@@ -300,14 +328,14 @@ class Site:
                     "the standings and the schedule follow.</p></section>")
         if self.report is None:
             names = sorted(self.event.players, key=tie_order)
-            rows = [["1", esc(n), "0", "0", "0", "0", "&ndash;", "&ndash;"] for n in names]
+            rows = [["1", name_html(n), "0", "0", "0", "0", "&ndash;", "&ndash;"] for n in names]
         else:
             ratings = self.report.ratings()
             elo = {r.name: r for r in ratings}
             for s in self.report.table:
                 r = elo.get(s.name)
                 score = (s.wins + s.draws / 2) / s.played if s.played else 0.0
-                rows.append([esc(s.position), esc(s.name), esc(s.points), esc(s.wins),
+                rows.append([esc(s.position), name_html(s.name), esc(s.points), esc(s.wins),
                              esc(s.draws), esc(s.losses), f"{100 * score:.1f} %",
                              "&ndash;" if r is None else esc(plus_minus(r))])
         cols = [Col("#", True, ""), Col("Player", label=""), Col("Points", True, "Pts"),
@@ -318,110 +346,6 @@ class Site:
                     cols, rows, "Standings: points, wins, draws and losses, score, and "
                     "maximum-likelihood Elo with half its 95 % interval", ident="standings")
                 + "</section>")
-
-    def _crosstable(self, report: Report) -> str:
-        order = [s.player for s in report.table]  # as the standings rank them
-        names = [report.players[i].name for i in order]
-        games: dict[tuple[int, int], list[tuple[int, float, str]]] = {}
-        for index, rec in sorted(zip(report.indices, report.records)):
-            winner = rec.result.winner.name
-            white = 1.0 if winner == "WHITE" else 0.5 if winner == "DRAW" else 0.0
-            games.setdefault((rec.white, rec.red), []).append((index, white, "White"))
-            games.setdefault((rec.red, rec.white), []).append((index, 1 - white, "Red"))
-        rows = []
-        for i, (player, name) in enumerate(zip(order, names)):
-            cells = [esc(i + 1), esc(name)]
-            for j, other in enumerate(order):
-                got = games.get((player, other))
-                if player == other:
-                    cells.append('<span aria-label="no game">&mdash;</span>')
-                elif not got:
-                    cells.append("")
-                elif len(got) <= 4:
-                    cells.append(" ".join(
-                        f'<a href="{match_page_name(index)}">{_score(score)}<span '
-                        f'class="sr-only">: {_score_word(score)} match {index + 1} as '
-                        f"{colour} against {esc(names[j])}</span></a>"
-                        for index, score, colour in got))
-                else:
-                    total = sum(s for _, s, _ in got)
-                    cells.append(f"{total:g}/{len(got)}")
-            rows.append(cells)
-        cols = [Col("#", True), Col("Player"),
-                *(Col(str(j + 1), True) for j in range(len(names)))]
-        return ('<section id="crosstable" aria-labelledby="crosstable-h">'
-                '<h2 id="crosstable-h">Crosstable</h2>' + html_table(
-                    cols, rows, "Points each player (row) scored against each other "
-                    "(column, numbered as the rows), a link to each game", cards=False,
-                    ident="crosstable") + "</section>")
-
-    def _matches(self) -> str:
-        rows = []
-        for d in self.docs:
-            index = int(d.get("match", 0))
-            link = f'<a href="{match_page_name(index)}">Match {index + 1}</a>'
-            rows.append([link, esc(d["white"]["name"]), esc(d["red"]["name"]),
-                         esc(result_text(d)), esc(how_it_ended(d)), esc(len(d.get("moves", ())))])
-        cols = [Col("Match", label=""), Col("White"), Col("Red"), Col("Result"),
-                Col("How it ended", label="Ended by"), Col("Moves", True)]
-        return ('<section id="matches" aria-labelledby="matches-h">'
-                '<h2 id="matches-h">Matches</h2>' + html_table(
-                    cols, rows, "Every match, with its result and how it ended",
-                    row_header=0, ident="matches") + "</section>")
-
-    def _statistics(self) -> str:
-        docs = self.docs
-        n = len(docs)
-        if not n:
-            return ""
-        white = sum(d.get("winner") == "white" for d in docs)
-        red = sum(d.get("winner") == "red" for d in docs)
-        draws = sum(d.get("winner") == "draw" for d in docs)
-        forfeits = sum(bool(d.get("forfeit")) for d in docs)
-        lengths = [len(d.get("moves", ())) for d in docs]
-        times = [float(m.get("ms", 0.0)) for d in docs for m in d.get("moves", ())]
-        wins = [len(d.get("moves", ())) for d in docs
-                if not d.get("forfeit") and d.get("winner") in ("white", "red")]
-
-        def pct(k: int) -> str:
-            return f"{k} ({100 * k / n:.0f} %)"
-
-        items = [("White won", pct(white)), ("Red won", pct(red)), ("Drawn", pct(draws)),
-                 ("Lost by a forfeit", pct(forfeits)),
-                 ("Average length", f"{sum(lengths) / n:.1f} moves"),
-                 ("Longest match", f"{max(lengths)} moves")]
-        if wins:
-            items.append(("Shortest win by a sequence", f"{min(wins)} moves"))
-        if times:
-            items.append(("Average thinking time", f"{sum(times) / len(times):.1f} ms a move"))
-        slowest = _slowest_on_the_wall(docs)
-        if slowest is not None:
-            items.append(("Slowest move on the wall clock", slowest))
-        return ('<section id="statistics" aria-labelledby="statistics-h">'
-                '<h2 id="statistics-h">Statistics</h2><dl class="stats">'
-                + "".join(f"<div><dt>{esc(k)}</dt><dd>{esc(v)}</dd></div>" for k, v in items)
-                + f'</dl><p class="note">Over the {counted(n, "match")} played.</p></section>')
-
-    def _plots(self, report: Report) -> str:
-        order = [s.player for s in report.table]  # the legend as the standings rank them
-        names = [report.players[i].name for i in order]
-        totals = {p: 0.0 for p in order}
-        series: dict[int, list[tuple[float, float]]] = {p: [] for p in order}
-        for k, (_, rec) in enumerate(sorted(zip(report.indices, report.records),
-                                             key=lambda r: r[0]), 1):
-            winner = rec.result.winner.name
-            for player, won in ((rec.white, "WHITE"), (rec.red, "RED")):
-                totals[player] += (self.points.win if winner == won else self.points.draw
-                                   if winner == "DRAW" else self.points.loss)
-            for p in order:
-                series[p].append((float(k), totals[p]))
-        chart = line_chart([Series(n, tuple(series[p])) for p, n in zip(order, names)],
-                           "Points over the matches (in the standings' order)",
-                           "matches played")
-        rank = {name: i for i, name in enumerate(names)}
-        ratings = sorted(report.ratings(), key=lambda r: rank.get(r.name, len(rank)))
-        return ('<section id="plots" aria-labelledby="plots-h"><h2 id="plots-h">Plots</h2>'
-                + chart + ratings_chart(ratings) + "</section>")
 
     def _downloads(self) -> str:
         return ('<section id="data" aria-labelledby="data-h"><h2 id="data-h">Data</h2>'
@@ -451,37 +375,3 @@ class Site:
                 "settings": ev.settings, "updated": iso_time(time.time()),
                 "beat": time.time(), "pace_s": pace, "left_s": left,
                 "eta": iso_time(time.time() + left) if left is not None else None}
-
-
-def _versioned(section: str) -> str:
-    """A section with a digest of its content (data-v), which a live index
-    compares to redraw only the sections that changed."""
-    digest = hashlib.sha1(section.encode("utf-8")).hexdigest()[:12]
-    return section.replace("<section", f'<section data-v="{digest}"', 1)
-
-
-def _score(score: float) -> str:
-    return {1.0: "1", 0.5: "\u00bd", 0.0: "0"}.get(score, f"{score:g}")
-
-
-def _score_word(score: float) -> str:
-    return {1.0: "won", 0.5: "drew", 0.0: "lost"}.get(score, f"scored {score:g}")
-
-
-def _slowest_on_the_wall(docs: Sequence[dict[str, Any]]) -> str | None:
-    """The slowest move on the wall clock of the matches `docs`: its time, its
-    thinker, its match and what it was charged (None where no move's wall time
-    is known: files written before wall times were kept)."""
-    best: tuple[float, str, int, float] | None = None
-    for d in docs:
-        for m in d.get("moves", ()):
-            wall = m.get("wall_ms")
-            if isinstance(wall, (int, float)) and (best is None or wall > best[0]):
-                side = d["white"] if m.get("color") == "white" else d["red"]
-                best = (float(wall), str(side["name"]), int(d.get("match", 0)),
-                        float(m.get("ms", 0.0)))
-    if best is None:
-        return None
-    wall, name, index, charged = best
-    return (f"{wall:.0f} ms, by {name} in match {index + 1} "
-            f"(charged {charged:.0f} ms on the match's clock)")

@@ -23,6 +23,14 @@ from csl_game.services.site.markup import (
 )
 from csl_game.services.site.match_page import match_page
 from csl_game.services.site.pages import Event, Site, looks_complete
+from csl_game.services.site.parts import cut, manifest_script, part_name, part_script
+from csl_game.services.site.sections import (
+    MATCHES_PER_PAGE,
+    PLOTS_PAGE,
+    matches_page_name,
+    matches_pages,
+    plots_on_a_page,
+)
 
 __all__ = ["write_site", "SiteWriter", "write_file", "append_file", "make_folder",
            "FILE_MODE", "FOLDER_MODE"]
@@ -33,6 +41,15 @@ file's own 0600 would keep a web server of another user out)."""
 FOLDER_MODE = 0o755
 """The mode of a folder the site makes: everyone may read it and go in."""
 _STATIC = ("style.css", "site.js")
+PART_LIFE = 120.0
+"""Seconds a part no page refers to any more is kept (for a reader that read
+the manifest naming it just before it changed), then removed."""
+FAVICON = ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16">'
+           '<rect width="16" height="16" rx="3" fill="#2f5d9c"/>'
+           '<circle cx="5" cy="11" r="3.2" fill="#f4f1e8"/>'
+           '<rect x="8" y="7.8" width="6.4" height="6.4" rx="1" fill="#c8323c"/>'
+           '<circle cx="11.2" cy="4.6" r="3.2" fill="#c8323c"/></svg>\n')
+"""The site's icon (a page without one has the browser ask for /favicon.ico)."""
 
 
 def write_file(path: Path, text: str) -> None:
@@ -91,10 +108,21 @@ class SiteWriter:
         self.results_file = Path(results_file) if results_file else None
         """The session's own results file: never replaced by the site's copy."""
         self._version = self._index_version = 0
+        self._parts: dict[str, float] = {}
+        """Parts written (`parts`): when a page last referred to each."""
+        self._held: dict[str, set[str]] = {}
+        """The parts each live page refers to now."""
+        self._pages = -1
+        """The pages of matches written (-1: none yet)."""
+        self._new_pages: set[int] = set()
+        """Pages of matches with matches not yet on them."""
         try:
             make_folder(self.folder)
             for name in _STATIC:
                 write_file(self.folder / name, _static(name))
+            write_file(self.folder / "favicon.svg", FAVICON)
+            for old in self.folder.glob("part-*.js"):  # a run before this one's
+                old.unlink(missing_ok=True)
         except OSError as e:
             raise ConfigError(f"cannot write the site into {folder}: {e.strerror or e}") \
                 from None
@@ -117,6 +145,7 @@ class SiteWriter:
         site = self._site()
         for doc in docs:
             self._match_files(site, doc)
+            self._new_pages.add(int(doc.get("match", 0)) // MATCHES_PER_PAGE)
         self._results(docs, whole=False)
         self._index(site)
 
@@ -131,6 +160,7 @@ class SiteWriter:
         for doc in self.docs:
             self._match_files(site, doc)
         self._results(self.docs, whole=True)
+        self._pages = -1  # every page of matches
         self._index(site)
 
     def write_index(self) -> None:
@@ -169,18 +199,56 @@ class SiteWriter:
             raise ConfigError(f"cannot write {path}: {e.strerror or e}") from None
 
     def _index(self, site: Site) -> None:
-        sections = site.index_sections()
-        self._put("index-live.js", "window.cslSiteIndex && window.cslSiteIndex("
-                  + _script_json({"version": site.version, "sections": sections}) + ");\n")
-        self._put("index.html", site.index())
+        """The index and the pages beside it (the plots, the pages of matches
+        that changed), each with its manifest and new parts; then live.js."""
+        now = time.monotonic()
+        self._sectioned(site, "index.html", site.index_sections(), None, now)
+        if plots_on_a_page(site):
+            self._sectioned(site, PLOTS_PAGE, site.plots_sections(), "Plots", now)
+        pages = matches_pages(site)
+        todo = range(pages) if pages != self._pages else sorted(self._new_pages)
+        for page in todo:
+            if page < pages:
+                name = matches_page_name(page)
+                first = page * MATCHES_PER_PAGE + 1
+                self._sectioned(site, name, site.matches_sections(page),
+                                f"Matches {first}\u2013{first + MATCHES_PER_PAGE - 1}", now)
+        self._pages, self._new_pages = pages, set()
+        self._forget_parts(now)
         self._index_version = site.version
         self._put_live(site)
+
+    def _sectioned(self, site: Site, name: str, sections: list[tuple[str, str]],
+                   heading: str | None, now: float) -> None:
+        """A live page kept by its sections (the index, or a page beside it
+        under `heading`): its new parts, its manifest, the page."""
+        pieces = cut(sections)
+        for digest, html_ in pieces.parts.items():
+            if digest not in self._parts:
+                self._put(part_name(digest), part_script(digest, html_))
+            self._parts[digest] = now
+        self._held[name] = set(pieces.parts)
+        stem = name.removesuffix(".html")
+        self._put(f"{stem}-live.js", manifest_script(site.version, pieces.frames))
+        self._put(name, site.index(pieces.sections) if heading is None
+                  else site.sub_page(name, heading, pieces.sections))
+
+    def _forget_parts(self, now: float) -> None:
+        held = set().union(*self._held.values())
+        for digest, when in list(self._parts.items()):
+            if when < now - PART_LIFE and digest not in held:
+                del self._parts[digest]
+                (self.folder / part_name(digest)).unlink(missing_ok=True)
 
     def _put_live(self, site: Site) -> None:
         data = site.live_data(self._index_version)
         self._put("live.json", json.dumps(data) + "\n")
+        # what a live page polls: the matches played as runs (first, last),
+        # not a number each (1,560 numbers would be sent every 2 seconds)
+        small = {k: v for k, v in data.items() if k != "played"}
+        small["runs"] = _runs(data["played"])
         self._put("live.js", "window.cslSiteLive && window.cslSiteLive("
-                  + _script_json(data) + ");\n")
+                  + _script_json(small) + ");\n")
 
     def _put(self, name: str, text: str) -> None:
         try:
@@ -188,6 +256,17 @@ class SiteWriter:
         except OSError as e:
             raise ConfigError(f"cannot write {self.folder / name}: {e.strerror or e}") \
                 from None
+
+
+def _runs(numbers: list[int]) -> list[list[int]]:
+    """Sorted numbers as runs [first, last] of consecutive ones."""
+    runs: list[list[int]] = []
+    for n in numbers:
+        if runs and n == runs[-1][1] + 1:
+            runs[-1][1] = n
+        else:
+            runs.append([n, n])
+    return runs
 
 
 def _script_json(data: object) -> str:
