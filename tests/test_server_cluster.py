@@ -259,20 +259,27 @@ def test_a_game_goes_on_when_its_process_is_killed(two: tuple[Proc, str, Proc, s
     assert "Traceback" not in b.text(), b.text()
 
 
-def test_the_ladder_of_one_process_is_the_others(two: tuple[Proc, str, Proc, str],
-                                                 tmp_path: Path,
-                                                 monkeypatch: pytest.MonkeyPatch) -> None:
-    """Bots play on A; B's ladder counts their games as they end."""
+def test_bots_on_two_processes_play_each_other_on_one_ladder(
+        two: tuple[Proc, str, Proc, str], tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """One bot connects to A, the other to B: one process pairs them (they can
+    meet nowhere else), and both processes' ladders count their games."""
     a, url_a, b, url_b = two
     monkeypatch.setenv("CSL_GAME_HOME", str(tmp_path / "home"))
-    bots = [Proc("bot", url_a, "random", "--name", f"L{i}") for i in (1, 2)]
+    bots = [Proc("bot", url, "random", "--name", name)
+            for url, name in ((url_a, "L1"), (url_b, "L2"))]
     try:
-        ladder = asyncio.run(poll(url_b + "/api/ladder", lambda rows: len(rows) == 2 and all(
-            r["games"] >= 2 for r in rows), 60))
-        assert {r["name"] for r in ladder} == {"L1", "L2"}
+        async def both() -> None:
+            for url in (url_a, url_b):
+                ladder = await poll(url + "/api/ladder", lambda rows: len(rows) == 2 and all(
+                    r["games"] >= 2 for r in rows), 60)
+                assert {r["name"] for r in ladder} == {"L1", "L2"}
+                assert all(r["online"] for r in ladder), ladder
+        asyncio.run(both())
     finally:
         for bot in bots:
             stop(bot)
+    assert "Traceback" not in a.text() + b.text(), a.text() + b.text()
 
 
 def test_a_message_too_long_for_a_notification_is_relayed_in_its_turn(pg_url: str) -> None:

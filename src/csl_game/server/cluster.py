@@ -49,7 +49,7 @@ from csl_game.server.messages import (
     frame,
 )
 from csl_game.server.relay import Relay
-from csl_game.server.room import Room, lobby_lists
+from csl_game.server.room import Room, RoomStep, lobby_lists
 from csl_game.server.seats import Client, ServerOptions
 from csl_game.server.store import GameRow, Store
 
@@ -73,9 +73,13 @@ class ClusterHub(Hub):
         self.remote: dict[tuple[int, int], Client] = {}
         """Other processes' clients in this process's rooms, by (process, number)."""
         self._numbers = itertools.count(1)
+        self._sending_for = ""
+        """The game whose room's step is being sent ('' outside one)."""
         self._parts: dict[int, dict[str, Any]] = {}
         """The other processes' parts of the lobby."""
         self._published = ""
+        self.pairs = False
+        """Whether this process pairs the ladder (one does: a PostgreSQL advisory lock)."""
 
     @property
     def me(self) -> int:
@@ -120,6 +124,9 @@ class ClusterHub(Hub):
         while True:
             await asyncio.sleep(self.check_s)
             try:
+                if not self.pairs and await self.relay.pairing():
+                    self.pairs = True
+                    log.info("this process pairs the ladder")
                 dead, taken = await self.relay.take_over({p for p, _ in self.remote})
                 for process in dead:
                     self._parts.pop(process, None)
@@ -193,20 +200,26 @@ class ClusterHub(Hub):
         return True
 
     def _relay_request(self, client: Client, owner: int, request: Request) -> None:
-        who = {"from": self.me, "conn": client.conn, "address": client.address,
-               "session": client.session, "name": client.name, "bot": client.bot}
-        self.relay.publish(owner, "C" + json.dumps(who) + "\n" + _request_text(request))
+        self.relay.publish(owner, "C" + json.dumps(self._who(client)) + "\n"
+                           + _request_text(request))
 
     # ------------------------------------------------------------ what others say
     def _heard(self, payload: str) -> None:
         kind, body = payload[:1], payload[1:]
-        if kind == "D":
+        if kind == "D":  # to this process's clients in a game another owns
             head, text = body.split("\n", 1)
+            owner, game_id, numbers = head.split(" ")
             data = frame(text)
-            for number in head.split(","):
+            for number in numbers.split(","):
                 client = self.local.get(int(number))
                 if client is not None:
                     client.send_frame(data)
+                    if game_id:  # a bot is told of its ladder games so
+                        client.rooms.add(game_id)
+                        self.owners[game_id] = int(owner)
+                elif game_id:  # gone before it heard: the owner learns it left
+                    self.relay.publish(int(owner), "L" + json.dumps(
+                        {"from": self.me, "conn": int(number), "games": [game_id]}))
         elif kind == "C":
             head, text = body.split("\n", 1)
             self._spawn(self._from_elsewhere(json.loads(head), text))
@@ -225,6 +238,11 @@ class ClusterHub(Hub):
             self._taken(json.loads(body))
         elif kind == "Y":
             self._spawn(self._read_lobbies())
+        elif kind == "A":  # a bot came back through another process: its seats here
+            who = json.loads(body)
+            if who["from"] != self.me:
+                client = self._remote(who)
+                super()._attach(client)
         elif kind == "F":
             doc = json.loads(body)
             if doc["from"] != self.me:
@@ -235,15 +253,33 @@ class ClusterHub(Hub):
 
     async def _from_elsewhere(self, who: dict[str, Any], text: str) -> None:
         """A client of another process said `text` of a game here."""
+        client = self._remote(who)
+        try:
+            await self._handle(client, decode_request(text))
+        except (ProtocolError, Rejected) as e:  # as `receive` answers its own clients
+            self._deliver((client,), encode("error", message=str(e)[:2000]))
+
+    def _remote(self, who: dict[str, Any]) -> Client:
+        """The client of another process `who` says (its process, number, address,
+        session, name, whether a bot, and its games at once)."""
         key = (int(who["from"]), int(who["conn"]))
         client = self.remote.get(key)
         if client is None:
             client = self.remote[key] = Client(str(who["address"]), via=key[0], conn=key[1])
         client.session, client.name, client.bot = who["session"], who["name"], who["bot"]
-        try:
-            await self._handle(client, decode_request(text))
-        except (ProtocolError, Rejected) as e:  # as `receive` answers its own clients
-            self._deliver((client,), encode("error", message=str(e)[:2000]))
+        client.capacity = int(who.get("capacity", 1))
+        return client
+
+    def _attach(self, client: Client) -> None:
+        """A bot said who it is: its seats here, and the other processes' games."""
+        super()._attach(client)
+        if client.via == 0:
+            self.relay.publish(None, "A" + json.dumps(self._who(client)))
+
+    def _who(self, client: Client) -> dict[str, Any]:
+        return {"from": self.me, "conn": client.conn, "address": client.address,
+                "session": client.session, "name": client.name, "bot": client.bot,
+                "capacity": client.capacity}
 
     def _taken(self, doc: dict[str, Any]) -> None:
         """Process `doc["process"]` took `doc["games"]` over: this process's
@@ -264,6 +300,13 @@ class ClusterHub(Hub):
                     self._relay_request(client, owner, Watch(game_id))
 
     # ------------------------------------------------------------ sending
+    def _apply(self, room: Room[Client], step: RoomStep[Client]) -> None:
+        self._sending_for = room.id
+        try:
+            super()._apply(room, step)
+        finally:
+            self._sending_for = ""
+
     def _deliver(self, peers: tuple[Client, ...], text: str) -> None:
         here = tuple(p for p in peers if p.via == 0)
         if here:
@@ -274,7 +317,8 @@ class ClusterHub(Hub):
                 if peer.via:
                     elsewhere.setdefault(peer.via, []).append(str(peer.conn))
             for process, numbers in elsewhere.items():
-                self.relay.publish(process, "D" + ",".join(numbers) + "\n" + text)
+                self.relay.publish(process, f"D{self.me} {self._sending_for} "
+                                   + ",".join(numbers) + "\n" + text)
 
     async def _claimed(self, room: Room[Client]) -> None:
         await self.relay.claim(room.id, room.code)
@@ -294,6 +338,29 @@ class ClusterHub(Hub):
                 {"from": self.me, "white": g.names[0], "red": g.names[1],
                  "result": result_json(g.result, g.config)}))
 
+    # ------------------------------------------------------------ the ladder
+    def _pair(self) -> None:
+        if self.pairs:
+            super()._pair()
+
+    def _pairable(self) -> dict[str, Client]:
+        """Every process's bots (their processes list them with their lobbies)."""
+        bots = super()._pairable()
+        for process, part in self._parts.items():
+            for name, capacity, conn in part.get("bots", []):
+                if name not in bots:
+                    bots[name] = self._remote({"from": process, "conn": conn, "address": "",
+                                               "session": "", "name": name, "bot": True,
+                                               "capacity": capacity})
+        return bots
+
+    def ladder_table(self) -> list[dict[str, Any]]:
+        rows = super().ladder_table()
+        elsewhere = {b[0] for part in self._parts.values() for b in part.get("bots", [])}
+        for row in rows:
+            row["online"] = row["online"] or row["name"] in elsewhere
+        return rows
+
     # ------------------------------------------------------------ the lobby
     def lobby(self) -> dict[str, Any]:
         own = super().lobby()
@@ -303,7 +370,8 @@ class ClusterHub(Hub):
         return own
 
     def _send_lobby(self) -> None:
-        part = json.dumps(lobby_lists(self.games.values()))
+        part = json.dumps({**lobby_lists(self.games.values()), "bots": [
+            [name, c.capacity, c.conn] for name, c in self.bots.items() if not c.closed]})
         if part != self._published:
             self._published = part
             self._spawn(self._put_lobby(part))
@@ -315,6 +383,7 @@ class ClusterHub(Hub):
 
     async def _read_lobbies(self) -> None:
         self._parts = {p: json.loads(doc) for p, doc in (await self.relay.lobbies()).items()}
+        self._known_bots |= {b[0] for part in self._parts.values() for b in part.get("bots", [])}
         self._lobby_dirty = True
 
 

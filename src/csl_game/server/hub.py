@@ -462,14 +462,18 @@ class Hub:
             self.seated.setdefault(client.identity, set()).add(room.id)
 
     def _pair(self) -> None:
-        free = {name: c.capacity - self.ladder.playing.get(name, 0)
-                for name, c in self.bots.items() if not c.closed}
+        bots = self._pairable()
+        free = {name: c.capacity - self.ladder.playing.get(name, 0) for name, c in bots.items()}
         now = self._clock()
         for white, red in self.ladder.pairings(free):
             room = self._new_room("ladder", [f"bot:{white}", f"bot:{red}"], [white, red])
             self._apply(room, room.open(None, PColor.WHITE, now))
             for name in (white, red):
-                self._apply(room, room.attach(self.bots[name], f"bot:{name}", now))
+                self._apply(room, room.attach(bots[name], f"bot:{name}", now))
+
+    def _pairable(self) -> dict[str, Client]:
+        """The bots the pairing pairs (in a cluster, the pairing process's are all)."""
+        return {name: c for name, c in self.bots.items() if not c.closed}
 
     # ------------------------------------------------------------ the lobby
     def lobby(self) -> dict[str, Any]:

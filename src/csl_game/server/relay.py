@@ -34,6 +34,8 @@ __all__ = ["Relay", "MAX_PAYLOAD"]
 log = logging.getLogger(__name__)
 LIFE_LOCK = SCHEMA_LOCK + 1
 """The advisory locks' class of the processes' life locks (the second key is the process)."""
+PAIRING_LOCK = SCHEMA_LOCK + 2
+"""The advisory lock of the process that pairs the ladder's bots."""
 MAX_PAYLOAD = 7999
 ALL = "csl_all"
 
@@ -174,6 +176,11 @@ class Relay:
         await self._rows("DELETE FROM owners USING games WHERE owners.process = %s AND "
                          "games.id = owners.game AND games.state <> 'playing'", (self.me,))
         return dead, taken
+
+    async def pairing(self) -> bool:
+        """Whether this process pairs the ladder (one process does, until it ends)."""
+        rows = await self._rows("SELECT pg_try_advisory_lock(%s, 0)", (PAIRING_LOCK,))
+        return bool(rows[0][0])
 
     # ------------------------------------------------------------ the lobby
     async def put_lobby(self, doc: str) -> None:
