@@ -26,10 +26,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from csl_game import __version__
 from csl_game.errors import CslError, Terminated, UsageError, exit_status
 from csl_game.interrupts import take_interrupts
-from csl_game.services import narration
-from csl_game.services.flag_values import add_engine_sources
 from csl_game.services.options import ALIASES, CONSOLE_TIME_LIMIT_MS, VERBS, options_of
-from csl_game.thinker.discovery import catalog
 
 if TYPE_CHECKING:
     from csl_game.services.replay import Replay
@@ -112,9 +109,11 @@ def _parse(argv: Sequence[str]) -> argparse.Namespace:
         raise UsageError(f"unknown command '{args[0]}' (choose from {', '.join(VERBS)})")
     if not args or (args[0] not in VERBS and args[0] not in ("-h", "--help", "--version")):
         args.insert(0, "play")
-    parsed = build_parser().parse_args(args)
+    parsed = build_parser().parse_args(args)  # --help ends here, having loaded no engine
     parsed.command_line = args  # as given (a run's --log says it)
     if hasattr(parsed, "thinkers"):  # the verbs that find thinkers
+        from csl_game.services.flag_values import add_engine_sources
+
         add_engine_sources(parsed, getattr(parsed, "engine", ()))
     return parsed
 
@@ -258,6 +257,8 @@ def _sigterm_unwinds() -> Iterator[None]:
 
 def _dispatch(argv: list[str]) -> int:
     args = _parse(argv)
+    from csl_game.thinker.discovery import catalog  # not before: the parser needs none of it
+
     logging.basicConfig(stream=sys.stderr, level=args.log_level.upper(),
                         format="csl-game: %(levelname)s: %(name)s: %(message)s")
     catalog(tuple(getattr(args, "thinkers", ())))  # a bad --thinkers path is bad input (read, not run)
@@ -287,6 +288,8 @@ def _main(argv: list[str]) -> int:
     except CslError as e:
         status = exit_status(e)
         what = "error" if status == 2 else "cannot go on"  # bad input, or the program's
+        from csl_game.services import narration
+
         print(narration.terminal_safe(f"csl-game: {what}: {e}"), file=sys.stderr)
         return status
 

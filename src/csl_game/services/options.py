@@ -21,9 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from csl_game.errors import SettingError, UsageError
-from csl_game.services.limits import CLOCKS, check_limits
 from csl_game.services.presets import LEVELS
-from csl_game.services.settings import CONSOLE_TIME_LIMIT_MS, default_pieces
 
 __all__ = ["Option", "OPTIONS", "VERBS", "CONSOLE_TIME_LIMIT_MS", "options_of", "option",
            "flag_text", "check_ranges", "default_pieces", "BOARD", "MATCH_KEYS", "ALIASES"]
@@ -32,6 +30,8 @@ VERBS = ("play", "match", "watch", "session", "league", "sprt", "openings", "ana
          "report", "replay", "info", "server", "bot")
 ALIASES = {"analyze": "analyse"}
 """Other spellings of verbs."""
+CONSOLE_TIME_LIMIT_MS = 200  # services.settings' and services.limits' values, not imported:
+CLOCKS = ("cpu", "wall")  # the parser loads no engine; tests/test_cli_imports.py keeps them equal
 
 
 BOARD = "board and timing (6x7, 4 in a row, rows x cols / 4 pieces of each shape; AIs %s)"
@@ -477,6 +477,12 @@ MATCH_KEYS = ("rows", "cols", "win_sequence", "round_pieces", "square_pieces", "
 """The board and timing options, as MatchConfig takes them."""
 
 
+def default_pieces(rows: int, cols: int) -> tuple[int, int]:
+    """services.settings.default_pieces, which loads the engine when first called."""
+    from csl_game.services.settings import default_pieces as pieces
+    return pieces(rows, cols)
+
+
 def options_of(verb: str) -> list[Option]:
     """The rows of `verb`, in table order."""
     return [o for o in OPTIONS if verb in o.verbs]
@@ -503,6 +509,8 @@ def check_ranges(values: Mapping[str, object]) -> None:
     Raises:
         UsageError: one line naming the flag and the limit.
     """
+    from csl_game.services.limits import check_limits
+
     settings = {_BY_DEST[d].setting: v for d, v in values.items()
                 if v is not None and _BY_DEST[d].setting is not None}
     try:
