@@ -137,7 +137,7 @@ def test_older_results_still_render(tmp_path: Path) -> None:
     write_site([doc], tmp_path)
     page = (tmp_path / "match-1.html").read_text()
     assert "settings not recorded" in page and "Graphs" not in page
-    assert "Red (B) forfeited" in page and "match-1.txt" not in page
+    assert 'Red (<bdi class="name">B</bdi>) forfeited' in page and "match-1.txt" not in page
     assert "timeout" in (tmp_path / "index.html").read_text()
 
 
@@ -180,7 +180,8 @@ def test_a_forfeit_says_who_and_keeps_the_organisers_paths(played: Path) -> None
     timeout = _doc(played, lambda d: d["forfeit"] == "timeout")
     side = "red" if timeout["winner"] == "white" else "white"
     page = (played / "live" / f"match-{timeout['match'] + 1}.html").read_text()
-    assert f"{side.title()} ({timeout[side]['name']}) forfeited: time limit" in page
+    assert (f'{side.title()} (<bdi class="name">{timeout[side]["name"]}</bdi>) forfeited: '
+            "time limit") in page
     crash = _doc(played, lambda d: d["forfeit"] == "exception")
     assert MISBEHAVING in crash["detail"]  # the results file keeps it all
     page = (played / "live" / f"match-{crash['match'] + 1}.html").read_text()

@@ -164,6 +164,15 @@ def test_long_and_right_to_left_names_keep_the_page_in_view_and_in_order(
         assert abs(r_top - w_top) <= 1, order  # one line
     assert r_top > w_top + 1 or (abs(r_top - w_top) <= 1 and r_left > w_left), order
     assert tab.eval("document.querySelector('h1 bdi').getAttribute('class')") == "name"
+    # "White (<override>) won": ") won" after "White (", not turned round before it
+    ends = tab.eval("(() => { const texts = [...document.querySelector('.result strong')"
+                    ".childNodes].filter(n => n.nodeType === 3); return [texts[0], "
+                    "texts[texts.length - 1]].map(n => { const r = document.createRange(); "
+                    "r.selectNodeContents(n); const b = r.getBoundingClientRect(); "
+                    "return [n.textContent, b.top, b.left]; }); })()")
+    (first, f_top, f_left), (last, l_top, l_left) = ends
+    assert (first, last) == ("White (", ") won")
+    assert l_top > f_top + 1 or (abs(l_top - f_top) <= 1 and l_left > f_left), ends
     tab.close()
     for name in ("index.html", "match-1.html", f"match-{override['match'] + 1}.html"):
         tab = chrome.tab((names_site / name).as_uri(), size)
@@ -178,6 +187,13 @@ def test_long_and_right_to_left_names_keep_the_page_in_view_and_in_order(
     rows = tab.eval("[...document.querySelectorAll('#standings tbody tr')].map(tr => "
                     "tr.children[1].textContent)")
     assert sorted(rows) == sorted([LONG, OVERRIDE, ARABIC])
+    # a chart's labels stay within it (a long name cut with an ellipsis)
+    out = tab.eval("[...document.querySelectorAll('svg.chart text.legend')].filter(t => "
+                   "t.getClientRects().length).filter(t => { const b = "
+                   "t.getBoundingClientRect(), s = t.ownerSVGElement.getBoundingClientRect();"
+                   " return b.left < s.left - 1 || b.right > s.right + 1; })"
+                   ".map(t => t.textContent)")
+    assert out == []
     tab.close()
 
 

@@ -93,6 +93,12 @@ def _step(low: float, high: float, most: int, whole: bool = False) -> float:
     return next((step for step in steps if step >= raw * (1 - 1e-9)), steps[-1])
 
 
+def _short(name: str, most: int = 30) -> str:
+    """A name as a chart's label: at most `most` characters (a longer one cut,
+    with an ellipsis; the ratings' dots give it whole)."""
+    return name if len(name) <= most else name[:most - 1] + "\u2026"
+
+
 def _tick(value: float) -> str:
     return f"{value:g}".replace("-", "\u2212")
 
@@ -172,7 +178,7 @@ def _line_svg(series: Sequence[Series], w: int, x_low: float, x_high: float, low
                          'stroke-width="2.5" stroke-linejoin="round"/>')
         y = h + 12 + legend * k
         parts.append(f'<rect x="{left}" y="{y - 7}" width="16" height="5" fill="{colour}"/>'
-                     f'<text x="{left + 22}" y="{y}" class="legend">{esc(isolate(s.name))}</text>')
+                     f'<text x="{left + 22}" y="{y}" class="legend">{esc(isolate(_short(s.name)))}</text>')
     parts.append("</svg>")
     return "".join(parts)
 
@@ -211,10 +217,10 @@ def _ratings_svg(ratings: Sequence[Rating], w: int, low: float, high: float,
         if wide:
             y = top + 10 + i * row
             parts.append(f'<text x="{left - 8}" y="{y + 4}" class="legend end">'
-                         f"{esc(isolate(r.name))}</text>")
+                         f"{esc(isolate(_short(r.name, 19)))}</text>")
         else:
             y = top + 14 + i * (row + 14)
-            parts.append(f'<text x="{left}" y="{y - 10}" class="legend">{esc(isolate(r.name))} '
+            parts.append(f'<text x="{left}" y="{y - 10}" class="legend">{esc(isolate(_short(r.name)))} '
                          f"{r.elo:+.0f}</text>")
         parts.append(f'<line x1="{px(r.ci95[0]):.1f}" y1="{y}" x2="{px(r.ci95[1]):.1f}" '
                      f'y2="{y}" class="bar"/><circle cx="{px(r.elo):.1f}" cy="{y}" r="5" '

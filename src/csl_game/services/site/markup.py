@@ -74,20 +74,21 @@ def how_it_ended(doc: dict[str, Any]) -> str:
 
 
 def result_text(doc: dict[str, Any]) -> str:
+    """'White (Ann) won' as HTML, the name isolated (`name_html`)."""
     winner = doc.get("winner")
     if winner == "draw":
         return "Draw"
     if winner in ("white", "red"):
-        return f"{winner.title()} ({doc.get('winner_name') or doc[winner]['name']}) won"
+        return f"{winner.title()} ({name_html(doc.get('winner_name') or doc[winner]['name'])}) won"
     return "Not finished"
 
 
 def forfeiter(doc: dict[str, Any]) -> str:
-    """'Red (Sleepy)': the side that forfeited (the one that did not win)."""
+    """'Red (Sleepy)' as HTML: the side that forfeited (the one that did not win)."""
     side = {"white": "red", "red": "white"}.get(str(doc.get("winner")))
     if side is None:
         return ""
-    return f"{side.title()} ({doc[side]['name']})"
+    return f"{side.title()} ({name_html(doc[side]['name'])})"
 
 
 _FRAME = re.compile(r'^(\s*)File "([^"]+)", line (\d+)(.*)$')

@@ -50,16 +50,16 @@ def match_page(site: Site, doc: dict[str, Any], text: bool = True) -> str:
                      esc("-" if m.get("wall_ms") is None else f"{m['wall_ms']:.1f}"),
                      esc(figures_text(m.get("figures") or {}))])
     detail = public_detail(doc.get("detail") or "")
-    result = [f'<p class="result"><strong>{esc(result_text(doc))}</strong> &middot; '
+    result = [f'<p class="result"><strong>{result_text(doc)}</strong> &middot; '
               f"{esc(how_it_ended(doc))}</p>"]
     if doc.get("forfeit"):
         who = forfeiter(doc)
         lead = f"{who} forfeited: " if who else ""
         if "\n" in detail:
-            result.append(f'<div class="detail"><p>{esc(lead)}{esc(how_it_ended(doc))}.</p>'
+            result.append(f'<div class="detail"><p>{lead}{esc(how_it_ended(doc))}.</p>'
                           f"<pre>{esc(detail)}</pre></div>")
         else:
-            result.append(f'<p class="detail">{esc(lead)}{esc(detail or how_it_ended(doc))}'
+            result.append(f'<p class="detail">{lead}{esc(detail or how_it_ended(doc))}'
                           "</p>")
     if moves:
         player = ('<section id="replay" aria-labelledby="replay-h" class="player">'

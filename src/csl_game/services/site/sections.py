@@ -129,21 +129,13 @@ def _rows(docs: Sequence[dict[str, Any]]) -> list[list[str]]:
         index = int(d.get("match", 0))
         link = f'<a href="{match_page_name(index)}">Match {index + 1}</a>'
         rows.append([link, name_html(d["white"]["name"]), name_html(d["red"]["name"]),
-                     _result_html(d), esc(how_it_ended(d)), esc(len(d.get("moves", ())))])
+                     result_text(d), esc(how_it_ended(d)), esc(len(d.get("moves", ())))])
     return rows
 
 
 def _ids(docs: Sequence[dict[str, Any]]) -> list[str]:
     """Each match's row a part of its own, named by its number."""
     return [f"m{int(d.get('match', 0)) + 1}" for d in docs]
-
-
-def _result_html(doc: dict[str, Any]) -> str:
-    winner = doc.get("winner")
-    if winner in ("white", "red"):
-        name = doc.get("winner_name") or doc[winner]["name"]
-        return f"{winner.title()} ({name_html(name)}) won"
-    return esc(result_text(doc))
 
 
 _COLS = [Col("Match", label=""), Col("White"), Col("Red"), Col("Result"),
