@@ -213,7 +213,11 @@ def test_a_game_made_on_one_process_is_joined_played_and_watched_on_the_other(
     assert "Traceback" not in a.text() + b.text(), a.text() + b.text()
 
 
-def test_a_game_goes_on_when_its_process_is_killed(two: tuple[Proc, str, Proc, str]) -> None:
+@pytest.mark.parametrize("end", ["kill", "cut"])
+def test_a_game_goes_on_when_its_process_is_killed(two: tuple[Proc, str, Proc, str], end: str,
+                                                   pg_url: str) -> None:
+    """`kill`: the owner is SIGKILLed; `cut`: the database ends the owner's
+    connections (a network's failure), and the owner stops by itself."""
     a, url_a, b, url_b = two
 
     async def run() -> None:
@@ -233,7 +237,12 @@ def test_a_game_goes_on_when_its_process_is_killed(two: tuple[Proc, str, Proc, s
         # every move is in the database (written every 200 ms) before the kill
         await poll(url_b + f"/api/games/{game}", lambda doc: len(doc.get("moves", ())) == 5)
         states = joiner.count("game", game), watcher.count("game", game)
-        a.kill()  # SIGKILL: nothing is tidied
+        if end == "kill":
+            a.kill()  # SIGKILL: nothing is tidied
+        else:
+            cut_off(pg_url, game)
+            assert a.finish(WAIT) == 2
+            assert "the connection to the database was lost" in a.text(), a.text()
         # B takes the game over and gives its players and watchers their seats again
         again = await joiner.until(lambda: joiner.count("game", game) > states[0]
                                    and joiner.last("game", game))
@@ -257,6 +266,18 @@ def test_a_game_goes_on_when_its_process_is_killed(two: tuple[Proc, str, Proc, s
 
     asyncio.run(asyncio.wait_for(run(), 180))
     assert "Traceback" not in b.text(), b.text()
+
+
+def cut_off(pg_url: str, game: str) -> None:
+    """The database ends the connections of `game`'s owner (named by its process)."""
+    db = open_store(pg_url)
+    try:
+        owner = db._run("SELECT process FROM owners WHERE game = %s", (game,))[0][0]
+        ended = db._run("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                        "WHERE application_name = %s", (f"csl-game {owner}",))
+        assert len(ended) == 3, ended
+    finally:
+        db.close()
 
 
 def test_bots_on_two_processes_play_each_other_on_one_ladder(

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
+from csl_game.errors import NetworkError
 from csl_game.server.bot import BotError, BotGame, BotSpec, run_bot, saved_token, ws_url
 from csl_game.server.cluster import ClusterHub
 from csl_game.server.guard import AddressGuard, Limits, TokenBucket
@@ -47,6 +48,8 @@ async def run_server(store: Store, options: ServerOptions, host: str, port: int,
 
     Raises:
         UsageError: another process serves the SQLite file.
+        NetworkError: the connection to PostgreSQL was lost (the process's
+            games are taken over by the others: it must not serve them).
     """
     if isinstance(store, PostgresStore):
         hub: Hub = ClusterHub(store, options, store.url)
@@ -58,6 +61,16 @@ async def run_server(store: Store, options: ServerOptions, host: str, port: int,
     try:
         if ready is not None:
             ready(served)
-        await (stop or asyncio.Event()).wait()
+        waits = [asyncio.ensure_future((stop or asyncio.Event()).wait())]
+        if isinstance(hub, ClusterHub):
+            waits.append(asyncio.ensure_future(hub.relay.lost.wait()))
+        try:
+            await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for waiting in waits:
+                waiting.cancel()
+        if isinstance(hub, ClusterHub) and hub.relay.lost.is_set():
+            raise NetworkError("the connection to the database was lost: this process stops "
+                               "(the others take its games over)")
     finally:
         await served.close()

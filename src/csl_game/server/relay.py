@@ -57,18 +57,25 @@ class Relay:
         self._more = asyncio.Event()
         self._seq = 0
         self._tasks: list[asyncio.Task[None]] = []
+        self.lost = asyncio.Event()
+        """Set when the listening connection is lost: the life lock went with it,
+        so the others take this process's games, and it must stop serving them."""
 
     async def start(self, heard: Callable[[str], None]) -> None:
         """Connect, take the life lock, and call `heard(payload)` for each message
         sent to this process or to all (this process's own to all included)."""
         import psycopg
 
-        self._listening = await psycopg.AsyncConnection.connect(self.url, autocommit=True)
+        def connect() -> Any:  # named, so the database's views say which process is which
+            return psycopg.AsyncConnection.connect(self.url, autocommit=True,
+                                                   application_name=f"csl-game {self.me}")
+
+        self._listening = await connect()
         await self._listening.execute("SELECT pg_advisory_lock(%s, %s)", (LIFE_LOCK, self.me))
         await self._listening.execute(f"LISTEN {ALL}")
         await self._listening.execute(f"LISTEN {channel(self.me)}")
-        self._sending = await psycopg.AsyncConnection.connect(self.url, autocommit=True)
-        self._asking = await psycopg.AsyncConnection.connect(self.url, autocommit=True)
+        self._sending = await connect()
+        self._asking = await connect()
         self._tasks = [asyncio.create_task(self._listen(heard)),
                        asyncio.create_task(self._send())]
 
@@ -113,17 +120,20 @@ class Relay:
                 log.exception("could not relay %d messages", len(batch))
 
     async def _listen(self, heard: Callable[[str], None]) -> None:
-        async for note in self._listening.notifies():
-            try:
-                text = note.payload
-                if text.startswith("@"):  # read in turn, so messages keep their order
-                    rows = await self._rows("DELETE FROM relayed WHERE id = %s RETURNING doc",
-                                            (int(text[1:]),))
-                    text = str(rows[0][0])
-                heard(text.split("\n", 1)[1])
-            except Exception:
-                log.exception("a relayed message failed: %.200s", note.payload)
-        log.error("the database's notifications ended")
+        try:
+            async for note in self._listening.notifies():
+                try:
+                    text = note.payload
+                    if text.startswith("@"):  # read in turn, so messages keep their order
+                        rows = await self._rows("DELETE FROM relayed WHERE id = %s "
+                                                "RETURNING doc", (int(text[1:]),))
+                        text = str(rows[0][0])
+                    heard(text.split("\n", 1)[1])
+                except Exception:
+                    log.exception("a relayed message failed: %.200s", note.payload)
+        except Exception as e:  # the connection: psycopg's OperationalError
+            log.error("the database's notifications ended: %s", e)
+        self.lost.set()
 
     # ------------------------------------------------------------ ownership
     async def _rows(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
