@@ -73,10 +73,7 @@ def test_the_probe_sees_the_engine_once_a_verb_needs_it() -> None:
 
 
 @pytest.mark.unit
-def test_the_parsers_copies_of_settings_are_the_same() -> None:
-    """options keeps two values of services.settings and services.limits (those
-    modules load the engine): the same values."""
-    assert options.CONSOLE_TIME_LIMIT_MS == settings.CONSOLE_TIME_LIMIT_MS
-    assert options.CLOCKS == limits.CLOCKS
+def test_the_parser_offers_what_the_settings_take() -> None:
+    """The parser's clock choices and pieces are the settings' (which load the engine)."""
     assert options.option("clock").kwargs["choices"] == limits.SETTING["clock"].choices
     assert options.default_pieces(6, 7) == settings.default_pieces(6, 7) == (10, 11)

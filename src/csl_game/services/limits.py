@@ -16,14 +16,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from csl_game.errors import SettingError
+from csl_game.services.defaults import CLOCKS
 from csl_game.services.settings import PlayOptions
 
 __all__ = ["Value", "Setting", "SETTINGS", "SETTING", "CLOCKS", "setting_values", "check_limits"]
 
 Value = int | float | bool | str
-CLOCKS = ("cpu", "wall")
-"""What a time limit can count (`MatchConfig.clock`): the processor time of
-the thinker's processes, or the wall clock."""
+
 @dataclass(frozen=True)
 class Setting:
     """One setting: its key in the file, its label on screen, kind and range."""

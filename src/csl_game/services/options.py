@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from csl_game.errors import SettingError, UsageError
+from csl_game.services.defaults import CLOCKS, CONSOLE_TIME_LIMIT_MS
 from csl_game.services.presets import LEVELS
 
 __all__ = ["Option", "OPTIONS", "VERBS", "CONSOLE_TIME_LIMIT_MS", "options_of", "option",
@@ -30,8 +31,6 @@ VERBS = ("play", "match", "watch", "session", "league", "sprt", "openings", "ana
          "report", "replay", "info", "server", "bot")
 ALIASES = {"analyze": "analyse"}
 """Other spellings of verbs."""
-CONSOLE_TIME_LIMIT_MS = 200  # services.settings' and services.limits' values, not imported:
-CLOCKS = ("cpu", "wall")  # the parser loads no engine; tests/test_cli_imports.py keeps them equal
 
 
 BOARD = "board and timing (6x7, 4 in a row, rows x cols / 4 pieces of each shape; AIs %s)"

@@ -20,6 +20,7 @@ from csl_game.engine import (
     read_results,
 )
 from csl_game.errors import ConfigError
+from csl_game.services.defaults import CONSOLE_TIME_LIMIT_MS
 from csl_game.services.narration import counted
 from csl_game.services.presets import LEVELS, level
 from csl_game.thinker.api import MatchConfig
@@ -32,9 +33,6 @@ __all__ = ["GUI_TIME_LIMIT_MS", "GUI_MIN_MOVE_TIME_MS", "CONSOLE_TIME_LIMIT_MS",
 
 GUI_TIME_LIMIT_MS = 500
 GUI_MIN_MOVE_TIME_MS = 250
-CONSOLE_TIME_LIMIT_MS = 200
-"""What an AI may think per move in the terminal's verbs unless told: the
-competition's limit, so a match ends in seconds. Humans are never timed."""
 CONSOLE_MIN_MOVE_TIME_MS = 0
 LAST_MOVE_ANIMATION_S = 1.0
 UNBLOCKED_SCREEN_S = 1.5
