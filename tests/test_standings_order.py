@@ -91,7 +91,7 @@ def test_the_site_has_the_sessions_order(played: tuple[Session, Path], tmp_path:
     _, results = played
     index = write_site(read_results(results), tmp_path / "site") / "index.html"
     table = index.read_text().split('id="standings"')[1].split("</table>")[0]
-    rows = re.findall(r"<tr[^>]*><td[^>]*>(\d+)</td><th[^>]*>(\w+)</th>", table)
+    rows = re.findall(r"<tr[^>]*><td[^>]*>(\d+)</td><th[^>]*>(?:<bdi[^>]*>)?(\w+)", table)
     assert [(int(p), n) for p, n in rows] == EXPECTED
 
 
