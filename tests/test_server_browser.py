@@ -195,3 +195,34 @@ def test_the_lobby_never_traps_a_name_is_kept_and_a_leaver_is_shown_at_once(
         assert alice.axe() == []
         for tab in (alice, bob):
             assert tab.errors() == []
+
+
+SLOW_SOCKET = """(() => {
+  const Real = window.WebSocket;
+  window.__socket = 'asked';
+  window.WebSocket = function (url) {  // opens 1.5 s late, as on a slow line
+    const shell = {readyState: 0, send() { throw new Error('not open'); }, close() {}};
+    setTimeout(() => {
+      const ws = new Real(url);
+      ws.onopen = (e) => { window.__socket = 'open'; shell.readyState = 1;
+                           shell.send = (d) => ws.send(d); shell.onopen(e); };
+      ws.onmessage = (e) => shell.onmessage(e);
+      ws.onclose = (e) => { shell.readyState = 3; shell.onclose(e); };
+    }, 1500);
+    return shell;
+  };
+})();"""
+"""Installed before the lobby's script: its WebSocket opens 1.5 s after it is made."""
+
+
+def test_a_click_before_the_socket_opens_is_not_lost(server: str) -> None:
+    """A player who clicks as soon as the lobby shows, before its connection
+    is open, gets the game asked for (the page sends it once it is open)."""
+    with browser() as b:
+        tab = b.tab(server + "/")
+        tab.send("Page.addScriptToEvaluateOnNewDocument", {"source": SLOW_SOCKET})
+        tab.eval("location.reload(); true")
+        tab.wait_for("window.__socket === 'asked' && !document.getElementById('create').hidden")
+        tab.click("#friend")
+        assert tab.eval("window.__socket") == "asked", "clicked only once the socket was open"
+        tab.wait_for("document.body.dataset.page === 'game'")

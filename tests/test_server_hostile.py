@@ -175,7 +175,10 @@ def test_a_flood_of_messages_is_cut_off(server: ServerThread) -> None:
         http, ws = await _ws(server.url)
         async with http:
             for _ in range(200):
-                await ws.send_str('{"type": "pong"}')
+                try:
+                    await ws.send_str('{"type": "pong"}')
+                except aiohttp.ClientConnectionResetError:
+                    break  # cut off before the flood was all sent: what is said is read next
             return await _replies(ws)
     said = asyncio.run(go())
     assert {"type": "error", "message": "too many messages"} in said

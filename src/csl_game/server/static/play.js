@@ -22,7 +22,11 @@
     const n = localStorage.getItem("csl-name") || "";
     return NAME.test(n) ? n : guest;  // a guest's made-up name is not kept
   }
-  function send(msg) { if (ws && ws.readyState === 1) ws.send(JSON.stringify(msg)); }
+  const unsent = [];  // what was asked before the socket was open: sent once it is
+  function send(msg) {
+    if (ws && ws.readyState === 1) ws.send(JSON.stringify(msg));
+    else if (unsent.length < 20) unsent.push(msg);
+  }
   function status(text) { const s = $("status"); if (s) s.textContent = text; }
 
   function connect(onOpen, onMessage) {
@@ -33,6 +37,7 @@
       if ($("status").dataset.lost) { status(""); delete $("status").dataset.lost; }
       send({type: "hello", version: 1, name: playerName()});
       onOpen();
+      for (const msg of unsent.splice(0)) send(msg);  // a click before the socket opened
     };
     ws.onmessage = (e) => {
       const msg = JSON.parse(e.data);
