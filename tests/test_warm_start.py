@@ -62,3 +62,29 @@ def test_the_main_script_runs_once_in_the_fork_server_not_in_each_worker(
 def test_the_command_line_starts_the_fork_server_first_only_for_verbs_that_play(
         argv: list[str], plays: bool) -> None:
     assert plays_thinkers(argv) is plays
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="no fork server on Windows")
+def test_the_fork_server_has_ended_when_the_command_has() -> None:
+    """csl-game waits for its fork server at exit: nothing of it outlives the
+    command (left to notice by itself, it went up to a second later)."""
+    import time
+
+    import psutil
+
+    from procs import HELPERS, alive
+
+    command = [sys.executable, "-m", "csl_game", "sprt", "random 1", "random 2", "-q",
+               "--max-games", "2", "-t", "50", "-r", "4", "-c", "5", "-w", "3"]
+    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    servers: set[int] = set()
+    while proc.poll() is None:
+        try:
+            servers |= {c.pid for c in psutil.Process(proc.pid).children()
+                        if HELPERS[0] in " ".join(c.cmdline())}
+        except psutil.Error:
+            pass
+        time.sleep(0.002)
+    assert proc.returncode == 0, proc.stderr.read() if proc.stderr else ""
+    assert servers, "the command started no fork server"
+    assert not [pid for pid in servers if alive(pid)]

@@ -25,6 +25,7 @@ import sys
 import threading
 from collections.abc import Iterator
 from multiprocessing.context import ForkServerContext, SpawnContext
+from typing import Any
 
 from csl_game.thinker.discovery import builtin_modules
 
@@ -60,6 +61,37 @@ def _wake_resource_tracker() -> None:
 
 
 atexit.register(_wake_resource_tracker)
+
+
+def _end_server(grace: float = 0.15) -> None:
+    """At exit, end the fork server now: closing its end of the pipe asks it
+    to stop, and it is waited for (killed after `grace` seconds, as a stopped
+    one would never go). Left to itself it went a second or more after
+    csl-game, holding what csl-game's caller waits on."""
+    import signal
+    import time
+    from multiprocessing import forkserver
+
+    server: Any = forkserver._forkserver  # noqa: SLF001
+    pid, alive = server._forkserver_pid, server._forkserver_alive_fd
+    if not isinstance(pid, int) or not isinstance(alive, int):
+        return
+    server._forkserver_pid = server._forkserver_alive_fd = None
+    with contextlib.suppress(OSError):
+        os.close(alive)
+    deadline = time.monotonic() + grace
+    try:
+        while os.waitpid(pid, os.WNOHANG)[0] == 0:
+            if time.monotonic() > deadline:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+                return
+            time.sleep(0.005)
+    except OSError:
+        return  # already waited for, or not this process's child
+
+
+atexit.register(_end_server)
 
 
 def mp_context() -> ForkServerContext | SpawnContext:
