@@ -13,7 +13,8 @@ from csl_game.engine import Forfeit, ForfeitReason
 from csl_game.model.board import PColor, PShape
 from csl_game.online.protocol import config_json
 from csl_game.server.game import Rejected
-from csl_game.server.room import Room, RoomStep, lobby_lists, new_game
+from csl_game.server.lobby import lobby_lists
+from csl_game.server.room import Room, RoomStep, new_game
 from csl_game.server.store import Dropped, Finished, GameRow, Moved, NewGame
 from csl_game.thinker.api import MatchConfig
 
@@ -193,10 +194,10 @@ def test_the_others_learn_at_once_that_a_player_left_and_came_back() -> None:
     gone = r.left("bob", 2.0)
     for peer in ("ann", "eve"):
         assert told(gone, peer) == [("away", {"game": "game00000001", "color": "red",
-                                              "seconds": RECONNECT})]
+                                              "seconds": RECONNECT, "claim": 15.0})]
     late_watcher = r.watch("cid", "", 12.0)  # who comes later learns it too, with less time
     assert told(late_watcher, "cid")[-1] == ("away", {"game": "game00000001", "color": "red",
-                                                     "seconds": RECONNECT - 10})
+                                                     "seconds": RECONNECT - 10, "claim": 5.0})
     back = r.watch("bob2", BOB, 20.0)
     assert told(back, "ann") == [("away", {"game": "game00000001", "color": "red",
                                           "seconds": None})]
@@ -295,7 +296,7 @@ def test_a_room_is_read_back_from_its_row_and_the_lobby_lists_rooms() -> None:
     assert lists["games"] == [{"game": "game00000002", "white": "Ann", "red": "Bob", "ply": 1,
                                "kind": "open"}]
     assert lists["challenges"] == [{"game": "game00000001", "code": "code00000001",
-                                    "name": "Ann", "free": "red"}]
+                                    "name": "Ann", "free": "red", "clock": None}]
     assert lobby_lists([waiting] * 5, most=2)["challenges"] == lists["challenges"] * 2
 
 

@@ -28,11 +28,12 @@ from typing import Any
 
 import aiohttp
 
-from csl_game.engine import Forfeit, ForfeitReason
+from csl_game.engine import Forfeit, ForfeitReason, MatchResult
 from csl_game.errors import CslError, ProtocolError
 from csl_game.model.board import Board, PColor, PShape, Winner
 from csl_game.online.protocol import result_from_doc
 from csl_game.online.verify import Contradiction, check_ending, check_names_and_settings
+from csl_game.server.clock import could_still_win
 from csl_game.server.game import SHAPES
 from csl_game.server.messages import VERSION, GameState, decode_event, game_state
 from csl_game.server.thinking import Answer, SeatThinker, answer_doc
@@ -208,12 +209,31 @@ class BotGame:
             result, config = result_from_doc(doc)
             check_names_and_settings(result, config, (self.state.white, self.state.red),
                                      self.state.config)
+            if self._drawn_on_time(result):
+                return
             loser = check_ending(self.board, result)
             if loser is not None:
                 self._check_loser(loser, result.forfeit, result.resigned)
         except ProtocolError as e:  # a Contradiction is one
             raise BotError(f"game {self.state.game}: the result does not agree with the "
                            f"game: {e}") from None
+
+    def _drawn_on_time(self, result: MatchResult) -> bool:
+        """A draw on time (csl_game.server.clock): the side to move ran out of
+        time and the other could no longer win; False for any other result.
+
+        Raises:
+            Contradiction: a draw on time the board does not allow.
+        """
+        if result.winner is not Winner.DRAW or result.forfeit is not ForfeitReason.TIMEOUT:
+            return False
+        if tuple(m.move for m in result.moves) != self.board.history:
+            raise Contradiction("a draw on time whose moves are not the game played")
+        if self.board.check_winner() is not Winner.NONE \
+                or could_still_win(self.board, self.board.turn.other):
+            raise Contradiction(f"a draw on time, where {self.board.turn.other} could still "
+                                "win or the game was over")
+        return True
 
     def _check_loser(self, loser: PColor, reason: ForfeitReason | None,
                      resigned: bool) -> None:

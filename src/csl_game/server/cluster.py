@@ -36,11 +36,14 @@ from csl_game.errors import ProtocolError
 from csl_game.online.protocol import result_from_doc, result_json
 from csl_game.server.game import Rejected
 from csl_game.server.hub import Hub
+from csl_game.server.lobby import lobby_lists
 from csl_game.server.messages import (
     Cancel,
+    Claim,
     Forfeit,
     Join,
     Move,
+    Offer,
     Request,
     Resign,
     Watch,
@@ -49,7 +52,7 @@ from csl_game.server.messages import (
     frame,
 )
 from csl_game.server.relay import Relay
-from csl_game.server.room import Room, RoomStep, lobby_lists
+from csl_game.server.room import Room, RoomStep
 from csl_game.server.seats import Client, ServerOptions
 from csl_game.server.store import GameRow, Store
 
@@ -173,7 +176,8 @@ class ClusterHub(Hub):
         """Send `request` to the process that owns its game, if another does."""
         match request:
             case Watch(game=game_id) | Move(game=game_id) | Forfeit(game=game_id) | \
-                    Resign(game=game_id) | Cancel(game=game_id):
+                    Resign(game=game_id) | Cancel(game=game_id) | Claim(game=game_id) | \
+                    Offer(game=game_id):
                 if game_id in self.games:
                     return False
                 owner = self.owners.get(game_id)
@@ -399,4 +403,8 @@ def _request_text(request: Request) -> str:
             return encode(type(request).__name__.lower(), game=game)
         case Join(code):
             return encode("join", code=code)
+        case Offer(what, game):
+            return encode(what, game=game)
+        case Claim(game):
+            return encode("claim", game=game)
     raise ValueError(f"{request!r} is no game's message")

@@ -24,6 +24,7 @@ from csl_game.engine import (
     judge,
 )
 from csl_game.model.board import Board, Move, PColor, Piece, Pos, PShape, Winner
+from csl_game.server.clock import TimeControl, clock_doc, clock_left, could_still_win
 from csl_game.thinker.api import MatchConfig
 
 __all__ = ["ServerGame", "Rejected", "SHAPES", "COLORS", "public_detail"]
@@ -70,6 +71,8 @@ class ServerGame:
     turn_started: float | None = None
     """When the player to move was told (None: the clock is stopped)."""
     result: MatchResult | None = None
+    control: TimeControl | None = None
+    """People's clocks (csl_game.server.clock), or None: no clock."""
 
     def __post_init__(self) -> None:
         self.board = self.config.new_board()
@@ -103,6 +106,8 @@ class ServerGame:
         if color is not self.board.turn or ply != self.ply:
             raise Rejected(f"it is not {color.name.lower()}'s move {ply} (the game is at "
                            f"move {self.ply}, {self.board.turn.name.lower()} to play)")
+        if self.flagged(now):
+            return True
         elapsed = 0.0 if self.turn_started is None else max(0.0, now - self.turn_started)
         if self.timed[color] and elapsed > self.limit_s():
             self.forfeit(color, ForfeitReason.TIMEOUT,
@@ -133,6 +138,48 @@ class ServerGame:
         self.forfeit(color, ForfeitReason.TIMEOUT,
                      f"no move within {self.config.time_limit_ms} ms")
         return True
+
+    def left(self, now: float) -> tuple[float, float]:
+        """White's and Red's seconds left on a game with clocks."""
+        assert self.control is not None
+        return clock_left(self.control, [s for _, _, s in self.moves], self.turn_started, now)
+
+    def clock_doc(self, now: float) -> dict[str, Any]:
+        """The clocks as the protocol sends them: {"clock": {"white": MS, "red": MS}},
+        or {} for a game without."""
+        return {} if self.control is None else {"clock": clock_doc(self.left(now))}
+
+    def flag_at(self) -> float | None:
+        """When the side to move runs out of time (None: no clock running)."""
+        if self.control is None or self.turn_started is None or self.result is not None:
+            return None
+        return self.turn_started + self.left(self.turn_started)[self.to_move]
+
+    def flagged(self, now: float) -> bool:
+        """Whether the side to move ran out of time (then the game ended): it
+        loses, or draws when its opponent could no longer win."""
+        flag = self.flag_at()
+        if flag is None or now < flag:
+            return False
+        color = self.to_move
+        if could_still_win(self.board, color.other):
+            self.forfeit(color, ForfeitReason.TIMEOUT, "its clock ran out")
+        else:
+            self.result = self._result(Winner.DRAW, (), ForfeitReason.TIMEOUT,
+                                       f"{color.name.title()}'s clock ran out, and "
+                                       f"{color.other.name.title()} could no longer win")
+        return True
+
+    def take_back(self, plies: int, now: float) -> None:
+        """The last `plies` moves are taken back (both players agreed)."""
+        for _ in range(plies):
+            self.moves.pop()
+            self.board.undo_move()
+        self.turn_started = now
+
+    def agree_draw(self) -> None:
+        if self.result is None:
+            self.result = self._result(Winner.DRAW, (), None, "the players agreed a draw")
 
     def forfeit(self, color: PColor, reason: ForfeitReason | None, detail: str = "",
                 resigned: bool = False) -> None:

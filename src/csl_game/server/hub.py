@@ -14,14 +14,11 @@ waking. A ticker pairs the bots, pings and sends the lobby.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import hmac
-import logging
 import random
 import secrets
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
 from csl_game.errors import ProtocolError
@@ -29,18 +26,22 @@ from csl_game.model.board import PColor
 from csl_game.online.protocol import result_from_doc
 from csl_game.server.ai import AiPlayers
 from csl_game.server.analysis import Analyses
+from csl_game.server.clock import TimeControl
 from csl_game.server.game import Rejected, public_detail
 from csl_game.server.guard import Limits
 from csl_game.server.ladder import Ladder
+from csl_game.server.lobby import lobby_lists
 from csl_game.server.messages import (
     BotHello,
     Cancel,
+    Claim,
     Create,
     Forfeit,
     Hello,
     Join,
     Lobby,
     Move,
+    Offer,
     Pong,
     Request,
     Resign,
@@ -49,24 +50,16 @@ from csl_game.server.messages import (
     encode,
     frame,
 )
-from csl_game.server.room import Room, RoomStep, lobby_lists, new_game
+from csl_game.server.rematch import Rematches
+from csl_game.server.room import Room, RoomStep, new_game
 from csl_game.server.seats import Client, ServerOptions
 from csl_game.server.store import GameRow, Store, Write, game_settings
-from csl_game.server.trust import new_key, new_session, session_of
+from csl_game.server.trust import hash_token, new_key, new_session, new_token, session_of
+from csl_game.server.writes import Database
 
 __all__ = ["Hub", "Client", "ServerOptions", "hash_token", "new_token", "game_settings"]
 
-log = logging.getLogger(__name__)
 _T = TypeVar("_T")
-
-
-def new_token() -> str:
-    return secrets.token_urlsafe(24)
-
-
-def hash_token(token: str) -> str:
-    """A token as the database keeps it (SHA-256: tokens are random, so no salt is needed)."""
-    return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
 class Hub:
@@ -82,11 +75,10 @@ class Hub:
         self.bots: dict[str, Client] = {}
         self.clients: set[Client] = set()
         self.ladder = Ladder()
+        self.rematches: Rematches[Client] = Rematches(options.rematch_s)
         self.ai = AiPlayers(options.max_ai_games, options.max_ai_thinking)
         self.analyses = Analyses(store, self.db, options.analysis_ms)
-        self._db_thread = ThreadPoolExecutor(1, thread_name_prefix="csl-db")
-        self._writes: list[Write] = []
-        self._flush: asyncio.TimerHandle | None = None
+        self.database = Database(store, options.write_every_s)
         self._timers: dict[str, tuple[float, asyncio.TimerHandle]] = {}
         self._lobby_dirty = True
         self._lobby_frame: bytes | None = None
@@ -113,37 +105,10 @@ class Hub:
     # ------------------------------------------------------------ the database
     async def db(self, call: Callable[..., _T], *args: Any) -> _T:
         """`call(*args)` on the database's thread, after the writes made so far."""
-        self._flush_writes()
-        return await asyncio.get_running_loop().run_in_executor(self._db_thread, call, *args)
+        return await self.database.call(call, *args)
 
     def _write(self, writes: list[Write]) -> None:
-        self._writes += writes
-        if self._flush is None:
-            self._flush = asyncio.get_running_loop().call_later(self.options.write_every_s,
-                                                                self._flush_writes)
-
-    def _flush_writes(self) -> None:
-        if self._flush is not None:
-            self._flush.cancel()
-            self._flush = None
-        if self._writes:
-            batch, self._writes = self._writes, []
-            self._db_thread.submit(self._apply_writes, batch)
-
-    def _apply_writes(self, batch: list[Write]) -> None:
-        """On the database's thread: `batch` in one transaction; if it is
-        refused, each write alone, so one bad write costs only itself."""
-        try:
-            self.store.apply(batch)
-            return
-        except Exception:  # the games go on; what is refused is logged
-            log.warning("the database refused a batch of %d writes; writing them one by one",
-                        len(batch), exc_info=True)
-        for write in batch:
-            try:
-                self.store.apply([write])
-            except Exception:
-                log.exception("the database refused %r", write)
+        self.database.write(writes)
 
     # ------------------------------------------------------------ life
     async def start(self) -> None:
@@ -164,7 +129,7 @@ class Hub:
 
     def _resume(self, row: GameRow, now: float) -> None:
         room: Room[Client] = Room.from_row(row, self.options.grace_ms / 1000,
-                                           self.options.reconnect_s)
+                                           self.options.reconnect_s, self.options.claim_s)
         self._add_room(room)
         if row.kind == "ladder":
             self.ladder.started(row.white, row.red)
@@ -200,8 +165,7 @@ class Hub:
         for client in list(self.clients):
             client.close()
         await self.ai.close()
-        self._flush_writes()
-        await asyncio.get_running_loop().run_in_executor(None, self._db_thread.shutdown)
+        await self.database.close()
 
     # ------------------------------------------------------------ rooms
     def _add_room(self, room: Room[Client]) -> Room[Client]:
@@ -214,6 +178,8 @@ class Hub:
             level = room.ai_seat(color)
             if level is not None:
                 self.ai.add(room.game, level)
+        if room.kind == "bot":
+            self.ladder.person_game(room.seats, +1)
         return room
 
     def _apply(self, room: Room[Client], step: RoomStep[Client]) -> None:
@@ -277,7 +243,10 @@ class Hub:
         for client in room.peers():
             client.rooms.discard(room.id)
         self._made_by.pop(room.id, None)
+        self.rematches.ended(room, self._clock())
         g = room.game
+        if room.kind == "bot":
+            self.ladder.person_game(room.seats, -1)
         if room.kind == "ladder":
             if g.result is not None:
                 self.ladder.ended(g.names[0], g.names[1], g.result)
@@ -349,6 +318,9 @@ class Hub:
                 room, color = self._create(client, request)
                 await self._claimed(room)
                 self._apply(room, room.open(client, color, self._clock()))
+                if request.opponent == "bot":  # the bot is told of its game at once
+                    bot = self._pairable()[request.bot]
+                    self._apply(room, room.attach(bot, bot.identity, self._clock()))
             case Join():
                 self._join(client, request.code)
             case Move():
@@ -365,6 +337,14 @@ class Hub:
             case Cancel():
                 room = self._room(request.game)
                 self._apply(room, room.cancel(client, client.identity, now))
+            case Offer(what="rematch"):
+                await self._rematch(client, request.game, now)
+            case Offer():
+                room = self._room(request.game)
+                self._apply(room, room.offer(client, request.what, now))
+            case Claim():
+                room = self._room(request.game)
+                self._apply(room, room.claim(client, now))
             case Pong():
                 pass
 
@@ -409,13 +389,14 @@ class Hub:
                 self._apply(room, room.attach(client, client.identity, now))
 
     # ------------------------------------------------------------ making games
-    def _new_room(self, kind: str, seats: list[str], names: list[str]) -> Room[Client]:
+    def _new_room(self, kind: str, seats: list[str], names: list[str],
+                  control: TimeControl | None = None) -> Room[Client]:
         game_id = secrets.token_urlsafe(9)
         code = secrets.token_urlsafe(9)
         game = new_game(game_id, self.options.config, seats, names,
-                        self.options.grace_ms / 1000)
+                        self.options.grace_ms / 1000, control=control)
         return self._add_room(Room(game, kind, code, seats, self.options.reconnect_s,
-                                   time.time()))
+                                   time.time(), self.options.claim_s))
 
     def _create(self, client: Client, request: Create) -> tuple[Room[Client], PColor]:
         if not client.identity or client.bot:
@@ -430,19 +411,53 @@ class Hub:
                            "waiting for an opponent already")
         if len(self.games) >= self.options.max_games:
             raise Rejected("the server holds as many games as it can; try again soon")
+        if request.clock is not None and request.opponent in ("ai", "bot"):
+            raise Rejected("clocks are for games between people: the AI and bots have "
+                           f"their limit of {self.options.config.time_limit_ms} ms a move")
         color = request.color if request.color is not None else random.choice(list(PColor))
         seats, names = ["", ""], ["", ""]
         seats[color], names[color] = client.identity, client.name
+        if request.opponent == "bot":
+            bot = self._free_bot(request.bot)
+            seats[color.other], names[color.other] = bot.identity, bot.name
         if request.opponent == "ai":
             level = self.ai.level(request.level)
             if not self.ai.has_room():
                 raise Rejected(f"the server's AI players are all busy "
                                f"({self.options.max_ai_games} games); try again soon")
             seats[color.other], names[color.other] = f"ai:{level.name}", f"AI {level.label}"
-        room = self._new_room(request.opponent, seats, names)
-        if request.opponent != "ai":
+        room = self._new_room(request.opponent, seats, names, request.clock)
+        if request.opponent in ("friend", "open"):
             self._made_by[room.id] = client.address
         return room, color
+
+    def _free_bot(self, name: str) -> Client:
+        """The bot called `name`, connected and free for one more game (else Rejected)."""
+        bot = self._pairable().get(name)
+        if bot is None:
+            raise Rejected(f"no bot called {name!r} is connected now")
+        if self.ladder.playing.get(name, 0) >= bot.capacity:
+            raise Rejected(f"{name} plays as many games as it takes ({bot.capacity}); "
+                           "try again soon")
+        return bot
+
+    async def _rematch(self, client: Client, game_id: str, now: float) -> None:
+        """`client` asks to play `game_id` again with the colours swapped; once
+        both sides asked (the AI asks at once), the new game is made and each
+        player connected is seated in it."""
+        if len(self.games) >= self.options.max_games or not self.ai.has_room():
+            raise Rejected("the server holds as many games as it can; try again soon")
+        ended, color, agreed = self.rematches.ask(game_id, client.identity, client, now)
+        here = tuple(p for p in ended.players if p is not None and not p.closed)
+        if not agreed:
+            self._deliver(here, encode("offer", game=game_id, what="rematch",
+                                       color=color.name.lower()))
+            return
+        room = self._new_room(ended.kind, *ended.swapped(), ended.control)
+        await self._claimed(room)
+        self._apply(room, room.open(None, PColor.WHITE, self._clock()))
+        for peer in here:
+            self._apply(room, room.attach(peer, peer.identity, self._clock()))
 
     def _waiting_from(self, address: str) -> int:
         """Games made from `address` still waiting for an opponent."""

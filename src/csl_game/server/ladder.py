@@ -54,6 +54,13 @@ class Ladder:
         for name in (white, red):
             self.playing[name] = max(0, self.playing.get(name, 0) - 1)
 
+    def person_game(self, seats: Sequence[str], delta: int) -> None:
+        """A game of a bot against a person began (+1) or ended (-1): it counts
+        for the bot's games at once (its --games), not for its rating."""
+        for seat in seats:
+            if seat.startswith("bot:"):
+                self.playing[seat[4:]] = max(0, self.playing.get(seat[4:], 0) + delta)
+
     def add(self, white: str, red: str, result: MatchResult, count: bool = False) -> None:
         """A finished game (with `count`, one read back from the database)."""
         if count:

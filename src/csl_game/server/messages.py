@@ -31,10 +31,11 @@ from csl_game.online.validators import (
     ms_field,
     text_field,
 )
+from csl_game.server.clock import TimeControl
 from csl_game.thinker.api import MatchConfig
 
 __all__ = ["VERSION", "MAX_MESSAGE", "Hello", "BotHello", "Create", "Join", "Watch", "Lobby",
-           "Move", "Forfeit", "Resign", "Cancel", "Pong", "Request", "decode_request", "encode", "frame",
+           "Move", "Forfeit", "Resign", "Cancel", "Offer", "Claim", "Pong", "Request", "decode_request", "encode", "frame",
            "GameState", "decode_event", "game_state", "ID_PATTERN", "is_id", "NAME_PATTERN", "OPPONENTS"]
 
 VERSION = 1
@@ -47,7 +48,9 @@ ID_PATTERN = re.compile(r"[A-Za-z0-9_-]{8,32}")
 """What game ids and join codes look like (the server makes them up)."""
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9 _.+-]{0,39}")
 """A player's name: letters, digits, space and ``_.+-``, starting with a letter or digit."""
-OPPONENTS = ("friend", "open", "ai")
+OPPONENTS = ("friend", "open", "ai", "bot")
+OFFERS = ("draw", "takeback", "rematch")
+"""What a player offers or accepts: the other side's same message accepts it."""
 _SHAPES = {s.name.lower(): s for s in PShape}
 _COLORS: dict[str, PColor | None] = {"white": PColor.WHITE, "red": PColor.RED, "random": None}
 _REASONS = {r.name.lower(): r for r in ForfeitReason}
@@ -77,11 +80,14 @@ class BotHello:
 
 @dataclass(frozen=True)
 class Create:
-    """Make a game: against a friend (a code to share), an open challenge, or an AI level."""
+    """Make a game: against a friend (a code to share), an open challenge, an
+    AI level, or a bot of the ladder; with people's clocks or none."""
 
     opponent: str
     color: PColor | None
     level: str = ""
+    clock: TimeControl | None = None
+    bot: str = ""
 
 
 @dataclass(frozen=True)
@@ -132,18 +138,34 @@ class Cancel:
 
 
 @dataclass(frozen=True)
+class Offer:
+    """Offer a draw, ask to take a move back, or ask for a rematch (the other
+    side's same message accepts it)."""
+
+    what: str
+    game: str
+
+
+@dataclass(frozen=True)
+class Claim:
+    """Claim the win: the opponent left and its countdown ran out."""
+
+    game: str
+
+
+@dataclass(frozen=True)
 class Pong:
     pass
 
 
 Request = Hello | BotHello | Create | Join | Watch | Lobby | Move | Forfeit | Resign | Cancel \
-    | Pong
+    | Offer | Claim | Pong
 
 
-def _name(doc: Mapping[str, Any]) -> str:
-    name = text_field(doc, "name", MAX_NAME, False)
+def _name(doc: Mapping[str, Any], key: str = "name") -> str:
+    name = text_field(doc, key, MAX_NAME, False)
     if not NAME_PATTERN.fullmatch(name):
-        raise ProtocolError("'name' must be letters, digits, spaces and _.+- (1 to 40)")
+        raise ProtocolError(f"'{key}' must be letters, digits, spaces and _.+- (1 to 40)")
     return name
 
 
@@ -175,10 +197,14 @@ def decode_request(text: str | bytes) -> Request:
         games = int_field(doc, "games", 1, MAX_GAMES) if "games" in doc else 1
         return BotHello(_name(doc), text_field(doc, "token", MAX_TOKEN), games)
     if kind == "create":
-        check_keys(doc, ("opponent", "color"), ("level",))
+        check_keys(doc, ("opponent", "color"), ("level", "clock", "bot"))
         level = text_field(doc, "level", 20) if "level" in doc else ""
-        return Create(choice_field(doc, "opponent", {o: o for o in OPPONENTS}),
-                      choice_field(doc, "color", _COLORS), level)
+        opponent = choice_field(doc, "opponent", {o: o for o in OPPONENTS})
+        bot = _name(doc, "bot") if "bot" in doc else ""
+        if (opponent == "bot") != bool(bot):
+            raise ProtocolError("'bot' names the bot to play, with 'opponent': 'bot' only")
+        return Create(opponent, choice_field(doc, "color", _COLORS), level,
+                      TimeControl.from_doc(doc.get("clock")), bot)
     if kind == "join":
         check_keys(doc, ("code",))
         return Join(_id(doc, "code"))
@@ -197,9 +223,11 @@ def decode_request(text: str | bytes) -> Request:
         return Forfeit(_id(doc, "game"), int_field(doc, "ply", 0, 40 * 40),
                        choice_field(doc, "reason", _REASONS),
                        text_field(doc, "detail", MAX_DETAIL, lines=True))
-    if kind in ("resign", "cancel"):
+    if kind in ("resign", "cancel", "claim", *OFFERS):
         check_keys(doc, ("game",))
-        return Resign(_id(doc, "game")) if kind == "resign" else Cancel(_id(doc, "game"))
+        game = _id(doc, "game")
+        return Resign(game) if kind == "resign" else Cancel(game) if kind == "cancel" \
+            else Claim(game) if kind == "claim" else Offer(kind, game)
     raise ProtocolError(f"an unknown message type {str(kind)[:40]!r}")
 
 
@@ -242,11 +270,13 @@ class GameState:
 
 _EVENT_KEYS = {
     "welcome": (("name",), ("token", "session")),
-    "game": (("game", "code", "color", "white", "red", "settings", "moves", "kind"), ()),
+    "game": (("game", "code", "color", "white", "red", "settings", "moves", "kind"),
+             ("clock",)),
     "turn": (("game", "ply"), ()),
-    "played": (("game", "ply", "col", "shape", "ms"), ()),
+    "played": (("game", "ply", "col", "shape", "ms"), ("clock",)),
     "result": (("game", "result"), ()),
-    "away": (("game", "color", "seconds"), ()),
+    "away": (("game", "color", "seconds"), ("claim",)),
+    "offer": (("game", "what", "color"), ()),
     "aborted": (("game", "reason"), ()),
     "lobby": (("challenges", "games", "ladder"), ()),
     "error": (("message",), ()),
@@ -271,6 +301,12 @@ def decode_event(text: str | bytes, longest: int = 1 << 20) -> tuple[str, dict[s
     check_keys(doc, *_EVENT_KEYS[kind])
     if "game" in doc:
         _id(doc, "game")
+    if "clock" in doc:
+        clock = doc["clock"]
+        if not isinstance(clock, dict):
+            raise ProtocolError("'clock' must be an object of 'white' and 'red' (ms)")
+        check_keys(clock, ("white", "red"))
+        int_field(clock, "white", 0, 2 ** 40), int_field(clock, "red", 0, 2 ** 40)
     if kind == "game":
         config_from_doc(doc)
         for m in list_field(doc, "moves", 40 * 40):
@@ -286,8 +322,11 @@ def decode_event(text: str | bytes, longest: int = 1 << 20) -> tuple[str, dict[s
         text_field(doc, "message", MAX_DETAIL)
     elif kind == "away":
         choice_field(doc, "color", _COLORS)
-        if doc["seconds"] is not None:
-            ms_field(doc, "seconds")
+        for key in ("seconds", "claim"):
+            if doc.get(key) is not None:
+                ms_field(doc, key)
+    elif kind == "offer":
+        choice_field(doc, "what", {o: o for o in OFFERS}), choice_field(doc, "color", _COLORS)
     elif kind == "aborted":
         text_field(doc, "reason", MAX_DETAIL)
     return kind, doc

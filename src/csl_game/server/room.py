@@ -27,13 +27,15 @@ player sits down).
 from __future__ import annotations
 
 import secrets
-from collections.abc import Hashable, Iterable
+from collections.abc import Hashable
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import Generic, TypeVar
 
 from csl_game.engine import Forfeit, ForfeitReason
+from csl_game.errors import ProtocolError
 from csl_game.model.board import PColor, PShape
 from csl_game.online.protocol import config_from_doc, config_json, result_json
+from csl_game.server.clock import TimeControl
 from csl_game.server.game import Rejected, ServerGame
 from csl_game.server.messages import encode
 from csl_game.server.store import (
@@ -42,12 +44,13 @@ from csl_game.server.store import (
     GameRow,
     Moved,
     NewGame,
+    TakenBack,
     Write,
     game_settings,
 )
 from csl_game.thinker.api import MatchConfig
 
-__all__ = ["Room", "RoomStep", "new_game", "lobby_lists"]
+__all__ = ["Room", "RoomStep", "new_game"]
 
 P = TypeVar("P", bound=Hashable)
 
@@ -77,10 +80,13 @@ class RoomStep(Generic[P]):
 
 
 def new_game(game_id: str, config: MatchConfig, seats: list[str], names: list[str],
-             grace_s: float, moves: list[tuple[int, PShape, float]] | None = None) -> ServerGame:
+             grace_s: float, moves: list[tuple[int, PShape, float]] | None = None,
+             control: TimeControl | None = None) -> ServerGame:
     """A game whose players sit in `seats` (each 'bot:NAME', 'web:SESSION' or
-    'ai:LEVEL', '' while free), with `moves` played: bots are timed on the wall clock."""
-    return ServerGame(game_id, config, names, _timed(seats), grace_s, moves=list(moves or []))
+    'ai:LEVEL', '' while free), with `moves` played: bots are timed on the wall
+    clock, people by `control`'s clocks if it has them."""
+    return ServerGame(game_id, config, names, _timed(seats), grace_s, moves=list(moves or []),
+                      control=control)
 
 
 def _timed(seats: list[str]) -> tuple[bool, bool]:
@@ -91,7 +97,7 @@ class Room(Generic[P]):
     """A game being played or waiting for its second player, without I/O."""
 
     def __init__(self, game: ServerGame, kind: str, code: str, seats: list[str],
-                 reconnect_s: float, created: float) -> None:
+                 reconnect_s: float, created: float, claim_s: float = 15.0) -> None:
         self.game = game
         self.kind = kind
         """'ladder', 'friend', 'open' or 'ai'."""
@@ -99,6 +105,8 @@ class Room(Generic[P]):
         self.seats = seats
         """Each colour's identity ('bot:NAME', 'web:SESSION', 'ai:LEVEL'; '' while free)."""
         self.reconnect_s = reconnect_s
+        self.claim_s = min(claim_s, reconnect_s)
+        """Seconds a player away must be gone before the other may claim the win."""
         self.created = created
         self.players: list[P | None] = [None, None]
         self.gone: list[float | None] = [None, None]
@@ -110,9 +118,12 @@ class Room(Generic[P]):
         self._out: RoomStep[P] = RoomStep()
         self._asked: int | None = None
         """The ply the AI was last asked to think at."""
+        self.offers: dict[str, PColor] = {}
+        """Who offers a draw, or asks to take its move back, until the next move."""
 
     @classmethod
-    def from_row(cls, row: GameRow, grace_s: float, reconnect_s: float) -> Room[P]:
+    def from_row(cls, row: GameRow, grace_s: float, reconnect_s: float,
+                 claim_s: float = 15.0) -> Room[P]:
         """A game in progress read back from the database (its seats and join
         code are kept with its settings); `resume` it."""
         config = config_from_doc({"settings": game_settings(row.settings)})
@@ -121,11 +132,15 @@ class Room(Generic[P]):
                 and all(isinstance(s, str) for s in seats)):
             seats = ["", ""]
         code = row.settings.get("code")
+        try:
+            control = TimeControl.from_doc(row.settings.get("timecontrol"))
+        except ProtocolError:
+            control = None
         game = new_game(row.id, config, seats, [row.white, row.red], grace_s,
-                        ServerGame.moves_from_json(row.moves))
+                        ServerGame.moves_from_json(row.moves), control)
         room: Room[P] = cls(game, row.kind,
                             code if isinstance(code, str) else secrets.token_urlsafe(9),
-                            list(seats), reconnect_s, row.created)
+                            list(seats), reconnect_s, row.created, claim_s)
         room.stored = True
         return room
 
@@ -155,7 +170,7 @@ class Room(Generic[P]):
         if peer is not None:
             self.players[color] = peer
             self._out.entered.append(peer)
-            self._send((peer,), self.state(color))
+            self._send((peer,), self.state(color, now))
         if self.started:
             self._begin(now)
         return self._take()
@@ -224,6 +239,62 @@ class Room(Generic[P]):
         self._drop()
         return self._take()
 
+    def offer(self, peer: P, what: str, now: float) -> RoomStep[P]:
+        """`peer` offers a draw, or asks to take back its last move (with the
+        reply to it, if any): the other side's same message accepts; an offer
+        stands until the next move. The other player and the watchers are told.
+
+        Raises:
+            Rejected: as `move`; or the game is over, the other side is no
+                person, or there is nothing to take back.
+        """
+        color, g = self._seat_of(peer), self.game
+        if g.result is not None:
+            raise Rejected("the game is over")
+        if not self.seats[color.other].startswith("web:"):
+            raise Rejected(f"{g.names[color.other]} is no person: it answers no offer")
+        if what == "takeback" and self._plies_back(self.offers.get(what, color)) > g.ply:
+            raise Rejected("there is no move of yours to take back")
+        if self.offers.get(what) is not color.other:
+            self.offers[what] = color
+            self._send(self.peers(), encode("offer", game=g.id, what=what,
+                                            color=color.name.lower()))
+        elif what == "draw":
+            g.agree_draw()
+            self._finish()
+        else:
+            g.take_back(self._plies_back(color.other), now)
+            self.offers.clear()
+            self._out.store.append(TakenBack(g.id, g.ply))
+            for c in PColor:
+                self._send(tuple(p for p in (self.players[c],) if p is not None),
+                           self.state(c, now))
+            self._send(tuple(self.watchers), self.state(None, now))
+        return self._take()
+
+    def _plies_back(self, asker: PColor) -> int:
+        """The moves a takeback `asker` asked for undoes: its last one and the reply."""
+        return 2 if self.game.to_move is asker else 1
+
+    def claim(self, peer: P, now: float) -> RoomStep[P]:
+        """`peer` claims the win: its opponent left `claim_s` ago or more.
+
+        Raises:
+            Rejected: as `move`; or the opponent is here, or left too recently.
+        """
+        color, g = self._seat_of(peer), self.game
+        since, other = self.gone[color.other], color.other
+        if g.result is not None:
+            raise Rejected("the game is over")
+        if since is None or now - since < self.claim_s:
+            wait = "is here" if since is None else \
+                f"may come back for {since + self.claim_s - now:.0f} s more"
+            raise Rejected(f"{g.names[other]} {wait}: there is no win to claim yet")
+        g.forfeit(other, ForfeitReason.DISCONNECTED, f"{g.names[other]} left; "
+                  f"{g.names[color]} claimed the win after {now - since:.0f} s")
+        self._finish()
+        return self._take()
+
     def move(self, peer: P, ply: int, col: int, shape: PShape, now: float) -> RoomStep[P]:
         """`peer` plays move `ply`.
 
@@ -273,7 +344,7 @@ class Room(Generic[P]):
         g = self.game
         if self.done:
             return self._take()
-        if self.started and g.expired(now):
+        if self.started and (g.expired(now) or g.flagged(now)):
             self._finish()
             return self._take()
         for color in PColor:
@@ -297,13 +368,13 @@ class Room(Generic[P]):
         return self._take()
 
     # ------------------------------------------------------------ messages
-    def state(self, color: PColor | None) -> str:
-        """The game as a player of `color` (None: a watcher) is told it."""
+    def state(self, color: PColor | None, now: float) -> str:
+        """The game as a player of `color` (None: a watcher) is told it at `now`."""
         g = self.game
         return encode("game", game=g.id, code=self.code if color is not None else "",
                       color=None if color is None else color.name.lower(),
                       white=g.names[0], red=g.names[1], settings=config_json(g.config),
-                      moves=g.moves_json(), kind=self.kind)
+                      moves=g.moves_json(), kind=self.kind, **g.clock_doc(now))
 
     # ------------------------------------------------------------ inside
     def _take(self) -> RoomStep[P]:
@@ -321,14 +392,20 @@ class Room(Generic[P]):
         times = [since + self.reconnect_s for since in self.gone if since is not None]
         if self.started and g.timed[g.to_move] and g.turn_started is not None:
             times.append(g.turn_started + g.limit_s())
+        flag = g.flag_at() if self.started else None
+        if flag is not None:
+            times.append(flag)
         return min(times) if times else None
 
     def _away(self, color: PColor, now: float) -> str:
         """`away`: `color`'s player left (the seconds it has to come back) or,
         with None, is back."""
         since = self.gone[color]
-        seconds = None if since is None else round(max(0.0, since + self.reconnect_s - now), 1)
-        return encode("away", game=self.id, color=color.name.lower(), seconds=seconds)
+        if since is None:
+            return encode("away", game=self.id, color=color.name.lower(), seconds=None)
+        return encode("away", game=self.id, color=color.name.lower(),
+                      seconds=round(max(0.0, since + self.reconnect_s - now), 1),
+                      claim=round(max(0.0, since + self.claim_s - now), 1))
 
     def _send(self, peers: tuple[P, ...], text: str) -> None:
         if peers:
@@ -350,7 +427,7 @@ class Room(Generic[P]):
                 self.watchers.discard(peer)
                 self.gone[color] = None
                 self._out.entered.append(peer)
-                self._send((peer,), self.state(color))
+                self._send((peer,), self.state(color, now))
                 if was_away and self.started:
                     self._send(tuple(p for p in self.peers() if p != peer),
                                self._away(color, now))
@@ -363,7 +440,7 @@ class Room(Generic[P]):
     def _watch(self, peer: P, now: float) -> None:
         self.watchers.add(peer)
         self._out.entered.append(peer)
-        self._send((peer,), self.state(None))
+        self._send((peer,), self.state(None, now))
         if self.started:
             for color in PColor:
                 if self.gone[color] is not None:
@@ -371,17 +448,18 @@ class Room(Generic[P]):
 
     def _begin(self, now: float) -> None:
         """Both seats are taken: everyone learns the game, the clock starts."""
+        self.game.start_clock(now)
         for color in PColor:
             player = self.players[color]
             if player is not None:
-                self._send((player,), self.state(color))
-        self._send(tuple(self.watchers), self.state(None))
-        self.game.start_clock(now)
+                self._send((player,), self.state(color, now))
+        self._send(tuple(self.watchers), self.state(None, now))
         self._out.lobby = True
         g = self.game
+        timing = {} if g.control is None else {"timecontrol": g.control.to_doc()}
         self._out.store.append(NewGame(GameRow(
             g.id, self.kind, g.names[0], g.names[1],
-            {**config_json(g.config), "seats": list(self.seats), "code": self.code},
+            {**config_json(g.config), "seats": list(self.seats), "code": self.code, **timing},
             g.moves_json(), "playing", None, self.created)))
         self.stored = True
 
@@ -393,8 +471,10 @@ class Room(Generic[P]):
             col, shape, elapsed = g.moves[-1]
             ms = round(elapsed * 1000, 3)
             name = shape.name.lower()
+            self.offers.clear()  # an offer stands until the next move
             self._send(self.peers(), encode("played", game=g.id, ply=before, col=col,
-                                            shape=name, ms=ms))
+                                            shape=name, ms=ms, **g.clock_doc(g.turn_started
+                                                                             or 0.0)))
             self._out.store.append(Moved(g.id, before, col, name, ms))
         if ended:
             self._finish()
@@ -417,18 +497,3 @@ class Room(Generic[P]):
     def _end(self) -> None:
         self.done = True
         self._out.lobby = True
-
-
-def lobby_lists(rooms: Iterable[Room[Any]], most: int = 100) -> dict[str, list[dict[str, Any]]]:
-    """The lobby's open challenges and games being played (at most `most` of each)."""
-    challenges: list[dict[str, Any]] = []
-    games: list[dict[str, Any]] = []
-    for room in rooms:
-        names = room.game.names
-        if room.started and len(games) < most:
-            games.append({"game": room.id, "white": names[0], "red": names[1],
-                          "ply": room.game.ply, "kind": room.kind})
-        elif room.kind == "open" and not room.started and len(challenges) < most:
-            challenges.append({"game": room.id, "code": room.code, "name": names[0] or names[1],
-                               "free": "white" if not room.seats[0] else "red"})
-    return {"challenges": challenges, "games": games}

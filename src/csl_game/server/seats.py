@@ -33,6 +33,10 @@ class ServerOptions:
     """Wall-clock time past the limit a remote move may take to arrive (the network)."""
     reconnect_s: float = 30.0
     """Seconds a player who left has to come back before it forfeits."""
+    claim_s: float = 15.0
+    """Seconds a player must have been away before the other may claim the win."""
+    rematch_s: float = 600.0
+    """Seconds after a game's end that its players may ask for a rematch."""
     max_ai_games: int = 16
     """AI games at once; more are refused."""
     max_ai_thinking: int = 2

@@ -31,7 +31,7 @@ from typing import Any
 from csl_game.errors import UsageError
 
 __all__ = ["Store", "SqliteStore", "PostgresStore", "GameRow", "open_store", "SCHEMA", "Write",
-           "NewGame", "Moved", "Seated", "Finished", "Dropped", "game_settings"]
+           "NewGame", "Moved", "Seated", "TakenBack", "Finished", "Dropped", "game_settings"]
 
 SCHEMA = (
     """CREATE TABLE IF NOT EXISTS bots (
@@ -133,6 +133,14 @@ class Seated:
 
 
 @dataclass(frozen=True)
+class TakenBack:
+    """The players agreed to take moves back: a game's moves from `ply` on go."""
+
+    game: str
+    ply: int
+
+
+@dataclass(frozen=True)
 class Finished:
     game: str
     result: dict[str, Any]
@@ -146,7 +154,7 @@ class Dropped:
     game: str
 
 
-Write = NewGame | Moved | Seated | Finished | Dropped
+Write = NewGame | Moved | Seated | TakenBack | Finished | Dropped
 
 
 class Store(ABC):
@@ -238,6 +246,8 @@ class Store(ABC):
                     cur.execute(sql("UPDATE games SET white = ?, red = ?, settings = ? "
                                     "WHERE id = ?"),
                                 (names[0], names[1], json.dumps(settings), game))
+            case TakenBack(game, ply):
+                cur.execute(sql("DELETE FROM moves WHERE game = ? AND ply >= ?"), (game, ply))
             case Finished(game, result):
                 cur.execute(sql("UPDATE games SET state = 'over', result = ?, ended = ? "
                                 "WHERE id = ?"), (json.dumps(result), time.time(), game))
@@ -282,8 +292,9 @@ class Store(ABC):
 
 
 def game_settings(settings: dict[str, Any]) -> dict[str, Any]:
-    """A stored game's settings without the server's own keys (its seats and code)."""
-    return {k: v for k, v in settings.items() if k not in ("seats", "code")}
+    """A stored game's settings without the server's own keys (its seats, code
+    and people's time control)."""
+    return {k: v for k, v in settings.items() if k not in ("seats", "code", "timecontrol")}
 
 
 _COLUMNS = "id, kind, white, red, settings, moves, state, result, created, ended"

@@ -30,10 +30,20 @@ import secrets
 from collections.abc import Iterable, Mapping
 from urllib.parse import urlsplit
 
-__all__ = ["new_session", "session_of", "came_over_tls", "client_address", "host_allowed",
+__all__ = ["new_token", "hash_token", "new_session", "session_of", "came_over_tls", "client_address", "host_allowed",
            "origin_allowed", "new_key", "proxied"]
 
 _SESSION = re.compile(r"([A-Za-z0-9_-]{32})\.([A-Za-z0-9_-]{22})")
+
+
+def new_token() -> str:
+    """A bot's token: 24 random bytes."""
+    return secrets.token_urlsafe(24)
+
+
+def hash_token(token: str) -> str:
+    """A token as the database keeps it (SHA-256: tokens are random, so no salt is needed)."""
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
 def new_key() -> str:
