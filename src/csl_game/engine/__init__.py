@@ -71,6 +71,7 @@ from csl_game.engine.runners.base import (
     ThinkerRunner,
     ThinkJob,
     ThinkOutcome,
+    answer_at_limit,
 )
 from csl_game.engine.runners.probe import SetupProbe, SetupReport, probe_all
 from csl_game.engine.runners.thread import ThreadRunner
@@ -129,6 +130,7 @@ __all__ = [
     # running thinkers
     "RunnerFactory", "ThinkerRunner", "ThinkJob", "ThinkOutcome", "InfoCallback", "MoveAnswer",
     "ThreadRunner", "runner_factory", "default_workers", "SETUP_TIME_LIMIT", "MEMORY_LIMIT_MB",
+    "answer_at_limit",
     "SetupProbe", "SetupReport", "probe_all", "WorkerStartError", "process_runner",
     "process_runner_available", "start_workers_soon", "worker_pool", "sandbox_note",
 ]

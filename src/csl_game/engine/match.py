@@ -261,8 +261,14 @@ class Match:
         return self.state is MatchState.WAITING_HUMAN
 
     def thinking_time(self) -> float:
-        """Seconds since the current turn began (0 when the match is over)."""
-        return 0.0 if self.is_over else self._clock() - self._turn_started
+        """Seconds since the current turn began (0 when the match is over); once
+        an AI's answer is in (held for the minimum move time), the seconds it
+        took on the match's clock, as its move will be told."""
+        if self.is_over:
+            return 0.0
+        if self._ready is not None:
+            return self._ready[1]
+        return self._clock() - self._turn_started
 
     def clock_left(self, color: PColor) -> float | None:
         """Seconds left on `color`'s game clock (as of its last move); None

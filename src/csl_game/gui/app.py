@@ -38,6 +38,7 @@ from csl_game.gui.context import GuiContext
 from csl_game.gui.flow import SessionFlow
 from csl_game.gui.focus import draw_focus_ring, focus_ring_area
 from csl_game.gui.layout import ui_scale
+from csl_game.gui.opponents import build_session
 from csl_game.gui.panels import MessageLog
 from csl_game.gui.pieces import PieceArt
 from csl_game.gui.scene import Scene, SceneManager
@@ -81,11 +82,6 @@ def default_runner_factory(options: PlayOptions) -> RunnerFactory:
               file=sys.stderr, flush=True)
         return ThreadRunner
     return process_runner
-
-
-def build_session(options: PlayOptions, runner_factory: RunnerFactory) -> Session:
-    """The session the options describe: humans fill the seats AIs leave empty."""
-    return options.new_session(runner_factory)
 
 
 class App:
@@ -216,14 +212,14 @@ class App:
     def play(self, options: PlayOptions) -> None:
         """Play the session `options` describe (and remember them for setup)."""
         self.ctx.options = options
-        self.play_session(build_session(options, self.ctx.pacer.wrap(self.runner_factory)),
+        self.play_session(build_session(options, self.runner_factory, self.ctx.pacer),
                           at_once=False)
 
     def start_game(self, options: PlayOptions, swapped: bool = False) -> None:
         """Play the single match `options` describe at once, colours swapped if
         `swapped`; leaving it goes home."""
         self.ctx.options = options
-        session = build_session(options, self.ctx.pacer.wrap(self.runner_factory))
+        session = build_session(options, self.runner_factory, self.ctx.pacer)
         if swapped:
             session.swap()
         self._set_origin("home")

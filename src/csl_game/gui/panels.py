@@ -17,8 +17,10 @@ from csl_game.gui.layout import PanelLayout
 from csl_game.gui.pieces import Look, PieceArt
 from csl_game.gui.style import TextCache, TextRole, palette
 from csl_game.model.board import PColor, PShape
+from csl_game.services.narration import who
 
-__all__ = ["PanelState", "PlayerPanel", "MessageLog", "LogView", "wrap"]
+__all__ = ["PanelState", "PlayerPanel", "MessageLog", "LogView", "wrap", "seconds_text",
+           "placed_text", "TurnClock"]
 
 _SPINNER_DOTS = 8
 
@@ -142,9 +144,43 @@ class PlayerPanel:
         center = (rect.x + radius + 1, rect.centery)
         _spinner(surface, center, radius, seconds, pal.highlight)
         x = center[0] + radius + round(8 * s)
-        text = self.text.fit(f"Thinking… {seconds:.1f} s", TextRole.BODY.size(s),
+        text = self.text.fit(f"Thinking… {seconds_text(seconds)}", TextRole.BODY.size(s),
                              pal.highlight, rect.right - x)
         surface.blit(text, text.get_rect(midleft=(x, rect.centery)))
+
+
+class TurnClock:
+    """The time of the turn being played, as the panel shows it and the log
+    tells it: it never runs back (the thinker's own reading of its answer may
+    be a few ms below the last the panel showed), and it stops at the answer."""
+
+    def __init__(self) -> None:
+        self._peak = 0.0
+
+    def reset(self) -> None:
+        """A new turn begins."""
+        self._peak = 0.0
+
+    def shown(self, seconds: float) -> float:
+        """What the panel shows when the turn has taken `seconds`."""
+        self._peak = max(self._peak, seconds)
+        return self._peak
+
+    def told(self, seconds: float) -> float:
+        """What the log tells of a move that took `seconds`: what the panel showed."""
+        return max(self._peak, seconds)
+
+
+def seconds_text(seconds: float) -> str:
+    """'0.43 s', '12.5 s': a move's time as the panel's clock and the log both show it."""
+    return f"{seconds:.2f} s" if seconds < 10 else f"{seconds:.1f} s"
+
+
+def placed_text(color: PColor, name: str, shape: PShape, col: int, seconds: float) -> str:
+    """'Red (Hard) placed a round piece at column 4 after thinking for 0.43 s':
+    the time the panel's clock showed when the move came."""
+    return (f"{who(color, name)} placed a {PShape(shape)} piece at column {col} "
+            f"after thinking for {seconds_text(seconds)}")
 
 
 def _spinner(surface: pygame.Surface, center: tuple[int, int], radius: int,

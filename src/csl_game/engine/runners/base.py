@@ -20,7 +20,8 @@ from csl_game.thinker.prototype import ThinkerPrototype
 
 __all__ = ["ForfeitReason", "Forfeit", "ThinkOutcome", "ThinkJob", "ReadyJob", "ThinkerRunner",
            "RunnerFactory", "InfoCallback", "ForfeitRunner", "WorkerStartError",
-           "SETUP_TIME_LIMIT", "MEMORY_LIMIT_MB", "TimedRunner", "start_timed"]
+           "SETUP_TIME_LIMIT", "MEMORY_LIMIT_MB", "CANCEL_GRACE", "TimedRunner", "start_timed",
+           "answer_at_limit"]
 
 InfoCallback = Callable[[str], None]
 
@@ -28,6 +29,10 @@ SETUP_TIME_LIMIT = 10.0
 """Seconds a thinker may take to be loaded and set up, its name read (in its worker)."""
 MEMORY_LIMIT_MB = 2048
 """The competition's memory limit: 2 GB per thinker (its worker and what it starts)."""
+CANCEL_GRACE = 0.4
+"""Seconds a thinker has to answer a cancel before its process is killed: on the
+match's clock (by default its CPU time, plus its own waits where schedstat
+tells them, with the backstop's wall-clock bound)."""
 
 
 @dataclass(frozen=True)
@@ -96,6 +101,13 @@ class ThinkerRunner(ABC):
 class TimedRunner(ThinkerRunner):
     """A runner that can hold a move to a limit of its own (a game clock's remainder)."""
 
+    at_limit: bool = False
+    """Whether a move still thought out at its limit is asked to stop there and
+    its answer taken (the best move found so far, which an iterative-deepening
+    thinker gives), not lost on time: against a person, who waits on the wall
+    clock. A thinker that answers no move, or none within the grace after it
+    is asked to stop, still forfeits."""
+
     @abstractmethod
     def start(self, board: Board, time_limit_ms: int | None = None) -> ThinkJob:
         """Start thinking about `board` (the runner copies it); `time_limit_ms`,
@@ -112,6 +124,18 @@ def start_timed(runner: ThinkerRunner, board: Board, time_limit_ms: int | None) 
 
 
 RunnerFactory = Callable[[ThinkerPrototype, InfoCallback], ThinkerRunner]
+
+
+def answer_at_limit(factory: RunnerFactory) -> RunnerFactory:
+    """`factory`, whose runners answer at their limit (`TimedRunner.at_limit`)."""
+
+    def make(prototype: ThinkerPrototype, info: InfoCallback) -> ThinkerRunner:
+        runner = factory(prototype, info)
+        if isinstance(runner, TimedRunner):
+            runner.at_limit = True
+        return runner
+
+    return make
 
 
 class ReadyJob(ThinkJob):

@@ -22,6 +22,7 @@ from typing import Any
 
 from csl_game.engine.runners.answer import MoveAnswer
 from csl_game.engine.runners.base import (
+    CANCEL_GRACE,
     MEMORY_LIMIT_MB,
     SETUP_TIME_LIMIT,
     Forfeit,
@@ -53,10 +54,6 @@ __all__ = ["ProcessRunner", "WorkerPool", "MoveClock", "DEFAULT_MEMORY_LIMIT_MB"
 log = logging.getLogger(__name__)
 
 DEFAULT_MEMORY_LIMIT_MB = MEMORY_LIMIT_MB
-CANCEL_GRACE = 0.4
-"""Seconds a thinker has to answer a cancel before its process is killed: on the
-match's clock (by default its CPU time, plus its own waits where schedstat
-tells them, with the backstop's wall-clock bound)."""
 STARTUP_TIMEOUT = SETUP_TIME_LIMIT
 """Seconds a worker may take to load and set up its thinker (and read its name)."""
 
@@ -73,8 +70,10 @@ class _ProcessJob(ThinkJob):
     """One think() request to a worker, with the time limit enforced here."""
 
     def __init__(self, worker: WorkerHandle, job_id: int, board: Board, config: MatchConfig,
-                 grace: float, previous: _ProcessJob | None) -> None:
+                 grace: float, previous: _ProcessJob | None, at_limit: bool = False) -> None:
         self._worker = worker
+        self._at_limit = at_limit
+        """Take an answer that comes after the limit (`TimedRunner.at_limit`)."""
         self._id = job_id
         self._board: Board | None = board
         """The position, until it is sent: when the worker is free for it, with
@@ -207,6 +206,8 @@ class _ProcessJob(ThinkJob):
             elapsed, wall = settled, clock.last.wall  # to the answer, as far as it is known
             late = (self._timed_out is not None or elapsed > clock.allowed
                     or wall >= clock.backstop)
+        if late and self._at_limit and isinstance(reply, Answered):
+            return ThinkOutcome(reply.answer, elapsed, wall)  # asked to stop, it answered
         if late and not isinstance(reply, OutOfMemory):  # memory is the more telling reason
             assert clock is not None
             detail = clock.verdict(elapsed, wall) or self._timed_out or ""
@@ -410,7 +411,7 @@ class ProcessRunner(TimedRunner):
         config = (self._config if time_limit_ms is None
                   else replace(self._config, time_limit_ms=max(1, time_limit_ms)))
         self._job = _ProcessJob(self._worker, self._last_id, board, config, self._grace,
-                                previous)
+                                previous, self.at_limit)
         return self._job
 
     def close(self) -> None:

@@ -9,6 +9,7 @@ from dataclasses import replace
 
 from csl_game.engine.runners.answer import Answer, ask, crashed, exception_detail
 from csl_game.engine.runners.base import (
+    CANCEL_GRACE,
     Forfeit,
     ForfeitReason,
     InfoCallback,
@@ -32,8 +33,13 @@ class _ThreadJob(ThinkJob):
     threads a thinker starts itself are not counted here: run it in a worker
     process for that)."""
 
-    def __init__(self, thinker: AbstractThinker, board: Board, config: MatchConfig) -> None:
+    def __init__(self, thinker: AbstractThinker, board: Board, config: MatchConfig,
+                 at_limit: bool = False) -> None:
         self._config = config
+        self._at_limit = at_limit
+        """At the limit, ask the thinker to stop and take its answer (`TimedRunner.at_limit`)."""
+        self._asked_at: float | None = None
+        """When the thinker was asked to stop at its limit (with `at_limit`)."""
         self._move: MoveClock | None = None
         """The move's clock, started by the thinking thread itself."""
         self._token = CancellationToken(config.time_limit_ms / 1000,
@@ -75,19 +81,39 @@ class _ThreadJob(ThinkJob):
             if self._done.is_set() and move is not None and self._answer is not None:
                 result, charged, wall = self._answer
                 late = move.verdict(charged, wall)
+                if late and self._at_limit and not isinstance(result, Forfeit):
+                    late = None  # asked to stop at its limit, it answered
                 return (self._late(late, charged, wall) if late
                         else ThinkOutcome(result, charged, wall))
             now = time.perf_counter()
             if move is not None:
                 late = move.over()
                 if late is not None:
-                    return self._late(late, move.charged(), move.wall())
+                    if not self._at_limit:
+                        return self._late(late, move.charged(), move.wall())
+                    if (deaf := self._ask_to_stop(now, move)) is not None:
+                        return deaf
             if end is not None and now >= end:
                 return None
             next_at = move.next_check(now) if move is not None else now + 0.001
+            if self._asked_at is not None:
+                next_at = min(now + 0.01, self._asked_at + CANCEL_GRACE)
             if end is not None:
                 next_at = min(next_at, end)
             self._done.wait(max(next_at - now, 0.0005))
+
+    def _ask_to_stop(self, now: float, move: MoveClock) -> ThinkOutcome | None:
+        """At the limit: ask the thinker to stop, and wait `CANCEL_GRACE` for
+        its answer; the forfeit of a thinker that did not answer by then."""
+        if self._asked_at is None:
+            self._asked_at = now
+            self._token.cancel()
+        if now - self._asked_at < CANCEL_GRACE:
+            return None
+        return ThinkOutcome(Forfeit(ForfeitReason.IGNORED_CANCELLATION,
+                                    f"no answer {CANCEL_GRACE:.1f} s after being asked to "
+                                    f"stop (time limit {self._config.time_limit_ms} ms)"),
+                            move.charged(), move.wall())
 
     def cancel(self) -> None:
         self._token.cancel()
@@ -123,7 +149,7 @@ class ThreadRunner(TimedRunner):
             return ReadyJob(ThinkOutcome(Forfeit(ForfeitReason.SETUP, self._setup_error), 0.0))
         config = (self._config if time_limit_ms is None
                   else replace(self._config, time_limit_ms=max(1, time_limit_ms)))
-        self._job = _ThreadJob(self._thinker, board.copy(), config)
+        self._job = _ThreadJob(self._thinker, board.copy(), config, self.at_limit)
         return self._job
 
     def close(self) -> None:

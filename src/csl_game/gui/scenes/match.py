@@ -39,7 +39,7 @@ from csl_game.gui.keys import MATCH_KEYS, WATCH_KEYS, KeyTable
 from csl_game.gui.layout import DROP_HEIGHT, BoardLayout, compute_layout
 from csl_game.gui.names import ShownNames
 from csl_game.gui.pacing import unpaced
-from csl_game.gui.panels import LogView, PanelState, PlayerPanel
+from csl_game.gui.panels import LogView, PanelState, PlayerPanel, TurnClock, placed_text
 from csl_game.gui.scene import Scene
 from csl_game.gui.scenes.choices import Offer
 from csl_game.gui.scenes.insight_panel import BoardInsight
@@ -71,6 +71,8 @@ class MatchScene(Scene):
         self.log_view = LogView(ctx.text)
         self.layout: BoardLayout = compute_layout(cfg.rows, cfg.cols, ctx.size)
         self.match: Match | None = None
+        self.turn_clock = TurnClock()
+        """The time of the turn being played: the panel's clock, the log's time."""
         self.controls: HumanControls | None = None
         self.input: BoardInput | None = None
         """The board's mouse and keys (made with the match)."""
@@ -206,12 +208,14 @@ class MatchScene(Scene):
                 if self.match is not None and any(map(self.match.is_human, PColor)):
                     self._say(how_to_play())
             case NextTurn(color=color, name=name, is_human=human):
+                self.turn_clock.reset()
                 if not human:
                     self.ctx.log.add(messages.thinking(color, n(name)),
                                      shown=not self.insight or not self.insight.spectator)
                 self._title(color, n(name), human)
             case MovePerformed(color=color, name=name, move=move, elapsed=elapsed):
-                self._say(messages.placed(color, n(name), move.piece.shape, move.col, elapsed))
+                self._say(placed_text(color, n(name), move.piece.shape, move.col,
+                                      self.turn_clock.told(elapsed)))
                 self.visual.push(move)
                 self.ctx.sound.play(Effect.DROP)
                 if self.tools is not None:
@@ -444,7 +448,7 @@ class MatchScene(Scene):
         match = self.match
         if match is None or match.is_over or match.board.turn is not color:
             return 0.0
-        return self.ctx.pacer.thinking_for(match.thinking_time())  # held time aside
+        return self.turn_clock.shown(self.ctx.pacer.thinking_for(match.thinking_time()))
 
     @property
     def held(self) -> bool:

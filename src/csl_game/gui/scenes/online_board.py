@@ -34,7 +34,7 @@ from csl_game.gui.focus import KeyFocus
 from csl_game.gui.keys import GLOBAL_KEYS, MATCH_KEYS, KeyTable
 from csl_game.gui.layout import DROP_HEIGHT, BoardLayout, compute_layout
 from csl_game.gui.online_table import Action, Happening, Notice, Table
-from csl_game.gui.panels import LogView, PanelState, PlayerPanel
+from csl_game.gui.panels import LogView, PanelState, PlayerPanel, placed_text
 from csl_game.gui.scene import Scene
 from csl_game.gui.sound import Effect
 from csl_game.gui.style import TextRole, palette
@@ -246,8 +246,7 @@ class OnlineBoardScene(Scene):
             case NextTurn(color=color, name=name, is_human=human):
                 self._title(color, name, human)
             case MovePerformed(color=color, name=name, move=move, elapsed=elapsed):
-                self.ctx.log.add(messages.placed(color, name, move.piece.shape, move.col,
-                                                 elapsed))
+                self.ctx.log.add(placed_text(color, name, move.piece.shape, move.col, elapsed))
                 self.visual.push(move)
                 self.ctx.sound.play(Effect.DROP)
                 self.controls.refresh()
