@@ -7,6 +7,8 @@ table per screen."""
 
 from __future__ import annotations
 
+import html
+
 import pygame
 import pytest
 from pygame_gui.elements import UIDropDownMenu, UITextBox
@@ -14,7 +16,7 @@ from pygame_gui.elements import UIDropDownMenu, UITextBox
 from csl_game.engine.match import Human
 from csl_game.engine.runners.thread import ThreadRunner
 from csl_game.gui.app import App
-from csl_game.gui.keys import ALL_TABLES, MATCH_KEYS, REPLAY_KEYS, WATCH_KEYS
+from csl_game.gui.keys import ALL_TABLES, LIST_KEYS, MATCH_KEYS, REPLAY_KEYS, WATCH_KEYS
 from csl_game.gui.scenes.home import HomeScene
 from csl_game.gui.scenes.match import MatchScene
 from csl_game.gui.scenes.menu import HOW_TO_PLAY, HelpOverlay
@@ -196,3 +198,96 @@ def test_the_match_buttons_name_the_keys_of_the_table(apps: Apps) -> None:
     assert tools is not None
     for name in ("pause", "slower", "faster", "analysis"):
         assert tools.buttons[name].tool_tip_text.endswith(f": {WATCH_KEYS.names(name)}")
+
+
+# ----------------------------------------------------------------- one table of keys
+_SPOKEN = {"return": "Enter", "enter": "Enter", "space": "Space", "escape": "Esc",
+           "backspace": "Backspace", "page up": "Page Up", "page down": "Page Down",
+           "[-]": "-", "[+]": "+", "=": "+"}
+"""How help names a key pygame calls otherwise (the keypad's and '=' as the key's own sign)."""
+
+
+def _spoken(code: int) -> str:
+    name = pygame.key.name(code)
+    return "digits" if name.strip("[]").isdigit() else _SPOKEN.get(name, name)
+
+
+def test_no_module_of_the_window_but_the_table_names_a_key() -> None:
+    """gui/keys.py is the one table of keys: no other module reads a key code or
+    a modifier itself (the 38 pygame.K_* of seven modules are gone)."""
+    import re
+    from pathlib import Path
+
+    import csl_game.gui as gui
+
+    root = Path(gui.__file__).parent
+    found = {str(p.relative_to(root)): re.findall(r"\bK(?:MOD)?_\w+", p.read_text())
+             for p in root.rglob("*.py") if p.name != "keys.py"}
+    assert {k: v for k, v in found.items() if v} == {}
+
+
+def test_f1_names_every_key_each_table_takes(apps: Apps) -> None:
+    """F1 opened by its key shows each table's every binding, and each key a
+    binding takes is named in it (an open list's Page Up, Page Down, Home and
+    End included)."""
+    app = home(apps)
+    key(app, pygame.K_F1)
+    overlay = app.overlay
+    assert isinstance(overlay, HelpOverlay) and isinstance(overlay.text, UITextBox)
+    shown = html.unescape(overlay.text.html_text)
+    assert "An open list" in shown
+    for table in ALL_TABLES:
+        assert table.title in shown
+        for binding in table.bindings:
+            assert f"<b>{binding.names}</b>: {binding.does}" in shown, binding.action
+            for code, _ in binding.chords:
+                assert _spoken(code).lower() in binding.names.lower(), \
+                    (table.title, binding.action, _spoken(code))
+    assert (LIST_KEYS.names("page"), LIST_KEYS.names("ends")) == ("Page Up, Page Down",
+                                                                   "Home, End")
+
+
+def test_an_open_list_takes_end_home_and_the_pages(apps: Apps) -> None:
+    """The keys help gives an open list do what it says, through real key events."""
+    app = apps.open(PlayOptions(ais=(AIEntry("random"),), show_setup=True, in_process=True,
+                                window_size=(1024, 700)))
+    setup = app.scenes.current
+    assert isinstance(setup, SetupScene) and setup.rows is not None
+    setup.focus.set("p0.thinker")
+    enter(app)
+    menu = setup.rows.widgets[0].thinker
+    _open_list(app, menu)
+    count = len(menu.options_list)
+    assert count > 2
+    key(app, pygame.K_END)
+    assert setup.focus.picked == count - 1
+    key(app, pygame.K_HOME)
+    assert setup.focus.picked == 0
+    key(app, pygame.K_PAGEDOWN)
+    assert setup.focus.picked == min(8, count - 1)
+    key(app, pygame.K_PAGEUP)
+    assert setup.focus.picked == 0
+    key(app, pygame.K_DOWN)
+    assert setup.focus.picked == 1
+    options = [o[0] if isinstance(o, tuple) else o for o in menu.options_list]
+    enter(app)
+    chosen = setup.rows.widgets[0].thinker.selected_option
+    assert (chosen[0] if isinstance(chosen, tuple) else chosen) == options[1]
+
+
+def test_the_window_keys_come_from_the_global_table(apps: Apps) -> None:
+    """App._global_key reads GLOBAL_KEYS: Q alone does not quit, Ctrl+Q does;
+    M mutes and unmutes; Esc opens the menu and closes it."""
+    app = home(apps)
+    key(app, pygame.K_q)
+    assert app.running
+    muted = app.ctx.sound.muted
+    key(app, pygame.K_m)
+    assert app.ctx.sound.muted is not muted
+    key(app, pygame.K_m)
+    key(app, pygame.K_ESCAPE)
+    assert app.overlay is not None and app.overlay.title == "Menu"
+    key(app, pygame.K_ESCAPE)
+    assert app.overlay is None
+    key(app, pygame.K_q, pygame.KMOD_CTRL)
+    assert not app.running

@@ -37,6 +37,7 @@ from csl_game.gui.assets import THEMES, load_theme
 from csl_game.gui.context import GuiContext
 from csl_game.gui.flow import SessionFlow
 from csl_game.gui.focus import draw_focus_ring, focus_ring_area
+from csl_game.gui.keys import GLOBAL_KEYS
 from csl_game.gui.layout import ui_scale
 from csl_game.gui.opponents import build_session
 from csl_game.gui.panels import MessageLog
@@ -322,19 +323,18 @@ class App:
 
     # ------------------------------------------------------------- keys that work everywhere
     def _global_key(self, event: pygame.event.Event) -> bool:
-        """Ctrl+Q, F1, Esc, M and T; returns whether the key was used."""
-        if event.type != pygame.KEYDOWN:
-            return False
-        if event.key == pygame.K_q and event.mod & pygame.KMOD_CTRL:
+        """The keys of `GLOBAL_KEYS` (Ctrl+Q, F1, Esc, M, T); returns whether the key was used."""
+        action = GLOBAL_KEYS.action(event)
+        if action == "quit":
             self.quit()
-        elif event.key == pygame.K_F1 and not isinstance(self.overlay, HelpOverlay):
+        elif action == "help" and not isinstance(self.overlay, HelpOverlay):
             self.show_help()
-        elif event.key == pygame.K_ESCAPE and self.overlay is None:
+        elif action == "menu" and self.overlay is None:
             scene = self.scenes.current
             if scene is None or not scene.escape():  # a picker goes back home
                 self.open_menu()
-        elif event.key in (pygame.K_m, pygame.K_t) and not self._typing():
-            if event.key == pygame.K_m:
+        elif action in ("mute", "theme") and not self._typing():
+            if action == "mute":
                 self.toggle_mute()
             else:
                 self.use_theme(THEMES[(THEMES.index(theme_name()) + 1) % len(THEMES)])

@@ -19,11 +19,11 @@ import pygame
 import pygame_gui
 from pygame_gui.elements import UIButton, UICheckBox, UIDropDownMenu, UITextEntryLine
 
+from csl_game.gui.keys import LIST_KEYS, SCREEN_KEYS, is_shifted
 from csl_game.gui.widgets import WidgetLayer
 
-__all__ = ["KeyFocus", "ACTIVATE_KEYS", "draw_focus_ring"]
+__all__ = ["KeyFocus", "draw_focus_ring"]
 
-ACTIVATE_KEYS = (pygame.K_RETURN, pygame.K_KP_ENTER, pygame.K_SPACE)
 Items = Callable[[], Sequence[tuple[str, Any]]]
 
 
@@ -97,31 +97,31 @@ class KeyFocus:
         if event.type != pygame.KEYDOWN:
             return False
         widget = self.widget()
-        if isinstance(widget, UIDropDownMenu) and self._menu_key(widget, event.key):
+        if isinstance(widget, UIDropDownMenu) and self._menu_key(widget, event):
             return True
-        if event.key == pygame.K_TAB:
-            self.move(-1 if event.mod & pygame.KMOD_SHIFT else 1)
+        action = SCREEN_KEYS.action(event)
+        if action == "next":
+            self.move(-1 if is_shifted(event) else 1)
             return True
-        if isinstance(widget, UIDropDownMenu) and event.key in (pygame.K_UP, pygame.K_DOWN):
-            self._step_menu(widget, -1 if event.key == pygame.K_UP else 1)
+        if isinstance(widget, UIDropDownMenu) and action == "between":
+            self._step_menu(widget, SCREEN_KEYS.binding(action).step(event))
             return True
-        if self._arrow(event.key, widget):
+        if self._arrow(event, widget):
             return True
-        if event.key in ACTIVATE_KEYS and widget is not None and widget.is_enabled:
-            return self._activate(widget, event.key)
+        if action == "choose" and widget is not None and widget.is_enabled:
+            return self._activate(widget)
         return False
 
-    def _arrow(self, key: int, widget: Any) -> bool:
-        if isinstance(widget, UITextEntryLine) and key in (pygame.K_LEFT, pygame.K_RIGHT):
-            return False  # the caret's keys
-        back, forth = {"horizontal": (pygame.K_LEFT, pygame.K_RIGHT),
-                       "vertical": (pygame.K_UP, pygame.K_DOWN)}.get(self.arrows, (-1, -1))
-        if key in (back, forth):
-            self.move(-1 if key == back else 1)
-            return True
-        return False
+    def _arrow(self, event: pygame.event.Event, widget: Any) -> bool:
+        along = {"horizontal": "along", "vertical": "between"}.get(self.arrows)
+        if along is None or (isinstance(widget, UITextEntryLine) and along == "along"):
+            return False  # no arrows here, or the caret's keys
+        step = SCREEN_KEYS.binding(along).step(event)
+        if step:
+            self.move(step)
+        return bool(step)
 
-    def _activate(self, widget: Any, key: int) -> bool:
+    def _activate(self, widget: Any) -> bool:
         if isinstance(widget, UIButton):
             return self._send(pygame_gui.UI_BUTTON_PRESSED, widget)
         if isinstance(widget, UICheckBox):
@@ -160,8 +160,9 @@ class KeyFocus:
             return True
         return was_open
 
-    def _menu_key(self, menu: UIDropDownMenu, key: int) -> bool:
-        """Up, Down, Page Up, Page Down, Home, End, Enter, Space and Tab in an open list."""
+    def _menu_key(self, menu: UIDropDownMenu, event: pygame.event.Event) -> bool:
+        """The keys of an open list (`LIST_KEYS`) but Esc, which the screen
+        handles (`close_menu`)."""
         if not _expanded(menu):
             state = menu.current_state
             if self.picked is not None and not (state is not None and state.should_transition):
@@ -170,19 +171,19 @@ class KeyFocus:
                 return False
         if self.picked is None:  # opened with the mouse
             self.picked = _selected(menu)
-        count = len(_options(menu))
-        moves = {pygame.K_UP: -1, pygame.K_DOWN: 1, pygame.K_PAGEUP: -8, pygame.K_PAGEDOWN: 8,
-                 pygame.K_HOME: -count, pygame.K_END: count}
-        if key in moves:
-            self.picked = max(0, min(count - 1, self.picked + moves[key]))
+        action = LIST_KEYS.action(event)
+        step = LIST_KEYS.binding(action).step(event) if action is not None else 0
+        if step:
+            count = len(_options(menu))
+            self.picked = max(0, min(count - 1, self.picked + step))
             _show_option(menu, self.picked)
             return True
-        if key in ACTIVATE_KEYS:
+        if action == "take":
             text = _options(menu)[self.picked]
             self.close_menu()
             self._send(pygame_gui.UI_DROP_DOWN_MENU_CHANGED, menu, text=text)
             return True
-        if key == pygame.K_TAB:
+        if action == "leave":
             self.close_menu()
         return False
 

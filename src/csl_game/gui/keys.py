@@ -1,10 +1,11 @@
-"""The keys of every screen, one table a screen.
+"""The keys of every screen, one table a screen: the window's one table of keys.
 
 A `KeyTable` says which keys do what on one screen: the screen asks it which
 action a key press means (`action()`), the buttons that do the same take
 their key names from it (`names()`), and "How to play" (F1) lists every
 table (`help_html()`). Keys, buttons and help cannot drift apart: a key is
-written down once.
+written down once, here; no other module of the window names a key code
+(tests/test_gui_keys.py holds it).
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ from dataclasses import dataclass
 import pygame
 
 __all__ = ["Binding", "KeyTable", "GLOBAL_KEYS", "MATCH_KEYS", "WATCH_KEYS", "REPLAY_KEYS",
-           "TABLE_KEYS", "SCREEN_KEYS", "HELP_KEYS", "ALL_TABLES", "DIGIT_KEYS", "digit_of"]
+           "TABLE_KEYS", "SCREEN_KEYS", "LIST_KEYS", "HELP_KEYS", "ALL_TABLES", "DIGIT_KEYS",
+           "digit_of", "choice_number", "is_shifted"]
 
 Chord = tuple[int, int]
 """A key and the modifier it needs (0: none; a letter then does nothing with Ctrl or Alt)."""
@@ -34,6 +36,17 @@ def digit_of(event: pygame.event.Event) -> int | None:
     if event.type != pygame.KEYDOWN or event.mod & _HELD:
         return None
     return DIGIT_KEYS.get(event.key)
+
+
+def choice_number(event: pygame.event.Event) -> int | None:
+    """The choice a digit key picks, counted from 0 (1 is the first), if it is one."""
+    digit = digit_of(event)
+    return digit - 1 if digit else None
+
+
+def is_shifted(event: pygame.event.Event) -> bool:
+    """Whether Shift was held (Shift+Tab goes back)."""
+    return bool(event.mod & pygame.KMOD_SHIFT)
 
 
 def _text(text: str) -> str:
@@ -56,6 +69,15 @@ class Binding:
     """The keys as people read them: 'U or Ctrl+Z', 'R, twice'."""
     does: str
     """What it does, for help: 'take back your last move'."""
+    steps: tuple[int, ...] = ()
+    """How far each chord moves, in the chords' order (Up -1, Page Down 8); () for none."""
+
+    def step(self, event: pygame.event.Event) -> int:
+        """How far the key pressed moves (0: not one of these keys, or no step)."""
+        if not self.matches(event):
+            return 0
+        return next((step for (key, _), step in zip(self.chords, self.steps)
+                     if key == event.key), 0)
 
     def matches(self, event: pygame.event.Event) -> bool:
         if event.type != pygame.KEYDOWN:
@@ -99,8 +121,8 @@ GLOBAL_KEYS = KeyTable("Everywhere", (
     Binding("menu", _plain(pygame.K_ESCAPE), "Esc",
             "the menu (resume, restart, home, sound, theme, quit); Esc also goes back from "
             "a picker, a list or a replay opened from a tournament"),
-    Binding("help", _plain(pygame.K_F1), "F1", "how to play (this page; Up, Down, Page Up "
-                                               "and Page Down scroll it)"),
+    Binding("help", _plain(pygame.K_F1), "F1",
+            "how to play (this page: the keys of the screen under it first)"),
     Binding("mute", _plain(pygame.K_m), "M", "sound on or off"),
     Binding("theme", _plain(pygame.K_t), "T", "the next theme (default, high contrast)"),
     Binding("quit", ((pygame.K_q, _CTRL),), "Ctrl+Q", "quit"),
@@ -170,19 +192,42 @@ TABLE_KEYS = KeyTable("A tournament's results", (
 """The keys of a results table, once it has the focus (Down, Up or Tab from
 the buttons reaches it)."""
 
+_ENTER = _plain(pygame.K_RETURN, pygame.K_KP_ENTER)
+_ENTER_OR_SPACE = _plain(pygame.K_RETURN, pygame.K_KP_ENTER, pygame.K_SPACE)
+
 SCREEN_KEYS = KeyTable("Other screens", (
     Binding("next", _plain(pygame.K_TAB), "Tab, Shift+Tab",
             "the next or previous button or field (a ring shows which)"),
-    Binding("arrows", _plain(pygame.K_LEFT, pygame.K_RIGHT, pygame.K_UP, pygame.K_DOWN),
-            "arrows", "along a row of buttons, and between rows"),
-    Binding("choose", _plain(pygame.K_RETURN, pygame.K_KP_ENTER, pygame.K_SPACE),
-            "Enter or Space", "does what the focused button says; opens a list (then Up "
-                              "and Down pick, Page Up, Page Down, Home and End jump, "
-                              "Enter takes, Esc closes)"),
+    Binding("along", _plain(pygame.K_LEFT, pygame.K_RIGHT), "Left, Right",
+            "along a row of buttons", (-1, 1)),
+    Binding("between", _plain(pygame.K_UP, pygame.K_DOWN), "Up, Down",
+            "between rows of buttons; on a closed list, its option before or after", (-1, 1)),
+    Binding("choose", _ENTER_OR_SPACE, "Enter or Space",
+            "does what the focused button says; opens a list (its keys: \u201cAn open "
+            "list\u201d)"),
+    Binding("go", _ENTER, "Enter in a field",
+            "goes on: to the next field of the online form, else what the screen is for "
+            "(Start, Play, Save)"),
     Binding("digits", _plain(*DIGIT_KEYS), "digits",
             "the home screen's choices and the computer's levels (Easy 1, Medium 2, Hard 3)"),
 ))
 """How every other screen is worked: its buttons' own shortcuts are on the buttons."""
+
+_LIST_ENDS = 1 << 20
+"""A step past either end of any list (Home and End clamp to its ends)."""
+
+LIST_KEYS = KeyTable("An open list", (
+    Binding("step", _plain(pygame.K_UP, pygame.K_DOWN), "Up, Down",
+            "the option above or below", (-1, 1)),
+    Binding("page", _plain(pygame.K_PAGEUP, pygame.K_PAGEDOWN), "Page Up, Page Down",
+            "eight options up or down", (-8, 8)),
+    Binding("ends", _plain(pygame.K_HOME, pygame.K_END), "Home, End",
+            "the first or the last option", (-_LIST_ENDS, _LIST_ENDS)),
+    Binding("take", _ENTER_OR_SPACE, "Enter or Space", "take the option picked"),
+    Binding("close", _plain(pygame.K_ESCAPE), "Esc", "close the list, taking nothing"),
+    Binding("leave", _plain(pygame.K_TAB), "Tab", "close the list and go to the next field"),
+))
+"""The keys of a drop-down list once it is open (Enter or Space opens it)."""
 
 HELP_KEYS = KeyTable("This page", (
     Binding("up", _plain(pygame.K_UP), "Up", "scroll up"),
@@ -198,5 +243,5 @@ HELP_KEYS = KeyTable("This page", (
 """The keys of "How to play" itself."""
 
 ALL_TABLES: Sequence[KeyTable] = (MATCH_KEYS, WATCH_KEYS, REPLAY_KEYS, TABLE_KEYS,
-                                  GLOBAL_KEYS, SCREEN_KEYS)
+                                  GLOBAL_KEYS, SCREEN_KEYS, LIST_KEYS, HELP_KEYS)
 """Every screen's keys, in the order "How to play" lists them."""

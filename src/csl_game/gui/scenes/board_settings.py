@@ -20,7 +20,7 @@ from pygame_gui.elements import UIButton, UITextBox
 
 from csl_game.gui.context import GuiContext
 from csl_game.gui.focus import KeyFocus
-from csl_game.gui.scenes.choices import ENTER_KEYS
+from csl_game.gui.keys import SCREEN_KEYS
 from csl_game.gui.scenes.setup import unknown_track_entries
 from csl_game.gui.scenes.setup_form import (
     FORM,
@@ -153,5 +153,5 @@ class SettingsScene(WidgetScene):
                 self.form.reveal(self.form.controls[key[2:]])
             self._changed = True
             return
-        if event.type == pygame.KEYDOWN and event.key in ENTER_KEYS:
+        if SCREEN_KEYS.binding("go").matches(event):
             self.save()

@@ -19,11 +19,10 @@ from pygame_gui.core.interfaces import IUIElementInterface
 from pygame_gui.elements import UIButton, UILabel
 
 from csl_game.engine import Choice, Screen, ScreenPolicy, Session
+from csl_game.gui.keys import SCREEN_KEYS
 from csl_game.gui.widgets import Handler, Metrics, button, label
 
-__all__ = ["Offer", "ChoiceRow", "ENTER_KEYS"]
-
-ENTER_KEYS = (pygame.K_RETURN, pygame.K_KP_ENTER)
+__all__ = ["Offer", "ChoiceRow"]
 _COUNTDOWN = {Screen.PRE_MATCH: "Starting in", Screen.POST_MATCH: "Moving on in",
               Screen.FINAL: "Closing in"}
 
@@ -162,7 +161,7 @@ class ChoiceRow:
     def handle_event(self, event: pygame.event.Event) -> None:
         """Enter takes the primary choice when it is Start or OK."""
         primary = self.offer.primary
-        if (event.type == pygame.KEYDOWN and event.key in ENTER_KEYS
+        if (SCREEN_KEYS.binding("go").matches(event)
                 and primary in (Choice.START, Choice.OK)):
             self.choose(primary)
 

@@ -20,6 +20,7 @@ from pygame_gui.elements import UIButton, UILabel
 
 from csl_game.gui.context import GuiContext
 from csl_game.gui.focus import KeyFocus
+from csl_game.gui.keys import choice_number
 from csl_game.gui.scenes.board_settings import SettingsScene
 from csl_game.gui.scenes.online import OnlineScene
 from csl_game.gui.scenes.pickers import ComputerScene, WatchScene
@@ -32,7 +33,6 @@ __all__ = ["HomeChoice", "HOME_CHOICES", "HomeScene", "HomeLayout", "home_layout
            "SUBTITLE"]
 
 SUBTITLE = "Four in a row, where shape beats colour"
-_DIGITS = {**{pygame.K_1 + i: i for i in range(9)}, **{pygame.K_KP1 + i: i for i in range(9)}}
 
 
 @dataclass(frozen=True)
@@ -211,9 +211,8 @@ class HomeScene(WidgetScene):
     def handle_event(self, event: pygame.event.Event) -> None:
         if self.layer.dispatch(event):
             return
-        if event.type == pygame.KEYDOWN and event.key in _DIGITS and not event.mod & (
-                pygame.KMOD_CTRL | pygame.KMOD_ALT):
-            index = _DIGITS[event.key]
+        index = choice_number(event)
+        if index is not None:
             if index < len(self.choices):
                 self.choose(self.choices[index])
             return

@@ -17,12 +17,11 @@ from pygame_gui.core import ObjectID
 from pygame_gui.elements import UIPanel, UITextBox
 
 from csl_game.gui.focus import KeyFocus
-from csl_game.gui.keys import ALL_TABLES, HELP_KEYS, KeyTable
+from csl_game.gui.keys import ALL_TABLES, GLOBAL_KEYS, HELP_KEYS, KeyTable
 from csl_game.gui.widgets import Metrics, WidgetLayer, button, label
 
 __all__ = ["MenuItem", "Overlay", "MenuOverlay", "HelpOverlay", "HOW_TO_PLAY", "how_to_play"]
 
-_CLOSE_KEYS = (pygame.K_ESCAPE,)
 OVERLAY_HEIGHT = 100
 """The layer of an overlay's widgets: over any screen's (rebuilt after a
 resize under it, an open list's included), below none."""
@@ -70,7 +69,7 @@ class Overlay:
         """Widget events, the focus keys, and Esc to close."""
         if self.layer.dispatch(event):
             return
-        if event.type == pygame.KEYDOWN and event.key in _CLOSE_KEYS:
+        if GLOBAL_KEYS.action(event) == "menu":  # Esc closes the menu it opens
             self.close_overlay()
             return
         self.focus.handle_key(event)

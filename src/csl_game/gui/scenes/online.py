@@ -24,9 +24,9 @@ from pygame_gui.elements import UITextBox, UITextEntryLine
 from csl_game.engine import Human, Player, ThreadRunner
 from csl_game.errors import CslError
 from csl_game.gui.context import GuiContext
+from csl_game.gui.keys import SCREEN_KEYS
 from csl_game.gui.lobby_look import LobbyLook
 from csl_game.gui.online_table import HostTable, JoinedTable, Table
-from csl_game.gui.scenes.choices import ENTER_KEYS
 from csl_game.gui.scenes.online_wait import OnlineWaitScene, invitation
 from csl_game.gui.scenes.pickers import PickerScene, option_buttons
 from csl_game.gui.tourney_table import WatchTable
@@ -240,11 +240,11 @@ class OnlineScene(PickerScene):
     def handle_event(self, event: pygame.event.Event) -> None:
         if event.type == pygame.MOUSEBUTTONUP:
             self.focus.follow_mouse()
-        if event.type == pygame.KEYDOWN and event.key in ENTER_KEYS and \
+        if SCREEN_KEYS.binding("go").matches(event) and \
                 self.focus.key in self._chosen():
             self.go()  # Enter on what is chosen already goes
             return
-        if (event.type == pygame.KEYDOWN and event.key in ENTER_KEYS
+        if (SCREEN_KEYS.binding("go").matches(event)
                 and isinstance(self.focus.widget(), UITextEntryLine)
                 and self.focus.key not in self.grid[-2]):
             self._jump(1)  # the next field; Enter in the last one goes, as a form does

@@ -23,7 +23,7 @@ from pygame_gui.elements import UIButton, UIDropDownMenu, UITextBox
 
 from csl_game.gui.context import GuiContext
 from csl_game.gui.focus import KeyFocus
-from csl_game.gui.scenes.choices import ENTER_KEYS
+from csl_game.gui.keys import SCREEN_KEYS, choice_number
 from csl_game.gui.scenes.setup import thinker_choices
 from csl_game.gui.widgets import Handler, Metrics, WidgetScene, button, label
 from csl_game.services.presets import LEVELS, NEW_OPPONENT
@@ -39,7 +39,6 @@ from csl_game.services.settings import PlayOptions
 __all__ = ["PickerLayout", "picker_layout", "PickerScene", "ComputerScene", "WatchScene",
            "option_buttons", "fitted_widths", "split"]
 
-_DIGITS = {**{pygame.K_1 + i: i for i in range(9)}, **{pygame.K_KP1 + i: i for i in range(9)}}
 
 
 @dataclass(frozen=True)
@@ -183,16 +182,16 @@ class PickerScene(WidgetScene):
         if event.type != pygame.KEYDOWN:
             return
         widget = self.focus.widget()
-        if event.key in (pygame.K_UP, pygame.K_DOWN) and not isinstance(
-                widget, UIDropDownMenu):
-            self._jump(-1 if event.key == pygame.K_UP else 1)
-        elif (self.enter_goes and event.key in ENTER_KEYS
+        between = SCREEN_KEYS.binding("between").step(event)
+        if between and not isinstance(widget, UIDropDownMenu):
+            self._jump(between)
+        elif (self.enter_goes and SCREEN_KEYS.binding("go").matches(event)
               and self.focus.key not in ("back", "go") and isinstance(widget, UIButton)):
             self.focus.handle_key(event)  # a choice: picked as Space would ...
             self.go()  # ... and played at once
         elif self.focus.handle_key(event):
             pass
-        elif event.key in ENTER_KEYS:
+        elif SCREEN_KEYS.binding("go").matches(event):
             self.go()  # Enter plays, wherever the focus is (but on a button)
         else:
             self.shortcut(event)
@@ -258,9 +257,8 @@ class ComputerScene(PickerScene):
 
     def shortcut(self, event: pygame.event.Event) -> None:
         """A level's number picks it; the focus stays (on Play: Enter then plays)."""
-        index = _DIGITS.get(event.key)
-        if index is not None and index < len(LEVELS) and not event.mod & (
-                pygame.KMOD_CTRL | pygame.KMOD_ALT):
+        index = choice_number(event)
+        if index is not None and index < len(LEVELS):
             self.pick_level(LEVELS[index].name)
 
     def go(self) -> None:

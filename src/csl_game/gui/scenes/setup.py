@@ -26,6 +26,7 @@ from csl_game.engine import mode_text
 from csl_game.errors import ConfigFileError, CslError
 from csl_game.gui.context import GuiContext
 from csl_game.gui.focus import KeyFocus
+from csl_game.gui.keys import SCREEN_KEYS
 from csl_game.gui.scenes.setup_form import (
     MODES_HELP,
     PiecesFollow,
@@ -231,7 +232,7 @@ class SetupScene(WidgetScene):
             if key.startswith("s.") and self.form is not None:
                 self.form.reveal(self.form.controls[key[2:]])
             return
-        if event.type == pygame.KEYDOWN and event.key in (pygame.K_RETURN, pygame.K_KP_ENTER):
+        if SCREEN_KEYS.binding("go").matches(event):
             self._start()  # Enter in a text entry starts (a button, a list: what it says)
 
     # ------------------------------------------------------------- checking
