@@ -69,8 +69,10 @@ def test_the_clocks_run_for_the_side_to_move_with_the_increment() -> None:
     assert r.game.left(6.0) == (8.0, 8.0)
     assert r.wake(13.9).send == []
     flag = r.wake(14.0)  # White: 8 s from 6 s
-    result = last(flag, "ann", "result")["result"]
+    told_end = last(flag, "ann", "result")
+    result = told_end["result"]
     assert (result["winner"], result["forfeit"]) == ("red", "timeout") and flag.done
+    assert told_end["clock"] == {"white": 0, "red": 8000}  # the clocks as it ended
     assert isinstance(flag.store[-1], Finished)
 
 
@@ -264,6 +266,8 @@ def test_the_ai_accepts_a_rematch_and_old_games_are_forgotten() -> None:
     ai.open("ann", W, 0.0)
     ai.forfeit("ann", None, "", 1.0)
     desk.ended(ai, 1.0)
+    with pytest.raises(Rejected, match="all busy"):
+        desk.ask(GAME, ANN, "ann", 2.0, ai_free=False)
     assert desk.ask(GAME, ANN, "ann", 2.0)[2] is True
     r, _ = started()
     r.forfeit("ann", None, "", 1.0)

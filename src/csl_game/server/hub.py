@@ -90,6 +90,9 @@ class Hub:
         self._tasks: set[asyncio.Task[Any]] = set()
         self._clock = time.monotonic
 
+    def now(self) -> float:  # the time the rooms are fed
+        return self._clock()
+
     @property
     def limits(self) -> Limits:
         return self.options.limits
@@ -442,12 +445,11 @@ class Hub:
         return bot
 
     async def _rematch(self, client: Client, game_id: str, now: float) -> None:
-        """`client` asks to play `game_id` again with the colours swapped; once
-        both sides asked (the AI asks at once), the new game is made and each
-        player connected is seated in it."""
-        if len(self.games) >= self.options.max_games or not self.ai.has_room():
+        """`client` asks for a rematch (csl_game.server.rematch): once both did, it is made."""
+        if len(self.games) >= self.options.max_games:
             raise Rejected("the server holds as many games as it can; try again soon")
-        ended, color, agreed = self.rematches.ask(game_id, client.identity, client, now)
+        ended, color, agreed = self.rematches.ask(game_id, client.identity, client, now,
+                                                  self.ai.has_room())
         here = tuple(p for p in ended.players if p is not None and not p.closed)
         if not agreed:
             self._deliver(here, encode("offer", game=game_id, what="rematch",

@@ -274,7 +274,7 @@ _EVENT_KEYS = {
              ("clock",)),
     "turn": (("game", "ply"), ()),
     "played": (("game", "ply", "col", "shape", "ms"), ("clock",)),
-    "result": (("game", "result"), ()),
+    "result": (("game", "result"), ("clock",)),
     "away": (("game", "color", "seconds"), ("claim",)),
     "offer": (("game", "what", "color"), ()),
     "aborted": (("game", "reason"), ()),

@@ -18,7 +18,7 @@ from typing import Any
 from csl_game.engine import ForfeitReason
 from csl_game.services.site import board_svg, how_it_ended
 
-__all__ = ["lobby_page", "game_page", "static_file", "STATIC"]
+__all__ = ["lobby_page", "game_page", "static_file", "STATIC", "CLOCKS"]
 
 STATIC = {
     "play.js": ("csl_game.server", "static/play.js", "text/javascript"),
@@ -49,7 +49,9 @@ def _page(title: str, body: str, data: dict[str, Any], refresh: int = 0) -> str:
         "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
         f"<title>{_e(title)}</title>"
-        + (f"<meta http-equiv=\"refresh\" content=\"{refresh}\">" if refresh else "")
+        # without the script the page reloads itself; with it, it reads the part that changes
+        + (f"<noscript><meta http-equiv=\"refresh\" content=\"{refresh}\"></noscript>"
+           if refresh else "")
         + "<link rel=\"icon\" href=\"data:,\"><link rel=\"stylesheet\" href=\"/static/site.css\">"
         "<link rel=\"stylesheet\" href=\"/static/server.css\">"
         "<script src=\"/static/play.js\" defer></script></head>"
@@ -86,7 +88,7 @@ def lobby_page(lobby: dict[str, Any]) -> str:
               for i, r in enumerate(lobby["ladder"])]
     games = [[f"<a href=\"/game/{_e(g['game'])}\">{_e(g['white'])} - {_e(g['red'])}</a>",
               _e(g["kind"]), str(g["ply"])] for g in lobby["games"]]
-    challenges = [[_e(c["name"]), _e(c["free"]),
+    challenges = [[_e(c["name"]), _e(c["free"]), _e(c.get("clock") or "none"),
                    f"<a href=\"/game/{_e(c['game'])}?code={_e(c['code'])}\">Accept</a>"]
                   for c in lobby["challenges"]]
     body = (
@@ -97,7 +99,9 @@ def lobby_page(lobby: dict[str, Any]) -> str:
         "autocomplete=\"nickname\" required></label> "
         "<label>Colour <select id=\"color\"><option value=\"random\">random</option>"
         "<option value=\"white\">White</option><option value=\"red\">Red</option></select>"
-        "</label><div class=\"buttons\">"
+        "</label> <label>Clock <select id=\"clock\"><option value=\"\">none (casual)</option>"
+        + "".join(f"<option value=\"{base}+{inc}\">{label}</option>" for base, inc, label in CLOCKS)
+        + "</select></label><div class=\"buttons\">"
         "<button type=\"button\" id=\"friend\">Play a friend (a link to share)</button> "
         "<button type=\"button\" id=\"open\">Open a challenge</button> "
         "<label>AI <select id=\"level\"><option>easy</option>"
@@ -106,7 +110,7 @@ def lobby_page(lobby: dict[str, Any]) -> str:
         "<p id=\"status\" role=\"status\"></p></form></section>"
         "<h2>Open challenges</h2>"
         + _table("Games waiting for an opponent", "challenges",
-                 ["Player", "Your colour", "Accept"], challenges,
+                 ["Player", "Your colour", "Clock", "Accept"], challenges,
                  "No open challenge right now: open one above.")
         + "<h2>Games being played</h2>"
         + _table("Click a game to watch it", "games", ["Game", "Kind", "Moves"], games,
@@ -115,6 +119,8 @@ def lobby_page(lobby: dict[str, Any]) -> str:
         + _table("Bots' Bradley-Terry ratings with 95 % intervals, best first", "ladder",
                  ["#", "Bot", "Rating", "Games", "Online"], ladder,
                  "No bot has joined the ladder yet.")
+        + "<p class=\"js-only\" id=\"ladder-note\" hidden>A bot that is online takes a "
+          "game against you: its Play button.</p>"
         + "<p>The best bots are shown; <a href=\"/api/ladder\">the whole ladder</a> "
           "(JSON).</p>")
     return _page("Lobby", body, {"page": "lobby"})
@@ -142,9 +148,28 @@ def _analysis(doc: dict[str, Any], analysis: dict[str, Any] | None) -> str:
                                   "Accuracy"], rows))
 
 
-_AFTER = ("<div id=\"after\" class=\"buttons\"><a href=\"/#new\">New game</a> "
+_AFTER = ("<div id=\"after\" class=\"buttons\"><button type=\"button\" id=\"rematch\" "
+          "class=\"js-only\" hidden>Rematch</button> <a href=\"/#new\">New game</a> "
           "<a href=\"/\">Back to the lobby</a></div>")
-"""What a finished game offers (rematch comes later)."""
+"""What a finished game offers: a rematch (to its players, with the script), a new game,
+the lobby."""
+CLOCKS = ((60, 1, "1+1"), (180, 2, "3+2"), (300, 3, "5+3"), (600, 5, "10+5"),
+          (1800, 20, "30+20"))
+"""The lobby's time controls: minutes and seconds a move, as lichess writes them."""
+
+
+_CLOCKS = ("<div id=\"clocks\" class=\"clocks\" hidden><span id=\"clock-white\" "
+           "class=\"clock\" role=\"timer\"></span><span id=\"clock-red\" class=\"clock\" "
+           "role=\"timer\"></span></div>")
+"""Both sides' clocks (a game with clocks; the script shows them ticking)."""
+_REPLAY = ("<div id=\"replay\" class=\"buttons js-only\" hidden>"
+           "<button type=\"button\" id=\"first\" aria-label=\"The first move\">&#x23EE;</button>"
+           "<button type=\"button\" id=\"prev\" aria-label=\"The move before\">&#x25C0;</button>"
+           "<span id=\"step\" aria-live=\"polite\"></span>"
+           "<button type=\"button\" id=\"next\" aria-label=\"The next move\">&#x25B6;</button>"
+           "<button type=\"button\" id=\"last\" aria-label=\"The last move\">&#x23ED;</button>"
+           "</div>")
+"""A finished game's steps through its moves (the script's; also &larr; &rarr; Home End)."""
 
 
 def result_words(doc: dict[str, Any]) -> str:
@@ -152,7 +177,7 @@ def result_words(doc: dict[str, Any]) -> str:
     (Bob) won: White (Ann) raised an exception', 'Draw by draw'."""
     winner = doc.get("winner")
     if winner == "draw":
-        return f"Draw by {how_it_ended(doc)}"
+        return f"Draw: {doc['detail']}" if doc.get("detail") else f"Draw by {how_it_ended(doc)}"
     said = f"{str(winner).title()} ({doc.get('winner_name')}) won"
     forfeit = doc.get("forfeit")
     reason = next((r for r in ForfeitReason if r.name.lower() == forfeit), None)
@@ -175,14 +200,18 @@ def game_page(doc: dict[str, Any], analysis: dict[str, Any] | None = None) -> st
     if over:
         board = board_svg(doc["settings"], moves, len(moves), doc.get("solution", ()),
                           "the final position")
-        detail = f" <span class=\"side\">{_e(doc['detail'])}</span>" if doc.get("detail") else ""
+        detail = f" <span class=\"side\">{_e(doc['detail'])}</span>" \
+            if doc.get("detail") and doc.get("winner") != "draw" else ""
         top = (f"<p class=\"result\" id=\"result\">{_e(result_words(doc))}"
-               f"{detail}</p><div class=\"boardbox\">{board}</div>" + _AFTER)
+               f"{detail}</p><div class=\"boardbox\" id=\"board\">{board}</div>" + _REPLAY
+               + _AFTER + (f"<p><a href=\"/api/games/{_e(doc['id'])}.pgn\" id=\"pgn\">"
+                           "The game as PGN</a></p>" if doc.get("id") else ""))
     else:
-        top = ("<p class=\"result\" id=\"result\">Being played</p>"
-               "<div class=\"boardbox\" id=\"board\"></div>")
+        top = ("<p class=\"result\" id=\"result\">Being played</p>" + _CLOCKS
+               + "<div class=\"boardbox\" id=\"board\"></div>")
     body = (
         f"{top}<p id=\"share\" hidden></p><p id=\"away\" role=\"status\" hidden></p>"
+        "<p id=\"offer\" role=\"status\" hidden></p>"
         "<form id=\"join\" class=\"js-only\" hidden><label>Your name <input id=\"name\" "
         "name=\"name\" maxlength=\"40\" autocomplete=\"nickname\"></label> "
         "<button type=\"button\" id=\"take\">Take the seat</button></form>"
@@ -190,13 +219,16 @@ def game_page(doc: dict[str, Any], analysis: dict[str, Any] | None = None) -> st
         + "<div id=\"controls\" class=\"js-only\" hidden>"
         "<button type=\"button\" id=\"round\" aria-pressed=\"true\">Round (R)</button> "
         "<button type=\"button\" id=\"square\" aria-pressed=\"false\">Square (S)</button> "
-        "<button type=\"button\" id=\"resign\">Resign</button>"
+        "<button type=\"button\" id=\"draw\">Offer a draw</button> "
+        "<button type=\"button\" id=\"takeback\">Take back</button> "
+        "<button type=\"button\" id=\"resign\">Resign</button> "
+        "<button type=\"button\" id=\"claim\" hidden>Claim the win</button>"
         "<button type=\"button\" id=\"cancel\" hidden>Cancel the challenge</button>"
         "<p class=\"state\">Click or tap a column, or choose one with &larr; &rarr; and "
         "play it with Enter.</p></div><p id=\"status\" role=\"status\"></p>"
         "<h2>Moves</h2>"
         + _table("Column, shape and the time each took", "moves",
                  ["#", "Side", "Column", "Shape", "ms"], rows)
-        + (_analysis(doc, analysis) if over else ""))
+        + (f"<section id=\"review\">{_analysis(doc, analysis)}</section>" if over else ""))
     refresh = 5 if over and analysis is None and doc.get("analysis") == "queued" else 0
     return _page(f"{white or '?'} - {red or '?'}", body, {"page": "game", **doc}, refresh)

@@ -64,12 +64,14 @@ class Rematches(Generic[P]):
                 self._ended and now - next(iter(self._ended.values())).ended > self.keep_s):
             self._ended.popitem(last=False)
 
-    def ask(self, game: str, identity: str, peer: P, now: float) -> tuple[Ended[P], PColor, bool]:
+    def ask(self, game: str, identity: str, peer: P, now: float,
+            ai_free: bool = True) -> tuple[Ended[P], PColor, bool]:
         """`peer`, who is `identity`, asks to play `game` again: the game, its
         colour in it, and whether both sides now agree (then it is forgotten).
 
         Raises:
-            Rejected: no such game ended lately, or `identity` played no side of it.
+            Rejected: no such game ended lately, `identity` played no side of
+                it, or it was against the AI and no AI game is free (`ai_free`).
         """
         found = self._ended.get(game)
         if found is None or now - found.ended > self.keep_s:
@@ -81,6 +83,8 @@ class Rematches(Generic[P]):
         found.players[color] = peer
         found.asked.add(color)
         agreed = color.other in found.asked or found.seats[color.other].startswith("ai:")
+        if agreed and found.kind == "ai" and not ai_free:
+            raise Rejected("the server's AI players are all busy; ask again soon")
         if agreed:
             del self._ended[game]
         return found, color, agreed

@@ -261,7 +261,7 @@ class Room(Generic[P]):
                                             color=color.name.lower()))
         elif what == "draw":
             g.agree_draw()
-            self._finish()
+            self._finish(now)
         else:
             g.take_back(self._plies_back(color.other), now)
             self.offers.clear()
@@ -292,7 +292,7 @@ class Room(Generic[P]):
             raise Rejected(f"{g.names[other]} {wait}: there is no win to claim yet")
         g.forfeit(other, ForfeitReason.DISCONNECTED, f"{g.names[other]} left; "
                   f"{g.names[color]} claimed the win after {now - since:.0f} s")
-        self._finish()
+        self._finish(now)
         return self._take()
 
     def move(self, peer: P, ply: int, col: int, shape: PShape, now: float) -> RoomStep[P]:
@@ -304,7 +304,7 @@ class Room(Generic[P]):
         """
         color = self._seat_of(peer)
         before = self.game.ply
-        self._after(before, self.game.play(color, ply, col, shape, now))
+        self._after(before, self.game.play(color, ply, col, shape, now), now)
         return self._take()
 
     def forfeit(self, peer: P, reason: ForfeitReason | None, detail: str,
@@ -317,7 +317,7 @@ class Room(Generic[P]):
         """
         color = self._seat_of(peer)
         self.game.forfeit(color, reason, detail, resigned=reason is None)
-        self._finish()
+        self._finish(now)
         return self._take()
 
     def ai_answer(self, ply: int, answer: tuple[int, PShape, float] | Forfeit,
@@ -331,11 +331,11 @@ class Room(Generic[P]):
         self._asked = None
         if isinstance(answer, Forfeit):
             g.forfeit(g.to_move, answer.reason, answer.detail)
-            self._finish()
+            self._finish(now)
         else:
             col, shape, elapsed = answer
             g.start_clock(now - elapsed)
-            self._after(ply, g.play(g.to_move, ply, col, shape, now))
+            self._after(ply, g.play(g.to_move, ply, col, shape, now), now)
         return self._take()
 
     def wake(self, now: float) -> RoomStep[P]:
@@ -345,7 +345,7 @@ class Room(Generic[P]):
         if self.done:
             return self._take()
         if self.started and (g.expired(now) or g.flagged(now)):
-            self._finish()
+            self._finish(now)
             return self._take()
         for color in PColor:
             since = self.gone[color]
@@ -360,7 +360,7 @@ class Room(Generic[P]):
                 g.forfeit(color, ForfeitReason.DISCONNECTED,
                           f"{g.names[color]} left and did not come back within "
                           f"{self.reconnect_s:g} s")
-                self._finish()
+                self._finish(now)
                 return self._take()
         maker = self.gone[0 if self.seats[0] else 1]
         if not self.started and maker is not None and now - maker > self.reconnect_s:
@@ -463,7 +463,7 @@ class Room(Generic[P]):
             g.moves_json(), "playing", None, self.created)))
         self.stored = True
 
-    def _after(self, before: int, ended: bool) -> None:
+    def _after(self, before: int, ended: bool, now: float) -> None:
         """A call to the game's `play` at `before` moves returned `ended`: its
         move (if the judge let one be played) is told and stored."""
         g = self.game
@@ -473,18 +473,17 @@ class Room(Generic[P]):
             name = shape.name.lower()
             self.offers.clear()  # an offer stands until the next move
             self._send(self.peers(), encode("played", game=g.id, ply=before, col=col,
-                                            shape=name, ms=ms, **g.clock_doc(g.turn_started
-                                                                             or 0.0)))
+                                            shape=name, ms=ms, **g.clock_doc(now)))
             self._out.store.append(Moved(g.id, before, col, name, ms))
         if ended:
-            self._finish()
+            self._finish(now)
 
-    def _finish(self) -> None:
+    def _finish(self, now: float) -> None:
         g = self.game
         if g.result is None or self.done:
             return
         doc = result_json(g.result, g.config)
-        self._send(self.peers(), encode("result", game=g.id, result=doc))
+        self._send(self.peers(), encode("result", game=g.id, result=doc, **g.clock_doc(now)))
         self._out.store.append(Finished(g.id, doc))
         self._end()
 

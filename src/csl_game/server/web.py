@@ -23,6 +23,7 @@ from typing import Any
 from aiohttp import WSMsgType, web
 
 from csl_game.online.protocol import config_json
+from csl_game.server.export import game_pgn
 from csl_game.server.guard import AddressGuard, Limits, TokenBucket
 from csl_game.server.hub import Client, Hub, hash_token
 from csl_game.server.messages import MAX_MESSAGE, encode, is_id
@@ -219,6 +220,8 @@ async def _api_games(request: web.Request) -> web.StreamResponse:
 async def _api_game(request: web.Request) -> web.StreamResponse:
     hub = request.app[_HUB]
     game_id = request.match_info["id"]
+    if game_id.endswith(".pgn"):
+        return await _api_pgn(hub, game_id.removesuffix(".pgn"))
     if not is_id(game_id):
         raise web.HTTPNotFound(text="no such game")
     if game_id in hub.games:
@@ -229,11 +232,25 @@ async def _api_game(request: web.Request) -> web.StreamResponse:
     return web.json_response(_row_doc(row))
 
 
+async def _api_pgn(hub: Hub, game_id: str) -> web.StreamResponse:
+    """A finished game as PGN (as `report --format pgn` writes it)."""
+    row = await hub.db(hub.store.game, game_id) if is_id(game_id) else None
+    if row is None:
+        raise web.HTTPNotFound(text="no such game")
+    pgn = game_pgn(row)
+    if pgn is None:
+        raise web.HTTPConflict(text="the game is not finished: its PGN comes at its end")
+    return web.Response(text=pgn, content_type="application/x-chess-pgn", charset="utf-8",
+                        headers={"Content-Disposition":
+                                 f"attachment; filename=\"{game_id}.pgn\""})
+
+
 def _live_doc(hub: Hub, game_id: str) -> dict[str, Any]:
     live = hub.games[game_id]
     g = live.game
     return {"id": g.id, "kind": live.kind, "state": "playing", "white": g.names[0],
-            "red": g.names[1], "settings": config_json(g.config), "moves": g.moves_json()}
+            "red": g.names[1], "settings": config_json(g.config), "moves": g.moves_json(),
+            **g.clock_doc(hub.now())}
 
 
 def _row_doc(row: GameRow) -> dict[str, Any]:

@@ -86,15 +86,33 @@
   }
   function showLobby(lobby) {
     const own = new Set(mine());
-    fill("challenges", lobby.challenges.map((c) => [cell(c.name), cell(c.free),
+    fill("challenges", lobby.challenges.map((c) => [cell(c.name), cell(c.free), cell(c.clock || "none"),
       own.has(c.game) ? cancelCell(c.game) : cell("Accept", "/game/" + c.game + "?code=" + c.code)]),
       "No open challenge right now: open one above.");
     fill("games", lobby.games.map((g) => [cell(g.white + " - " + g.red, "/game/" + g.game), cell(g.kind), cell(String(g.ply))]),
       "No game is being played right now.");
     fill("ladder", lobby.ladder.map((r, i) => [cell(String(i + 1)), cell(r.name),
       cell(r.rating === null ? "-" : Math.round(r.rating) + " \u00b1 " + Math.round((r.ci95[1] - r.ci95[0]) / 2)),
-      cell(String(r.games)), cell(r.online ? "yes" : "no")]),
+      cell(String(r.games)), r.online ? playCell(r.name) : cell("no")]),
       "No bot has joined the ladder yet.");
+    $("ladder-note").hidden = !lobby.ladder.some((r) => r.online);
+  }
+  let creating = false;
+  function create(opponent, extra) {
+    creating = true;
+    const tc = $("clock").value.split("+");
+    const clock = tc.length === 2 && opponent !== "ai" && opponent !== "bot"
+      ? {base: Number(tc[0]), increment: Number(tc[1])} : null;
+    send({type: "hello", version: 1, name: playerName()});
+    send({type: "create", opponent, color: $("color").value, level: $("level").value, clock, ...extra});
+  }
+  function playCell(name) {  // an online bot takes a game against a person
+    const td = cell("yes "), b = document.createElement("button");
+    b.type = "button"; b.textContent = "Play"; b.className = "play-bot";
+    b.setAttribute("aria-label", "Play " + name);
+    b.onclick = () => create("bot", {bot: name});
+    td.append(b);
+    return td;
   }
   function lobby() {
     const form = $("create");
@@ -102,12 +120,6 @@
     document.querySelector(".needs-js").hidden = true;
     $("name").value = localStorage.getItem("csl-name") || "";
     $("name").addEventListener("input", keepName);
-    let creating = false;
-    const create = (opponent) => {
-      creating = true;
-      send({type: "hello", version: 1, name: playerName()});
-      send({type: "create", opponent, color: $("color").value, level: $("level").value});
-    };
     $("friend").onclick = () => create("friend");
     $("open").onclick = () => create("open");
     $("ai").onclick = () => create("ai");
@@ -123,7 +135,29 @@
 
   // ------------------------------------------------------------------ a game
   const game = {id: doc.id, settings: doc.settings, moves: (doc.moves || []).slice(), color: null,
-                code: "", white: doc.white, red: doc.red, col: 0, shape: "round", over: false, solution: []};
+                code: "", white: doc.white, red: doc.red, col: 0, shape: "round", over: false, solution: [],
+                kind: doc.kind, clock: doc.clock || null, offers: {}, step: null};
+  let clockAt = performance.now();  // when game.clock was told
+  function setClock(clock) { game.clock = clock || null; clockAt = performance.now(); }
+  function shown() { return game.step === null ? game.moves : game.moves.slice(0, game.step); }
+  function clockText(ms) {
+    const s = ms / 1000, m = Math.floor(s / 60);
+    return s < 10 ? `0:0${s.toFixed(1)}` : `${m}:${String(Math.floor(s % 60)).padStart(2, "0")}`;
+  }
+  function showClocks() {  // both clocks, the side to move's ticking (the server decides the flag)
+    const box = $("clocks");
+    if (!box) return;
+    box.hidden = !game.clock;
+    if (!game.clock) return;
+    const running = !game.over && game.white && game.red ? (game.moves.length % 2 === 0 ? "white" : "red") : null;
+    for (const side of ["white", "red"]) {
+      const ms = Math.max(0, game.clock[side] - (side === running ? performance.now() - clockAt : 0));
+      const span = $("clock-" + side);
+      span.textContent = `${side === "white" ? "White" : "Red"} (${game[side] || "?"}) ${clockText(ms)}`;
+      span.classList.toggle("running", side === running);
+      span.dataset.ms = String(Math.round(ms));
+    }
+  }
 
   function myTurn() {
     return game.color && !game.over && game.white && game.red &&
@@ -139,10 +173,10 @@
     if (!box || !game.settings) return;
     const rows = game.settings.rows, cols = game.settings.cols, c = 40;
     const svg = el("svg", {class: "board", viewBox: `0 0 ${cols * c + 20} ${rows * c + 40}`, role: "img",
-                           "aria-label": `the board after ${game.moves.length} moves`});
+                           "aria-label": `the board after ${shown().length} moves`});
     svg.append(el("rect", {x: 5, y: 5, width: cols * c + 10, height: rows * c + 10, rx: 8, class: "frame"}));
     if (myTurn()) svg.append(el("rect", {x: 10 + game.col * c, y: 10, width: c, height: rows * c, class: "pick"}));
-    const won = new Set(game.solution.map((p) => p[0] + "," + p[1]));
+    const moves = shown(), won = new Set(moves.length === game.moves.length ? game.solution.map((p) => p[0] + "," + p[1]) : []);
     for (let x = 0; x < cols; x++) {
       const label = el("text", {x: 10 + x * c + c / 2, y: rows * c + 34, class: "col"});
       label.textContent = String(x);
@@ -152,10 +186,10 @@
       }
     }
     const height = new Array(cols).fill(0);
-    game.moves.forEach((m, i) => {
+    moves.forEach((m, i) => {
       const row = height[m.col]++, color = i % 2 === 0 ? "white" : "red", s = c * 0.38;
       const x = 10 + m.col * c + c / 2, y = 10 + (rows - 1 - row) * c + c / 2;
-      const cls = "piece" + (won.has(row + "," + m.col) ? " win" : "") + (i === game.moves.length - 1 ? " last" : "");
+      const cls = "piece" + (won.has(row + "," + m.col) ? " win" : "") + (i === moves.length - 1 ? " last" : "");
       const common = {fill: COLORS[color], stroke: STROKE[color], "stroke-width": 2, class: cls};
       svg.append(m.shape === "round" ? el("circle", {cx: x, cy: y, r: s, ...common})
         : el("rect", {x: x - s, y: y - s, width: 2 * s, height: 2 * s, rx: 3, ...common}));
@@ -183,6 +217,22 @@
     const waiting = !(game.white && game.red);
     $("cancel").hidden = !waiting; $("resign").hidden = waiting;
     $("round").hidden = $("square").hidden = waiting;
+    const people = game.kind !== "ai" && game.kind !== "bot" && game.kind !== "ladder";
+    $("draw").hidden = $("takeback").hidden = waiting || !people;
+    const theirs = (what) => game.offers[what] && game.offers[what] !== game.color;
+    $("draw").textContent = theirs("draw") ? "Accept the draw" : "Offer a draw";
+    $("takeback").textContent = theirs("takeback") ? "Accept the takeback" : "Take back";
+    $("rematch").hidden = !(game.over && game.color && (people || game.kind === "ai"));
+    $("rematch").textContent = theirs("rematch") ? "Accept the rematch" : "Rematch";
+    showClocks();
+    if (game.step !== null) {
+      document.body.dataset.step = String(game.step);
+      $("step").textContent = `Move ${game.step} of ${game.moves.length}`;
+      document.querySelectorAll("#moves tbody tr").forEach((tr, i) => {
+        if (i === game.step - 1) tr.setAttribute("aria-current", "step"); else tr.removeAttribute("aria-current");
+      });
+      return;
+    }
     const title = `${game.white || "(waiting)"} - ${game.red || "(waiting)"}`;
     document.querySelector("h1").textContent = title;
     document.title = title;
@@ -198,30 +248,55 @@
     send({type: "move", game: game.id, ply: game.moves.length, col: game.col, shape: game.shape});
   }
   let awayTimer = null;
-  function away(msg) {  // the other side left: how long it has to come back
+  function away(msg) {  // the other side left: how long it has to come back, and when to claim
     clearInterval(awayTimer);
     const box = $("away"), name = msg.color === "white" ? game.white : game.red;
+    $("claim").hidden = true;
     if (msg.seconds === null || game.over) { box.hidden = true; delete document.body.dataset.away; return; }
-    const until = Date.now() + msg.seconds * 1000;
+    const until = Date.now() + msg.seconds * 1000, claim = Date.now() + (msg.claim || 0) * 1000;
     const tick = () => {
       const left = Math.max(0, Math.ceil((until - Date.now()) / 1000));
-      box.textContent = `${name} left the game: ${left} s to come back before losing it.`;
+      const may = game.color && game.color !== msg.color && Date.now() >= claim;
+      box.textContent = `${name} left the game: ${left} s to come back before losing it.`
+        + (may ? " You may claim the win now." : "");
+      $("claim").hidden = !may || game.over;
     };
     tick();
     awayTimer = setInterval(tick, 1000);
     box.hidden = false;
     document.body.dataset.away = msg.color;
   }
+  const OFFERS = {draw: "a draw", takeback: "to take back a move", rematch: "a rematch"};
+  function offered(msg) {  // an offer: mine (waiting) or the other side's (the same button accepts)
+    game.offers[msg.what] = msg.color;
+    const box = $("offer"), who = msg.color === "white" ? game.white : game.red;
+    box.textContent = msg.color === game.color ? `You asked for ${OFFERS[msg.what]}; waiting for the answer.`
+      : `${who} asks for ${OFFERS[msg.what]}` + (game.color ? ": its button accepts." : ".");
+    box.hidden = false;
+    document.body.dataset.offer = msg.what + ":" + msg.color;
+  }
+  function clearOffers() {
+    game.offers = {};
+    $("offer").hidden = true;
+    delete document.body.dataset.offer;
+  }
   function ended() {
     game.over = true;
     clearInterval(awayTimer);
+    $("claim").hidden = true;
+    if (!game.offers.rematch) clearOffers();
     $("away").hidden = true;
     $("after").hidden = false;
     document.body.dataset.over = "1";
   }
   function onGameMessage(msg) {
+    if (msg.type === "game" && msg.color && msg.game !== game.id && game.over) {
+      location.href = "/game/" + msg.game;  // the rematch both asked for
+      return;
+    }
     if (msg.game !== game.id) return;
     if (msg.type === "away") { away(msg); return; }
+    if (msg.type === "offer") { offered(msg); draw(); return; }
     if (msg.type === "aborted") {
       ended();
       $("result").textContent = "No game: " + msg.reason;
@@ -231,8 +306,10 @@
     if (msg.type === "game") {
       const code = new URLSearchParams(location.search).get("code");
       $("join").hidden = !(code && !msg.color && !(msg.white && msg.red));
+      if (msg.moves.length < game.moves.length) clearOffers();  // a takeback both agreed
       Object.assign(game, {settings: msg.settings, moves: msg.moves, color: msg.color, code: msg.code,
-                           white: msg.white, red: msg.red});
+                           white: msg.white, red: msg.red, kind: msg.kind});
+      setClock(msg.clock);
       if (msg.color && msg.code && !(msg.white && msg.red)) {
         const share = $("share");
         const link = `${location.origin}/game/${game.id}?code=${msg.code}`;
@@ -241,16 +318,20 @@
       } else $("share").hidden = true;
     } else if (msg.type === "played" && msg.ply === game.moves.length) {
       game.moves.push({col: msg.col, shape: msg.shape, ms: msg.ms});
+      setClock(msg.clock);
+      clearOffers();  // an offer stands until the next move
     } else if (msg.type === "result") {
       const r = msg.result;
+      if (msg.clock) setClock(msg.clock);  // the clocks as the game ended
       ended();
       game.solution = r.solution;
       game.moves = r.moves.map((m) => ({col: m.col, shape: m.shape, ms: m.ms}));
       document.body.dataset.winner = r.winner;
       const title = (side) => side[0].toUpperCase() + side.slice(1);
       const loser = r.winner === "white" ? "red" : "white";
-      const said = r.winner === "draw" ? "Draw" : `${title(r.winner)} (${r.winner_name}) won`;
-      $("result").textContent = said + (r.forfeit ? `: ${title(loser)} (${typeof r[loser] === "string" ? r[loser] : r[loser].name}) ${REASONS[r.forfeit] || r.forfeit.replace(/_/g, " ")}` : "")
+      if (r.winner === "draw") $("result").textContent = "Draw" + (r.detail ? ": " + r.detail : "");
+      else $("result").textContent = `${title(r.winner)} (${r.winner_name}) won`
+        + (r.forfeit ? `: ${title(loser)} (${typeof r[loser] === "string" ? r[loser] : r[loser].name}) ${REASONS[r.forfeit] || r.forfeit.replace(/_/g, " ")}` : "")
         + (r.resigned ? " by resignation" : "");
     }
     draw();
@@ -258,8 +339,40 @@
   const REASONS = {exception: "raised an exception", timeout: "ran out of time", disconnected: "left and did not come back",
                    no_move: "returned no move", invalid_column: "chose a column that does not exist",
                    full_column: "chose a full column", no_pieces: "chose a shape it has no pieces of"};
+  function replay() {  // a finished game's page steps through its moves
+    Object.assign(game, {over: true, solution: doc.solution || [], step: game.moves.length});
+    $("replay").hidden = false;
+    const go = (step) => { game.step = Math.max(0, Math.min(game.moves.length, step)); draw(); };
+    $("first").onclick = () => go(0);
+    $("prev").onclick = () => go(game.step - 1);
+    $("next").onclick = () => go(game.step + 1);
+    $("last").onclick = () => go(game.moves.length);
+    document.addEventListener("keydown", (e) => {
+      const to = {ArrowLeft: game.step - 1, ArrowRight: game.step + 1, Home: 0, End: game.moves.length}[e.key];
+      if (to === undefined || e.target.tagName === "INPUT") return;
+      e.preventDefault();
+      go(to);
+    });
+    draw();
+  }
+  function awaitReview() {  // the analysis being made: its part of the page, read again every 5 s
+    const timer = setInterval(() => {
+      fetch(location.pathname).then((r) => r.text()).then((html) => {
+        const review = new DOMParser().parseFromString(html, "text/html").getElementById("review");
+        if (!review || !review.querySelector("#accuracy")) return;
+        clearInterval(timer);
+        $("review").replaceChildren(...review.childNodes);
+      }).catch(() => {});
+    }, 5000);
+  }
   function gamePage() {
-    if (doc.state === "over") { document.body.dataset.over = "1"; return; }
+    if (doc.state === "over") {
+      document.body.dataset.over = "1";
+      replay();
+      if (doc.analysis === "queued") awaitReview();
+      return;
+    }
+    setInterval(showClocks, 100);
     $("name").value = localStorage.getItem("csl-name") || "";
     $("name").addEventListener("input", keepName);
     $("take").onclick = () => {
@@ -273,6 +386,9 @@
     $("round").onclick = () => { game.shape = "round"; draw(); };
     $("square").onclick = () => { game.shape = "square"; draw(); };
     $("resign").onclick = () => { if (confirm("Resign this game?")) send({type: "resign", game: game.id}); };
+    for (const what of ["draw", "takeback", "rematch", "claim"]) {
+      $(what).onclick = () => send({type: what, game: game.id});
+    }
     document.addEventListener("keydown", (e) => {
       if (!game.settings || e.target.tagName === "INPUT") return;
       const cols = game.settings.cols;

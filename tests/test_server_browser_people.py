@@ -1,0 +1,229 @@
+"""Issue 41's games for people in headless Chromium (as tests/site_browser.py
+drives it): two browsers play a game with clocks, both ticking, one side's
+running out after a reload showed it right; a rematch with the colours
+swapped, and a draw agreed; a takeback in a casual game, then the finished
+game's page stepping through its moves and its PGN; a guest playing a
+ladder bot from the lobby."""
+
+from __future__ import annotations
+
+import re
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import ExitStack
+from pathlib import Path
+
+import pytest
+
+from online_procs import Proc
+from site_browser import Tab, browser
+
+pytestmark = [pytest.mark.skipif(sys.platform == "win32", reason="POSIX only"),
+              pytest.mark.slow]
+
+
+def _stop(proc: Proc) -> None:
+    proc.proc.send_signal(signal.SIGINT)
+    try:
+        proc.proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+@pytest.fixture
+def server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    monkeypatch.setenv("CSL_GAME_HOME", str(tmp_path / "home"))
+    proc = Proc("server", "--host", "127.0.0.1", "--port", "0", "--register", "open",
+                "--db", str(tmp_path / "games.sqlite3"))
+    url = proc.wait_for(r"on (http://127\.0\.0\.1:\d+)", 30).group(1)
+    yield url
+    _stop(proc)
+
+
+def type_name(tab: Tab, name: str) -> None:
+    tab.eval(f"(() => {{ const f = document.getElementById('name'); f.value = {name!r}; "
+             "f.dispatchEvent(new Event('input')); return true; })()")
+
+
+def friend_game(alice: Tab, bob: Tab, server: str, clock: str = "") -> str:
+    """Alice (White) makes a game with `clock` ('' none, else 'BASE+INC'), Bob takes
+    its seat from the link: the game's id."""
+    alice.goto(server + "/")
+    type_name(alice, "Alice")
+    alice.eval("document.getElementById('color').value = 'white'; true")
+    if clock:  # a short clock for the test, chosen as the lobby's own are
+        alice.eval(f"(() => {{ const s = document.getElementById('clock'); "
+                   f"s.add(new Option({clock!r}, {clock!r})); s.value = {clock!r}; "
+                   "return true; })()")
+    alice.click("#friend")
+    share = alice.wait_for("document.body.dataset.page === 'game' && "
+                           "!document.getElementById('share').hidden && "
+                           "document.getElementById('share').textContent")
+    link = re.search(r"(http://\S+/game/(\S+)\?code=\S+)", share)
+    assert link, share
+    bob.goto(link.group(1))
+    bob.wait_for("!document.getElementById('join').hidden")
+    type_name(bob, "Bob")
+    bob.click("#take")
+    bob.wait_for("document.body.dataset.color === 'red'")
+    alice.wait_for("document.getElementById('result').textContent === 'Your move'")
+    return link.group(2)
+
+
+def clock_ms(tab: Tab, side: str) -> int:
+    return int(tab.eval(f"document.getElementById('clock-{side}').dataset.ms"))
+
+
+def test_a_clock_runs_out_then_a_rematch_swaps_colours_and_a_draw_is_agreed(
+        server: str) -> None:
+    with ExitStack() as stack:
+        alice_b, bob_b = (stack.enter_context(browser()) for _ in range(2))
+        alice, bob = alice_b.tab(server + "/"), bob_b.tab(server + "/")
+        game_id = friend_game(alice, bob, server, "8+1")
+        for tab in (alice, bob):  # both pages show both clocks, White's ticking
+            tab.wait_for("!document.getElementById('clocks').hidden")
+            first = clock_ms(tab, "white")
+            tab.wait_for(f"Number(document.getElementById('clock-white').dataset.ms) < {first}")
+            assert clock_ms(tab, "red") == 8000
+            assert "running" in tab.eval("document.getElementById('clock-white').className")
+        alice.key("0")
+        alice.key("Enter")
+        bob.wait_for("document.body.dataset.moves === '1'")
+        alice.wait_for("Number(document.getElementById('clock-white').dataset.ms) > 8000 - 4000")
+        assert 4000 < clock_ms(alice, "white") <= 9000  # the increment was added
+        time.sleep(1.0)
+        before = clock_ms(bob, "red")
+        bob.goto(f"{server}/game/{game_id}")  # a reload shows the time left, not the base
+        bob.wait_for("document.body.dataset.color === 'red' && "
+                     "!document.getElementById('clocks').hidden")
+        after = clock_ms(bob, "red")
+        assert after < before < 8000, (before, after)
+        # Bob never moves: his clock runs out and he loses on time
+        for tab in (alice, bob):
+            tab.wait_for("document.body.dataset.over === '1'", timeout=20)
+            assert tab.eval("document.body.dataset.winner") == "white"
+        said = bob.eval("document.getElementById('result').textContent")
+        assert said == "White (Alice) won: Red (Bob) ran out of time", said
+        assert clock_ms(alice, "red") == 0 and clock_ms(bob, "red") == 0
+
+        # a rematch: Alice asks, Bob accepts; the colours swap
+        alice.wait_for("!document.getElementById('rematch').hidden")
+        alice.click("#rematch")
+        bob.wait_for("document.getElementById('rematch').textContent === 'Accept the rematch'")
+        assert "Alice asks for a rematch" in bob.eval("document.getElementById('offer').textContent")
+        bob.click("#rematch")
+        for tab, color in ((alice, "red"), (bob, "white")):
+            tab.wait_for(f"document.body.dataset.color === '{color}' && "
+                         f"!location.pathname.endsWith('{game_id}')")
+        assert alice.eval("document.querySelector('h1').textContent") == "Bob - Alice"
+        assert clock_ms(alice, "red") == 8000  # the same clock again
+
+        # a draw: Alice offers, Bob's same button accepts
+        alice.click("#draw")
+        bob.wait_for("document.getElementById('draw').textContent === 'Accept the draw'")
+        bob.click("#draw")
+        for tab in (alice, bob):
+            tab.wait_for("document.body.dataset.over === '1'")
+            assert tab.eval("document.body.dataset.winner") == "draw"
+        assert alice.eval("document.getElementById('result').textContent") == \
+            "Draw: the players agreed a draw"
+        for tab in (alice, bob):
+            assert tab.errors() == []
+
+
+def test_a_takeback_then_the_finished_game_steps_through_its_moves(server: str) -> None:
+    with ExitStack() as stack:
+        alice_b, bob_b = (stack.enter_context(browser()) for _ in range(2))
+        alice, bob = alice_b.tab(server + "/"), bob_b.tab(server + "/")
+        game_id = friend_game(alice, bob, server)
+        assert alice.eval("document.getElementById('clocks').hidden")  # no clock: casual
+        alice.key("3")
+        alice.key("Enter")
+        bob.wait_for("document.body.dataset.moves === '1'")
+        bob.key("s")
+        bob.key("4")
+        bob.key("Enter")
+        alice.wait_for("document.body.dataset.moves === '2'")
+        alice.click("#takeback")  # her move and Bob's reply
+        bob.wait_for("document.getElementById('takeback').textContent === 'Accept the takeback'")
+        bob.click("#takeback")
+        for tab in (alice, bob):
+            tab.wait_for("document.body.dataset.moves === '0'")
+        for turn in range(7):  # then White's four rounds in column 0 win
+            tab, key = (alice, "0") if turn % 2 == 0 else (bob, "1")
+            tab.wait_for(f"document.body.dataset.moves === '{turn}'")
+            tab.key(key)
+            tab.key("Enter")
+        alice.wait_for("document.body.dataset.over === '1'")
+
+        page = bob_b.tab(f"{server}/game/{game_id}")
+        page.wait_for("!document.getElementById('replay').hidden")
+        assert page.eval("document.body.dataset.step") == "7"
+        page.click("#first")
+        page.wait_for("document.body.dataset.step === '0'")
+        assert page.eval("document.querySelectorAll('#board .piece').length") == 0
+        for step in range(1, 8):
+            if step % 2:
+                page.click("#next")
+            else:
+                page.key("ArrowRight")
+            page.wait_for(f"document.body.dataset.step === '{step}'")
+            assert page.eval("document.querySelectorAll('#board .piece').length") == step
+        assert page.eval("document.getElementById('step').textContent") == "Move 7 of 7"
+        assert page.eval("document.querySelectorAll('#board .piece.win').length") == 4
+        page.click("#prev")
+        page.wait_for("document.body.dataset.step === '6'")
+        assert page.eval("document.querySelectorAll('#board .piece.win').length") == 0
+        pgn = page.eval(f"fetch('/api/games/{game_id}.pgn').then(r => r.text())")
+        assert '[White "Alice"]' in pgn and '[Black "Bob"]' in pgn and '[Result "1-0"]' in pgn
+        assert "1. 0r 1s 2. 0r 1s 3. 0r 1s 4. 0r 1-0" in pgn.replace("\n", " ")
+        assert '[TimeControl "-"]' in pgn  # people without a clock (PGN's "no time control")
+        assert page.axe() == []
+        # the analysis arrives on the page as it stands: no reload takes the step away
+        page.wait_for("!!document.querySelector('#review #accuracy')", timeout=90)
+        assert page.eval("document.body.dataset.step") == "6"
+        for tab in (alice, bob, page):
+            assert tab.errors() == []
+
+
+FREE_COLUMN = ("(() => { const n = {}; for (const tr of document.querySelectorAll('#moves tbody "
+               "tr')) { const c = tr.children[2].textContent; n[c] = (n[c] || 0) + 1; } "
+               "for (let c = 0; c < 7; c++) if ((n[c] || 0) < 6) return c; })()")
+"""The first column with room, from the moves' table."""
+
+
+def test_a_guest_plays_a_ladder_bot_from_the_lobby(server: str) -> None:
+    bot = Proc("bot", server, "sequential", "--name", "Seq")
+    try:
+        bot.wait_for("connected to", 30)
+        with browser() as b:
+            tab = b.tab(server + "/")
+            type_name(tab, "Gus")
+            tab.wait_for("!!document.querySelector('#ladder button.play-bot')")
+            tab.eval("document.getElementById('color').value = 'white'; true")
+            tab.click("#ladder button.play-bot")
+            tab.wait_for("document.body.dataset.page === 'game' && "
+                         "document.body.dataset.color === 'white'")
+            assert tab.eval("document.querySelector('h1').textContent") == "Gus - Seq"
+            for _ in range(60):  # Gus plays the first column with room until the end
+                state = tab.wait_for("document.body.dataset.over === '1' ? 'over' : "
+                                     "document.getElementById('result').textContent === "
+                                     "'Your move' ? 'move' : ''", timeout=30)
+                if state == "over":
+                    break
+                moves = int(tab.eval("document.body.dataset.moves"))
+                col = tab.eval(FREE_COLUMN)
+                tab.key("s" if moves % 4 == 0 else "r")  # 11 squares and 10 rounds
+                tab.key(str(col))
+                tab.key("Enter")
+                tab.wait_for(f"document.body.dataset.moves !== '{moves}' || "
+                             "document.body.dataset.over === '1'")
+            assert tab.eval("document.body.dataset.over") == "1"
+            assert tab.eval("document.body.dataset.winner") in ("white", "red", "draw")
+            assert tab.errors() == []
+        assert "Gus - Seq" in bot.text()
+    finally:
+        _stop(bot)
