@@ -49,3 +49,33 @@ def test_bad_input_is_one_line_and_exit_2(args: list[str], words: str) -> None:
     assert proc.proc.wait(30) == 2, proc.text()
     err = "".join(proc.err).strip()
     assert len(err.splitlines()) == 1 and words in err, err
+
+
+def test_public_host_names_the_server_for_browsers(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """--public-host: a browser's WebSocket under that name (a proxy's name) is
+    answered; any other name is refused (DNS rebinding), as without the flag."""
+    import asyncio
+
+    import aiohttp
+
+    monkeypatch.setenv("CSL_GAME_HOME", str(tmp_path / "home"))
+    bad = Proc("server", "--db", str(tmp_path / "bad.sqlite3"), "--public-host", "no name!")
+    assert bad.proc.wait(30) == 2, bad.text()
+    assert "--public-host: 'no name!' is no host name" in "".join(bad.err)
+    server, url = start_server(tmp_path / "games.sqlite3", "--public-host", "CSL.example.org")
+
+    async def status(name: str) -> int:
+        async with aiohttp.ClientSession() as http:
+            try:
+                async with http.ws_connect(url + "/ws", headers={
+                        "Host": name, "Origin": f"https://{name}"}) as ws:
+                    await ws.close()
+                    return 101
+            except aiohttp.WSServerHandshakeError as e:
+                return e.status
+    try:
+        assert asyncio.run(status("csl.example.org")) == 101
+        assert asyncio.run(status("attacker.example.net")) == 403
+    finally:
+        stop(server, signal.SIGINT)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import re
 import sys
 
 from csl_game.errors import UsageError
@@ -27,6 +28,22 @@ def _store_where(args: argparse.Namespace) -> str:
             and "://" in where:
         raise UsageError(f"--db: {where!r} is neither a file nor a postgresql:// URL")
     return where
+
+
+_HOST = re.compile(r"[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+                   r"(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*")
+
+
+def _public_hosts(names: list[str]) -> list[str]:
+    """--public-host's names, each checked (a host name, as a browser's Host says it).
+
+    Raises:
+        UsageError: a value that is no host name.
+    """
+    for name in names:
+        if len(name) > 253 or not _HOST.fullmatch(name):
+            raise UsageError(f"--public-host: {name!r} is no host name (csl.example.org)")
+    return [name.lower() for name in names]
 
 
 def run_server_verb(args: argparse.Namespace) -> int:
@@ -55,7 +72,8 @@ def run_server_verb(args: argparse.Namespace) -> int:
         if args.add_bot is not None:
             return _add_bot(store, args.add_bot)
         options = ServerOptions(config=config, register=args.register, grace_ms=args.grace,
-                                max_ai_games=args.max_ai_games)
+                                max_ai_games=args.max_ai_games,
+                                public_hosts=tuple(_public_hosts(args.public_host)))
 
         def ready(served: Served) -> None:
             print(f"csl-game server on {served.url} (database {where}; bots: "
