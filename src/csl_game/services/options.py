@@ -405,10 +405,8 @@ OPTIONS: tuple[Option, ...] = (
          metavar="MS", group=_SERVER, **_INT),
     _opt("max_ai_games", "--max-ai-games", "games against the server's AI at once (default "
          "8; 0: none)", {"server"}, default=8, metavar="N", group=_SERVER, **_INT),
-    _opt("public_host", "--public-host", "a name browsers reach the server by (the proxy's, "
-         "csl.example.org), besides IP addresses, localhost and --host: a WebSocket to any "
-         "other name is refused (DNS rebinding; repeatable)", {"server"}, action="append",
-         default=[], metavar="NAME", group=_SERVER),
+    _opt("public_host", "--public-host", "a name browsers reach the server by (repeatable; "
+         "DNS rebinding)", {"server"}, action="append", default=[], metavar="NAME", group=_SERVER),
     _opt("url", "url", "the server's address (http://host:port, or https://...)", {"bot"},
          metavar="URL"),
     _opt("bot_thinker", "thinker", "the thinker that plays (csl-game info lists them)",
