@@ -296,7 +296,8 @@ def test_a_room_is_read_back_from_its_row_and_the_lobby_lists_rooms() -> None:
     assert lists["games"] == [{"game": "game00000002", "white": "Ann", "red": "Bob", "ply": 1,
                                "kind": "open"}]
     assert lists["challenges"] == [{"game": "game00000001", "code": "code00000001",
-                                    "name": "Ann", "free": "red", "clock": None}]
+                                    "name": "Ann", "free": "red", "clock": None,
+                                    "rated": False}]
     assert lobby_lists([waiting] * 5, most=2)["challenges"] == lists["challenges"] * 2
 
 

@@ -31,6 +31,7 @@ from csl_game.server.game import Rejected, public_detail
 from csl_game.server.guard import Limits
 from csl_game.server.ladder import Ladder
 from csl_game.server.lobby import lobby_lists
+from csl_game.server.making import check_create
 from csl_game.server.messages import (
     BotHello,
     Cancel,
@@ -306,7 +307,7 @@ class Hub:
                 if not client.session:  # no cookie this server issued: a new session
                     made = self.new_session()
                     client.session = hash_token(made)
-                client.name = request.name
+                client.name = client.account or request.name  # an account's own name
                 client.send(encode("welcome", name=client.name,
                                    **({"session": made} if made else {})))
             case BotHello():
@@ -402,21 +403,11 @@ class Hub:
                                    time.time(), self.options.claim_s))
 
     def _create(self, client: Client, request: Create) -> tuple[Room[Client], PColor]:
-        if not client.identity or client.bot:
-            raise Rejected("say hello with your name first")
         waiting = sum(1 for game_id in self.seated.get(client.identity, ())
                       if game_id in self.games and not self.games[game_id].started)
-        if waiting >= self.options.max_waiting:
-            raise Rejected(f"you have {waiting} games waiting for an opponent already")
-        if request.opponent != "ai" and self._waiting_from(client.address) \
-                >= self.options.max_waiting_per_address:
-            raise Rejected(f"your address has {self.options.max_waiting_per_address} games "
-                           "waiting for an opponent already")
-        if len(self.games) >= self.options.max_games:
-            raise Rejected("the server holds as many games as it can; try again soon")
-        if request.clock is not None and request.opponent in ("ai", "bot"):
-            raise Rejected("clocks are for games between people: the AI and bots have "
-                           f"their limit of {self.options.config.time_limit_ms} ms a move")
+        check_create(request, client, waiting, self._waiting_from(client.address)
+                     if request.opponent in ("friend", "open") else 0, len(self.games),
+                     self.options)
         color = request.color if request.color is not None else random.choice(list(PColor))
         seats, names = ["", ""], ["", ""]
         seats[color], names[color] = client.identity, client.name
@@ -430,6 +421,7 @@ class Hub:
                                f"({self.options.max_ai_games} games); try again soon")
             seats[color.other], names[color.other] = f"ai:{level.name}", f"AI {level.label}"
         room = self._new_room(request.opponent, seats, names, request.clock)
+        room.rated = request.rated
         if request.opponent in ("friend", "open"):
             self._made_by[room.id] = client.address
         return room, color

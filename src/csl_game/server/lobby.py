@@ -23,5 +23,6 @@ def lobby_lists(rooms: Iterable[Room[Any]], most: int = 100) -> dict[str, list[d
             control = room.game.control
             challenges.append({"game": room.id, "code": room.code, "name": names[0] or names[1],
                                "free": "white" if not room.seats[0] else "red",
-                               "clock": None if control is None else control.tc})
+                               "clock": None if control is None else control.tc,
+                               "rated": room.rated})
     return {"challenges": challenges, "games": games}

@@ -88,6 +88,8 @@ class Create:
     level: str = ""
     clock: TimeControl | None = None
     bot: str = ""
+    rated: bool = False
+    """Rated (Glicko-2) between signed-in people, who may then take nothing back."""
 
 
 @dataclass(frozen=True)
@@ -197,14 +199,16 @@ def decode_request(text: str | bytes) -> Request:
         games = int_field(doc, "games", 1, MAX_GAMES) if "games" in doc else 1
         return BotHello(_name(doc), text_field(doc, "token", MAX_TOKEN), games)
     if kind == "create":
-        check_keys(doc, ("opponent", "color"), ("level", "clock", "bot"))
+        check_keys(doc, ("opponent", "color"), ("level", "clock", "bot", "rated"))
+        if not isinstance(doc.get("rated", False), bool):
+            raise ProtocolError("'rated' must be true or false")
         level = text_field(doc, "level", 20) if "level" in doc else ""
         opponent = choice_field(doc, "opponent", {o: o for o in OPPONENTS})
         bot = _name(doc, "bot") if "bot" in doc else ""
         if (opponent == "bot") != bool(bot):
             raise ProtocolError("'bot' names the bot to play, with 'opponent': 'bot' only")
         return Create(opponent, choice_field(doc, "color", _COLORS), level,
-                      TimeControl.from_doc(doc.get("clock")), bot)
+                      TimeControl.from_doc(doc.get("clock")), bot, doc.get("rated") is True)
     if kind == "join":
         check_keys(doc, ("code",))
         return Join(_id(doc, "code"))
@@ -271,7 +275,7 @@ class GameState:
 _EVENT_KEYS = {
     "welcome": (("name",), ("token", "session")),
     "game": (("game", "code", "color", "white", "red", "settings", "moves", "kind"),
-             ("clock",)),
+             ("clock", "rated")),
     "turn": (("game", "ply"), ()),
     "played": (("game", "ply", "col", "shape", "ms"), ("clock",)),
     "result": (("game", "result"), ("clock",)),

@@ -18,7 +18,8 @@ from typing import Any
 from csl_game.engine import ForfeitReason
 from csl_game.services.site import board_svg, how_it_ended
 
-__all__ = ["lobby_page", "game_page", "static_file", "STATIC", "CLOCKS"]
+__all__ = ["lobby_page", "game_page", "player_page", "message_page", "static_file", "STATIC",
+           "CLOCKS"]
 
 STATIC = {
     "play.js": ("csl_game.server", "static/play.js", "text/javascript"),
@@ -81,8 +82,48 @@ def _rating(row: dict[str, Any]) -> str:
     return f"{row['rating']:.0f} &plusmn; {(high - low) / 2:.0f}"
 
 
-def lobby_page(lobby: dict[str, Any]) -> str:
-    """The lobby: make or accept a game, the games being played, the ladder."""
+def _you(you: tuple[str, float] | None) -> str:
+    """Who this browser is signed in as (and a way out), or the forms to sign up and in."""
+    if you is not None:
+        name, rating = you
+        return (f"<p id=\"you\" data-account=\"{_e(name)}\">Signed in as <a href=\"/@/"
+                f"{_e(name)}\">{_e(name)}</a> (rating {rating:.0f}). "
+                "<label class=\"js-only\" hidden>Rated <input type=\"checkbox\" id=\"rated\">"
+                "</label></p><form method=\"post\" action=\"/api/logout\">"
+                "<button type=\"submit\" id=\"logout\">Log out</button></form>")
+    return ("<details id=\"account\"><summary>Sign up or log in (rated games, your name "
+            "kept for you)</summary><form method=\"post\" action=\"/api/login\" id=\"sign\">"
+            "<label>Name <input name=\"name\" id=\"account-name\" maxlength=\"40\" required "
+            "autocomplete=\"username\"></label> <label>Password <input type=\"password\" "
+            "name=\"password\" id=\"account-password\" minlength=\"8\" maxlength=\"128\" "
+            "required autocomplete=\"current-password\"></label> <button type=\"submit\" "
+            "id=\"login\">Log in</button> <button type=\"submit\" id=\"signup\" "
+            "formaction=\"/api/signup\">Sign up</button></form></details>")
+
+
+def message_page(title: str, text: str) -> str:
+    """A short page that says one thing, with the way back to the lobby."""
+    return _page(title, f"<p id=\"message\">{_e(text)}</p><p><a href=\"/\">Back to the "
+                 "lobby</a></p>", {"page": "message"})
+
+
+def player_page(doc: dict[str, Any]) -> str:
+    """A player's page (/@/NAME): its rating, the rating each rated game gave, its games."""
+    history = [[f"<a href=\"/game/{_e(h['game'])}\">{_e(h['game'])}</a>",
+                f"{h['rating']:.0f}", f"{h['rd']:.0f}"] for h in doc["history"]]
+    games = [[f"<a href=\"/game/{_e(g)}\">{_e(g)}</a>"] for g in reversed(doc["games"])]
+    body = (f"<p id=\"rating\">Rating {doc['rating']:.0f} &plusmn; {doc['rd']:.0f} "
+            "(Glicko-2)</p>"
+            + _table("The rating after each rated game, oldest first", "history",
+                     ["Game", "Rating", "Deviation"], history, "No rated game yet.")
+            + _table("Every game, newest first", "player-games", ["Game"], games,
+                     "No game yet."))
+    return _page(doc["name"], body, {"page": "player"})
+
+
+def lobby_page(lobby: dict[str, Any], you: tuple[str, float] | None = None) -> str:
+    """The lobby: make or accept a game, the games being played, the ladder;
+    who this browser is signed in as (`you`: name and rating), or how to sign in."""
     ladder = [[str(i + 1), _e(r["name"]), _rating(r), str(r["games"]),
                "yes" if r.get("online") else "no"]
               for i, r in enumerate(lobby["ladder"])]
@@ -93,13 +134,14 @@ def lobby_page(lobby: dict[str, Any]) -> str:
                   for c in lobby["challenges"]]
     body = (
         "<section id=\"new\" aria-labelledby=\"new-h\"><h2 id=\"new-h\">Play</h2>"
+        + _you(you) +
         "<p class=\"needs-js\">Playing needs JavaScript; the tables below work without it.</p>"
         "<form id=\"create\" class=\"js-only\" hidden>"
         "<label>Your name <input id=\"name\" name=\"name\" maxlength=\"40\" "
         "autocomplete=\"nickname\" required></label> "
         "<label>Colour <select id=\"color\"><option value=\"random\">random</option>"
         "<option value=\"white\">White</option><option value=\"red\">Red</option></select>"
-        "</label> <label>Clock <select id=\"clock\"><option value=\"\">none (casual)</option>"
+        "</label> <label>Clock <select id=\"clock\"><option value=\"\">none</option>"
         + "".join(f"<option value=\"{base}+{inc}\">{label}</option>" for base, inc, label in CLOCKS)
         + "</select></label><div class=\"buttons\">"
         "<button type=\"button\" id=\"friend\">Play a friend (a link to share)</button> "

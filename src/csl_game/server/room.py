@@ -33,7 +33,7 @@ from typing import Generic, TypeVar
 
 from csl_game.engine import Forfeit, ForfeitReason
 from csl_game.errors import ProtocolError
-from csl_game.model.board import PColor, PShape
+from csl_game.model.board import PColor, PShape, Winner
 from csl_game.online.protocol import config_from_doc, config_json, result_json
 from csl_game.server.clock import TimeControl
 from csl_game.server.game import Rejected, ServerGame
@@ -44,6 +44,7 @@ from csl_game.server.store import (
     GameRow,
     Moved,
     NewGame,
+    Rated,
     TakenBack,
     Write,
     game_settings,
@@ -118,6 +119,8 @@ class Room(Generic[P]):
         self._out: RoomStep[P] = RoomStep()
         self._asked: int | None = None
         """The ply the AI was last asked to think at."""
+        self.rated = False
+        """Rated (Glicko-2) between two accounts: no takebacks, only accounts sit."""
         self.offers: dict[str, PColor] = {}
         """Who offers a draw, or asks to take its move back, until the next move."""
 
@@ -142,6 +145,7 @@ class Room(Generic[P]):
                             code if isinstance(code, str) else secrets.token_urlsafe(9),
                             list(seats), reconnect_s, row.created, claim_s)
         room.stored = True
+        room.rated = row.settings.get("rated") is True
         return room
 
     @property
@@ -188,6 +192,8 @@ class Room(Generic[P]):
             self._attach(peer, identity, now)
         elif self.started or not identity:
             self._watch(peer, now)
+        elif self.rated and not identity.startswith("user:"):
+            raise Rejected("a rated game is between accounts: sign in to take its seat")
         else:
             color = PColor.WHITE if not self.seats[0] else PColor.RED
             self.seats[color], self.game.names[color] = identity, name
@@ -251,8 +257,10 @@ class Room(Generic[P]):
         color, g = self._seat_of(peer), self.game
         if g.result is not None:
             raise Rejected("the game is over")
-        if not self.seats[color.other].startswith("web:"):
+        if not self.seats[color.other].startswith(("web:", "user:")):
             raise Rejected(f"{g.names[color.other]} is no person: it answers no offer")
+        if what == "takeback" and self.rated:
+            raise Rejected("a rated game takes no move back")
         if what == "takeback" and self._plies_back(self.offers.get(what, color)) > g.ply:
             raise Rejected("there is no move of yours to take back")
         if self.offers.get(what) is not color.other:
@@ -374,7 +382,8 @@ class Room(Generic[P]):
         return encode("game", game=g.id, code=self.code if color is not None else "",
                       color=None if color is None else color.name.lower(),
                       white=g.names[0], red=g.names[1], settings=config_json(g.config),
-                      moves=g.moves_json(), kind=self.kind, **g.clock_doc(now))
+                      moves=g.moves_json(), kind=self.kind, **g.clock_doc(now),
+                      **({"rated": True} if self.rated else {}))
 
     # ------------------------------------------------------------ inside
     def _take(self) -> RoomStep[P]:
@@ -456,7 +465,8 @@ class Room(Generic[P]):
         self._send(tuple(self.watchers), self.state(None, now))
         self._out.lobby = True
         g = self.game
-        timing = {} if g.control is None else {"timecontrol": g.control.to_doc()}
+        timing = ({} if g.control is None else {"timecontrol": g.control.to_doc()}) \
+            | ({"rated": True} if self.rated else {})
         self._out.store.append(NewGame(GameRow(
             g.id, self.kind, g.names[0], g.names[1],
             {**config_json(g.config), "seats": list(self.seats), "code": self.code, **timing},
@@ -485,6 +495,9 @@ class Room(Generic[P]):
         doc = result_json(g.result, g.config)
         self._send(self.peers(), encode("result", game=g.id, result=doc, **g.clock_doc(now)))
         self._out.store.append(Finished(g.id, doc))
+        if self.rated and all(seat.startswith("user:") for seat in self.seats):
+            score = {Winner.WHITE: 1.0, Winner.RED: 0.0}.get(g.result.winner, 0.5)
+            self._out.store.append(Rated(g.id, self.seats[0][5:], self.seats[1][5:], score))
         self._end()
 
     def _drop(self) -> None:

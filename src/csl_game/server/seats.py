@@ -92,6 +92,8 @@ class Client:
     session: str = ""
     """Who a browser is (the hash of its cookie): its seats survive a reconnect."""
     name: str = ""
+    account: str = ""
+    """The account a browser is signed in to ('' : a guest)."""
     bot: bool = False
     capacity: int = 1
     transport: Transport | None = None
@@ -115,6 +117,8 @@ class Client:
     def identity(self) -> str:
         if self.bot:
             return f"bot:{self.name}"
+        if self.account:
+            return f"user:{self.account}"
         return f"web:{self.session}" if self.session and self.name else ""
 
     def send(self, text: str) -> None:

@@ -29,9 +29,10 @@ from pathlib import Path
 from typing import Any
 
 from csl_game.errors import UsageError
+from csl_game.server.glicko import DEFAULT, Glicko, rate
 
 __all__ = ["Store", "SqliteStore", "PostgresStore", "GameRow", "open_store", "SCHEMA", "Write",
-           "NewGame", "Moved", "Seated", "TakenBack", "Finished", "Dropped", "game_settings"]
+           "NewGame", "Moved", "Seated", "TakenBack", "Finished", "Rated", "Dropped", "game_settings"]
 
 SCHEMA = (
     """CREATE TABLE IF NOT EXISTS bots (
@@ -63,6 +64,23 @@ SCHEMA = (
     """CREATE TABLE IF NOT EXISTS secrets (
         name TEXT PRIMARY KEY,
         value TEXT NOT NULL)""",
+    """CREATE TABLE IF NOT EXISTS players (
+        key TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        pass_hash TEXT NOT NULL,
+        rating DOUBLE PRECISION NOT NULL,
+        rd DOUBLE PRECISION NOT NULL,
+        volatility DOUBLE PRECISION NOT NULL,
+        created DOUBLE PRECISION NOT NULL)""",
+    """CREATE TABLE IF NOT EXISTS logins (
+        session TEXT PRIMARY KEY,
+        player TEXT NOT NULL)""",
+    """CREATE TABLE IF NOT EXISTS player_games (
+        player TEXT NOT NULL,
+        game TEXT NOT NULL,
+        rating DOUBLE PRECISION,
+        rd DOUBLE PRECISION,
+        PRIMARY KEY (player, game))""",
 )
 """The tables: one row a bot (its token only hashed), one row a game, one row a move."""
 
@@ -148,13 +166,24 @@ class Finished:
 
 
 @dataclass(frozen=True)
+class Rated:
+    """A rated game between two players with accounts ended: both are rated
+    (Glicko-2, csl_game.server.glicko) by `score`, White's (1, 0.5 or 0)."""
+
+    game: str
+    white: str
+    red: str
+    score: float
+
+
+@dataclass(frozen=True)
 class Dropped:
     """A game that never started (nobody took the second seat)."""
 
     game: str
 
 
-Write = NewGame | Moved | Seated | TakenBack | Finished | Dropped
+Write = NewGame | Moved | Seated | TakenBack | Finished | Rated | Dropped
 
 
 class Store(ABC):
@@ -238,6 +267,10 @@ class Store(ABC):
                                     "VALUES (?, ?, ?, ?, ?)"),
                                 [(row.id, ply, m["col"], m["shape"], m["ms"])
                                  for ply, m in enumerate(row.moves)])
+                seats = row.settings.get("seats") or ()
+                cur.executemany(sql("INSERT INTO player_games (player, game) VALUES (?, ?)"),
+                                [(seat[5:].casefold(), row.id) for seat in seats
+                                 if isinstance(seat, str) and seat.startswith("user:")])
             case Seated(game, names, seats):
                 cur.execute(sql("SELECT settings FROM games WHERE id = ?"), (game,))
                 found = cur.fetchall()
@@ -248,12 +281,78 @@ class Store(ABC):
                                 (names[0], names[1], json.dumps(settings), game))
             case TakenBack(game, ply):
                 cur.execute(sql("DELETE FROM moves WHERE game = ? AND ply >= ?"), (game, ply))
+            case Rated():
+                self._rate(cur, write)
             case Finished(game, result):
                 cur.execute(sql("UPDATE games SET state = 'over', result = ?, ended = ? "
                                 "WHERE id = ?"), (json.dumps(result), time.time(), game))
             case Dropped(game):
                 cur.execute(sql("UPDATE games SET state = 'dropped', ended = ? WHERE id = ?"),
                             (time.time(), game))
+
+    def _rate(self, cur: Any, rated: Rated) -> None:
+        """Both players' new ratings, from their ratings before the game."""
+        before = []
+        for name in (rated.white, rated.red):
+            cur.execute(self._sql("SELECT rating, rd, volatility FROM players WHERE key = ?"),
+                        (name.casefold(),))
+            found = cur.fetchall()
+            before.append(Glicko(*map(float, found[0])) if found else None)
+        if None in before:
+            return
+        white, red = before
+        assert white is not None and red is not None
+        for name, now in ((rated.white, rate(white, [(red, rated.score)])),
+                          (rated.red, rate(red, [(white, 1 - rated.score)]))):
+            cur.execute(self._sql("UPDATE players SET rating = ?, rd = ?, volatility = ? "
+                                  "WHERE key = ?"),
+                        (now.rating, now.rd, now.volatility, name.casefold()))
+            cur.execute(self._sql("UPDATE player_games SET rating = ?, rd = ? "
+                                  "WHERE player = ? AND game = ?"),
+                        (now.rating, now.rd, name.casefold(), rated.game))
+
+    # ------------------------------------------------------------ people's accounts
+    def add_player(self, name: str, pass_hash: str) -> bool:
+        """An account called `name` (its password only hashed); False when the
+        name is taken, in any case."""
+        if self.player(name) is not None:
+            return False
+        self._run("INSERT INTO players (key, name, pass_hash, rating, rd, volatility, created) "
+                  "VALUES (?, ?, ?, ?, ?, ?, ?)", (name.casefold(), name, pass_hash,
+                                                   DEFAULT.rating, DEFAULT.rd,
+                                                   DEFAULT.volatility, time.time()))
+        return True
+
+    def player(self, name: str) -> tuple[str, str, Glicko] | None:
+        """An account's name as it was made, its password's hash and its rating."""
+        rows = self._run("SELECT name, pass_hash, rating, rd, volatility FROM players "
+                         "WHERE key = ?", (name.casefold(),))
+        if not rows:
+            return None
+        name, pass_hash, *rating = rows[0]
+        return str(name), str(pass_hash), Glicko(*map(float, rating))
+
+    def log_in(self, session: str, name: str | None) -> None:
+        """The browser session `session` (its hash) is `name`'s (None: nobody's)."""
+        self._run("DELETE FROM logins WHERE session = ?", (session,))
+        if name is not None:
+            self._run("INSERT INTO logins (session, player) VALUES (?, ?)",
+                      (session, name.casefold()))
+
+    def logged_in(self, session: str) -> str | None:
+        """The account name the session `session` (its hash) is signed in to."""
+        rows = self._run("SELECT p.name FROM logins l JOIN players p ON p.key = l.player "
+                         "WHERE l.session = ?", (session,))
+        return str(rows[0][0]) if rows else None
+
+    def player_games(self, name: str) -> list[tuple[str, float | None, float | None]]:
+        """An account's games, oldest first: each id, and the rating and RD it
+        gave (None: not rated, or not over)."""
+        rows = self._run("SELECT pg.game, pg.rating, pg.rd FROM player_games pg JOIN games g "
+                         "ON g.id = pg.game WHERE pg.player = ? ORDER BY g.created",
+                         (name.casefold(),))
+        return [(str(g), None if r is None else float(r), None if d is None else float(d))
+                for g, r, d in rows]
 
     def save_analysis(self, game_id: str, doc: dict[str, Any]) -> None:
         """A finished game's analysis (csl_game.server.analysis), kept once made."""
@@ -294,7 +393,8 @@ class Store(ABC):
 def game_settings(settings: dict[str, Any]) -> dict[str, Any]:
     """A stored game's settings without the server's own keys (its seats, code
     and people's time control)."""
-    return {k: v for k, v in settings.items() if k not in ("seats", "code", "timecontrol")}
+    return {k: v for k, v in settings.items()
+            if k not in ("seats", "code", "timecontrol", "rated")}
 
 
 _COLUMNS = "id, kind, white, red, settings, moves, state, result, created, ended"

@@ -19,15 +19,18 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import Any
+from urllib.parse import urlsplit
 
 from aiohttp import WSMsgType, web
 
 from csl_game.online.protocol import config_json
 from csl_game.server.export import game_pgn
+from csl_game.server.game import Rejected
 from csl_game.server.guard import AddressGuard, Limits, TokenBucket
 from csl_game.server.hub import Client, Hub, hash_token
 from csl_game.server.messages import MAX_MESSAGE, encode, is_id
-from csl_game.server.pages import game_page, lobby_page, static_file
+from csl_game.server.pages import game_page, lobby_page, message_page, player_page, static_file
+from csl_game.server.people import log_in, player_doc, sign_up
 from csl_game.server.store import GameRow, game_settings
 from csl_game.server.trust import (
     came_over_tls,
@@ -128,6 +131,11 @@ def make_app(hub: Hub, deadlines: _Deadlines | None = None) -> web.Application:
     app.router.add_get("/api/games", _api_games)
     app.router.add_get("/api/games/{id}", _api_game)
     app.router.add_get("/static/{name}", _static)
+    app.router.add_post("/api/signup", _sign)
+    app.router.add_post("/api/login", _sign)
+    app.router.add_post("/api/logout", _sign)
+    app.router.add_get("/api/players/{name}", _api_player)
+    app.router.add_get("/@/{name}", _player)
     return app
 
 
@@ -156,9 +164,9 @@ def _session(request: web.Request) -> str:
     return request.app[_HUB].session_of(request.cookies.get(COOKIE, ""))
 
 
-def _with_cookie(request: web.Request, response: web.Response) -> web.Response:
-    if not _session(request):
-        response.set_cookie(COOKIE, request.app[_HUB].new_session(), httponly=True,
+def _with_cookie(request: web.Request, response: web.Response, made: str = "") -> web.Response:
+    if made or not _session(request):
+        response.set_cookie(COOKIE, made or request.app[_HUB].new_session(), httponly=True,
                             samesite="Lax", secure=came_over_tls(request.secure, request.headers),
                             max_age=365 * 24 * 3600, path="/")
     response.headers["Content-Security-Policy"] = (
@@ -167,10 +175,64 @@ def _with_cookie(request: web.Request, response: web.Response) -> web.Response:
     return response
 
 
+async def _account(request: web.Request) -> str | None:
+    """The account the request's session is signed in to."""
+    session = _session(request)
+    hub = request.app[_HUB]
+    return await hub.db(hub.store.logged_in, hash_token(session)) if session else None
+
+
 async def _lobby(request: web.Request) -> web.StreamResponse:
     hub = request.app[_HUB]
-    return _with_cookie(request, web.Response(text=lobby_page(hub.lobby()),
+    account = await _account(request)
+    found = await hub.db(hub.store.player, account) if account else None
+    you = (found[0], found[2].rating) if found is not None else None
+    return _with_cookie(request, web.Response(text=lobby_page(hub.lobby(), you),
                                               content_type="text/html"))
+
+
+async def _sign(request: web.Request) -> web.StreamResponse:
+    """POST /api/signup, /api/login (a form's name and password) and /api/logout:
+    the session is (or no longer is) the account's; back to the lobby."""
+    hub = request.app[_HUB]
+    if not _same_site(request):
+        raise web.HTTPForbidden(text="a form from another site")
+    session = _session(request)
+    made = "" if session else hub.new_session()
+    form = await request.post()
+    name, password = str(form.get("name", "")).strip(), str(form.get("password", ""))
+    kind = request.path.rsplit("/", 1)[-1]
+    try:
+        if kind == "logout":
+            await hub.db(hub.store.log_in, hash_token(session or made), None)
+        elif kind == "signup":
+            await sign_up(hub, hash_token(session or made), name, password)
+        else:
+            await log_in(hub, hash_token(session or made), name, password)
+    except Rejected as e:
+        return _with_cookie(request, web.Response(status=400, text=message_page(
+            "Not signed in", str(e)), content_type="text/html"), made)
+    return _with_cookie(request, web.Response(status=303, headers={"Location": "/"}), made)
+
+
+def _same_site(request: web.Request) -> bool:
+    """A form posted from this server's own page (or by a client without an Origin)."""
+    origin = request.headers.get("Origin")
+    return origin is None or urlsplit(origin).netloc.lower() == request.host.lower()
+
+
+async def _api_player(request: web.Request) -> web.StreamResponse:
+    doc = await player_doc(request.app[_HUB], request.match_info["name"][:40])
+    if doc is None:
+        raise web.HTTPNotFound(text="no such player")
+    return web.json_response({k: doc[k] for k in ("name", "rating", "rd", "games")})
+
+
+async def _player(request: web.Request) -> web.StreamResponse:
+    doc = await player_doc(request.app[_HUB], request.match_info["name"][:40])
+    if doc is None:
+        raise web.HTTPNotFound(text="no such player")
+    return _with_cookie(request, web.Response(text=player_page(doc), content_type="text/html"))
 
 
 async def _game(request: web.Request) -> web.StreamResponse:
@@ -287,8 +349,9 @@ async def _websocket(request: web.Request) -> web.StreamResponse:
         task.add_done_callback(ending.discard)
 
     address = client_address(peer_ip, request.headers)
+    account = await hub.db(hub.store.logged_in, hash_token(session)) if session else None
     client = Client(address,
-                    hash_token(session) if session else "",
+                    hash_token(session) if session else "", account=account or "",
                     transport=transport if isinstance(transport, asyncio.Transport) else None,
                     ending=end, sending=lambda: not ws.closed,
                     outbox_bytes=hub.options.outbox_bytes)

@@ -86,7 +86,7 @@
   }
   function showLobby(lobby) {
     const own = new Set(mine());
-    fill("challenges", lobby.challenges.map((c) => [cell(c.name), cell(c.free), cell(c.clock || "none"),
+    fill("challenges", lobby.challenges.map((c) => [cell(c.name), cell(c.free), cell((c.clock || "none") + (c.rated ? ", rated" : "")),
       own.has(c.game) ? cancelCell(c.game) : cell("Accept", "/game/" + c.game + "?code=" + c.code)]),
       "No open challenge right now: open one above.");
     fill("games", lobby.games.map((g) => [cell(g.white + " - " + g.red, "/game/" + g.game), cell(g.kind), cell(String(g.ply))]),
@@ -101,10 +101,11 @@
   function create(opponent, extra) {
     creating = true;
     const tc = $("clock").value.split("+");
-    const clock = tc.length === 2 && opponent !== "ai" && opponent !== "bot"
-      ? {base: Number(tc[0]), increment: Number(tc[1])} : null;
+    const people = opponent !== "ai" && opponent !== "bot";
+    const clock = tc.length === 2 && people ? {base: Number(tc[0]), increment: Number(tc[1])} : null;
+    const rated = people && $("rated") && $("rated").checked ? {rated: true} : {};
     send({type: "hello", version: 1, name: playerName()});
-    send({type: "create", opponent, color: $("color").value, level: $("level").value, clock, ...extra});
+    send({type: "create", opponent, color: $("color").value, level: $("level").value, clock, ...rated, ...extra});
   }
   function playCell(name) {  // an online bot takes a game against a person
     const td = cell("yes "), b = document.createElement("button");
@@ -120,6 +121,11 @@
     document.querySelector(".needs-js").hidden = true;
     $("name").value = localStorage.getItem("csl-name") || "";
     $("name").addEventListener("input", keepName);
+    if ($("you")) {  // signed in: the account's name plays, and may play rated
+      $("name").value = $("you").dataset.account;
+      $("name").readOnly = true;
+      $("rated").parentElement.hidden = false;
+    }
     $("friend").onclick = () => create("friend");
     $("open").onclick = () => create("open");
     $("ai").onclick = () => create("ai");
@@ -219,6 +225,7 @@
     $("round").hidden = $("square").hidden = waiting;
     const people = game.kind !== "ai" && game.kind !== "bot" && game.kind !== "ladder";
     $("draw").hidden = $("takeback").hidden = waiting || !people;
+    if (game.rated) $("takeback").hidden = true;  // a rated game takes nothing back
     const theirs = (what) => game.offers[what] && game.offers[what] !== game.color;
     $("draw").textContent = theirs("draw") ? "Accept the draw" : "Offer a draw";
     $("takeback").textContent = theirs("takeback") ? "Accept the takeback" : "Take back";
@@ -308,7 +315,7 @@
       $("join").hidden = !(code && !msg.color && !(msg.white && msg.red));
       if (msg.moves.length < game.moves.length) clearOffers();  // a takeback both agreed
       Object.assign(game, {settings: msg.settings, moves: msg.moves, color: msg.color, code: msg.code,
-                           white: msg.white, red: msg.red, kind: msg.kind});
+                           white: msg.white, red: msg.red, kind: msg.kind, rated: !!msg.rated});
       setClock(msg.clock);
       if (msg.color && msg.code && !(msg.white && msg.red)) {
         const share = $("share");
