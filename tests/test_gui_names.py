@@ -9,6 +9,7 @@ import io
 from pathlib import Path
 
 import pygame
+import pytest
 
 from csl_game.engine.runners.thread import ThreadRunner
 from csl_game.gui.app import App
@@ -106,3 +107,58 @@ def test_a_tournament_of_levels_names_them_on_every_screen(apps: Apps) -> None:
         assert f"* Match 1: {white} (White) vs {red} (Red) now playing..." in app.log.lines
     finally:
         app.close()
+
+
+OVERRIDE = '''
+from csl_game import AbstractThinker, FutureMove
+
+
+class OverrideThinker(AbstractThinker):
+    """Plays the first free column; its name holds a right-to-left override."""
+
+    def __str__(self):
+        return "Evil\\u202eDrawn"
+
+    def think(self, board, ct):
+        col = next(c for c in range(board.cols) if not board.is_column_full(c))
+        return FutureMove(col, board.turn.shape)
+'''
+
+
+def test_a_name_with_a_right_to_left_override_turns_nothing_round(
+        apps: Apps, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A name holding U+202E (issue 43, item 11): the title bar and standard
+    output show the override escaped (a window manager or a terminal would
+    turn the rest of the line round after it), and the window draws the log's
+    line in order, the override inert."""
+    titles: list[str] = []
+    set_caption = pygame.display.set_caption
+    monkeypatch.setattr(pygame.display, "set_caption",
+                        lambda title: (titles.append(title), set_caption(title)))
+    path = tmp_path / "override_thinker.py"
+    path.write_text(OVERRIDE)
+    out = io.StringIO()
+    app = apps.open(PlayOptions(ais=(AIEntry("OverrideThinker"),), match=SMALL,
+                                in_process=True, thinker_paths=(str(path),),
+                                window_size=(1024, 700), last_move_animation_s=0.0),
+                    runner_factory=ThreadRunner, out=out)
+    key(app, pygame.K_RETURN, frames=2)
+    run_until(app, lambda: isinstance(app.scenes.current, MatchScene), seconds=20)
+    scene = app.scenes.current
+    assert isinstance(scene, MatchScene) and scene.match is not None
+    run_until(app, lambda: scene.input_enabled, seconds=20)
+    key(app, pygame.K_0)
+    key(app, pygame.K_RETURN)
+    run_until(app, lambda: scene.match.board.move_count >= 2  # type: ignore[union-attr]
+              and scene.input_enabled, seconds=20)
+    assert any("Evil\\u202eDrawn" in t for t in titles), titles
+    assert not any("\u202e" in t for t in titles)
+    printed = out.getvalue()
+    assert "(Evil\\u202eDrawn) placed a square piece" in printed and "\u202e" not in printed
+    line = next(m for m in app.log.lines if "placed" in m and "Red" in m)
+    assert "\u202e" in line  # the window keeps the name as it is ...
+    font = app.ctx.fonts.get(20, False)
+    drawn, plain = (font.render(text, True, (255, 255, 255), (0, 0, 0))
+                    for text in (line, line.replace("\u202e", "")))
+    # ... and draws it in order: as the same line without the override
+    assert pygame.image.tobytes(drawn, "RGB") == pygame.image.tobytes(plain, "RGB")

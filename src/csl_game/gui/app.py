@@ -56,6 +56,7 @@ from csl_game.gui.window import (
     open_display,
     text_scale,
 )
+from csl_game.services.narration import terminal_safe
 from csl_game.services.presets import LEVELS
 from csl_game.services.replay import Replay
 from csl_game.services.settings import PlayOptions, level_entry
@@ -243,8 +244,10 @@ class App:
             self.flow = None
 
     def set_title(self, text: str) -> None:
-        """'ColorShapeLinks — `text`' in the title bar (set only when it changes)."""
-        title = f"{TITLE} — {text}" if text else TITLE
+        """'ColorShapeLinks — `text`' in the title bar (set only when it changes),
+        its controls escaped: the window manager would turn the rest of the title
+        round after a name's right-to-left override."""
+        title = f"{TITLE} — {terminal_safe(text)}" if text else TITLE
         if title != self._title:
             self._title = title
             pygame.display.set_caption(title)

@@ -17,7 +17,7 @@ from csl_game.gui.layout import PanelLayout
 from csl_game.gui.pieces import Look, PieceArt
 from csl_game.gui.style import TextCache, TextRole, palette
 from csl_game.model.board import PColor, PShape
-from csl_game.services.narration import who
+from csl_game.services.narration import terminal_safe, who
 
 __all__ = ["PanelState", "PlayerPanel", "MessageLog", "LogView", "wrap", "seconds_text",
            "placed_text", "TurnClock"]
@@ -231,7 +231,9 @@ class MessageLog:
         """Log one message (one line on standard output); `shown=False` keeps it
         off the screen's log (something else on screen shows it)."""
         line = " ".join(text.split("\n"))
-        print(line, file=self._out or sys.stdout, flush=True)
+        # a terminal would act on a name's controls (a right-to-left override
+        # turning the rest of the line round, escape sequences): shown escaped
+        print(terminal_safe(line), file=self._out or sys.stdout, flush=True)
         if not shown:
             return
         self.lines.append(line)
