@@ -227,3 +227,51 @@ def test_a_guest_plays_a_ladder_bot_from_the_lobby(server: str) -> None:
         assert "Gus - Seq" in bot.text()
     finally:
         _stop(bot)
+
+
+def sign_up(tab: Tab, server: str, name: str) -> None:
+    tab.goto(server + "/")
+    tab.eval("document.getElementById('account').open = true; true")
+    tab.eval(f"document.getElementById('account-name').value = {name!r}; "
+             f"document.getElementById('account-password').value = {name + ' secret 1'!r}; true")
+    tab.click("#signup")
+    tab.wait_for(f"document.getElementById('you') && "
+                 f"document.getElementById('you').dataset.account === {name!r}")
+
+
+def test_two_accounts_play_a_rated_game_from_their_browsers(server: str) -> None:
+    with ExitStack() as stack:
+        ann_b, bob_b = (stack.enter_context(browser()) for _ in range(2))
+        ann, bob = ann_b.tab(server + "/"), bob_b.tab(server + "/")
+        for tab, name in ((ann, "Ann"), (bob, "Bob")):
+            sign_up(tab, server, name)
+            assert tab.eval("document.getElementById('name').readOnly") is True
+            assert tab.axe() == []
+        ann.eval("document.getElementById('rated').checked = true; "
+                 "document.getElementById('color').value = 'white'; true")
+        ann.click("#open")
+        ann.wait_for("document.body.dataset.page === 'game' && "
+                     "!document.getElementById('cancel').hidden")
+        game_id = ann.eval("location.pathname.split('/').pop()")
+        bob.goto(server + "/")
+        link = bob.wait_for(f"(document.querySelector('#challenges a[href*=\"{game_id}\"]') "
+                            "|| {}).href")
+        bob.wait_for("document.querySelector('#challenges tbody').textContent.includes('rated')")
+        bob.goto(link)
+        bob.wait_for("!document.getElementById('join').hidden")
+        bob.click("#take")
+        bob.wait_for("document.body.dataset.color === 'red'")
+        assert bob.eval("document.getElementById('takeback').hidden") is True  # rated
+        for turn in range(7):
+            tab, key = (ann, "0") if turn % 2 == 0 else (bob, "1")
+            tab.wait_for(f"document.body.dataset.moves === '{turn}'")
+            tab.key(key)
+            tab.key("Enter")
+        ann.wait_for("document.body.dataset.over === '1'")
+        ann.goto(server + "/@/Ann")
+        rating = ann.wait_for("document.getElementById('rating').textContent")
+        assert rating.startswith("Rating 1662"), rating  # 1500/350 beating 1500/350
+        doc = ann.eval("fetch('/api/players/Bob').then(r => r.json())")
+        assert doc["name"] == "Bob" and round(doc["rating"]) == 1338 and doc["games"] == [game_id]
+        for tab in (ann, bob):
+            assert tab.errors() == []

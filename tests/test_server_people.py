@@ -144,3 +144,39 @@ def test_a_finished_game_is_pgn_as_the_report_writes_it(tmp_path: Any) -> None:
     assert unfinished is not None and game_pgn(unfinished) is None
     store.close()
     playing.close()
+
+
+def test_tv_follows_the_best_rated_game_being_played() -> None:
+    from csl_game.server import Client
+    from csl_game.server.accounts import hash_password
+    from csl_game.server.people import best_game
+    from csl_game.server.store import Rated
+    from test_server_hub import Transport
+
+    async def go() -> tuple[str | None, str | None, str | None, list[str]]:
+        store = Recording()
+        for name in ("Ann", "Bob", "Cid", "Dan"):
+            store.add_player(name, hash_password(f"{name} password"))
+        store.apply([Rated("x" * 12, "Ann", "Cid", 1.0), Rated("y" * 12, "Bob", "Dan", 1.0)])
+        hub = Hub(store, ServerOptions())
+        await hub.start()
+        none = await best_game(hub)
+        people = [Client("local", hash_token(n * 24), transport=Transport(), account=n)
+                  for n in ("Ann", "Bob")]
+        guests = [client("g" * 24), client("h" * 24)]
+        games = []
+        for (white, red) in (guests, people):
+            for c in (white, red):
+                hub.connected(c)
+                await say(hub, c, type="hello", version=1, name="Guest")
+            made = await say(hub, white, type="create", opponent="friend", color="white")
+            await say(hub, red, type="join", code=made["code"])
+            games.append(made["game"])
+        await say(hub, guests[0], type="move", game=games[0], ply=0, col=3, shape="round")
+        best = await best_game(hub)  # Ann and Bob (1662 each) before two guests (1500)
+        await say(hub, people[0], type="resign", game=games[1])
+        after = await best_game(hub)  # theirs ended: the guests' game
+        await hub.close()
+        return none, best, after, games
+    none, best, after, (casual, rated) = asyncio.run(go())
+    assert none is None and best == rated and after == casual

@@ -294,7 +294,10 @@ def test_a_room_is_read_back_from_its_row_and_the_lobby_lists_rooms() -> None:
     friend = room([BOB, ""], ["Bob", ""], "friend")  # a friend's game is not in the lobby
     lists = lobby_lists([r, waiting, friend])
     assert lists["games"] == [{"game": "game00000002", "white": "Ann", "red": "Bob", "ply": 1,
-                               "kind": "open"}]
+                               "kind": "open", "watchers": 0}]
+    assert r.watch("eve", "", 6.0).lobby and r.watch("cid", "", 6.0).lobby
+    assert lobby_lists([r])["games"][0]["watchers"] == 2  # a game shows how many watch it
+    assert r.left("eve", 7.0).lobby and lobby_lists([r])["games"][0]["watchers"] == 1
     assert lists["challenges"] == [{"game": "game00000001", "code": "code00000001",
                                     "name": "Ann", "free": "red", "clock": None,
                                     "rated": False}]

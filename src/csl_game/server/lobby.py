@@ -18,7 +18,8 @@ def lobby_lists(rooms: Iterable[Room[Any]], most: int = 100) -> dict[str, list[d
         names = room.game.names
         if room.started and len(games) < most:
             games.append({"game": room.id, "white": names[0], "red": names[1],
-                          "ply": room.game.ply, "kind": room.kind})
+                          "ply": room.game.ply, "kind": room.kind,
+                          "watchers": len(room.watchers)})
         elif room.kind == "open" and not room.started and len(challenges) < most:
             control = room.game.control
             challenges.append({"game": room.id, "code": room.code, "name": names[0] or names[1],

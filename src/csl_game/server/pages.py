@@ -128,8 +128,9 @@ def lobby_page(lobby: dict[str, Any], you: tuple[str, float] | None = None) -> s
                "yes" if r.get("online") else "no"]
               for i, r in enumerate(lobby["ladder"])]
     games = [[f"<a href=\"/game/{_e(g['game'])}\">{_e(g['white'])} - {_e(g['red'])}</a>",
-              _e(g["kind"]), str(g["ply"])] for g in lobby["games"]]
-    challenges = [[_e(c["name"]), _e(c["free"]), _e(c.get("clock") or "none"),
+              _e(g["kind"]), str(g["ply"]), str(g.get("watchers", 0))] for g in lobby["games"]]
+    challenges = [[_e(c["name"]), _e(c["free"]),
+                   _e((c.get("clock") or "none") + (", rated" if c.get("rated") else "")),
                    f"<a href=\"/game/{_e(c['game'])}?code={_e(c['code'])}\">Accept</a>"]
                   for c in lobby["challenges"]]
     body = (
@@ -155,7 +156,9 @@ def lobby_page(lobby: dict[str, Any], you: tuple[str, float] | None = None) -> s
                  ["Player", "Your colour", "Clock", "Accept"], challenges,
                  "No open challenge right now: open one above.")
         + "<h2>Games being played</h2>"
-        + _table("Click a game to watch it", "games", ["Game", "Kind", "Moves"], games,
+        + "<p><a href=\"/tv\" id=\"tv\">TV: the best-rated game being played</a></p>"
+        + _table("Click a game to watch it", "games", ["Game", "Kind", "Moves", "Watching"],
+                 games,
                  "No game is being played right now.")
         + "<h2>Ladder</h2>"
         + _table("Bots' Bradley-Terry ratings with 95 % intervals, best first", "ladder",

@@ -15,7 +15,7 @@ from csl_game.server.accounts import check_signup, hash_password, password_match
 from csl_game.server.game import Rejected
 from csl_game.server.hub import Hub
 
-__all__ = ["sign_up", "log_in", "player_doc"]
+__all__ = ["sign_up", "log_in", "player_doc", "best_game"]
 
 
 async def sign_up(hub: Hub, session: str, name: str, password: str) -> str:
@@ -60,3 +60,26 @@ async def player_doc(hub: Hub, name: str) -> dict[str, Any] | None:
             "games": [game for game, _, _ in games],
             "history": [{"game": game, "rating": round(r, 2), "rd": round(d or 0.0, 2)}
                         for game, r, d in games if r is not None]}
+
+
+async def best_game(hub: Hub, most: int = 200) -> str | None:
+    """`/tv`'s game: of the games being played (the first `most`), the one whose
+    players' mean rating is highest: an account's Glicko-2 rating, a ladder
+    bot's rating about 1500 (its Bradley-Terry Elo, centred on 0, plus 1500),
+    anyone else 1500; the most moves breaks a tie. None: no game is being played."""
+    rooms = [room for room in hub.games.values() if room.started and not room.done][:most]
+    if not rooms:
+        return None
+    bots = {row["name"]: row["rating"] for row in hub.ladder_table()
+            if row.get("rating") is not None}
+    accounts: dict[str, float] = {}
+    for seat in {seat for room in rooms for seat in room.seats if seat.startswith("user:")}:
+        found = await hub.db(hub.store.player, seat[5:])
+        accounts[seat] = found[2].rating if found is not None else 1500.0
+
+    def rating(seat: str) -> float:
+        if seat.startswith("bot:"):
+            return 1500.0 + float(bots.get(seat[4:], 0.0))
+        return accounts.get(seat, 1500.0)
+    best = max(rooms, key=lambda room: (sum(map(rating, room.seats)) / 2, room.game.ply))
+    return best.id

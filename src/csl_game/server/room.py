@@ -221,6 +221,7 @@ class Room(Generic[P]):
     def left(self, peer: P, now: float) -> RoomStep[P]:
         """`peer`'s connection ended: the others of a game being played learn
         at once that its player is away, and how long it has to come back."""
+        self._out.lobby |= peer in self.watchers
         self.watchers.discard(peer)
         for color in PColor:
             if self.players[color] == peer:
@@ -448,6 +449,7 @@ class Room(Generic[P]):
 
     def _watch(self, peer: P, now: float) -> None:
         self.watchers.add(peer)
+        self._out.lobby = True  # the lobby counts each game's watchers
         self._out.entered.append(peer)
         self._send((peer,), self.state(None, now))
         if self.started:

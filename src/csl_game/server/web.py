@@ -30,7 +30,7 @@ from csl_game.server.guard import AddressGuard, Limits, TokenBucket
 from csl_game.server.hub import Client, Hub, hash_token
 from csl_game.server.messages import MAX_MESSAGE, encode, is_id
 from csl_game.server.pages import game_page, lobby_page, message_page, player_page, static_file
-from csl_game.server.people import log_in, player_doc, sign_up
+from csl_game.server.people import best_game, log_in, player_doc, sign_up
 from csl_game.server.store import GameRow, game_settings
 from csl_game.server.trust import (
     came_over_tls,
@@ -136,6 +136,7 @@ def make_app(hub: Hub, deadlines: _Deadlines | None = None) -> web.Application:
     app.router.add_post("/api/logout", _sign)
     app.router.add_get("/api/players/{name}", _api_player)
     app.router.add_get("/@/{name}", _player)
+    app.router.add_get("/tv", _tv)
     return app
 
 
@@ -219,6 +220,17 @@ def _same_site(request: web.Request) -> bool:
     """A form posted from this server's own page (or by a client without an Origin)."""
     origin = request.headers.get("Origin")
     return origin is None or urlsplit(origin).netloc.lower() == request.host.lower()
+
+
+async def _tv(request: web.Request) -> web.StreamResponse:
+    """The best-rated game being played (its page follows the next one when it ends)."""
+    best = await best_game(request.app[_HUB])
+    if best is None:
+        return _with_cookie(request, web.Response(text=message_page(
+            "TV", "No game is being played right now: come back soon."),
+            content_type="text/html"))
+    return web.Response(status=302, headers={"Location": f"/game/{best}?tv=1",
+                                             "Cache-Control": "no-store"})
 
 
 async def _api_player(request: web.Request) -> web.StreamResponse:

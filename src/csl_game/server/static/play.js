@@ -89,7 +89,8 @@
     fill("challenges", lobby.challenges.map((c) => [cell(c.name), cell(c.free), cell((c.clock || "none") + (c.rated ? ", rated" : "")),
       own.has(c.game) ? cancelCell(c.game) : cell("Accept", "/game/" + c.game + "?code=" + c.code)]),
       "No open challenge right now: open one above.");
-    fill("games", lobby.games.map((g) => [cell(g.white + " - " + g.red, "/game/" + g.game), cell(g.kind), cell(String(g.ply))]),
+    fill("games", lobby.games.map((g) => [cell(g.white + " - " + g.red, "/game/" + g.game), cell(g.kind), cell(String(g.ply)),
+      cell(String(g.watchers || 0))]),
       "No game is being played right now.");
     fill("ladder", lobby.ladder.map((r, i) => [cell(String(i + 1)), cell(r.name),
       cell(r.rating === null ? "-" : Math.round(r.rating) + " \u00b1 " + Math.round((r.ci95[1] - r.ci95[0]) / 2)),
@@ -288,6 +289,9 @@
     delete document.body.dataset.offer;
   }
   function ended() {
+    if (new URLSearchParams(location.search).get("tv") && !game.color) {
+      setTimeout(() => { location.href = "/tv"; }, 5000);  // TV goes on to the next game
+    }
     game.over = true;
     clearInterval(awayTimer);
     $("claim").hidden = true;
