@@ -105,8 +105,13 @@ def test_play_again_after_a_level_starts_at_once(apps: Apps) -> None:
     key(app, pygame.K_r)
     key(app, pygame.K_r)  # resigned: the game is over
     run_until(app, lambda: result_overlay(app) is not None, seconds=20)
+    assert any("resigned" in line for line in app.log.lines)
     press(app, Choice.PLAY_AGAIN)
     assert isinstance(app.scenes.current, MatchScene), "no who-plays-first again"
+    app.step(DT)
+    # the new game's log starts with it: the last game's lines are gone from the screen
+    assert app.log.lines[0].startswith("=> ") and not any("resigned" in line
+                                                          for line in app.log.lines)
     key(app, pygame.K_ESCAPE)
     texts = [item.text for item in app.overlay.items]  # type: ignore[union-attr]
     assert "Restart" in texts

@@ -65,6 +65,16 @@ def test_space_pauses_between_two_moves_and_p_goes_on(apps: Apps) -> None:
     assert app.ctx.pacer.paused
 
 
+def _ink_width(app: App, scene: MatchScene, color: PColor) -> int:
+    """How wide the text drawn in `color`'s panel status is, in pixels."""
+    area = scene.layout.panels[color].status
+    status = app.screen.subsurface(area)
+    ground = status.get_at((area.w - 2, 1))
+    inked = [x for x in range(area.w)
+             if any(status.get_at((x, y)) != ground for y in range(area.h))]
+    return inked[-1] - inked[0] if inked else 0
+
+
 def test_slower_keeps_each_move_on_the_board_longer_and_faster_undoes_it(apps: Apps) -> None:
     app, scene = watching(apps)
     pacer = app.ctx.pacer
@@ -80,9 +90,21 @@ def test_slower_keeps_each_move_on_the_board_longer_and_faster_undoes_it(apps: A
     assert scene._panel_state(scene.match.board.turn).status == "Next move in a moment"  # type: ignore[union-attr]
     now[0] += STAY_S + 0.1
     run_until(app, lambda: moves(scene) == held + 1, seconds=20)
+    # the speed is in view, not only in the log: on the panel of the side that waits
+    other = scene.match.board.turn.other  # type: ignore[union-attr]
+    assert scene._panel_state(other).status == "Waiting \u00b7 speed \u00bd\u00d7"
+    frames(app, 2)
+    slow = _ink_width(app, scene, other)
+    key(app, pygame.K_SPACE)  # paused, so that no move comes meanwhile
+    key(app, pygame.K_EQUALS)  # back to 1x: the waiting panel says Waiting alone
+    other = scene.match.board.turn.other  # type: ignore[union-attr]
+    assert scene._panel_state(other).status == "Waiting"
+    frames(app, 2)
+    assert _ink_width(app, scene, other) < slow * 0.7, "the speed was drawn, and is gone"
     for _ in SPEEDS:
         key(app, pygame.K_EQUALS)  # + (on the = key), up to the fastest
     assert pacer.speed == max(SPEEDS) and pacer.animation_speed == max(SPEEDS)
+    key(app, pygame.K_SPACE)  # goes on
     assert not pacer.holds()
     run_until(app, lambda: scene.match.is_over, seconds=30)  # type: ignore[union-attr]
 

@@ -234,6 +234,7 @@ class App:
         self._end_session()
         if at_once is not None:
             self._at_once = at_once
+        self.ctx.log.clear()  # the last session's lines are not this one's
         self.flow = SessionFlow(self.ctx, self.scenes, session, self._at_once)
         self.flow.show()
 

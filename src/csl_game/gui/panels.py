@@ -227,6 +227,11 @@ class MessageLog:
         self._out = out
         self._keep = keep
 
+    def clear(self) -> None:
+        """A new session: the screen's log starts empty (standard output keeps all)."""
+        self.lines.clear()
+        self.version += 1
+
     def add(self, text: str, shown: bool = True) -> None:
         """Log one message (one line on standard output); `shown=False` keeps it
         off the screen's log (something else on screen shows it)."""

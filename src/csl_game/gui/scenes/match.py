@@ -38,7 +38,7 @@ from csl_game.gui.controls import HumanControls
 from csl_game.gui.keys import MATCH_KEYS, WATCH_KEYS, KeyTable
 from csl_game.gui.layout import DROP_HEIGHT, BoardLayout, compute_layout
 from csl_game.gui.names import ShownNames
-from csl_game.gui.pacing import unpaced
+from csl_game.gui.pacing import speed_text, unpaced
 from csl_game.gui.panels import LogView, PanelState, PlayerPanel, TurnClock, placed_text
 from csl_game.gui.scene import Scene
 from csl_game.gui.scenes.choices import Offer
@@ -491,4 +491,7 @@ class MatchScene(Scene):
             return "Your turn"
         if to_play and self.held:
             return "Paused" if self.ctx.pacer.paused else "Next move in a moment"
+        pacer = self.ctx.pacer
+        if not to_play and pacer.watching and pacer.speed != 1:  # the speed, always in view
+            return f"Waiting \u00b7 speed {speed_text(pacer.speed)}"
         return "Waiting" if not to_play else ""
