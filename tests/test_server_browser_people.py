@@ -275,3 +275,24 @@ def test_two_accounts_play_a_rated_game_from_their_browsers(server: str) -> None
         assert doc["name"] == "Bob" and round(doc["rating"]) == 1338 and doc["games"] == [game_id]
         for tab in (ann, bob):
             assert tab.errors() == []
+
+
+def test_the_one_who_stayed_claims_the_win_when_the_countdown_ends(server: str) -> None:
+    with ExitStack() as stack:
+        alice_b, bob_b = (stack.enter_context(browser()) for _ in range(2))
+        alice, bob = alice_b.tab(server + "/"), bob_b.tab(server + "/")
+        friend_game(alice, bob, server)
+        bob.send("Page.navigate", {"url": "about:blank"})  # his page closes
+        said = alice.wait_for("!document.getElementById('away').hidden && "
+                              "document.getElementById('away').textContent", timeout=10)
+        assert said.startswith("Bob left the game") and "claim" not in said
+        assert alice.eval("document.getElementById('claim').hidden") is True
+        said = alice.wait_for("!document.getElementById('claim').hidden && "
+                              "document.getElementById('away').textContent", timeout=25)
+        assert "You may claim the win now." in said
+        alice.click("#claim")
+        alice.wait_for("document.body.dataset.over === '1'")
+        assert alice.eval("document.body.dataset.winner") == "white"
+        assert alice.eval("document.getElementById('result').textContent") == \
+            "White (Alice) won: Red (Bob) left and did not come back"
+        assert alice.errors() == []

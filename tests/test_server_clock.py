@@ -14,7 +14,15 @@ from csl_game.model.board import PColor, PShape, Winner
 from csl_game.online.protocol import config_json
 from csl_game.server.clock import TimeControl, clock_left, could_still_win
 from csl_game.server.game import Rejected
-from csl_game.server.messages import Claim, Create, Offer, decode_event, decode_request
+from csl_game.server.messages import (
+    Claim,
+    Create,
+    Offer,
+    clock_of,
+    decode_event,
+    decode_request,
+    game_state,
+)
 from csl_game.server.rematch import Rematches
 from csl_game.server.room import Room, RoomStep, new_game
 from csl_game.server.store import Finished, GameRow, SqliteStore, TakenBack
@@ -59,6 +67,8 @@ def last(step: RoomStep[str], peer: str, kind: str) -> dict[str, Any]:
 def test_the_clocks_run_for_the_side_to_move_with_the_increment() -> None:
     r, step = started(TimeControl(10, 1), now=0.0)
     assert last(step, "ann", "game")["clock"] == {"white": 10000, "red": 10000}
+    kind, doc = decode_event(step.to("ann")[-1])  # as the app and the bots read it
+    assert game_state(doc).clock == (10000, 10000) and clock_of({"type": "played"}) is None
     assert step.wake == 10.0  # White's flag falls at 10 s unless she moves
     played = r.move("ann", 0, 3, R, 3.0)
     assert last(played, "eve", "played")["clock"] == {"white": 8000, "red": 10000}

@@ -288,7 +288,7 @@ def test_an_empty_lobby_table_says_so_and_a_full_one_lists_its_rows() -> None:
 
     empty = lobby_page({"challenges": [], "games": [], "ladder": []})
     assert "No open challenge right now" in empty and "No bot has joined the ladder yet" in empty
-    assert 'colspan="3"' in empty and 'colspan="5"' in empty
+    assert 'colspan="4"' in empty and 'colspan="5"' in empty  # challenges, games: 4 columns
     full = lobby_page({"challenges": [], "games": [],
                        "ladder": [{"name": "Nega", "rating": 12.0, "ci95": [-3.0, 27.0],
                                    "games": 4, "score": 0.5, "online": True}]})

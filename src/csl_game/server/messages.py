@@ -36,7 +36,7 @@ from csl_game.thinker.api import MatchConfig
 
 __all__ = ["VERSION", "MAX_MESSAGE", "Hello", "BotHello", "Create", "Join", "Watch", "Lobby",
            "Move", "Forfeit", "Resign", "Cancel", "Offer", "Claim", "Pong", "Request", "decode_request", "encode", "frame",
-           "GameState", "decode_event", "game_state", "ID_PATTERN", "is_id", "NAME_PATTERN", "OPPONENTS"]
+           "GameState", "decode_event", "game_state", "clock_of", "ID_PATTERN", "is_id", "NAME_PATTERN", "OPPONENTS"]
 
 VERSION = 1
 MAX_MESSAGE = 4096
@@ -270,6 +270,8 @@ class GameState:
     red: str
     config: MatchConfig
     moves: tuple[tuple[int, PShape, float], ...]
+    clock: tuple[int, int] | None = None
+    """White's and Red's milliseconds left as it was sent (None: a game without clocks)."""
 
 
 _EVENT_KEYS = {
@@ -341,4 +343,12 @@ def game_state(doc: Mapping[str, Any]) -> GameState:
     config = config_from_doc(doc)
     color = None if doc["color"] is None else _COLORS[doc["color"]]
     moves = tuple((m["col"], _SHAPES[m["shape"]], float(m["ms"]) / 1000) for m in doc["moves"])
-    return GameState(doc["game"], doc["code"], color, doc["white"], doc["red"], config, moves)
+    return GameState(doc["game"], doc["code"], color, doc["white"], doc["red"], config, moves,
+                     clock_of(doc))
+
+
+def clock_of(doc: Mapping[str, Any]) -> tuple[int, int] | None:
+    """White's and Red's milliseconds left of a `game`, `played` or `result`
+    message `decode_event` accepted (None: a game without clocks)."""
+    clock = doc.get("clock")
+    return None if clock is None else (int(clock["white"]), int(clock["red"]))
