@@ -21,7 +21,7 @@ from pygame_gui.elements import UIDropDownMenu, UITextEntryLine  # noqa: E402
 from csl_game.engine import Choice  # noqa: E402
 from csl_game.gui.app import App  # noqa: E402
 from csl_game.gui.scenes.match import MatchScene  # noqa: E402
-from csl_game.gui.scenes.result import ResultOverlay  # noqa: E402
+from csl_game.gui.scenes.result import KEY_GUARD_S, ResultOverlay  # noqa: E402
 from csl_game.services.settings import PlayOptions  # noqa: E402
 
 DT = 1 / 30
@@ -133,6 +133,15 @@ def result_overlay(app: App) -> ResultOverlay | None:
     if isinstance(scene, MatchScene) and scene.result is not None and scene.result.shown:
         return scene.result
     return None
+
+
+def keys_reach_the_result(app: App) -> ResultOverlay:
+    """The result shown, once its choices take keys (`KEY_GUARD_S` after they
+    appeared: a player reads the result before a key takes a choice)."""
+    overlay = shown_result(app)
+    assert overlay.shown_at is not None
+    time.sleep(max(0.0, overlay.shown_at + KEY_GUARD_S - time.monotonic()))
+    return overlay
 
 
 def shown_result(app: App) -> ResultOverlay:

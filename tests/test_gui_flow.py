@@ -24,6 +24,7 @@ from gui_events import (
     board_scene,
     drop,
     key,
+    keys_reach_the_result,
     press,
     result_overlay,
     run_until,
@@ -138,7 +139,7 @@ def test_after_a_tournament_match_enter_takes_ok(make_app: MakeApp) -> None:
     app = make_app(*TOURNAMENT, unblocked_screen_s=0.0)
     press(app, Choice.START)
     run_until(app, lambda: result_overlay(app) is not None)
-    overlay = shown_result(app)
+    overlay = keys_reach_the_result(app)
     assert overlay.choices == (Choice.OK,) and overlay.timeout is None
     assert overlay.buttons[Choice.OK].object_ids[-1] == "#primary"
     key(app, pygame.K_KP_ENTER)

@@ -26,7 +26,16 @@ from csl_game.services.presets import level
 from csl_game.services.settings import AIEntry, PlayOptions
 from csl_game.services.userdata import UserData
 from csl_game.thinker.api import MatchConfig
-from gui_events import DT, Apps, board_scene, click, key, result_overlay, run_until
+from gui_events import (
+    DT,
+    Apps,
+    board_scene,
+    click,
+    key,
+    keys_reach_the_result,
+    result_overlay,
+    run_until,
+)
 
 FAKES = str(Path(__file__).parent / "fakes" / "fake_thinkers.py")
 SMALL = dict(rows=4, cols=4, win_sequence=3, round_pieces=4, square_pieces=4)
@@ -93,6 +102,7 @@ def test_keyboard_only_from_setup_through_a_game_and_back(make_app: MakeApp) -> 
     run_until(app, lambda: result_overlay(app) is not None)
     assert scene.match is not None and scene.match.is_over
     assert focused(app) == Choice.PLAY_AGAIN.value
+    keys_reach_the_result(app)
     focus_on(app, Choice.SETUP.value)
     enter(app)
     assert isinstance(app.scenes.current, SetupScene)
@@ -125,6 +135,7 @@ def test_keyboard_through_a_tournament_and_back_to_setup(make_app: MakeApp) -> N
         enter(app)  # Start
         run_until(app, lambda: result_overlay(app) is not None)
         assert focused(app) == "OK"
+        keys_reach_the_result(app)
         enter(app)
     run_until(app, lambda: isinstance(app.scenes.current, FinalScene))
     assert focused(app) != "Quit", "Enter does not close the window by surprise"
@@ -267,6 +278,27 @@ def test_resign_asks_twice(make_app: MakeApp) -> None:
     key(app, pygame.K_r)
     run_until(app, lambda: result_overlay(app) is not None)
     assert scene._banner == ("You lose", "You resigned")
+
+
+
+def test_a_key_pressed_as_the_game_ends_does_not_take_play_again(make_app: MakeApp) -> None:
+    """The drop that ends the game, pressed twice (or any key at that moment):
+    the result stays, its choices take keys only once the player could read
+    it (issue 43, item 8); a click is taken at once."""
+    app = make_app()
+    enter(app)
+    scene = board_scene(app)
+    for col in (0, 0, 1, 1, 2):
+        keyboard_drop(app, col)
+    run_until(app, lambda: result_overlay(app) is not None)
+    assert focused(app) == Choice.PLAY_AGAIN.value
+    enter(app)
+    enter(app)
+    assert result_overlay(app) is not None and scene.match is not None \
+        and scene.match.is_over, "the result is still shown: no Play again"
+    keys_reach_the_result(app)
+    enter(app)
+    assert result_overlay(app) is None, "then Enter plays again"
 
 
 # ----------------------------------------------------------------- levels

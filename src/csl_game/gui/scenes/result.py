@@ -8,6 +8,7 @@ the final screen: play again (optionally swapped), back to setup, or quit.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
 import pygame
@@ -19,7 +20,12 @@ from csl_game.gui.focus import KeyFocus
 from csl_game.gui.scenes.choices import ChoiceRow, Offer, ShowsChoices
 from csl_game.gui.widgets import Metrics, WidgetLayer, label
 
-__all__ = ["ResultOverlay"]
+__all__ = ["ResultOverlay", "KEY_GUARD_S"]
+
+KEY_GUARD_S = 0.6
+"""Seconds after the choices appear during which keys do nothing: a key meant
+for the game (a drop pressed as the game ended) must not take 'Play again'
+and skip the result. A click, aimed at a choice, is taken at once."""
 
 
 class ResultOverlay(ShowsChoices):
@@ -37,6 +43,8 @@ class ResultOverlay(ShowsChoices):
         """Room (width, height) the banner leaves free below its text for the choices."""
         self.box: Rect | None = None
         """Where the banner is, while the overlay is shown."""
+        self.shown_at: float | None = None
+        """When the choices first appeared (`time.monotonic()`), while shown."""
 
     def _items(self) -> list[tuple[str, object]]:
         return [(c.value, b) for c, b in self.row.buttons.items()]
@@ -71,17 +79,23 @@ class ResultOverlay(ShowsChoices):
                   "#dim")
         if self.focus.key is None and self.offer.primary is not None:
             self.focus.set(self.offer.primary.value)
+        if self.shown_at is None:  # a resize builds them again: no new guard
+            self.shown_at = time.monotonic()
 
     def close(self) -> None:
         """Remove the choices (the banner shrinks back to its text)."""
         self.layer.close()
         self.room = (0, 0)
         self.box = None
+        self.shown_at = None
 
     def handle_event(self, event: pygame.event.Event) -> bool:
         """A click on a choice, or the focus keys; returns whether either took the event."""
         if not self.shown:
             return False
+        if event.type == pygame.KEYDOWN and self.shown_at is not None \
+                and time.monotonic() - self.shown_at < KEY_GUARD_S:
+            return True  # too soon to be meant for the choices: swallowed
         return self.layer.dispatch(event) or self.focus.handle_key(event)
 
     def update(self, dt: float) -> None:
