@@ -12,6 +12,7 @@ from pygame_gui.elements import UIScrollingContainer
 from csl_game.gui.app import App
 from csl_game.gui.scenes.info import PreMatchScene
 from csl_game.gui.scenes.setup import SetupScene
+from csl_game.services.presets import level
 from csl_game.services.settings import AIEntry, PlayOptions
 from csl_game.services.setup_file import load_config
 from csl_game.thinker.api import MatchConfig
@@ -93,6 +94,21 @@ def test_thinker_and_parameters_are_chosen_per_player(make_setup: MakeSetup) -> 
     type_into(app, row(app, 0).params, "2")
     assert setup(app).players == [AIEntry("minimax", "2")]
     assert start_enabled(app)
+
+
+def test_a_levels_parameters_are_its_own_not_shown_raw(make_setup: MakeSetup) -> None:
+    """Medium's row shows no raw 'depth=3' but says the parameters are its own;
+    what is typed replaces them, and erasing it gives Medium back (issue 43,
+    item 8)."""
+    medium = level("medium")
+    app = make_setup(AIEntry(medium.thinker, medium.params), AIEntry("random"))
+    params = row(app, 0).params
+    assert params.get_text() == "" and params.placeholder_text == "Medium's own"
+    assert row(app, 1).params.placeholder_text in ("", None), "a thinker's are its own to type"
+    type_into(app, params, "depth=4")
+    assert setup(app).players[0] == AIEntry(medium.thinker, "depth=4")
+    type_into(app, params, "")
+    assert setup(app).players[0] == AIEntry(medium.thinker, medium.params)
 
 
 def test_bad_parameters_are_refused_in_place(make_setup: MakeSetup) -> None:

@@ -105,6 +105,8 @@ class SetupScene(WidgetScene):
         self.base = options
         self.home = home
         self.levels: dict[str, Level] = {lv.label: lv for lv in LEVELS}
+        self._typed_over: dict[int, Level] = {}
+        """The level of a row whose parameters are being typed over."""
         self.thinkers = thinker_choices(options.thinker_paths)
         self.focus = KeyFocus(ctx.ui, self.layer, self._focusables, arrows="none")
         self.focus.key = "start"
@@ -318,6 +320,7 @@ class SetupScene(WidgetScene):
 
     # ------------------------------------------------------------- edits
     def _set_thinker(self, index: int, thinker: str) -> None:
+        self._typed_over.clear()
         lv = self.levels.get(thinker)
         old = self.players[index]
         if lv is not None:
@@ -331,7 +334,14 @@ class SetupScene(WidgetScene):
         self._edited()
 
     def _set_params(self, index: int, params: str) -> None:
-        self.players[index] = dataclasses.replace(self.players[index], params=params.strip())
+        """Parameters typed for a player; for a level's row they replace the
+        level's own, and an empty field gives them back."""
+        old = self.players[index]
+        lv = self._typed_over.get(index) or level_of(old.thinker, old.params)
+        if lv is not None:
+            self._typed_over[index] = lv
+        text = params.strip() or (lv.params if lv is not None else "")
+        self.players[index] = dataclasses.replace(old, params=text)
         self._edited()
 
     def _set_active(self, index: int, active: bool) -> None:
@@ -339,6 +349,7 @@ class SetupScene(WidgetScene):
         self._edited()
 
     def _remove(self, index: int) -> None:
+        self._typed_over.clear()
         del self.players[index]
         assert self.rows is not None
         self.rows.show(self.players)

@@ -228,8 +228,13 @@ class PlayerRows:
                               container=rows,
                               object_id=ObjectID("#thinker", "@drop_down"))
         self.on(menu, lambda e: edits.thinker(index, e.text))
+        # a level's parameters are its own: not shown raw ("depth=3"), and
+        # what is typed there replaces them (erased, the level's come back)
+        own = shown != ai.thinker
         entry = UITextEntryLine(Rect(px, y, pw, h), rows.ui_manager, container=rows,
-                                initial_text=ai.params, object_id=ObjectID("#params", "@entry"))
+                                initial_text="" if own else ai.params,
+                                placeholder_text=f"{shown}'s own" if own else None,
+                                object_id=ObjectID("#params", "@entry"))
         if problem:
             entry.set_tooltip(problem)
         self.on(entry, lambda e: edits.params(index, e.text))
