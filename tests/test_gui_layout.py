@@ -84,6 +84,25 @@ def test_the_arrangement_with_the_biggest_cells_wins() -> None:
 
 
 @pytest.mark.unit
+@pytest.mark.parametrize("window", [(1920, 1080), (2560, 1080), (1600, 900)])
+def test_a_wide_window_gives_the_sidebar_what_the_board_leaves(window: tuple[int, int]) -> None:
+    """At 1920x1080 the sidebar stayed 360 px with an empty band beside the
+    board (issue 43, item 8): the width the board does not take goes to the
+    sidebar (up to 1.6 times its own), the board's cells as big as before."""
+    lay = compute_layout(6, 7, window)
+    assert lay.arrangement is Arrangement.SIDEBAR
+    own = round(270 * lay.scale)
+    sidebar = lay.panels[0].rect
+    assert own < sidebar.w <= round(own * 1.6) + 1
+    assert lay.log.w == sidebar.w and lay.toolbar.w == sidebar.w
+    band = sidebar.left - lay.ground.right
+    if sidebar.w < round(own * 1.6):  # not at its widest: the board sits in the middle
+        assert abs(band - lay.ground.left) <= 2 and band < window[0] * 0.07, band
+    assert lay.cell == compute_layout(6, 7, (window[0] * 2, window[1])).cell, \
+        "the board keeps its size: its height sets it"
+    assert all(Rect(0, 0, *window).contains(r) for r in lay.all_rects())
+
+
 def test_layout_is_a_value() -> None:
     a: BoardLayout = compute_layout(6, 7, (1024, 768))
     assert a == compute_layout(6, 7, (1024, 768))

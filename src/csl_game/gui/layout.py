@@ -7,6 +7,7 @@ the one that gives the board the largest cells.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from enum import Enum
 
@@ -230,9 +231,16 @@ def _board_area_top(size: tuple[int, int], s: float) -> tuple[Rect, list[Rect], 
     return area, panels, log
 
 
-def _board_area_sidebar(size: tuple[int, int], s: float) -> tuple[Rect, list[Rect], Rect]:
+SIDEBAR_WIDEST = 1.6
+"""How much wider than its own the sidebar grows into width the board leaves
+(a wide window whose height sets the board: no empty band beside it)."""
+
+
+def _board_area_sidebar(size: tuple[int, int], s: float,
+                        wider: int = 0) -> tuple[Rect, list[Rect], Rect]:
+    """The sidebar arrangement; `wider`: pixels the sidebar takes beyond its own."""
     w, h = size
-    m, pw = round(12 * s), round(270 * s)
+    m, pw = round(12 * s), round(270 * s) + wider
     ph = tall_panel_height(s)
     x = w - m - pw
     panels = [Rect(x, m, pw, ph), Rect(x, 2 * m + ph, pw, ph)]
@@ -322,6 +330,12 @@ def compute_layout(rows: int, cols: int, size: tuple[int, int],
             best = (c, arr, area, panel_rects, log)
     assert best is not None, "the side-panel arrangement always has a log"
     c, arr, area, panel_rects, log = best
+    if arr is Arrangement.SIDEBAR:
+        # the board's height sets its cells: width it leaves goes to the sidebar
+        spare = area.w - math.ceil((cols + WIDTH_UNITS) * c) - round(24 * s)
+        wider = max(0, min(spare, round(270 * s * (SIDEBAR_WIDEST - 1))))
+        if wider:
+            area, panel_rects, log = _board_area_sidebar(size, s, wider)
     toolbar, log = _split_log(log, s)
     cells, frame, ground, arrows = _board_rects(area, rows, cols, c)
     make_panel = _panel_wide if arr is Arrangement.TOP else _panel_tall
