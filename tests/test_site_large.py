@@ -256,3 +256,39 @@ def test_serving_a_site_its_session_has_not_made_yet_waits_for_it(tmp_path: Path
         proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=30)
     assert f"waiting for {folder} to be made" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("end", ["stopped", "final"])
+def test_the_last_redraw_keeps_the_readers_focus(served: tuple[Path, str], chrome: Browser,
+                                                 end: str) -> None:
+    """A session that stops (Ctrl+C) or ends redraws the index without its
+    matches being played: the sections after them moved, which dropped the
+    keyboard focus of a reader on a link there to the page's body (issue 43,
+    item 14). The link keeps it, and the page stays the same document."""
+    folder, url = served
+    names = ["Ann", "Bob", "Cid", "Dee"]
+    pairs = list(permutations(range(4), 2))
+    docs = [_doc(k, names[a], names[b], "white") for k, (a, b) in enumerate(pairs)]
+    writer = SiteWriter(folder, live=True, title="Focus")
+    writer.event.total = len(docs)
+    writer.event.players = names
+    writer.event.schedule = [(k, names[a], names[b]) for k, (a, b) in enumerate(pairs)]
+    writer.docs.extend(docs[:5])
+    writer.event.playing = [5, 6]
+    writer.write_index()
+    tab = chrome.tab(url + "index.html", DESKTOP)
+    assert tab.eval("!!document.getElementById('now')")
+    tab.eval("window.sameDocument = true; "
+             "document.querySelector('#matches a[href=\"match-2.html\"]').focus()")
+    writer.event.playing = []
+    if end == "final":
+        writer.docs.extend(docs[5:])
+        writer.write_all(live=False)
+    else:
+        writer.write_all(state="stopped")
+    tab.wait_for(f"document.body.getAttribute('data-state') === '{end}'", timeout=20)
+    tab.wait_for("!document.getElementById('now')", timeout=20)
+    assert tab.eval("window.sameDocument") is True
+    assert tab.eval("document.activeElement.getAttribute('href')") == "match-2.html"
+    assert tab.eval("document.activeElement.closest('section').id") == "matches"
+    assert tab.errors() == []

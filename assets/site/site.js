@@ -317,9 +317,12 @@
       if (top.bottom > 0) { anchor = node.id; anchorTop = top.top; return true; }
       return false;
     });
-    var existing = {};
-    Array.prototype.forEach.call(main.children, function (node) {
-      if (node.id) { existing[node.id] = node; }
+    var existing = {}, kept = {};
+    data.sections.forEach(function (section) { kept[section[0]] = true; });
+    Array.prototype.slice.call(main.children).forEach(function (node) {
+      // a section gone (the matches being played, once the session stopped)
+      // goes first, so that the sections after it are not moved for it
+      if (node.id && !kept[node.id]) { node.remove(); } else if (node.id) { existing[node.id] = node; }
     });
     var previous = null;
     data.sections.forEach(function (section) {
@@ -349,9 +352,12 @@
       }
       previous = node;
     });
-    Object.keys(existing).forEach(function (id) { existing[id].remove(); });
     localTimes(main);
-    if (focusKey && !document.contains(active)) { refocus(focusKey); }
+    if (focusKey && !document.contains(active)) {
+      refocus(focusKey);
+    } else if (focusKey && document.activeElement !== active) {
+      active.focus({preventScroll: true});  // moved with its section: a move blurs it
+    }
     var held = anchor && document.getElementById(anchor);
     if (held) { window.scrollBy(0, held.getBoundingClientRect().top - anchorTop); }
     if (lastLive) { drawNow(lastLive); }
@@ -365,7 +371,11 @@
 
   function refocus(key) {
     var section = document.getElementById(key.section);
-    if (!section) { return; }
+    if (!section) {  // its section is gone: the line saying how far the event is
+      var state = document.getElementById("site-state");
+      if (state) { state.tabIndex = -1; state.focus({preventScroll: true}); }
+      return;
+    }
     var all = Array.prototype.slice.call(section.querySelectorAll("a, button, [tabindex]"));
     var same = all.filter(function (n) {
       return n.getAttribute("href") === key.href && n.textContent === key.text;
