@@ -50,7 +50,9 @@ def _serve(folder: str, ports: Any) -> None:
     async def main() -> None:
         limits = Limits(per_address=100_000, total=100_000, burst=100_000,
                         messages_per_s=1000.0, message_burst=1000.0)
-        options = ServerOptions(config=MatchConfig(), limits=limits)
+        # every client is on loopback: one address making all the games
+        options = ServerOptions(config=MatchConfig(), limits=limits,
+                                max_waiting_per_address=100_000)
         served = await serve(Hub(SqliteStore(Path(folder) / "load.sqlite3"), options),
                              "127.0.0.1", 0)
         ports.put(served.port)

@@ -168,3 +168,34 @@ def test_two_accounts_play_a_rated_game_and_their_ratings_move(tmp_path: Path) -
     assert seen["Bob"]["rating"] == round(lost.rating, 2) < 1500 < seen["Ann"]["rating"]
     assert f"Rating {won.rating:.0f}" in seen["page"] and made["game"] in seen["page"]
     assert seen["nobody"] == 404
+
+
+def test_at_most_two_passwords_are_hashed_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Argon2 takes 64 MiB a hash: a flood of sign-ups waits its turn."""
+    import threading
+    import time
+
+    from csl_game.server import Hub, ServerOptions, people
+
+    lock, running, most = threading.Lock(), [0], [0]
+
+    def slow(password: str) -> str:
+        with lock:
+            running[0] += 1
+            most[0] = max(most[0], running[0])
+        time.sleep(0.05)
+        with lock:
+            running[0] -= 1
+        return "$argon2id$made-up"
+
+    monkeypatch.setattr(people, "hash_password", slow)
+
+    async def go() -> list[str]:
+        hub = Hub(SqliteStore(":memory:"), ServerOptions())
+        await hub.start()
+        made = await asyncio.gather(*(people.sign_up(hub, f"session{i}", f"Name{i}",
+                                                     "a password") for i in range(6)))
+        await hub.close()
+        return list(made)
+    assert asyncio.run(go()) == [f"Name{i}" for i in range(6)]
+    assert most[0] == 2

@@ -77,6 +77,7 @@ class Hub:
         self.clients: set[Client] = set()
         self.ladder = Ladder()
         self.rematches: Rematches[Client] = Rematches(options.rematch_s)
+        self.hashing = asyncio.Semaphore(2)  # Argon2 at once: 64 MiB and ~0.3 s each
         self.ai = AiPlayers(options.max_ai_games, options.max_ai_thinking)
         self.analyses = Analyses(store, self.db, options.analysis_ms)
         self.database = Database(store, options.write_every_s)

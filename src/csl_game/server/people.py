@@ -2,7 +2,8 @@
 
 What the HTTP handlers (csl_game.server.web) ask of the hub's database, with
 the password work (Argon2, csl_game.server.accounts) on a thread, never on
-the event loop. A session (a browser's cookie, as its hash) is signed in to
+the event loop, two at a time at most (each takes 64 MiB for about a third
+of a second: many at once would take the machine's memory). A session (a browser's cookie, as its hash) is signed in to
 at most one account; a WebSocket of that session plays as ``user:NAME``.
 """
 
@@ -25,7 +26,8 @@ async def sign_up(hub: Hub, session: str, name: str, password: str) -> str:
         Rejected: a bad name or password, or the name is taken.
     """
     check_signup(name, password)
-    hashed = await asyncio.get_running_loop().run_in_executor(None, hash_password, password)
+    async with hub.hashing:
+        hashed = await asyncio.get_running_loop().run_in_executor(None, hash_password, password)
     if not await hub.db(hub.store.add_player, name, hashed):
         raise Rejected(f"the name {name!r} is taken")
     await hub.db(hub.store.log_in, session, name)
@@ -40,8 +42,9 @@ async def log_in(hub: Hub, session: str, name: str, password: str) -> str:
     """
     found = await hub.db(hub.store.player, name) if len(password) <= 1024 else None
     stored = found[1] if found is not None else ""
-    matches = found is not None and await asyncio.get_running_loop().run_in_executor(
-        None, password_matches, stored, password)
+    async with hub.hashing:
+        matches = found is not None and await asyncio.get_running_loop().run_in_executor(
+            None, password_matches, stored, password)
     if found is None or not matches:
         raise Rejected("no account has that name and password")
     await hub.db(hub.store.log_in, session, found[0])
