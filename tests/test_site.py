@@ -582,3 +582,23 @@ def test_a_leagues_live_site_in_the_browser(tmp_path: Path, chrome: Browser,
 
 if __name__ == "__main__":
     sys.exit(pytest.main([__file__, "-v"]))
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("players", [4, 5, 6])
+def test_rounds_are_a_round_robins_rounds(players: int) -> None:
+    """The site's rounds (a page of matches folds each): runs of matches in
+    which no player plays twice; a session's round robin gives its rounds of
+    players // 2 matches, every player in each (one sits out when odd)."""
+    from csl_game.engine import round_robin
+    from csl_game.services.site.sections import rounds
+
+    names = [f"P{i}" for i in range(players)]
+    docs = [{"match": k, "white": {"name": names[w]}, "red": {"name": names[r]}}
+            for k, (w, r) in enumerate(round_robin(players))]
+    found = rounds(docs)
+    assert [len(r) for r in found] == [players // 2] * (len(docs) // (players // 2))
+    for r in found:
+        named = [n for d in r for n in (d["white"]["name"], d["red"]["name"])]
+        assert len(named) == len(set(named))
+    assert [d["match"] for r in found for d in r] == list(range(len(docs)))

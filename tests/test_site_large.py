@@ -26,6 +26,7 @@ from typing import Any
 
 import pytest
 
+from csl_game.engine import round_robin
 from csl_game.services.serve import SiteServer
 from csl_game.services.site import Series, SiteWriter, line_chart, write_site
 from procs import INTERRUPTIBLE
@@ -292,3 +293,38 @@ def test_the_last_redraw_keeps_the_readers_focus(served: tuple[Path, str], chrom
     assert tab.eval("document.activeElement.getAttribute('href')") == "match-2.html"
     assert tab.eval("document.activeElement.closest('section').id") == "matches"
     assert tab.errors() == []
+
+
+def test_a_page_of_matches_folds_its_rounds(served: tuple[Path, str], chrome: Browser) -> None:
+    """A 40-player event's page of 100 matches shows them a round each (20
+    matches in which every player plays once), every round but the last
+    folded (issue 43, item 13): the phone page is a fraction of its height, a
+    round opens by keyboard, and a live update keeps what the reader opened."""
+    folder, url = served
+    names = [f"Player {i + 1:02d}" for i in range(40)]
+    docs = [_doc(k, names[w], names[r], ("white", "red", "draw")[k % 3])
+            for k, (w, r) in enumerate(round_robin(40))]  # the sessions' own order
+    writer = SiteWriter(folder, live=True, title="Forty")
+    writer.event.total = len(docs)
+    writer.docs.extend(docs[:95])
+    writer.write_index()
+    page = (folder / "matches-1.html").read_text()
+    assert page.count('<details class="round"') == 5 and page.count(" open>") == 1
+    assert "Round 1: matches 1\u201320 (20 matches)" in page
+    phone = chrome.tab(url + "matches-1.html", PHONE)
+    folded = phone.eval("document.documentElement.scrollHeight")
+    phone.eval("document.querySelectorAll('details.round').forEach(d => d.open = true)")
+    unfolded = phone.eval("document.documentElement.scrollHeight")
+    assert folded < unfolded / 3, (folded, unfolded)
+    phone.eval("document.querySelectorAll('details.round').forEach((d, i) => d.open = i === 4)")
+    phone.eval("document.querySelector('#round-1-d summary').focus()")
+    phone.key(" ")  # Space on the focused round's summary opens it
+    assert phone.eval("document.getElementById('round-1-d').open") is True
+    assert phone.eval("document.querySelector('#round-1-d tbody tr').offsetHeight") > 0
+    assert phone.axe() == []
+    writer.add(docs[95])  # match 96 ends: the last round's table grows, live
+    phone.wait_for("document.body.textContent.includes('Match 96')", timeout=20)
+    assert phone.eval("document.getElementById('round-1-d').open") is True, \
+        "the round the reader opened stays open"
+    assert phone.eval("document.getElementById('round-2-d').open") is False
+    assert phone.errors() == []

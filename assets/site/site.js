@@ -317,6 +317,8 @@
       if (top.bottom > 0) { anchor = node.id; anchorTop = top.top; return true; }
       return false;
     });
+    var opened = {};  // the rounds the reader opened or folded stay so
+    main.querySelectorAll("details[id]").forEach(function (d) { opened[d.id] = d.open; });
     var existing = {}, kept = {};
     data.sections.forEach(function (section) { kept[section[0]] = true; });
     Array.prototype.slice.call(main.children).forEach(function (node) {
@@ -351,6 +353,9 @@
         if (previous) { previous.after(node); } else { main.prepend(node); }
       }
       previous = node;
+    });
+    main.querySelectorAll("details[id]").forEach(function (d) {
+      if (Object.prototype.hasOwnProperty.call(opened, d.id)) { d.open = opened[d.id]; }
     });
     localTimes(main);
     if (focusKey && !document.contains(active)) {

@@ -45,7 +45,7 @@ class Site(Protocol):
 
 __all__ = ["crosstable", "matches", "statistics", "plots", "MATCHES_PER_PAGE", "RECENT",
            "LINKED_PLAYERS", "CHART_PLAYERS", "CHART_POINTS", "matches_page_name",
-           "matches_pages", "matches_page_body", "plots_on_a_page", "PLOTS_PAGE"]
+           "matches_pages", "matches_page_body", "plots_on_a_page", "PLOTS_PAGE", "rounds"]
 
 MATCHES_PER_PAGE = 100
 """Matches a page of matches lists (`matches-K.html`: matches 100(K-1)+1 to 100K)."""
@@ -176,14 +176,46 @@ def _pages_list(site: Site, pages: int, here: int | None = None) -> str:
     return f'<ul>{"".join(items)}</ul>'
 
 
+def rounds(docs: Sequence[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """The matches in rounds: runs of matches, in their order, in which no
+    player plays twice (a round robin's rounds, where each plays once)."""
+    out: list[list[dict[str, Any]]] = []
+    seen: set[str] = set()
+    for doc in sorted(docs, key=lambda d: int(d.get("match", 0))):
+        names = {doc["white"]["name"], doc["red"]["name"]}
+        if not out or names & seen:
+            out.append([])
+            seen = set()
+        out[-1].append(doc)
+        seen |= names
+    return out
+
+
+def _rounds_html(docs: Sequence[dict[str, Any]], first: int) -> str:
+    """The page's matches a round each, every round but the last folded (a
+    reader opens the one wanted): a page of 100 matches stays short on a phone."""
+    numbered = [(k + 1, r) for k, r in enumerate(rounds(docs))]
+    mine = [(k, [d for d in r if first <= int(d.get("match", 0)) < first + MATCHES_PER_PAGE])
+            for k, r in numbered]
+    mine = [(k, r) for k, r in mine if r]
+    folds = []
+    for at, (k, r) in enumerate(mine):
+        lo, hi = (int(r[i].get("match", 0)) + 1 for i in (0, -1))
+        table = html_table(_COLS, _rows(r), f"Round {k}: matches {lo} to {hi}, with their "
+                           "results and how they ended", row_header=0, ident=f"round-{k}",
+                           parts=_ids(r))
+        folds.append(f'<details class="round" id="round-{k}-d"'
+                     f'{" open" if at == len(mine) - 1 else ""}><summary>Round {k}: matches '
+                     f"{lo}\u2013{hi} ({counted(len(r), 'match')})</summary>{table}</details>")
+    return "".join(folds)
+
+
 def matches_page_body(site: Site, page: int) -> list[tuple[str, str]]:
-    """The sections of a page of matches: the pages, and its matches."""
+    """The sections of a page of matches: the pages, and its matches by round."""
     first, pages = page * MATCHES_PER_PAGE, matches_pages(site)
     docs = [d for d in site.docs if first <= int(d.get("match", 0)) < first + MATCHES_PER_PAGE]
     if docs:
-        table = html_table(_COLS, _rows(docs), f"Matches {first + 1} to "
-                           f"{first + MATCHES_PER_PAGE}, with their results and how they "
-                           "ended", row_header=0, ident="matches", parts=_ids(docs))
+        table = _rounds_html(site.docs, first)
     else:
         table = "<p>None of these matches has been played yet.</p>"
     return [("pages", '<section id="pages" aria-labelledby="pages-h"><h2 id="pages-h">'
