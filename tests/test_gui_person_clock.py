@@ -36,9 +36,9 @@ from csl_game.engine import (
 )
 from csl_game.gui.app import App
 from csl_game.gui.opponents import build_session
-from csl_game.gui.panels import seconds_text
+from csl_game.gui.panels import placed_text, seconds_text
 from csl_game.gui.scenes.match import MatchScene
-from csl_game.model.board import PColor
+from csl_game.model.board import PColor, PShape
 from csl_game.services.settings import AIEntry, PlayOptions, level_entry
 from csl_game.thinker.prototype import ThinkerPrototype
 from gui_events import Apps, board_scene, key, run_until
@@ -237,5 +237,12 @@ def test_the_panel_and_the_log_tell_one_time(apps: Apps, anytime: str) -> None:
 
 def test_a_persons_time_is_told_as_the_panel_tells_it() -> None:
     assert seconds_text(0.4321) == "0.43 s" and seconds_text(12.345) == "12.3 s"
+    line = placed_text(PColor.RED, "Hard", PShape.SQUARE, 3, 0.4321)
+    assert line == "Red (Hard) placed a square piece at column 3 after thinking for 0.43 s"
+    # between AIs the CPU time is what counts: the wall is told beside it when longer
+    assert placed_text(PColor.RED, "Hard", PShape.SQUARE, 3, 0.46, 1.58).endswith(
+        "after thinking for 0.46 s of CPU time (1.58 s on the wall)")
+    assert placed_text(PColor.RED, "Hard", PShape.SQUARE, 3, 0.46, 0.461) == \
+        "Red (Hard) placed a square piece at column 3 after thinking for 0.46 s"
 
 

@@ -176,11 +176,18 @@ def seconds_text(seconds: float) -> str:
     return f"{seconds:.2f} s" if seconds < 10 else f"{seconds:.1f} s"
 
 
-def placed_text(color: PColor, name: str, shape: PShape, col: int, seconds: float) -> str:
+def placed_text(color: PColor, name: str, shape: PShape, col: int, seconds: float,
+                wall: float | None = None) -> str:
     """'Red (Hard) placed a round piece at column 4 after thinking for 0.43 s':
-    the time the panel's clock showed when the move came."""
-    return (f"{who(color, name)} placed a {PShape(shape)} piece at column {col} "
+    the time the panel's clock showed when the move came. With `wall` (a move
+    timed on the CPU clock, between AIs), the CPU time it was charged, and the
+    wall's too where a busy machine made it longer: '... for 0.46 s of CPU
+    time (1.58 s on the wall)'."""
+    text = (f"{who(color, name)} placed a {PShape(shape)} piece at column {col} "
             f"after thinking for {seconds_text(seconds)}")
+    if wall is not None and seconds_text(wall) != seconds_text(seconds):
+        text += f" of CPU time ({seconds_text(wall)} on the wall)"
+    return text
 
 
 def _spinner(surface: pygame.Surface, center: tuple[int, int], radius: int,

@@ -214,8 +214,10 @@ class MatchScene(Scene):
                                      shown=not self.insight or not self.insight.spectator)
                 self._title(color, n(name), human)
             case MovePerformed(color=color, name=name, move=move, elapsed=elapsed):
+                seen = self.turn_clock.told(elapsed)  # the panel's clock, on the wall
+                cpu = self.session.config.clock == "cpu" and not self.match_is_human(color)
                 self._say(placed_text(color, n(name), move.piece.shape, move.col,
-                                      self.turn_clock.told(elapsed)))
+                                      elapsed if cpu else seen, seen if cpu else None))
                 self.visual.push(move)
                 self.ctx.sound.play(Effect.DROP)
                 if self.tools is not None:
@@ -443,6 +445,9 @@ class MatchScene(Scene):
         hint = self.tools.hinted if self.tools is not None else None
         return Pointer(controls.column, ghost[0] if ghost else None,
                        ghost[1] if ghost else None, controls.playable(), hint)
+
+    def match_is_human(self, color: PColor) -> bool:
+        return self.match is not None and self.match.is_human(color)
 
     def _thinking_time(self, color: PColor) -> float:
         match = self.match
