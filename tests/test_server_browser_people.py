@@ -140,9 +140,13 @@ def test_a_takeback_then_the_finished_game_steps_through_its_moves(server: str) 
         alice, bob = alice_b.tab(server + "/"), bob_b.tab(server + "/")
         game_id = friend_game(alice, bob, server)
         assert alice.eval("document.getElementById('clocks').hidden")  # no clock: casual
+        carol_b = stack.enter_context(browser())
+        carol = carol_b.tab(f"{server}/game/{game_id}")  # a watcher: the players learn of her
+        carol.wait_for("document.body.dataset.watchers === '1'")
         alice.key("3")
         alice.key("Enter")
         bob.wait_for("document.body.dataset.moves === '1'")
+        alice.wait_for("document.getElementById('watchers').textContent === '1 watching'")
         bob.key("s")
         bob.key("4")
         bob.key("Enter")

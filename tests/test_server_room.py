@@ -77,7 +77,7 @@ def test_a_move_is_told_once_to_everyone_and_stored_as_one_row() -> None:
     (peers, text), = step.send
     assert set(peers) == {"ann", "bob", "eve"}  # one message, its receivers
     assert json.loads(text) == {"type": "played", "game": "game00000001", "ply": 0, "col": 3,
-                                "shape": "round", "ms": 5000.0}
+                                "shape": "round", "ms": 5000.0, "watchers": 1}
     assert step.store == [Moved("game00000001", 0, 3, "round", 5000.0)]
     second = r.move("bob", 1, 3, S, 6.0)
     assert second.store == [Moved("game00000001", 1, 3, "square", 1000.0)]
@@ -260,7 +260,7 @@ def test_the_servers_ai_is_asked_once_and_its_answer_played() -> None:
     assert r.wake(100.0).think is None  # asked already
     played = r.ai_answer(0, (3, S, 0.25), 100.0)
     assert told(played, "ann")[0][1] == {"game": "game00000001", "ply": 0, "col": 3,
-                                         "shape": "square", "ms": 250.0}
+                                         "shape": "square", "ms": 250.0, "watchers": 0}
     assert played.think is None and played.store == [Moved("game00000001", 0, 3, "square",
                                                            250.0)]
     assert not r.ai_answer(0, (4, S, 0.1), 101.0).send  # an answer the game moved past

@@ -5,7 +5,9 @@ move is judged by the engine's judge (`csl_game.engine.judge`) on the
 server's own board, as a thinker's answer is, so a remote player can do no
 more than a local thinker could. A timed player (a bot, an AI) has the time
 limit plus a grace for the network on the server's wall clock, from the
-moment its turn was sent; a human is not timed, as in the app.
+moment its turn was sent; people only by the game's clocks, if it has them
+(csl_game.server.clock: a flag loses, or draws when the other could no
+longer win).
 """
 
 from __future__ import annotations

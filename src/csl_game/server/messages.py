@@ -277,9 +277,9 @@ class GameState:
 _EVENT_KEYS = {
     "welcome": (("name",), ("token", "session")),
     "game": (("game", "code", "color", "white", "red", "settings", "moves", "kind"),
-             ("clock", "rated")),
+             ("clock", "rated", "watchers")),
     "turn": (("game", "ply"), ()),
-    "played": (("game", "ply", "col", "shape", "ms"), ("clock",)),
+    "played": (("game", "ply", "col", "shape", "ms"), ("clock", "watchers")),
     "result": (("game", "result"), ("clock",)),
     "away": (("game", "color", "seconds"), ("claim",)),
     "offer": (("game", "what", "color"), ()),
@@ -307,6 +307,8 @@ def decode_event(text: str | bytes, longest: int = 1 << 20) -> tuple[str, dict[s
     check_keys(doc, *_EVENT_KEYS[kind])
     if "game" in doc:
         _id(doc, "game")
+    if "watchers" in doc:
+        int_field(doc, "watchers", 0, 2 ** 31)
     if "clock" in doc:
         clock = doc["clock"]
         if not isinstance(clock, dict):

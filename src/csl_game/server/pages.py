@@ -255,7 +255,7 @@ def game_page(doc: dict[str, Any], analysis: dict[str, Any] | None = None) -> st
         top = ("<p class=\"result\" id=\"result\">Being played</p>" + _CLOCKS
                + "<div class=\"boardbox\" id=\"board\"></div>")
     body = (
-        f"{top}<p id=\"share\" hidden></p><p id=\"away\" role=\"status\" hidden></p>"
+        f"{top}<p id=\"watchers\" class=\"state\" hidden></p><p id=\"share\" hidden></p><p id=\"away\" role=\"status\" hidden></p>"
         "<p id=\"offer\" role=\"status\" hidden></p>"
         "<form id=\"join\" class=\"js-only\" hidden><label>Your name <input id=\"name\" "
         "name=\"name\" maxlength=\"40\" autocomplete=\"nickname\"></label> "

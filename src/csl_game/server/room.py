@@ -13,7 +13,9 @@ seat, reconnect and clock is a plain unit test with a made-up time.
 
 Who is timed: a bot, on the server's wall clock from the moment its turn
 began (the time limit, the engine's margin and a grace for the network). A
-person is never timed, as in the app; the server's AI is timed by its own
+person only by a game's clocks (csl_game.server.clock), if it has them;
+the others' offers (`offer`: a draw, a takeback) and a claim on a leaver
+(`claim`) are the room's too; the server's AI is timed by its own
 runner, whose answer is judged, so waiting for a free thinking slot costs it
 nothing. A player whose connection ended has `reconnect_s` to come back
 before it forfeits (the other side and the watchers are told at once, and
@@ -383,7 +385,8 @@ class Room(Generic[P]):
         return encode("game", game=g.id, code=self.code if color is not None else "",
                       color=None if color is None else color.name.lower(),
                       white=g.names[0], red=g.names[1], settings=config_json(g.config),
-                      moves=g.moves_json(), kind=self.kind, **g.clock_doc(now),
+                      moves=g.moves_json(), kind=self.kind, watchers=len(self.watchers),
+                      **g.clock_doc(now),
                       **({"rated": True} if self.rated else {}))
 
     # ------------------------------------------------------------ inside
@@ -484,8 +487,9 @@ class Room(Generic[P]):
             ms = round(elapsed * 1000, 3)
             name = shape.name.lower()
             self.offers.clear()  # an offer stands until the next move
-            self._send(self.peers(), encode("played", game=g.id, ply=before, col=col,
-                                            shape=name, ms=ms, **g.clock_doc(now)))
+            self._send(self.peers(), encode("played", game=g.id, ply=before, col=col, shape=name,
+                                            ms=ms, watchers=len(self.watchers),
+                                            **g.clock_doc(now)))
             self._out.store.append(Moved(g.id, before, col, name, ms))
         if ended:
             self._finish(now)

@@ -274,6 +274,12 @@
     box.hidden = false;
     document.body.dataset.away = msg.color;
   }
+  function watching(count) {  // how many watch the game (told with its state and each move)
+    if (typeof count !== "number") return;
+    $("watchers").textContent = count === 1 ? "1 watching" : `${count} watching`;
+    $("watchers").hidden = false;
+    document.body.dataset.watchers = String(count);
+  }
   const OFFERS = {draw: "a draw", takeback: "to take back a move", rematch: "a rematch"};
   function offered(msg) {  // an offer: mine (waiting) or the other side's (the same button accepts)
     game.offers[msg.what] = msg.color;
@@ -320,6 +326,7 @@
       if (msg.moves.length < game.moves.length) clearOffers();  // a takeback both agreed
       Object.assign(game, {settings: msg.settings, moves: msg.moves, color: msg.color, code: msg.code,
                            white: msg.white, red: msg.red, kind: msg.kind, rated: !!msg.rated});
+      watching(msg.watchers);
       setClock(msg.clock);
       if (msg.color && msg.code && !(msg.white && msg.red)) {
         const share = $("share");
@@ -331,6 +338,7 @@
       game.moves.push({col: msg.col, shape: msg.shape, ms: msg.ms});
       setClock(msg.clock);
       clearOffers();  // an offer stands until the next move
+      watching(msg.watchers);
     } else if (msg.type === "result") {
       const r = msg.result;
       if (msg.clock) setClock(msg.clock);  // the clocks as the game ended
