@@ -19,7 +19,7 @@ from csl_game.gui.scenes.online_wait import OnlineWaitScene
 from csl_game.gui.server_table import ServerTable
 from csl_game.model.board import PColor
 from csl_game.server import ServerOptions
-from gui_events import Apps, click
+from gui_events import Apps, click, key
 from server_thread import ServerThread
 from test_gui_online import (
     board,
@@ -134,3 +134,27 @@ def test_the_lobby_look_takes_only_well_formed_challenges() -> None:
         {"name": "D", "free": "white", "code": "DDDDDDDD"}]}
     assert [c.name for c in challenges_of(doc)] == ["Alice", "Bob", "C"]  # three fit
     assert challenges_of([1, 2]) == [] and challenges_of({"challenges": 5}) == []
+
+
+def test_a_game_on_a_server_is_resigned_with_r_twice(apps: Apps, server: ServerThread) -> None:
+    """A server's game can be given up, as a match can: R asks, R again
+    resigns; the server judges it and both windows show the result (issue
+    43, item 8: a server game could not be resigned)."""
+    a = window(apps)
+    seeking = on_a_server(a, server.url, "Alice")
+    steps([a], lambda: seeking.game is not None)
+    assert seeking.game is not None
+    b = window(apps)
+    on_a_server(b, server.url, "Bob", seeking.game.state.code)
+    steps([a, b], on_board(a, b))
+    red = a if board(a).table.local is PColor.RED else b
+    other = b if red is a else a
+    key(red, pygame.K_r)
+    assert "Press R again to resign" in red.log.lines
+    assert board(red).table.result is None, "R once only asks"
+    key(red, pygame.K_r)
+    steps([a, b], lambda: board(a).banner is not None and board(b).banner is not None)
+    assert board(red).banner[0] == "You lose"  # type: ignore[index]
+    assert board(other).banner[0] == "You win!"  # type: ignore[index]
+    result = board(other).table.result
+    assert result is not None and result.resigned and result.winner.color is PColor.WHITE

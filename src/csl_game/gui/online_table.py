@@ -126,6 +126,15 @@ class Table(ABC):
     def tick(self, dt: float) -> None:  # noqa: B027 - most ends keep no clock of their own
         """Let `dt` seconds of the window's time pass (for clocks kept here)."""
 
+    @property
+    def can_resign(self) -> bool:
+        """Whether this window's player may give the game up now (a direct
+        game has no resignation in its protocol: leaving it is one)."""
+        return False
+
+    def resign(self) -> None:  # noqa: B027 - only a server's game is resigned
+        """This window's player gives the game up (where `can_resign`)."""
+
     opponent = "Your friend"
     """How the other side is named (a friend's window, for a direct game)."""
 

@@ -58,6 +58,8 @@ class ServerTable(Table):
         self.link = make(url, name, first, "")
         self.local: PColor | None = None
         self.game: BotGame | None = None
+        self._resigned = False
+        """Whether this side sent its resignation."""
         self._result: MatchResult | None = None
         self._failed: str | None = None
         self._notice: Notice | None = None
@@ -116,6 +118,26 @@ class ServerTable(Table):
                         "ply": self.game.board.move_count, "col": col,
                         "shape": shape.name.lower()})
 
+    @property
+    def can_resign(self) -> bool:
+        game = self.game
+        return (game is not None and self.local is not None and self._result is None
+                and self._failed is None and not game.over)
+
+    def resign(self) -> None:
+        """Give the game up: the server judges it lost and says so to both ends."""
+        if self.can_resign:
+            assert self.game is not None
+            self._resigned = True
+            self.link.send({"type": "resign", "game": self.game.state.game})
+
+    def _own_resignation(self, result: MatchResult, game: BotGame) -> bool:
+        """Whether `result` is this side's resignation, which it sent, of the game
+        played here (its moves this board's)."""
+        return (self._resigned and result.resigned and self.local is not None
+                and result.winner.color is self.local.other
+                and tuple(m.move for m in result.moves) == game.board.history)
+
     def poll(self) -> list[Happening]:
         happened: list[Happening] = []
         for kind, doc in self.link.poll():
@@ -144,8 +166,9 @@ class ServerTable(Table):
                 events.append(NextTurn(color.other, self.name(color.other), True))
             return events
         if kind == "result" and game is not None and doc["game"] == game.state.game:
-            game.check_result(doc["result"])
             result, _ = result_from_doc(doc["result"])
+            if not self._own_resignation(result, game):
+                game.check_result(doc["result"])  # BotGame knows of no resignation of its own
             self._result = result
             events = []
             loser = result.winner.color.other if result.winner.color is not None else None

@@ -12,6 +12,7 @@ game, Keep waiting, Reconnect, Home); at the end the result, with Home.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
 import pygame
@@ -36,6 +37,7 @@ from csl_game.gui.layout import DROP_HEIGHT, BoardLayout, compute_layout
 from csl_game.gui.online_table import Action, Happening, Notice, Table
 from csl_game.gui.panels import LogView, PanelState, PlayerPanel, placed_text
 from csl_game.gui.scene import Scene
+from csl_game.gui.scenes.match_tools import RESIGN_CONFIRM_S
 from csl_game.gui.sound import Effect
 from csl_game.gui.style import TextRole, palette
 from csl_game.gui.widgets import Metrics, WidgetLayer, button
@@ -47,8 +49,8 @@ __all__ = ["OnlineBoardScene", "NoticeButtons", "NOT_ONLINE"]
 NOT_ONLINE = {
     "undo": "Cannot take back a move: an online game keeps every move played",
     "hint": "No hints in an online game: the game is between its two players",
-    "resign": "An online game is not resigned: leave it (Esc, Home), and the other end "
-              "may claim it",
+    "resign": "A game with a friend is not resigned: leave it (Esc, Home), and the other "
+              "end may claim it (a game on a server is: R, twice)",
     "analysis": "No analysis in an online game: it shows in a replay of the game",
 }
 """What the keys of a match's tools say on an online game's board, which has none of them."""
@@ -126,6 +128,7 @@ class OnlineBoardScene(Scene):
         self._pending = list(pending)
         self._fresh = False
         self._looked: tuple[object, ...] | None = None
+        self._resign_armed = -RESIGN_CONFIRM_S - 1.0
 
     # ------------------------------------------------------------- lifecycle
     def enter(self) -> None:
@@ -286,11 +289,24 @@ class OnlineBoardScene(Scene):
         self.input.handle_event(event)
 
     def _tool(self, action: str) -> None:
-        """A key of a match's tools: an online game has none of them, and says so."""
+        """A key of a match's tools: a server's game is resigned (R, twice, as
+        in a match); an online game has none of the others, and says so."""
+        if action == "resign" and self.table.can_resign:
+            self._resign()
+            return
         why = NOT_ONLINE.get(action)
         if why is not None:
             self.ctx.log.add(why)
             self.ctx.sound.play(Effect.INVALID)
+
+    def _resign(self) -> None:
+        """R once asks, R again within RESIGN_CONFIRM_S resigns."""
+        now = time.monotonic()
+        if now - self._resign_armed > RESIGN_CONFIRM_S:
+            self._resign_armed = now
+            self.ctx.log.add("Press R again to resign")
+            return
+        self.table.resign()
 
     # ------------------------------------------------------------- drawing
     def draw(self, surface: pygame.Surface) -> None:
