@@ -13,9 +13,11 @@ import pygame
 import pytest
 
 from csl_game.gui.app import App
+from csl_game.gui.online_table import Action
 from csl_game.gui.scenes.online import OnlineScene
 from csl_game.gui.scenes.online_board import OnlineBoardScene
 from csl_game.gui.scenes.online_wait import OnlineWaitScene
+from csl_game.gui.scenes.replay import ReplayScene
 from csl_game.gui.server_table import ServerTable
 from csl_game.model.board import PColor
 from csl_game.server import ServerOptions
@@ -149,6 +151,9 @@ def test_a_game_on_a_server_is_resigned_with_r_twice(apps: Apps, server: ServerT
     steps([a, b], on_board(a, b))
     red = a if board(a).table.local is PColor.RED else b
     other = b if red is a else a
+    steps([a, b], lambda: board(other).input_enabled)
+    play_key(other, 3)  # White's move: a game to review
+    steps([a, b], lambda: moves_of(a) == moves_of(b) == 1)
     key(red, pygame.K_r)
     assert "Press R again to resign" in red.log.lines
     assert board(red).table.result is None, "R once only asks"
@@ -158,3 +163,8 @@ def test_a_game_on_a_server_is_resigned_with_r_twice(apps: Apps, server: ServerT
     assert board(other).banner[0] == "You win!"  # type: ignore[index]
     result = board(other).table.result
     assert result is not None and result.resigned and result.winner.color is PColor.WHITE
+    # and the game is reviewed from its result, as a match is (it had no Review)
+    steps([red], lambda: Action.REVIEW in board(red).buttons.buttons)
+    click(red, board(red).buttons.buttons[Action.REVIEW])
+    review = red.scenes.current
+    assert isinstance(review, ReplayScene) and len(review.boards) == 2

@@ -43,6 +43,7 @@ class Action(Enum):
     CLAIM = "Claim the game"
     KEEP_WAITING = "Keep waiting"
     RECONNECT = "Reconnect"
+    REVIEW = "Review"
     HOME = "Home"
 
 

@@ -43,6 +43,7 @@ from csl_game.gui.style import TextRole, palette
 from csl_game.gui.widgets import Metrics, WidgetLayer, button
 from csl_game.model.board import PColor, Pos, PShape, Winner
 from csl_game.services import narration as messages
+from csl_game.services.replay import Replay
 
 __all__ = ["OnlineBoardScene", "NoticeButtons", "NOT_ONLINE"]
 
@@ -181,7 +182,10 @@ class OnlineBoardScene(Scene):
     def shown_notice(self) -> Notice | None:
         """The notice over the board: the table's, or the result once every move is shown."""
         if self.banner is not None:
-            return Notice(*self.banner, (Action.HOME,)) if self.visual.idle else None
+            result = self.table.result
+            actions = ((Action.REVIEW, Action.HOME) if result is not None and result.moves
+                       else (Action.HOME,))
+            return Notice(*self.banner, actions) if self.visual.idle else None
         return self.table.notice
 
     @property
@@ -230,8 +234,23 @@ class OnlineBoardScene(Scene):
         if action is Action.HOME:
             self.ctx.nav.show_home()
             return
+        if action is Action.REVIEW:
+            self._review()
+            return
         self.table.act(action)
         self.buttons.shown_for = None
+
+    def _review(self) -> None:
+        """The game just played, reviewed move by move, Home on its bar."""
+        from csl_game.gui.scenes.replay import ReplayScene  # a replay's screen, when asked
+
+        result, cfg, nav = self.table.result, self.table.config, self.ctx.nav
+        if result is None:
+            return
+        replay = Replay((cfg.rows, cfg.cols, cfg.win_sequence, cfg.round_pieces,
+                         cfg.square_pieces), cfg.time_limit_ms, result, None,
+                        (self.table.is_human(PColor.WHITE), self.table.is_human(PColor.RED)))
+        nav.show(ReplayScene(self.ctx, replay, review=True, after=(("Home", nav.show_home),)))
 
     def _happened(self, item: Happening) -> None:
         if isinstance(item, str):
