@@ -332,3 +332,45 @@ def test_an_sqlite_file_is_served_by_one_process(tmp_path: Path) -> None:
         assert len(lines) == 1 and "served by another csl-game server" in lines[0], lines
     finally:
         stop(first)
+
+
+def test_offers_a_takeback_a_draw_and_a_rematch_cross_processes(
+        two: tuple[Proc, str, Proc, str]) -> None:
+    """Bob plays through B a game A owns: his takeback, draw and rematch reach
+    it through the relay like his moves, and its answers reach him."""
+    a, url_a, b, url_b = two
+
+    async def run() -> None:
+        ann = await Peer(url_a, "Ann").open()
+        await ann.send(type="create", opponent="friend", color="white")
+        game = (await ann.until(lambda: ann.last("game")))["game"]
+        code = ann.last("game")["code"]  # type: ignore[index]
+        bob = await Peer(url_b, "Bob").open()
+        await bob.send(type="join", code=code)
+        await bob.until(lambda: bob.last("game", game))
+        await ann.send(type="move", game=game, ply=0, col=3, shape="round")
+        await bob.until(lambda: bob.played(game))
+        await bob.send(type="move", game=game, ply=1, col=4, shape="square")
+        await ann.until(lambda: len(ann.played(game)) == 2)
+        await bob.send(type="takeback", game=game)  # his move: Ann is to move
+        await ann.until(lambda: ann.last("offer", game))
+        await ann.send(type="takeback", game=game)
+        state = await bob.until(lambda: (s := bob.last("game", game)) and len(s["moves"]) == 1
+                                and s)
+        assert state["color"] == "red"
+        await bob.send(type="draw", game=game)
+        await ann.until(lambda: (o := ann.last("offer", game)) and o["what"] == "draw")
+        await ann.send(type="draw", game=game)
+        result = await bob.until(lambda: bob.last("result", game))
+        assert result["result"]["winner"] == "draw"
+        await ann.send(type="rematch", game=game)
+        await bob.until(lambda: (o := bob.last("offer", game)) and o["what"] == "rematch")
+        await bob.send(type="rematch", game=game)
+        again = await bob.until(lambda: next((d for d in reversed(bob.got) if d["type"] == "game"
+                                              and d["game"] != game), None))
+        assert (again["color"], again["white"], again["red"]) == ("white", "Bob", "Ann")
+        for peer in (ann, bob):
+            await peer.close()
+
+    asyncio.run(asyncio.wait_for(run(), 120))
+    assert "Traceback" not in a.text() + b.text(), a.text() + b.text()
