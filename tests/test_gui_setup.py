@@ -97,13 +97,14 @@ def test_thinker_and_parameters_are_chosen_per_player(make_setup: MakeSetup) -> 
 
 
 def test_a_levels_parameters_are_its_own_not_shown_raw(make_setup: MakeSetup) -> None:
-    """Medium's row shows no raw 'depth=3' but says the parameters are its own;
+    """Medium's row shows no raw 'depth=3' but says, in brackets (a placeholder
+    looks like text here), that the parameters are its own;
     what is typed replaces them, and erasing it gives Medium back (issue 43,
     item 8)."""
     medium = level("medium")
     app = make_setup(AIEntry(medium.thinker, medium.params), AIEntry("random"))
     params = row(app, 0).params
-    assert params.get_text() == "" and params.placeholder_text == "Medium's own"
+    assert params.get_text() == "" and params.placeholder_text == "(Medium's own)"
     assert row(app, 1).params.placeholder_text in ("", None), "a thinker's are its own to type"
     type_into(app, params, "depth=4")
     assert setup(app).players[0] == AIEntry(medium.thinker, "depth=4")

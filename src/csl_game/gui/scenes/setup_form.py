@@ -233,7 +233,7 @@ class PlayerRows:
         own = shown != ai.thinker
         entry = UITextEntryLine(Rect(px, y, pw, h), rows.ui_manager, container=rows,
                                 initial_text="" if own else ai.params,
-                                placeholder_text=f"{shown}'s own" if own else None,
+                                placeholder_text=f"({shown}'s own)" if own else None,
                                 object_id=ObjectID("#params", "@entry"))
         if problem:
             entry.set_tooltip(problem)
