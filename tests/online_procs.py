@@ -20,11 +20,23 @@ from procs import INTERRUPTIBLE
 CODE = "secret99"
 
 
-class Proc:
-    """A csl-game process whose stdout and stderr are collected as they come."""
+PRIMED = ("import sys\n"
+          "import csl_game.cli, csl_game.console.online_cmd\n"
+          "print('primed', file=sys.stderr, flush=True)\n"
+          "sys.stdin.readline()\n"
+          "sys.exit(csl_game.cli.main(sys.argv[1:]))\n")
+"""A csl-game whose interpreter and modules are loaded before it is told
+(a line on its standard input) to run its command: what it does then is not
+delayed by a start-up a loaded machine can stretch to seconds."""
 
-    def __init__(self, *args: str, stdin: str | None = None) -> None:
-        self.proc = subprocess.Popen([sys.executable, "-m", "csl_game", *args],
+
+class Proc:
+    """A csl-game process whose stdout and stderr are collected as they come
+    (with `primed`, loaded and waiting for `go()`; see PRIMED)."""
+
+    def __init__(self, *args: str, stdin: str | None = None, primed: bool = False) -> None:
+        start = ["-c", PRIMED] if primed else ["-m", "csl_game"]
+        self.proc = subprocess.Popen([sys.executable, *start, *args],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, text=True, bufsize=1,
                                      **INTERRUPTIBLE)  # a test's SIGINT stops it
@@ -46,6 +58,11 @@ class Proc:
                 self._news.notify_all()
         with self._news:
             self._news.notify_all()
+
+    def go(self) -> None:
+        """Let a primed process run its command, once it is loaded."""
+        self.wait_for(r"\bprimed\b")
+        self.write("go\n")
 
     def write(self, text: str) -> None:
         assert self.proc.stdin is not None

@@ -256,3 +256,32 @@ def _from_table(score: int, ply: int) -> int:
     if abs(score) > DistanceSolver.W:
         return score
     return score - ply if score > 0 else score + ply if score < 0 else 0
+
+
+def solve_fast(pos: FastBoard, memo: dict[tuple[int, ...], tuple[int, int]]) -> tuple[int, int]:
+    """`solve` on the fast core: the same plain memoized minimax (no pruning,
+    no heuristics) and the same (value, plies), a position keyed by its
+    bitboards, side to move and pieces left. Many times as fast as `solve`,
+    for positions with many plies left; the core's agreement with
+    the model's Board is property-tested in tests/test_core.py, and the two
+    solvers are compared in tests/test_analysis.py."""
+    key = (pos.colors[0], pos.colors[1], pos.shapes[1], pos.turn, *pos.counts)
+    known = memo.get(key)
+    if known is not None:
+        return known
+    me = WINS[pos.turn]
+    best: tuple[int, int] | None = None
+    for m in pos.legal_moves():
+        pos.play(m >> 1, m & 1)
+        result = pos.winner_after(m & 1)
+        if result is Winner.NONE:
+            outcome, plies = solve_fast(pos, memo)
+            value = (-outcome, plies + 1)
+        else:
+            value = (0 if result is Winner.DRAW else 1 if result is me else -1, 1)
+        pos.undo(m >> 1)
+        if best is None or _better(value, best):
+            best = value
+    assert best is not None, "a position with no move is over"
+    memo[key] = best
+    return best

@@ -1,8 +1,9 @@
 """The analysis service and `csl-game analyse`: every proven result is exact.
 
-What the analyst proves is checked against tests/solvers.solve, a plain
-memoized minimax over the model's own Board with no pruning and no
-evaluation (independent of the analyst's alpha-beta and of negamax)."""
+What the analyst proves is checked against tests/solvers.solve_fast, a plain
+memoized minimax with no pruning and no evaluation (independent of the
+analyst's alpha-beta and of negamax), whose answers are checked here against
+tests/solvers.solve, the same minimax over the model's own Board."""
 
 from __future__ import annotations
 
@@ -16,9 +17,9 @@ import pytest
 from csl_game import Board, CancellationToken, MatchConfig, PShape, ThinkerPrototype, Winner
 from csl_game.cli import main
 from csl_game.engine.runners.process import ProcessRunner
-from csl_game.model.notation import format_move, play_moves
+from csl_game.model.notation import format_history, format_move, play_moves
 from csl_game.services.analysis import AnalysisJob, _analyst, _from_report
-from solvers import solve
+from solvers import solve, solve_fast
 
 SMALL = [MatchConfig(rows=3, cols=4, win_sequence=3, round_pieces=3, square_pieces=3),
          MatchConfig(rows=4, cols=4, win_sequence=3, round_pieces=4, square_pieces=4)]
@@ -32,14 +33,28 @@ def _analysed(board: Board, config: MatchConfig) -> dict[str, object]:
     return json.loads(said[-1].split(" ", 1)[1])  # type: ignore[no-any-return]
 
 
-def _truth(board: Board, col: int, shape: PShape, memo: dict) -> tuple[str, int]:  # type: ignore[type-arg]
+_MEMOS: dict[tuple[int, ...], dict[tuple[int, ...], tuple[int, int]]] = {}
+"""`solve_fast`'s memo of each setting, for every test of the module: a
+position's key holds all its value depends on, given the setting."""
+
+
+def _solved(board: Board) -> tuple[int, int]:
+    """The exact (value, plies) of `board` for the player to move."""
+    pos = board.fast_board()
+    g = pos.geometry
+    memo = _MEMOS.setdefault((g.rows, g.cols, g.win_sequence, g.round_pieces,
+                              g.square_pieces), {})
+    return solve_fast(pos, memo)
+
+
+def _truth(board: Board, col: int, shape: PShape) -> tuple[str, int]:
     """The exact result of playing (col, shape) for the mover, and its plies."""
     mover = (Winner.WHITE, Winner.RED)[int(board.turn)]
     board.do_move(shape, col)
     try:
         winner = board.check_winner()
         if winner is Winner.NONE:
-            outcome, plies = solve(board, memo)
+            outcome, plies = _solved(board)
             return {1: "loss", 0: "draw", -1: "win"}[outcome], plies + 1
         return ("draw" if winner is Winner.DRAW else "win" if winner is mover else "loss"), 1
     finally:
@@ -66,50 +81,68 @@ def test_every_proven_result_is_exact(config: MatchConfig) -> None:
         empty = config.rows * config.cols
         board = _random_position(config, rng, rng.randrange(empty - 10, empty - 5))
         report = _analysed(board, config)
-        memo: dict = {}  # type: ignore[type-arg]
         for entry in report["moves"]:  # type: ignore[attr-defined]
             col, shape = entry["move"] >> 1, PShape(entry["move"] & 1)
             assert entry["result"] is not None, "solved: searched to the end"
-            assert (entry["result"], entry["plies"]) == _truth(board, col, shape, memo), \
+            assert (entry["result"], entry["plies"]) == _truth(board, col, shape), \
                 (" ".join(format_move(m.col, m.piece.shape) for m in board.history), entry)
             proven += 1
     assert proven > 50
 
 
-def test_known_positions(capsys: pytest.CaptureFixture[str]) -> None:
+KNOWN = MatchConfig(rows=4, cols=5, win_sequence=3, round_pieces=5, square_pieces=5)
+_DEEP = pytest.mark.long  # 15-16 plies left: the exact solver takes tens of seconds
+
+
+@pytest.mark.parametrize("moves, expected", [
+    pytest.param("2r 2s 1r 3s", ("white", 1), marks=_DEEP),  # 0r: three whites in a row
+    ("4s 0r 3s 2r 1s 1r 3s 3r", ("white", 3)),
+    ("3r 3s 2s 0r 3r 1s 3s 4s", ("white", 5)),  # only 0r wins: the rest lose
+    # The shape trap: two white squares in column 0. A third white piece
+    # there wins if round (three whites) and loses if square (three
+    # squares: shape beats colour); anything else lets Red's square in.
+    ("0s 3s 2r 1r 0s 4r", ("white", 1)),
+    pytest.param("3r 3s 1r 1s 0s", None, marks=_DEEP),  # Red to move: the solver says
+])
+def test_known_positions(moves: str, expected: tuple[str, int] | None,
+                         capsys: pytest.CaptureFixture[str]) -> None:
     """A win in one, a shape trap (every move but the round ones loses at
-    once: a square completes Red's squares), wins in 3 and 5, a drawn end."""
-    config = MatchConfig(rows=4, cols=5, win_sequence=3, round_pieces=5, square_pieces=5)
-    cases = {"2r 2s 1r 3s": ("white", 1),  # 0r completes three whites in a row
-             "4s 0r 3s 2r 1s 1r 3s 3r": ("white", 3),
-             "3r 3s 2s 0r 3r 1s 3s 4s": ("white", 5),  # only 0r wins: the rest lose
-             # The shape trap: two white squares in column 0. A third white piece
-             # there wins if round (three whites) and loses if square (three
-             # squares: shape beats colour); anything else lets Red's square in.
-             "0s 3s 2r 1r 0s 4r": ("white", 1),
-             "3r 3s 1r 1s 0s": None}  # Red to move: checked against the solver
-    for moves, expected in cases.items():
-        assert main(["analyse", *moves.split(), "-r", "4", "-c", "5", "-w", "3",
-                     "--json"]) == 0
-        found = json.loads(capsys.readouterr().out)
-        board = play_moves(config.new_board(), moves)
-        if expected is not None:
-            assert (found["result"], found["plies"]) == expected
-        if moves in ("0s 3s 2r 1r 0s 4r", "3r 3s 2s 0r 3r 1s 3s 4s"):  # one move holds
-            values = {m["move"]: (m["result"], m["plies"]) for m in found["moves"]}
-            assert [m for m, v in values.items() if v[0] != "red"] == [found["best"]]
-            if moves.startswith("0s"):
-                assert values["0s"] == ("red", 1) and found["best"] == "0r"
-        memo: dict = {}  # type: ignore[type-arg]
-        for entry in found["moves"]:
-            col, shape = int(entry["move"][:-1]), PShape("rs".index(entry["move"][-1]))
-            if entry["result"] is None:
-                continue
-            result, plies = _truth(board, col, shape, memo)
-            mover = board.turn.name.lower()
-            named = {"win": mover, "loss": board.turn.other.name.lower(), "draw": "draw"}
-            assert (entry["result"], entry["plies"]) == (named[result], plies)
+    once: a square completes Red's squares), wins in 3 and 5, a position
+    many plies from its end; every move's proven result is the exact one."""
+    assert main(["analyse", *moves.split(), "-r", "4", "-c", "5", "-w", "3",
+                 "--json"]) == 0
+    found = json.loads(capsys.readouterr().out)
+    board = play_moves(KNOWN.new_board(), moves)
+    if expected is not None:
+        assert (found["result"], found["plies"]) == expected
+    if moves in ("0s 3s 2r 1r 0s 4r", "3r 3s 2s 0r 3r 1s 3s 4s"):  # one move holds
+        values = {m["move"]: (m["result"], m["plies"]) for m in found["moves"]}
+        assert [m for m, v in values.items() if v[0] != "red"] == [found["best"]]
+        if moves.startswith("0s"):
+            assert values["0s"] == ("red", 1) and found["best"] == "0r"
+    for entry in found["moves"]:
+        col, shape = int(entry["move"][:-1]), PShape("rs".index(entry["move"][-1]))
+        if entry["result"] is None:
+            continue
+        result, plies = _truth(board, col, shape)
+        mover = board.turn.name.lower()
+        named = {"win": mover, "loss": board.turn.other.name.lower(), "draw": "draw"}
+        assert (entry["result"], entry["plies"]) == (named[result], plies)
     assert {"to_move", "best", "line", "result", "plies", "score", "moves"} <= set(found)
+
+
+def test_the_two_exact_solvers_agree() -> None:
+    """solve_fast (the fast core's bitboards) and solve (the model's Board)
+    give the same value and plies, on positions of both small settings with
+    up to 10 empty cells."""
+    rng = random.Random(11)
+    for config in SMALL:
+        empty, memo, compared = config.rows * config.cols, {}, 0  # type: ignore[var-annotated]
+        while compared < 8:
+            board = _random_position(config, rng, rng.randrange(empty - 6, empty - 3))
+            if board.check_winner() is Winner.NONE and empty - len(board.history) <= 10:
+                assert solve(board, memo) == _solved(board), format_history(board.history)
+                compared += 1
 
 
 def test_a_drawn_end_is_proven_a_draw(capsys: pytest.CaptureFixture[str]) -> None:
@@ -120,10 +153,9 @@ def test_a_drawn_end_is_proven_a_draw(capsys: pytest.CaptureFixture[str]) -> Non
     found = json.loads(capsys.readouterr().out)
     board = play_moves(MatchConfig(rows=2, cols=3, win_sequence=3, round_pieces=3,
                                    square_pieces=3).new_board(), "0r 1s 2r 0s 1r")
-    memo: dict = {}  # type: ignore[type-arg]
     for entry in found["moves"]:
         col, shape = int(entry["move"][:-1]), PShape("rs".index(entry["move"][-1]))
-        result, plies = _truth(board, col, shape, memo)
+        result, plies = _truth(board, col, shape)
         assert entry["plies"] == plies
         assert (entry["result"] == "draw") == (result == "draw")
 
@@ -209,7 +241,7 @@ def test_reports_read_from_the_movers_side() -> None:
     assert found.moves[1].score == -40 and found.line == ("0r", "1r")
 
 
-def _line_ends_as_proven(board: Board, best: dict[str, object], memo: dict) -> None:  # type: ignore[type-arg]
+def _line_ends_as_proven(board: Board, best: dict[str, object]) -> None:
     """The line is legal move after move and every move keeps the proven value:
     the winner hastens the end, the loser delays it; it ends with the result
     after exactly `plies` plies when that is within 8."""
@@ -220,7 +252,7 @@ def _line_ends_as_proven(board: Board, best: dict[str, object], memo: dict) -> N
     mover = board.turn
     for i, code in enumerate(line):
         assert (code >> 1, PShape(code & 1)) in board.legal_moves(), (line, i)
-        outcome, left = solve(board, memo)
+        outcome, left = _solved(board)
         assert (outcome, left) == (sign if i % 2 == 0 else -sign, plies - i), (line, i)
         board.do_move(PShape(code & 1), code >> 1)
     winner = board.check_winner()
@@ -239,7 +271,7 @@ def test_the_best_line_of_a_proven_result_is_exact(config: MatchConfig) -> None:
         empty = config.rows * config.cols
         board = _random_position(config, rng, rng.randrange(empty - 11, empty - 5))
         best = _analysed(board, config)["moves"][0]  # type: ignore[index]
-        _line_ends_as_proven(board.copy(), best, {})
+        _line_ends_as_proven(board.copy(), best)
         lengths.add(len(best["line"]))
     assert max(lengths) > 2
 

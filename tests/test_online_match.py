@@ -29,10 +29,13 @@ def test_two_ais_play_across_processes(tmp_path: Path) -> None:
     results = tmp_path / "r.jsonl"
     server, port = host("-W", "random", "--white-params", "7", "-t", "200", "-m", "60",
                         "--results", str(results), "--json")
+    # Loaded before the game starts: started after the join, a loaded machine
+    # could start it after the game's last move.
+    watcher = Proc("watch", f"127.0.0.1:{port}", "--json", primed=True)
     try:
         joiner = join(port, "-R", "sequential", "--json")
         joiner.wait_for(r"Sequential joined|you play Red")
-        watcher = Proc("watch", f"127.0.0.1:{port}", "--json")
+        watcher.go()
         assert joiner.finish() == 0, joiner.text()
         assert server.finish() == 0, server.text()
         assert watcher.finish() == 0, watcher.text()
