@@ -291,3 +291,30 @@ def test_the_window_keys_come_from_the_global_table(apps: Apps) -> None:
     assert app.overlay is None
     key(app, pygame.K_q, pygame.KMOD_CTRL)
     assert not app.running
+
+
+@pytest.mark.parametrize("watching", [False, True], ids=["playing", "watching"])
+def test_at_800x600_the_match_buttons_are_named_not_bare_symbols(apps: Apps,
+                                                                 watching: bool) -> None:
+    """A narrow sidebar's toolbar takes two rows, so each button shows its
+    name ('Hint', 'Analysis'), not a bare symbol (◑ for Eval), and keeps
+    its tooltip (issue 43, item 8)."""
+    ais = (AIEntry("random"), AIEntry("random")) if watching else (AIEntry("random"),)
+    standard = MatchConfig(time_limit_ms=2000, min_move_time_ms=0)  # 6 x 7: a narrow sidebar
+    app = apps.open(PlayOptions(ais=ais, match=standard, in_process=True,
+                                window_size=(800, 600), last_move_animation_s=0.0))
+    enter(app)
+    scene = playing(app)
+    tools = scene.tools
+    assert tools is not None
+    words = {"hint": "Hint", "undo": "Undo", "resign": "Resign", "analysis": "Analysis",
+             "menu": "Menu", "pause": "Pause", "slower": "Slower", "faster": "Faster"}
+    rects = []
+    for name, widget in tools.buttons.items():
+        assert widget.text.startswith(words[name]) or widget.text.startswith("Go on"), \
+            widget.text
+        assert widget.tool_tip_text, name
+        rects.append(pygame.Rect(widget.rect))
+    assert len({r.y for r in rects}) == 2, "two rows"
+    assert all(scene.layout.toolbar.contains(r) for r in rects)
+    assert not any(r.colliderect(o) for i, r in enumerate(rects) for o in rects[i + 1:])

@@ -259,9 +259,17 @@ def _log_height(s: float) -> int:
     return 5 * _line(TextRole.LOG, s) + 2 * round(8 * s) + toolbar_height(s) + round(6 * s)
 
 
+TWO_ROW_TOOLBAR = 290
+"""Below this width (at scale 1) the toolbar takes two rows: one row of five
+buttons there would show bare symbols instead of their names."""
+
+
 def _split_log(log: Rect, s: float) -> tuple[Rect, Rect]:
-    """(toolbar, log): the toolbar takes the top of the log's area."""
+    """(toolbar, log): the toolbar takes the top of the log's area (two rows
+    of buttons where the log is narrow)."""
     bar = toolbar_height(s)
+    if log.w < round(TWO_ROW_TOOLBAR * s):
+        bar = 2 * bar + max(2, round(4 * s))
     top = bar + round(6 * s)
     return Rect(log.x, log.y, log.w, bar), Rect(log.x, log.y + top, log.w, log.h - top)
 

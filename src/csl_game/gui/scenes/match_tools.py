@@ -21,6 +21,7 @@ from csl_game.engine import Match, Session
 from csl_game.errors import Refused
 from csl_game.gui.context import GuiContext
 from csl_game.gui.keys import GLOBAL_KEYS, MATCH_KEYS, WATCH_KEYS
+from csl_game.gui.layout import toolbar_height
 from csl_game.gui.pacing import SPEEDS, speed_text, unpaced
 from csl_game.gui.sound import Effect
 from csl_game.gui.widgets import Metrics, WidgetLayer, button
@@ -71,12 +72,25 @@ class MatchTools:
 
     # ------------------------------------------------------------- widgets
     def build(self, rect: Rect, size: tuple[int, int]) -> None:
-        """The buttons in `rect`, right-aligned, each as wide as its text
-        needs (with its key when there is room), shrunk alike when the row
-        is short; a long name gives way to its short form first."""
+        """The buttons in `rect`: one row, or two where `rect` is two rows
+        tall (a narrow sidebar), the first three tools above the others."""
         root = self.layer.open(size)
         m = Metrics(size)
         tools = _TOOLS if self.has_human else _WATCH_TOOLS
+        self.buttons, self._states, self._labels = {}, {}, {}
+        row_h = toolbar_height(m.scale)
+        if rect.h < 2 * row_h:
+            self._build_row(root, m, rect, tools)
+            return
+        top = Rect(rect.x, rect.y, rect.w, row_h)
+        self._build_row(root, m, top, tools[:3])
+        self._build_row(root, m, top.move(0, rect.h - row_h), tools[3:])
+
+    def _build_row(self, root: object, m: Metrics, rect: Rect,
+                   tools: tuple[tuple[str, str, str], ...]) -> None:
+        """`tools` in `rect`, right-aligned, each as wide as its text needs
+        (with its key when there is room), shrunk alike when the row is
+        short; a long name gives way to its short form first."""
         gap = max(4, m.gap // 2)
         pad = m.gap + 6
         even = (rect.w - gap * (len(tools) - 1)) // len(tools)
@@ -100,16 +114,14 @@ class MatchTools:
         spare = room - sum(widths)
         if spare < 0 or self.has_human:  # a full row: share out what is left
             widths = [w + spare // len(widths) for w in widths]
-        self.buttons = {}
-        self._states = {}
         x = rect.right - sum(widths) - gap * (len(tools) - 1)
         for (name, text, keys), label, width in zip(tools, labels, widths, strict=True):
             widget = button(Rect(x, rect.y, width, rect.h), label, root, "#tool")
             widget.set_tooltip(f"{text}: {keys}")
             self.buttons[name] = self.layer.on(widget, self._handler(name))
             x += width + gap
-        self._labels = {name: (label, self._text(name, text)) for (name, text, _), label
-                        in zip(tools, labels, strict=True)}
+        self._labels.update({name: (label, self._text(name, text)) for (name, text, _), label
+                             in zip(tools, labels, strict=True)})
         """Each button's label and the word of it that may change (Pause, Go on)."""
 
     def _text(self, name: str, text: str) -> str:
