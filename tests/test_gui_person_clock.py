@@ -242,7 +242,8 @@ def test_a_persons_time_is_told_as_the_panel_tells_it() -> None:
     # between AIs the CPU time is what counts: the wall is told beside it when longer
     assert placed_text(PColor.RED, "Hard", PShape.SQUARE, 3, 0.46, 1.58).endswith(
         "after thinking for 0.46 s of CPU time (1.58 s on the wall)")
-    assert placed_text(PColor.RED, "Hard", PShape.SQUARE, 3, 0.46, 0.461) == \
-        "Red (Hard) placed a square piece at column 3 after thinking for 0.46 s"
+    for lag in (0.461, 0.48, 0.55):  # a referee's lag, not a busy machine's wait
+        assert placed_text(PColor.RED, "Hard", PShape.SQUARE, 3, 0.46, lag) == \
+            "Red (Hard) placed a square piece at column 3 after thinking for 0.46 s"
 
 

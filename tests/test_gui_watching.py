@@ -124,3 +124,17 @@ def test_a_humans_game_is_never_held(apps: Apps) -> None:
     assert not app.ctx.pacer.paused
     run_until(app, lambda: scene.match.board.move_count == 2  # type: ignore[union-attr]
               and scene.match.board.turn is PColor.WHITE, seconds=20)  # type: ignore[union-attr]
+
+
+def test_a_move_held_at_a_slow_speed_is_not_timed_for_its_hold(apps: Apps) -> None:
+    """At ½× each move stays on the board a second before the next turn may
+    think: that second is not the next move's time, on the panel's clock nor
+    in the log (seen as '0.01 s of CPU time (1.24 s on the wall)')."""
+    app, scene = watching(apps)
+    run_until(app, lambda: moves(scene) >= 1, seconds=20)
+    key(app, pygame.K_MINUS)
+    start = moves(scene)
+    run_until(app, lambda: moves(scene) >= start + 2, seconds=20)  # real time: ~2 s held
+    placed = [line for line in app.log.lines if " placed a " in line][start:]
+    assert len(placed) >= 2
+    assert not any("on the wall" in line for line in placed), placed

@@ -181,11 +181,11 @@ def placed_text(color: PColor, name: str, shape: PShape, col: int, seconds: floa
     """'Red (Hard) placed a round piece at column 4 after thinking for 0.43 s':
     the time the panel's clock showed when the move came. With `wall` (a move
     timed on the CPU clock, between AIs), the CPU time it was charged, and the
-    wall's too where a busy machine made it longer: '... for 0.46 s of CPU
-    time (1.58 s on the wall)'."""
+    wall's too where a busy machine made it much longer: '... for 0.46 s of
+    CPU time (1.58 s on the wall)'."""
     text = (f"{who(color, name)} placed a {PShape(shape)} piece at column {col} "
             f"after thinking for {seconds_text(seconds)}")
-    if wall is not None and seconds_text(wall) != seconds_text(seconds):
+    if wall is not None and wall - seconds >= max(0.1, seconds / 4):  # not a mere lag
         text += f" of CPU time ({seconds_text(wall)} on the wall)"
     return text
 

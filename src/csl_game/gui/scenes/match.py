@@ -453,6 +453,8 @@ class MatchScene(Scene):
         match = self.match
         if match is None or match.is_over or match.board.turn is not color:
             return 0.0
+        if self.held:  # a turn held by the pacer has not begun thinking
+            return 0.0
         return self.turn_clock.shown(self.ctx.pacer.thinking_for(match.thinking_time()))
 
     @property
