@@ -134,14 +134,23 @@ async def _play(url: str) -> dict[str, Any]:
             await say(bob, type="join", code=made["code"])
             for ply, col in enumerate(WIN):
                 ws = ann if ply % 2 == 0 else bob
-                await say(ws, type="move", game=made["game"], ply=ply, col=col,
-                          shape="round" if ply % 2 == 0 else "square")
+                await ws.send_str(json.dumps({
+                    "type": "move", "game": made["game"], "ply": ply, "col": col,
+                    "shape": "round" if ply % 2 == 0 else "square"}))
+                while True:  # until this move is played (not an earlier move's news)
+                    got = json.loads((await ws.receive()).data)
+                    assert got["type"] != "error", got
+                    if got["type"] == "played" and got["ply"] == ply:
+                        break
             while json.loads((await ann.receive()).data)["type"] != "result":
                 pass
-        await asyncio.sleep(0.5)  # the writes of the game's end
         for name in ("Ann", "Bob"):
-            async with guest_http.get(f"{url}/api/players/{name.lower()}") as answer:
-                seen[name] = await answer.json()
+            for _ in range(200):  # until the game's end is written (a batch, soon after)
+                async with guest_http.get(f"{url}/api/players/{name.lower()}") as answer:
+                    seen[name] = await answer.json()
+                if seen[name]["games"]:
+                    break
+                await asyncio.sleep(0.05)
         async with guest_http.get(url + "/@/Ann") as answer:
             seen["page"] = await answer.text()
         async with guest_http.get(url + "/api/players/Nobody") as answer:
