@@ -19,7 +19,7 @@ messages per second, the server process's CPU time per move (user and
 system, all its threads, over the play) and its memory (peak resident set).
 
     python benchmarks/server_load.py [--games 1000] [--spectators 5000] [--seconds 30]
-                                     [--pace 0] [--client-processes 1]
+                                     [--pace 0] [--client-processes 1] [--write-every S]
 """
 
 from __future__ import annotations
@@ -46,13 +46,13 @@ from csl_game.server import Hub, Limits, ServerOptions, SqliteStore, serve
 from csl_game.thinker.api import MatchConfig
 
 
-def _serve(folder: str, ports: Any) -> None:
+def _serve(folder: str, ports: Any, write_every_s: float) -> None:
     async def main() -> None:
         limits = Limits(per_address=100_000, total=100_000, burst=100_000,
                         messages_per_s=1000.0, message_burst=1000.0)
         # every client is on loopback: one address making all the games
         options = ServerOptions(config=MatchConfig(), limits=limits,
-                                max_waiting_per_address=100_000)
+                                max_waiting_per_address=100_000, write_every_s=write_every_s)
         served = await serve(Hub(SqliteStore(Path(folder) / "load.sqlite3"), options),
                              "127.0.0.1", 0)
         ports.put(served.port)
@@ -261,12 +261,16 @@ def main() -> None:
                         help="processes the clients run in (none in this one)")
     parser.add_argument("--pace", type=float, default=0.0,
                         help="each player waits 0 to 2 PACE s before each move (0: none)")
+    parser.add_argument("--write-every", type=float, default=ServerOptions.write_every_s,
+                        help="the server's write_every_s: how long a batch of writes gathers "
+                        "at most (a move is told once its batch is committed)")
     args = parser.parse_args()
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
     folder = tempfile.mkdtemp(prefix="csl-load-")
     ports: Any = multiprocessing.Queue()
-    server = multiprocessing.Process(target=_serve, args=(folder, ports), daemon=True)
+    server = multiprocessing.Process(target=_serve, args=(folder, ports, args.write_every),
+                                     daemon=True)
     server.start()
     port = ports.get(timeout=60)
     try:

@@ -268,6 +268,37 @@ def test_a_game_goes_on_when_its_process_is_killed(two: tuple[Proc, str, Proc, s
     assert "Traceback" not in b.text(), b.text()
 
 
+def test_no_move_a_player_saw_is_lost_when_its_owner_is_killed(
+        two: tuple[Proc, str, Proc, str]) -> None:
+    """The owner is SIGKILLed as soon as the players have seen a few quick
+    moves (each within the same batch window): the process that takes the
+    game over has every one of them, as a move is told once it is stored."""
+    a, url_a, b, url_b = two
+
+    async def run() -> None:
+        ann = await Peer(url_a, "Ann").open()
+        await ann.send(type="create", opponent="friend", color="white")
+        state = await ann.until(lambda: ann.last("game"))
+        game = state["game"]
+        bob = await Peer(url_b, "Bob").open()
+        await bob.send(type="join", code=state["code"])
+        joined = await bob.until(lambda: bob.last("game", game))
+        await ann.until(lambda: ann.count("game", game) == 2)
+        board = board_of(joined)
+        await play(game, board, {PColor.WHITE: ann, PColor.RED: bob}, [ann, bob], upto=6)
+        a.kill()  # at once: no wait for the database
+        seen = bob.moves(game)
+        states = bob.count("game", game)
+        again = await bob.until(lambda: bob.count("game", game) > states
+                                and bob.last("game", game))
+        assert [(m["col"], m["shape"]) for m in again["moves"]] == [seen[i] for i in range(6)]
+        await ann.close()
+        await bob.close()
+
+    asyncio.run(asyncio.wait_for(run(), 120))
+    assert "Traceback" not in b.text(), b.text()
+
+
 def cut_off(pg_url: str, game: str) -> None:
     """The database ends the connections of `game`'s owner (named by its process)."""
     db = open_store(pg_url)

@@ -73,6 +73,7 @@ def sent(c: Client) -> Transport:
 async def say(hub: Hub, c: Client, **doc: Any) -> dict[str, Any]:
     before = len(sent(c).frames)
     await hub.receive(c, json.dumps(doc))
+    await hub.db(lambda: None)  # what is told of a game is sent once its writes are made
     got = sent(c).docs()[before:]
     return got[-1] if got else {}
 
@@ -143,6 +144,7 @@ def test_a_bot_out_of_time_is_woken_by_its_games_timer() -> None:
             hub.connected(c)
             await say(hub, c, type="bot", version=1, name=name, token=f"token-{name}")
         hub._pair()
+        await hub.db(lambda: None)  # the games' states are sent once stored
         assert len(hub.games) == 1 and len(hub._timers) == 1
         now[0] += 60  # nobody moved; the game's timer rings 7 ms on
         told = sent(bots[0])
@@ -170,14 +172,14 @@ def test_a_write_the_database_refuses_costs_only_itself() -> None:
         hub.connected(bob)
         await say(hub, bob, type="hello", version=1, name="Bob")
         await say(hub, bob, type="join", code=made["code"])
-        hub._write([Moved(game, 0, 3, "round", 1.0), Moved(game, 0, 4, "round", 1.0),
+        hub.database.write([Moved(game, 0, 3, "round", 1.0), Moved(game, 0, 4, "round", 1.0),
                     Moved(game, 1, 2, "square", 1.0)])  # the second is move 0 again
         row = await hub.db(store.game, game)
         await hub.close()
         assert row is not None and [m["col"] for m in row.moves] == [3, 2]
         return store
     store = asyncio.run(go())
-    assert [len(b) for b in store.batches] == [4, 1, 1, 1, 1]  # the batch, then one by one
+    assert [len(b) for b in store.batches] == [1, 3, 1, 1, 1]  # the batch, then one by one
 
 
 def test_a_player_with_a_waiting_game_keeps_the_lobby_and_cancels_it_from_there() -> None:
@@ -264,6 +266,7 @@ def test_a_bots_failure_is_published_as_one_line_without_its_paths() -> None:
             hub.connected(c)
             await say(hub, c, type="bot", version=1, name=name, token=f"token-{name}")
         hub._pair()
+        await hub.db(lambda: None)  # the games' states are sent once stored
         game = sent(bots[0]).docs()[-1]
         white = bots[0] if game["color"] == "white" else bots[1]
         trace = ('Traceback (most recent call last):\n  File "/home/owner/bots/secret.py", '

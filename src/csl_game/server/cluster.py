@@ -52,7 +52,7 @@ from csl_game.server.messages import (
     frame,
 )
 from csl_game.server.relay import Relay
-from csl_game.server.room import Room, RoomStep
+from csl_game.server.room import Room
 from csl_game.server.seats import Client, ServerOptions
 from csl_game.server.store import GameRow, Store
 
@@ -76,8 +76,6 @@ class ClusterHub(Hub):
         self.remote: dict[tuple[int, int], Client] = {}
         """Other processes' clients in this process's rooms, by (process, number)."""
         self._numbers = itertools.count(1)
-        self._sending_for = ""
-        """The game whose room's step is being sent ('' outside one)."""
         self._parts: dict[int, dict[str, Any]] = {}
         """The other processes' parts of the lobby."""
         self._published = ""
@@ -304,24 +302,17 @@ class ClusterHub(Hub):
                     self._relay_request(client, owner, Watch(game_id))
 
     # ------------------------------------------------------------ sending
-    def _apply(self, room: Room[Client], step: RoomStep[Client]) -> None:
-        self._sending_for = room.id
-        try:
-            super()._apply(room, step)
-        finally:
-            self._sending_for = ""
-
-    def _deliver(self, peers: tuple[Client, ...], text: str) -> None:
+    def _deliver(self, peers: tuple[Client, ...], text: str, game: str = "") -> None:
         here = tuple(p for p in peers if p.via == 0)
         if here:
-            super()._deliver(here, text)
+            super()._deliver(here, text, game)
         if len(here) < len(peers):
             elsewhere: dict[int, list[str]] = {}
             for peer in peers:
                 if peer.via:
                     elsewhere.setdefault(peer.via, []).append(str(peer.conn))
             for process, numbers in elsewhere.items():
-                self.relay.publish(process, f"D{self.me} {self._sending_for} "
+                self.relay.publish(process, f"D{self.me} {game} "
                                    + ",".join(numbers) + "\n" + text)
 
     async def _claimed(self, room: Room[Client]) -> None:

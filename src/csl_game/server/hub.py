@@ -1,20 +1,19 @@
 """The server's heart: connected clients, live games, the ladder and the database.
 
-The `Hub` is the I/O around the game rooms (csl_game.server.room): it runs
-on the event loop, hands each room what its clients said with the time,
-and does what the room's step says: each message is made into one
-WebSocket frame, written as it is to each receiver's connection (a client
-that reads slowly loses its connection instead of holding anyone up); the
-database's writes are gathered and made every `write_every_s` in
-one transaction on a thread of their own, in order (a read waits for the
-writes before it); each room has one timer, for the next time it needs
-waking. A ticker pairs the bots, pings and sends the lobby.
+The `Hub` is the I/O around the game rooms (csl_game.server.room): it hands
+each room what its clients said with the time, and does what the room's
+step says: the writes go to the database (csl_game.server.writes: batched,
+on a thread of its own); the messages, once the writes before them are
+committed, each made into one frame written as it is to each receiver (a
+slow reader loses its connection); each room has one timer, for the next
+time it needs waking. A ticker pairs the bots, pings and sends the lobby.
 """
 
 from __future__ import annotations
 
 import asyncio
 import hmac
+import logging
 import random
 import secrets
 import time
@@ -54,13 +53,14 @@ from csl_game.server.messages import (
 from csl_game.server.rematch import Rematches
 from csl_game.server.room import Room, RoomStep, new_game
 from csl_game.server.seats import Client, ServerOptions
-from csl_game.server.store import GameRow, Store, Write, game_settings
+from csl_game.server.store import GameRow, Store, game_settings
 from csl_game.server.trust import hash_token, new_key, new_session, new_token, session_of
 from csl_game.server.writes import Database
 
 __all__ = ["Hub", "Client", "ServerOptions", "hash_token", "new_token", "game_settings"]
 
 _T = TypeVar("_T")
+log = logging.getLogger(__name__)
 
 
 class Hub:
@@ -83,10 +83,8 @@ class Hub:
         self.database = Database(store, options.write_every_s)
         self._timers: dict[str, tuple[float, asyncio.TimerHandle]] = {}
         self._lobby_dirty = True
-        self._lobby_frame: bytes | None = None
-        """The lobby as last sent (made again when it changed and is sent)."""
-        self._made_by: dict[str, str] = {}
-        """The address that made each game still waiting for an opponent."""
+        self._lobby_frame: bytes | None = None  # as last sent: made again when it changed
+        self._made_by: dict[str, str] = {}  # who made each game waiting for an opponent
         self._session_key = ""
         self._known_bots: set[str] = set()
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -111,9 +109,6 @@ class Hub:
     async def db(self, call: Callable[..., _T], *args: Any) -> _T:
         """`call(*args)` on the database's thread, after the writes made so far."""
         return await self.database.call(call, *args)
-
-    def _write(self, writes: list[Write]) -> None:
-        self.database.write(writes)
 
     # ------------------------------------------------------------ life
     async def start(self) -> None:
@@ -195,10 +190,10 @@ class Hub:
         else:
             for client in step.entered:
                 client.rooms.add(room.id)
-        for peers, text in step.send:
-            self._deliver(peers, text)
         if step.store:
-            self._write(step.store)
+            self.database.write(step.store)
+        if step.send:  # told once stored: a kill -9 loses nothing a player saw
+            self.database.after(lambda refused: self._announce(room.id, step.send, refused))
         self._lobby_dirty |= step.lobby
         if step.done:
             return
@@ -209,8 +204,19 @@ class Hub:
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
 
-    def _deliver(self, peers: tuple[Client, ...], text: str) -> None:
-        """`text` to `peers`, as one frame (a cluster relays it to other processes' peers)."""
+    def _announce(self, game: str, sends: list[tuple[tuple[Client, ...], str]],
+                  refused: set[str]) -> None:
+        """A room's messages, once the writes before them are committed (not if refused)."""
+        if game in refused:
+            log.error("game %s: its writes were refused, so %d messages are not sent",
+                      game, len(sends))
+            return
+        for peers, text in sends:
+            self._deliver(peers, text, game)
+
+    def _deliver(self, peers: tuple[Client, ...], text: str, game: str = "") -> None:
+        """`text` to `peers`, as one frame (a cluster relays it to other
+        processes' peers, saying which `game` it is of)."""
         data = frame(text)
         for client in peers:
             client.send_frame(data)

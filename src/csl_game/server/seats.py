@@ -58,8 +58,9 @@ class ServerOptions:
     """Games the server holds at once (being played or waiting)."""
     analysis_ms: int = 100
     """Analysis time per position of a finished game's review."""
-    write_every_s: float = 0.2
-    """The database's writes are gathered and made together this often (one transaction)."""
+    write_every_s: float = 0.02
+    """The database's writes gather at most this long, then are made together (one
+    transaction; more gather while one is made); a move is told once made."""
     lobby_every_s: float = 1.0
     """The lobby is sent to those who follow it at most this often (as it changes)."""
     outbox_bytes: int = 1 << 20
