@@ -40,10 +40,7 @@ def pg_url() -> Iterator[str]:
 @pytest.fixture
 def two(pg_url: str) -> Iterator[tuple[Proc, str, Proc, str]]:
     """Two server processes on the database (A, then B), emptied first."""
-    cleaner = open_store(pg_url)
-    for table in ("games", "moves", "owners", "lobbies"):
-        cleaner._run(f"DELETE FROM {table}")
-    cleaner.close()
+    empty(pg_url)
     a, url_a = start_server_at(pg_url)
     b, url_b = start_server_at(pg_url)
     try:
@@ -51,6 +48,13 @@ def two(pg_url: str) -> Iterator[tuple[Proc, str, Proc, str]]:
     finally:
         stop(a)
         stop(b)
+
+
+def empty(pg_url: str) -> None:
+    cleaner = open_store(pg_url)
+    for table in ("games", "moves", "owners", "lobbies"):
+        cleaner._run(f"DELETE FROM {table}")
+    cleaner.close()
 
 
 class Peer:
@@ -86,6 +90,15 @@ class Peer:
             self._news.set()
         self.got.append({"type": "closed"})
         self._news.set()
+
+    async def open_bot(self) -> Peer:
+        """Open as a bot registering itself, playing one game at a time."""
+        self._http = aiohttp.ClientSession()
+        self._ws = await self._http.ws_connect(self.url)
+        self._reader = asyncio.create_task(self._read())
+        await self.send(type="bot", version=1, name=self.name, token="", games=1)
+        await self.until(lambda: self.last("welcome"))
+        return self
 
     async def send(self, **doc: Any) -> None:
         assert self._ws is not None
@@ -405,3 +418,44 @@ def test_offers_a_takeback_a_draw_and_a_rematch_cross_processes(
 
     asyncio.run(asyncio.wait_for(run(), 120))
     assert "Traceback" not in a.text() + b.text(), a.text() + b.text()
+
+
+def test_the_pairing_counts_a_bots_games_held_by_another_process(pg_url: str) -> None:
+    """The pairing process counts each bot's games in progress in every
+    process (from the database), not only those it made: P1, playing its
+    one game with Ann on the other process (as it would a game taken over
+    there from a process that ended), is not paired; P2 and P3 are (P1,
+    first by name, was paired with P2 before)."""
+    empty(pg_url)
+    servers = [Proc("server", "--host", "127.0.0.1", "--port", "0", "--db", pg_url,
+                    "--register", "open", "-t", "100", "--log-level", "info") for _ in range(2)]
+    try:
+        urls = [p.wait_for(r"on (http://127\.0\.0\.1:\d+)", WAIT).group(1) for p in servers]
+        end = time.monotonic() + WAIT
+        while not any("this process pairs the ladder" in p.text() for p in servers):
+            assert time.monotonic() < end, "no process pairs the ladder"
+            time.sleep(0.05)
+        pairer = next(i for i, p in enumerate(servers)
+                      if "this process pairs the ladder" in p.text())
+        other = urls[1 - pairer]
+
+        async def run() -> dict[str, Any]:
+            p1 = await Peer(other, "P1").open_bot()
+            ann = await Peer(other, "Ann").open()
+            await ann.send(type="create", opponent="bot", bot="P1", color="white")
+            await p1.until(lambda: p1.last("game"))
+            p2 = await Peer(urls[pairer], "P2").open_bot()
+            p3 = await Peer(other, "P3").open_bot()
+            ladder = await p2.until(lambda: next((d for d in p2.got if d["type"] == "game"
+                                                  and d["kind"] == "ladder"), None))
+            assert [d["kind"] for d in p1.got if d["type"] == "game"] == ["bot"]
+            for peer in (p1, ann, p2, p3):
+                await peer.close()
+            return dict(ladder)
+
+        ladder = asyncio.run(asyncio.wait_for(run(), 120))
+        assert {ladder["white"], ladder["red"]} == {"P2", "P3"}, ladder
+    finally:
+        for server in servers:
+            stop(server)
+    assert "Traceback" not in servers[0].text() + servers[1].text()

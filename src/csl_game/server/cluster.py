@@ -30,6 +30,8 @@ import asyncio
 import itertools
 import json
 import logging
+from collections import Counter
+from collections.abc import Mapping
 from typing import Any
 
 from csl_game.errors import ProtocolError
@@ -81,6 +83,9 @@ class ClusterHub(Hub):
         self._published = ""
         self.pairs = False
         """Whether this process pairs the ladder (one does: a PostgreSQL advisory lock)."""
+        self._pairing = False
+        self._bot_games: Counter[str] = Counter()
+        """The games each bot plays in every process, counted as the pairing begins."""
 
     @property
     def me(self) -> int:
@@ -335,8 +340,26 @@ class ClusterHub(Hub):
 
     # ------------------------------------------------------------ the ladder
     def _pair(self) -> None:
-        if self.pairs:
+        if self.pairs and not self._pairing and len(self._pairable()) >= 2:
+            self._pairing = True
+            self._spawn(self._pair_counted())
+
+    async def _pair_counted(self) -> None:
+        """Pair with each bot's games counted in every process: the others'
+        (those taken over from a process that ended included) as the
+        database has them, this process's from its rooms (not all written)."""
+        try:
+            self._bot_games = Counter(await self.relay.bots_playing())
+            for room in self.games.values():
+                self._bot_games.update(s[4:] for s in room.seats if s.startswith("bot:"))
             super()._pair()
+        except Exception:
+            log.exception("could not pair the ladder")
+        finally:
+            self._pairing = False
+
+    def _busy(self) -> Mapping[str, int]:
+        return self._bot_games
 
     def _pairable(self) -> dict[str, Client]:
         """Every process's bots (their processes list them with their lobbies)."""

@@ -17,7 +17,7 @@ import logging
 import random
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 from csl_game.errors import ProtocolError
@@ -225,8 +225,7 @@ class Hub:
         """A new game is this process's (a cluster records it before its code is told)."""
 
     def _wake_at(self, room: Room[Client], when: float) -> None:
-        """`room`'s timer rings at `when` or before (a room woken early says
-        when it needs waking again): a move changes no timer."""
+        """`room`'s timer rings at `when` or before (a move changes no timer)."""
         held = self._timers.get(room.id)
         if held is not None:
             if held[0] <= when:
@@ -478,8 +477,8 @@ class Hub:
             self.seated.setdefault(client.identity, set()).add(room.id)
 
     def _pair(self) -> None:
-        bots = self._pairable()
-        free = {name: c.capacity - self.ladder.playing.get(name, 0) for name, c in bots.items()}
+        bots, busy = self._pairable(), self._busy()
+        free = {name: c.capacity - busy.get(name, 0) for name, c in bots.items()}
         now = self._clock()
         for white, red in self.ladder.pairings(free):
             room = self._new_room("ladder", [f"bot:{white}", f"bot:{red}"], [white, red])
@@ -487,14 +486,17 @@ class Hub:
             for name in (white, red):
                 self._apply(room, room.attach(bots[name], f"bot:{name}", now))
 
+    def _busy(self) -> Mapping[str, int]:
+        """The games each bot plays now (in a cluster, in every process)."""
+        return self.ladder.playing
+
     def _pairable(self) -> dict[str, Client]:
         """The bots the pairing pairs (in a cluster, the pairing process's are all)."""
         return {name: c for name, c in self.bots.items() if not c.closed}
 
     # ------------------------------------------------------------ the lobby
     def lobby(self) -> dict[str, Any]:
-        """The lobby: open challenges, games being played, and the ladder's
-        best `lobby_ladder` bots (/api/ladder has them all)."""
+        """Open challenges, games being played, the ladder's best `lobby_ladder` bots."""
         return {**lobby_lists(self.games.values()),
                 "ladder": self.ladder_table()[:self.options.lobby_ladder]}
 
@@ -505,8 +507,7 @@ class Hub:
         return rows
 
     def _lobby_now(self) -> bytes:
-        """The lobby's frame as last made (at most `lobby_every_s` old: who
-        follows it gets the next as it changes), made once for every asker."""
+        """The lobby's frame, made once for every asker (at most `lobby_every_s` old)."""
         if self._lobby_frame is None:
             self._lobby_frame = frame(encode("lobby", **self.lobby()))
         return self._lobby_frame

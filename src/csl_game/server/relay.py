@@ -187,6 +187,17 @@ class Relay:
                          "games.id = owners.game AND games.state <> 'playing'", (self.me,))
         return dead, taken
 
+    async def bots_playing(self) -> dict[str, int]:
+        """The games in progress each bot plays that this process does not own
+        (every other process's, and those of processes that ended, which
+        will be taken over), as the database has them."""
+        return {str(name): int(n) for name, n in await self._rows(
+            "SELECT substr(seat, 5), count(*) FROM games "
+            "LEFT JOIN owners ON owners.game = games.id "
+            "CROSS JOIN LATERAL json_array_elements_text(games.settings::json -> 'seats') "
+            "AS seat WHERE games.state = 'playing' AND seat LIKE 'bot:%%' "
+            "AND owners.process IS DISTINCT FROM %s GROUP BY 1", (self.me,))}
+
     async def pairing(self) -> bool:
         """Whether this process pairs the ladder (one process does, until it ends)."""
         rows = await self._rows("SELECT pg_try_advisory_lock(%s, 0)", (PAIRING_LOCK,))
