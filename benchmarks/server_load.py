@@ -20,6 +20,7 @@ system, all its threads, over the play) and its memory (peak resident set).
 
     python benchmarks/server_load.py [--games 1000] [--spectators 5000] [--seconds 30]
                                      [--pace 0] [--client-processes 1] [--write-every S]
+                                     [--db postgresql://... [--processes N]]
 """
 
 from __future__ import annotations
@@ -42,19 +43,30 @@ import aiohttp
 import psutil
 
 from csl_game.model.board import PShape, Winner
-from csl_game.server import Hub, Limits, ServerOptions, SqliteStore, serve
+from csl_game.server import (
+    ClusterHub,
+    Hub,
+    Limits,
+    PostgresStore,
+    ServerOptions,
+    SqliteStore,
+    serve,
+)
 from csl_game.thinker.api import MatchConfig
 
 
-def _serve(folder: str, ports: Any, write_every_s: float) -> None:
+def _serve(where: str, ports: Any, write_every_s: float) -> None:
+    """A server process: on an SQLite file in the folder `where`, or one of
+    several on the PostgreSQL database `where` names (a ClusterHub)."""
     async def main() -> None:
         limits = Limits(per_address=100_000, total=100_000, burst=100_000,
                         messages_per_s=1000.0, message_burst=1000.0)
         # every client is on loopback: one address making all the games
         options = ServerOptions(config=MatchConfig(), limits=limits,
                                 max_waiting_per_address=100_000, write_every_s=write_every_s)
-        served = await serve(Hub(SqliteStore(Path(folder) / "load.sqlite3"), options),
-                             "127.0.0.1", 0)
+        hub = ClusterHub(PostgresStore(where), options, where) if "://" in where else \
+            Hub(SqliteStore(Path(where) / "load.sqlite3"), options)
+        served = await serve(hub, "127.0.0.1", 0)
         ports.put(served.port)
         await asyncio.Event().wait()
     asyncio.run(main())
@@ -162,31 +174,34 @@ def _cpu(pid: int) -> float:
     return float(times.user + times.system)
 
 
-def sample_memory(pid: int, peak: list[int], stop: threading.Event) -> None:
-    proc = psutil.Process(pid)
+def sample_memory(pids: list[int], peak: list[int], stop: threading.Event) -> None:
+    """The peak of the server processes' resident memory, summed."""
+    procs = [psutil.Process(pid) for pid in pids]
     while not stop.is_set():
         try:
-            peak[0] = max(peak[0], proc.memory_info().rss)
+            peak[0] = max(peak[0], sum(p.memory_info().rss for p in procs))
         except psutil.Error:
             return
         stop.wait(0.2)
 
 
-async def clients(games: int, spectators: int, seconds: float, pace: float, port: int,
-                  start: Any, connected: Any) -> Stats:
+async def clients(games: int, spectators: int, seconds: float, pace: float,
+                  ports: list[int], start: Any, connected: Any) -> Stats:
     """One client process's share: connect, say so on `connected`, wait for
-    `start`, play for `seconds`."""
+    `start`, play for `seconds`. With several server processes, the players
+    and watchers are dealt out among them in turn: a game's two players are
+    on two processes, and its watchers on all."""
     stats = Stats()
-    url = f"ws://127.0.0.1:{port}/ws"
+    urls = [f"ws://127.0.0.1:{port}/ws" for port in ports]
     conn = aiohttp.TCPConnector(limit=0)
     async with aiohttp.ClientSession(connector=conn) as http:
-        players = [Player(http, url, stats) for _ in range(2 * games)]
+        players = [Player(http, urls[i % len(urls)], stats) for i in range(2 * games)]
         for i in range(0, len(players), 200):
             await asyncio.gather(*(p.connect(f"P{i + j}") for j, p in
                                    enumerate(players[i:i + 200])))
         watching: list[Any] = []
-        tasks = [asyncio.create_task(watcher(http, url, stats, watching))
-                 for _ in range(spectators)]
+        tasks = [asyncio.create_task(watcher(http, urls[i % len(urls)], stats, watching))
+                 for i in range(spectators)]
         while len(watching) < spectators:
             await asyncio.sleep(0.1)
         by_pair: list[list[Any]] = [[] for _ in range(games)]
@@ -204,26 +219,26 @@ async def clients(games: int, spectators: int, seconds: float, pace: float, port
     return stats
 
 
-def _client_process(games: int, spectators: int, seconds: float, pace: float, port: int,
-                    start: Any, connected: Any, results: Any) -> None:
-    stats = asyncio.run(clients(games, spectators, seconds, pace, port, start, connected))
+def _client_process(games: int, spectators: int, seconds: float, pace: float,
+                    ports: list[int], start: Any, connected: Any, results: Any) -> None:
+    stats = asyncio.run(clients(games, spectators, seconds, pace, ports, start, connected))
     results.put(vars(stats))
 
 
 def run(games: int, spectators: int, seconds: float, pace: float, processes: int,
-        port: int, pid: int) -> Stats:
+        ports: list[int], pids: list[int]) -> Stats:
     """The clients in `processes` processes of their own, the games and
-    spectators shared out among them; the server's CPU from the start of play
-    to the end of the last process's games."""
+    spectators shared out among them; the server processes' CPU (all of
+    them) from the start of play to the end of the last client process's games."""
     peak = [0]
     stop = threading.Event()
-    threading.Thread(target=sample_memory, args=(pid, peak, stop), daemon=True).start()
+    threading.Thread(target=sample_memory, args=(pids, peak, stop), daemon=True).start()
     start, connected, results = (multiprocessing.Event(), multiprocessing.Queue(),
                                  multiprocessing.Queue())
     procs = [multiprocessing.Process(target=_client_process, daemon=True, args=(
         games // processes + (i < games % processes),
         spectators // processes + (i < spectators % processes),
-        seconds, pace, port, start, connected, results)) for i in range(processes)]
+        seconds, pace, ports, start, connected, results)) for i in range(processes)]
     begun = time.monotonic()
     for proc in procs:
         proc.start()
@@ -232,7 +247,7 @@ def run(games: int, spectators: int, seconds: float, pace: float, processes: int
     print(f"{2 * games} players and {spectators} spectators connected in "
           f"{time.monotonic() - begun:.1f} s by {processes} client processes; "
           f"memory {peak[0] / 2**20:.0f} MB", flush=True)
-    cpu = _cpu(pid)
+    cpu = sum(_cpu(pid) for pid in pids)
     began = time.monotonic()
     start.set()
     stats = Stats()
@@ -244,7 +259,7 @@ def run(games: int, spectators: int, seconds: float, pace: float, processes: int
         stats.watched += part["watched"]
         stats.errors += part["errors"]
     stats.elapsed = time.monotonic() - began  # type: ignore[attr-defined]
-    stats.cpu = _cpu(pid) - cpu  # type: ignore[attr-defined]
+    stats.cpu = sum(_cpu(pid) for pid in pids) - cpu  # type: ignore[attr-defined]
     stats.memory = peak[0]  # type: ignore[attr-defined]
     stop.set()
     for proc in procs:
@@ -264,26 +279,38 @@ def main() -> None:
     parser.add_argument("--write-every", type=float, default=ServerOptions.write_every_s,
                         help="the server's write_every_s: how long a batch of writes gathers "
                         "at most (a move is told once its batch is committed)")
+    parser.add_argument("--db", default="",
+                        help="a postgresql:// URL: the servers run on it (a fresh database: "
+                        "games left in progress there are taken over) instead of SQLite")
+    parser.add_argument("--processes", type=int, default=1,
+                        help="server processes on the --db database (a game's two players "
+                        "on two of them)")
     args = parser.parse_args()
+    if args.processes > 1 and not args.db:
+        parser.error("--processes N needs --db postgresql://... (they share its database)")
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-    folder = tempfile.mkdtemp(prefix="csl-load-")
-    ports: Any = multiprocessing.Queue()
-    server = multiprocessing.Process(target=_serve, args=(folder, ports, args.write_every),
-                                     daemon=True)
-    server.start()
-    port = ports.get(timeout=60)
+    where = args.db or tempfile.mkdtemp(prefix="csl-load-")
+    told: Any = multiprocessing.Queue()
+    servers = [multiprocessing.Process(target=_serve, args=(where, told, args.write_every),
+                                       daemon=True) for _ in range(max(1, args.processes))]
+    for server in servers:
+        server.start()
+    ports = [told.get(timeout=60) for _ in servers]
     try:
         stats = run(args.games, args.spectators, args.seconds, args.pace,
-                    max(1, args.client_processes), port, server.pid)
+                    max(1, args.client_processes), ports,
+                    [s.pid for s in servers if s.pid is not None])
     finally:
-        server.terminate()
-        server.join(10)
+        for server in servers:
+            server.terminate()
+            server.join(10)
     lat = sorted(stats.latencies)
     elapsed = stats.elapsed  # type: ignore[attr-defined]
     p99 = lat[int(0.99 * (len(lat) - 1))] if lat else float("nan")
     print(f"{args.games} concurrent games, {args.spectators} spectators, "
-          f"{elapsed:.1f} s of play, one server process (this machine: "
+          f"{elapsed:.1f} s of play, {len(servers)} server process(es) on "
+          f"{'PostgreSQL' if args.db else 'SQLite'} (this machine: "
           f"{psutil.cpu_count()} cores, shared)")
     print(f"  games finished:   {stats.games}")
     print(f"  moves:            {stats.moves} ({stats.moves / elapsed:.0f} a second)")
