@@ -42,17 +42,26 @@ class PacedThinker(RandomAIThinker):
 
 
 @pytest.fixture
-def session(tmp_path: Path) -> Iterator[tuple[Proc, int]]:
+def session(tmp_path: Path) -> Iterator[Callable[[], tuple[Proc, int]]]:
+    """Starts the tournament broadcast on a port once called: after the window
+    is up, so that a window slow to start on a busy machine misses nothing."""
     path = tmp_path / "three.txt"
     path.write_text("paced 1\nsequential\npaced 2\n")
     thinkers = tmp_path / "paced.py"
     thinkers.write_text(PACED)
-    proc = Proc("session", "-g", str(path), "--thinkers", str(thinkers), "--in-process",
-                "--listen", "127.0.0.1:0", *BOARD)
+    started: list[Proc] = []
+
+    def start() -> tuple[Proc, int]:
+        proc = Proc("session", "-g", str(path), "--thinkers", str(thinkers), "--in-process",
+                    "--listen", "127.0.0.1:0", *BOARD)
+        started.append(proc)
+        return proc, int(proc.wait_for(r"Broadcasting the tournament on port (\d+)")[1])
+
     try:
-        yield proc, int(proc.wait_for(r"Broadcasting the tournament on port (\d+)")[1])
+        yield start
     finally:
-        proc.kill()
+        for proc in started:
+            proc.kill()
 
 
 def steps(app: App, done: Callable[[], bool], seconds: float = SECONDS) -> None:
@@ -81,9 +90,9 @@ def shown(app: App) -> TourneyBoardScene | None:
 
 
 def test_the_window_watches_a_tournament_with_standings_between_matches(
-        apps: Apps, session: tuple[Proc, int]) -> None:
-    proc, port = session
+        apps: Apps, session: Callable[[], tuple[Proc, int]]) -> None:
     app = window(apps)
+    proc, port = session()
     watch(app, port)
     steps(app, lambda: shown(app) is not None)
     scene = shown(app)

@@ -454,28 +454,31 @@ def _accessible(tab: Tab, where: str) -> None:
 
 
 def test_the_site_fits_a_phone_and_axe_finds_nothing(played: Path, chrome: Browser) -> None:
-    """Index, a match with moves and graphs, a forfeit with a traceback: at a
-    phone's width and a desktop's, light and dark; on the phone nothing is
-    wider than the screen, every column of the standings shows, chart text is
-    readable."""
+    """Index, a match with moves and graphs, a forfeit with a traceback: each
+    at a phone's width and a desktop's, light and dark (the index in all four
+    pairings, a match page in two that cover both widths and both themes); on
+    the phone nothing is wider than the screen, every column of the standings
+    shows, chart text is readable."""
     moves = _doc(played, lambda d: len(d["moves"]) >= 8)
     crash = _doc(played, lambda d: d["forfeit"] == "exception")
-    pages = ["index.html", f"match-{moves['match'] + 1}.html", f"match-{crash['match'] + 1}.html"]
-    for name in pages:
-        for size in (PHONE, DESKTOP):
-            for dark in (False, True):
-                tab = _tab(chrome, played / "live" / name, size, dark)
-                _accessible(tab, (name, size, dark))
-                if size == PHONE:
-                    _fits_a_phone(tab)
-                    if name == "index.html":
-                        hidden = tab.eval(
-                            "[...document.querySelectorAll('#standings tbody tr:first-child "
-                            "> *')].filter(c => !c.getClientRects().length || "
-                            f"c.getBoundingClientRect().right > {PHONE[0]}).length")
-                        assert hidden == 0
-                assert tab.errors() == []
-                tab.close()
+    every = [(size, dark) for size in (PHONE, DESKTOP) for dark in (False, True)]
+    pages = {"index.html": every,
+             f"match-{moves['match'] + 1}.html": [(PHONE, True), (DESKTOP, False)],
+             f"match-{crash['match'] + 1}.html": [(PHONE, False), (DESKTOP, True)]}
+    for name, looks in pages.items():
+        for size, dark in looks:
+            tab = _tab(chrome, played / "live" / name, size, dark)
+            _accessible(tab, (name, size, dark))
+            if size == PHONE:
+                _fits_a_phone(tab)
+                if name == "index.html":
+                    hidden = tab.eval(
+                        "[...document.querySelectorAll('#standings tbody tr:first-child "
+                        "> *')].filter(c => !c.getClientRects().length || "
+                        f"c.getBoundingClientRect().right > {PHONE[0]}).length")
+                    assert hidden == 0
+            assert tab.errors() == []
+            tab.close()
 
 
 def _start_session(folder: Path, *extra: str) -> subprocess.Popen[str]:
