@@ -312,6 +312,47 @@ def test_no_move_a_player_saw_is_lost_when_its_owner_is_killed(
     assert "Traceback" not in b.text(), b.text()
 
 
+def test_a_process_that_lost_a_game_writes_and_tells_none_of_its_moves(
+        two: tuple[Proc, str, Proc, str], pg_url: str) -> None:
+    """A's game is B's in the database while A still holds it (as after B
+    took it over when A's connections to the database were cut): a move A
+    then judges is refused by the database (each batch checks that its
+    games are still its process's) and told to nobody."""
+    a, url_a, b, url_b = two
+
+    async def run() -> None:
+        ann = await Peer(url_a, "Ann").open()
+        await ann.send(type="create", opponent="friend", color="white")
+        state = await ann.until(lambda: ann.last("game"))
+        game = state["game"]
+        bob = await Peer(url_a, "Bob").open()
+        await bob.send(type="join", code=state["code"])
+        joined = await bob.until(lambda: bob.last("game", game))
+        board = board_of(joined)
+        await play(game, board, {PColor.WHITE: ann, PColor.RED: bob}, [ann, bob], upto=2)
+        db = open_store(pg_url)
+        try:
+            end = time.monotonic() + WAIT
+            while len(db._run("SELECT process FROM lobbies")) < 2:  # B's number
+                assert time.monotonic() < end, "B has no lobby"
+                await asyncio.sleep(0.05)
+            db._run("UPDATE owners SET process = (SELECT process FROM lobbies WHERE "
+                    "process <> owners.process LIMIT 1) WHERE game = %s", (game,))
+            await ann.send(type="move", game=game, ply=2, col=0, shape="round")
+            end = time.monotonic() + WAIT
+            while f"game {game}: its writes were refused" not in a.text():
+                assert time.monotonic() < end, a.text()
+                await asyncio.sleep(0.05)
+            assert len(db._run("SELECT ply FROM moves WHERE game = %s", (game,))) == 2
+        finally:
+            db.close()
+        assert sorted(ann.moves(game)) == [0, 1]
+        await ann.close()
+        await bob.close()
+
+    asyncio.run(asyncio.wait_for(run(), 120))
+
+
 def cut_off(pg_url: str, game: str) -> None:
     """The database ends the connections of `game`'s owner (named by its process)."""
     db = open_store(pg_url)

@@ -55,9 +55,9 @@ class Recording(SqliteStore):
         super().__init__(":memory:")
         self.batches: list[list[Write]] = []
 
-    def apply(self, writes: Sequence[Write]) -> None:
+    def apply(self, writes: Sequence[Write], check: Any = None) -> None:
         self.batches.append(list(writes))
-        super().apply(writes)
+        super().apply(writes, check)
 
 
 def client(session: str = "", outbox_bytes: int = 1 << 20) -> Client:

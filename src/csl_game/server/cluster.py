@@ -16,7 +16,10 @@ alone; a client connected to another process reaches it through the relay:
   moves), resumes them as after a restart, and says so to all (``T``):
   every process then gives its clients of those games their seats again
   with the new owner (as a reconnect), and the clients of the process that
-  ended come back through any other, as after a restart.
+  ended come back through any other, as after a restart. Each batch of
+  writes locks its games' `owners` rows and is refused if another process
+  owns one (a process cut off from the database writes nothing after its
+  games are taken over, and a takeover reads a game after its last write).
 - each process publishes its part of the lobby (its open challenges and its
   games) when it changes (``Y``), and each ladder game's result as it ends
   (``F``), so the lobby and the ladder are the same from any process.
@@ -31,7 +34,7 @@ import itertools
 import json
 import logging
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from csl_game.errors import ProtocolError
@@ -56,11 +59,16 @@ from csl_game.server.messages import (
 from csl_game.server.relay import Relay
 from csl_game.server.room import Room
 from csl_game.server.seats import Client, ServerOptions
-from csl_game.server.store import GameRow, Store
+from csl_game.server.store import GameRow, NewGame, Store, Write
+from csl_game.server.writes import game_of
 
 __all__ = ["ClusterHub"]
 
 log = logging.getLogger(__name__)
+
+
+class NotOwned(RuntimeError):
+    """A batch writes a game another process has taken over (this one lost its lock)."""
 
 
 class ClusterHub(Hub):
@@ -70,6 +78,7 @@ class ClusterHub(Hub):
                  check_s: float = 0.5) -> None:
         super().__init__(store, options)
         self.relay = Relay(url)
+        self.database.check = self._owned
         self.check_s = check_s
         self.owners: dict[str, int] = {}
         """The owners of games other processes hold, as last learnt."""
@@ -339,6 +348,21 @@ class ClusterHub(Hub):
                  "result": result_json(g.result, g.config)}))
 
     # ------------------------------------------------------------ the ladder
+    # ------------------------------------------------------------ writes
+    def _owned(self, cur: Any, writes: Sequence[Write]) -> None:
+        """On the database's thread, in each batch's transaction: the games it
+        writes are still this process's, and their `owners` rows stay locked
+        until it commits, so a process taking them over reads them after (a
+        new game is nobody else's). Else the batch is refused (NotOwned)."""
+        new = {w.row.id for w in writes if isinstance(w, NewGame)}
+        games = sorted({game_of(w) for w in writes} - new)
+        if games:
+            cur.execute("SELECT game, process FROM owners WHERE game = ANY(%s) "
+                        "ORDER BY game FOR UPDATE", (games,))
+            taken = [str(game) for game, process in cur.fetchall() if process != self.me]
+            if taken:
+                raise NotOwned(f"another process took over {', '.join(taken)}")
+
     def _pair(self) -> None:
         if self.pairs and not self._pairing and len(self._pairable()) >= 2:
             self._pairing = True

@@ -235,9 +235,13 @@ class Store(ABC):
     def add_game(self, row: GameRow) -> None:
         self.apply([NewGame(row)])
 
-    def apply(self, writes: Sequence[Write]) -> None:
-        """Make `writes`, in order, in one transaction."""
+    def apply(self, writes: Sequence[Write], check: Callable[[Any, Sequence[Write]], None]
+              | None = None) -> None:
+        """Make `writes`, in order, in one transaction (after `check(cursor,
+        writes)`, which may refuse them by raising)."""
         with self._cursor() as cur:
+            if check is not None:
+                check(cur, writes)
             moved: list[tuple[Any, ...]] = []
             for write in writes:
                 if isinstance(write, Moved):

@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
 from csl_game.server.store import NewGame, Store, Write
 
-__all__ = ["Database", "Committed"]
+__all__ = ["Database", "Committed", "game_of"]
 
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")
@@ -44,6 +44,8 @@ class Database:
         self._making: list[Committed] | None = None
         """Callbacks behind the batch being made (None: none is)."""
         self._flush: asyncio.TimerHandle | None = None
+        self.check: Callable[[Any, Sequence[Write]], None] | None = None
+        """Called in each batch's transaction, before its writes: raising refuses them."""
 
     async def call(self, call: Callable[..., _T], *args: Any) -> _T:
         """`call(*args)` on the database's thread, after the writes made so far."""
@@ -85,7 +87,7 @@ class Database:
         if self._making is waiting:
             self._making = None
         refused = done.result() if not done.cancelled() and done.exception() is None \
-            else {_game_of(w) for w in batch}
+            else {game_of(w) for w in batch}
         for then in waiting:
             then(refused)
         if self._writes and self._making is None and self._flush is None:
@@ -96,7 +98,7 @@ class Database:
         refused, each write alone, so one bad write costs only itself. The
         games of the writes refused."""
         try:
-            self.store.apply(batch)
+            self.store.apply(batch, self.check)
             return set()
         except Exception:  # the games go on; what is refused is logged
             log.warning("the database refused a batch of %d writes; writing them one by one",
@@ -104,10 +106,10 @@ class Database:
         refused = set()
         for write in batch:
             try:
-                self.store.apply([write])
+                self.store.apply([write], self.check)
             except Exception:
                 log.exception("the database refused %r", write)
-                refused.add(_game_of(write))
+                refused.add(game_of(write))
         return refused
 
     async def close(self) -> None:
@@ -116,5 +118,5 @@ class Database:
         await asyncio.get_running_loop().run_in_executor(None, self._thread.shutdown)
 
 
-def _game_of(write: Write) -> str:
+def game_of(write: Write) -> str:
     return write.row.id if isinstance(write, NewGame) else write.game
