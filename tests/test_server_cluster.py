@@ -500,3 +500,33 @@ def test_the_pairing_counts_a_bots_games_held_by_another_process(pg_url: str) ->
         for server in servers:
             stop(server)
     assert "Traceback" not in servers[0].text() + servers[1].text()
+
+
+def test_a_bot_with_one_game_takes_no_second_from_another_process(
+        two: tuple[Proc, str, Proc, str]) -> None:
+    """Q1 plays one game at a time and plays Ann's, made through A: Cid's
+    challenge to it through B is refused, as B counts Q1's games in every
+    process; once Ann's game ends, Cid's is made."""
+    a, url_a, b, url_b = two
+
+    async def run() -> None:
+        q1 = await Peer(url_a, "Q1").open_bot()
+        ann = await Peer(url_a, "Ann").open()
+        await ann.send(type="create", opponent="bot", bot="Q1", color="white")
+        game = (await q1.until(lambda: q1.last("game")))["game"]
+        await poll(url_b + "/api/ladder", lambda rows: any(  # B knows Q1 is connected
+            r["name"] == "Q1" and r["online"] for r in rows))
+        cid = await Peer(url_b, "Cid").open()
+        await cid.send(type="create", opponent="bot", bot="Q1", color="white")
+        refused = await cid.until(lambda: cid.last("error"))
+        assert "plays as many games as it takes (1)" in refused["message"], refused
+        await ann.send(type="resign", game=game)
+        await ann.until(lambda: ann.last("result", game))
+        await cid.send(type="create", opponent="bot", bot="Q1", color="white")
+        made = await cid.until(lambda: cid.last("game"))
+        assert made["red"] == "Q1"
+        for peer in (q1, ann, cid):
+            await peer.close()
+
+    asyncio.run(asyncio.wait_for(run(), 120))
+    assert "Traceback" not in a.text() + b.text(), a.text() + b.text()

@@ -45,6 +45,7 @@ from csl_game.server.lobby import lobby_lists
 from csl_game.server.messages import (
     Cancel,
     Claim,
+    Create,
     Forfeit,
     Join,
     Move,
@@ -94,7 +95,8 @@ class ClusterHub(Hub):
         """Whether this process pairs the ladder (one does: a PostgreSQL advisory lock)."""
         self._pairing = False
         self._bot_games: Counter[str] = Counter()
-        """The games each bot plays in every process, counted as the pairing begins."""
+        """The games each bot plays in every process, counted as the pairing
+        begins and as a person asks for a game with a bot."""
 
     @property
     def me(self) -> int:
@@ -182,6 +184,8 @@ class ClusterHub(Hub):
     async def _handle(self, client: Client, request: Request) -> None:
         if client.via == 0 and await self._relayed(client, request):
             return
+        if isinstance(request, Create) and request.opponent == "bot":
+            await self._count_bot_games()  # the bot's games in every process
         await super()._handle(client, request)
 
     async def _relayed(self, client: Client, request: Request) -> bool:
@@ -369,18 +373,22 @@ class ClusterHub(Hub):
             self._spawn(self._pair_counted())
 
     async def _pair_counted(self) -> None:
-        """Pair with each bot's games counted in every process: the others'
-        (those taken over from a process that ended included) as the
-        database has them, this process's from its rooms (not all written)."""
+        """Pair with each bot's games counted in every process (those taken
+        over from a process that ended included)."""
         try:
-            self._bot_games = Counter(await self.relay.bots_playing())
-            for room in self.games.values():
-                self._bot_games.update(s[4:] for s in room.seats if s.startswith("bot:"))
+            await self._count_bot_games()
             super()._pair()
         except Exception:
             log.exception("could not pair the ladder")
         finally:
             self._pairing = False
+
+    async def _count_bot_games(self) -> None:
+        """Each bot's games in progress in every process: the others' as the
+        database has them, this process's from its rooms (not all written)."""
+        self._bot_games = Counter(await self.relay.bots_playing())
+        for room in self.games.values():
+            self._bot_games.update(s[4:] for s in room.seats if s.startswith("bot:"))
 
     def _busy(self) -> Mapping[str, int]:
         return self._bot_games

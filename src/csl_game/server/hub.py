@@ -437,7 +437,7 @@ class Hub:
         bot = self._pairable().get(name)
         if bot is None:
             raise Rejected(f"no bot called {name!r} is connected now")
-        if self.ladder.playing.get(name, 0) >= bot.capacity:
+        if self._busy().get(name, 0) >= bot.capacity:
             raise Rejected(f"{name} plays as many games as it takes ({bot.capacity}); "
                            "try again soon")
         return bot
