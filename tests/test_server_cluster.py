@@ -188,6 +188,19 @@ async def play(game: str, board: Board, seats: dict[PColor, Peer], everyone: lis
         board.do_move(shape, col)
 
 
+async def seated(maker_url: str, joiner_url: str) -> tuple[Peer, Peer, str, dict[str, Any]]:
+    """Ann makes a game (White) on one process and Bob joins it (Red) through
+    another (or the same): (Ann, Bob, the game's id, Bob's first state of it)."""
+    ann = await Peer(maker_url, "Ann").open()
+    await ann.send(type="create", opponent="friend", color="white")
+    state = await ann.until(lambda: ann.last("game"))
+    game = state["game"]
+    bob = await Peer(joiner_url, "Bob").open()
+    await bob.send(type="join", code=state["code"])
+    joined = await bob.until(lambda: bob.last("game", game))
+    return ann, bob, game, joined
+
+
 def test_a_game_made_on_one_process_is_joined_played_and_watched_on_the_other(
         two: tuple[Proc, str, Proc, str]) -> None:
     a, url_a, b, url_b = two
@@ -234,20 +247,14 @@ def test_a_game_goes_on_when_its_process_is_killed(two: tuple[Proc, str, Proc, s
     a, url_a, b, url_b = two
 
     async def run() -> None:
-        maker = await Peer(url_a, "Ann").open()
-        await maker.send(type="create", opponent="friend", color="white")
-        state = await maker.until(lambda: maker.last("game"))
-        game, code = state["game"], state["code"]
-        joiner = await Peer(url_b, "Bob").open()
-        await joiner.send(type="join", code=code)
-        joined = await joiner.until(lambda: joiner.last("game", game))
+        maker, joiner, game, joined = await seated(url_a, url_b)
         watcher = await Peer(url_b, "Cid").open()
         await watcher.send(type="watch", game=game)
         await watcher.until(lambda: watcher.last("game", game))
         board = board_of(joined)
         await play(game, board, {PColor.WHITE: maker, PColor.RED: joiner},
                    [maker, joiner, watcher], upto=5)
-        # every move is in the database (written every 200 ms) before the kill
+        # every move is in the database (stored before it is told) before the kill
         await poll(url_b + f"/api/games/{game}", lambda doc: len(doc.get("moves", ())) == 5)
         states = joiner.count("game", game), watcher.count("game", game)
         if end == "kill":
@@ -289,13 +296,7 @@ def test_no_move_a_player_saw_is_lost_when_its_owner_is_killed(
     a, url_a, b, url_b = two
 
     async def run() -> None:
-        ann = await Peer(url_a, "Ann").open()
-        await ann.send(type="create", opponent="friend", color="white")
-        state = await ann.until(lambda: ann.last("game"))
-        game = state["game"]
-        bob = await Peer(url_b, "Bob").open()
-        await bob.send(type="join", code=state["code"])
-        joined = await bob.until(lambda: bob.last("game", game))
+        ann, bob, game, joined = await seated(url_a, url_b)
         await ann.until(lambda: ann.count("game", game) == 2)
         board = board_of(joined)
         await play(game, board, {PColor.WHITE: ann, PColor.RED: bob}, [ann, bob], upto=6)
@@ -321,13 +322,7 @@ def test_a_process_that_lost_a_game_writes_and_tells_none_of_its_moves(
     a, url_a, b, url_b = two
 
     async def run() -> None:
-        ann = await Peer(url_a, "Ann").open()
-        await ann.send(type="create", opponent="friend", color="white")
-        state = await ann.until(lambda: ann.last("game"))
-        game = state["game"]
-        bob = await Peer(url_a, "Bob").open()
-        await bob.send(type="join", code=state["code"])
-        joined = await bob.until(lambda: bob.last("game", game))
+        ann, bob, game, joined = await seated(url_a, url_a)
         board = board_of(joined)
         await play(game, board, {PColor.WHITE: ann, PColor.RED: bob}, [ann, bob], upto=2)
         db = open_store(pg_url)
@@ -426,13 +421,7 @@ def test_offers_a_takeback_a_draw_and_a_rematch_cross_processes(
     a, url_a, b, url_b = two
 
     async def run() -> None:
-        ann = await Peer(url_a, "Ann").open()
-        await ann.send(type="create", opponent="friend", color="white")
-        game = (await ann.until(lambda: ann.last("game")))["game"]
-        code = ann.last("game")["code"]  # type: ignore[index]
-        bob = await Peer(url_b, "Bob").open()
-        await bob.send(type="join", code=code)
-        await bob.until(lambda: bob.last("game", game))
+        ann, bob, game, _ = await seated(url_a, url_b)
         await ann.send(type="move", game=game, ply=0, col=3, shape="round")
         await bob.until(lambda: bob.played(game))
         await bob.send(type="move", game=game, ply=1, col=4, shape="square")
