@@ -34,6 +34,19 @@ def _level(name: str) -> AIEntry:
     return AIEntry(lv.thinker, lv.params)
 
 
+def _play_a_move_and_its_answer(app: App) -> None:
+    """Start the set-up match, drop a piece in column 0 and wait for the AI's reply."""
+    key(app, pygame.K_RETURN, frames=2)
+    run_until(app, lambda: isinstance(app.scenes.current, MatchScene), seconds=20)
+    scene = app.scenes.current
+    assert isinstance(scene, MatchScene) and scene.match is not None
+    run_until(app, lambda: scene.input_enabled, seconds=20)
+    key(app, pygame.K_0)
+    key(app, pygame.K_RETURN)
+    run_until(app, lambda: scene.match.board.move_count >= 2  # type: ignore[union-attr]
+              and scene.input_enabled, seconds=20)
+
+
 def test_levels_are_named_as_chosen_others_keep_their_names() -> None:
     easy, hard = (ThinkerPrototype(level(n).thinker, level(n).params) for n in ("easy", "hard"))
     deeper = ThinkerPrototype("negamax", "depth=5")
@@ -73,15 +86,7 @@ def test_an_ai_playing_a_human_keeps_its_thoughts_out_of_the_log(apps: Apps) -> 
                                 thinker_paths=(FAKES,), window_size=(1024, 700),
                                 last_move_animation_s=0.0), runner_factory=ThreadRunner,
                     out=out)
-    key(app, pygame.K_RETURN, frames=2)
-    run_until(app, lambda: isinstance(app.scenes.current, MatchScene), seconds=20)
-    scene = app.scenes.current
-    assert isinstance(scene, MatchScene) and scene.match is not None
-    run_until(app, lambda: scene.input_enabled, seconds=20)
-    key(app, pygame.K_0)
-    key(app, pygame.K_RETURN)
-    run_until(app, lambda: scene.match.board.move_count >= 2  # type: ignore[union-attr]
-              and scene.input_enabled, seconds=20)
+    _play_a_move_and_its_answer(app)
     assert not any(" says: " in line for line in app.log.lines), app.log.lines
     assert " says: " not in out.getvalue(), "nor on standard output"
 
@@ -142,15 +147,7 @@ def test_a_name_with_a_right_to_left_override_turns_nothing_round(
                                 in_process=True, thinker_paths=(str(path),),
                                 window_size=(1024, 700), last_move_animation_s=0.0),
                     runner_factory=ThreadRunner, out=out)
-    key(app, pygame.K_RETURN, frames=2)
-    run_until(app, lambda: isinstance(app.scenes.current, MatchScene), seconds=20)
-    scene = app.scenes.current
-    assert isinstance(scene, MatchScene) and scene.match is not None
-    run_until(app, lambda: scene.input_enabled, seconds=20)
-    key(app, pygame.K_0)
-    key(app, pygame.K_RETURN)
-    run_until(app, lambda: scene.match.board.move_count >= 2  # type: ignore[union-attr]
-              and scene.input_enabled, seconds=20)
+    _play_a_move_and_its_answer(app)
     assert any("Evil\\u202eDrawn" in t for t in titles), titles
     assert not any("\u202e" in t for t in titles)
     printed = out.getvalue()
