@@ -15,14 +15,20 @@ from test_server_hub import Recording, client, say, sent
 pytestmark = pytest.mark.unit
 
 
+async def _ann_and_bob() -> tuple[Hub, Any, Any]:
+    """A started hub with Ann and Bob connected and greeted."""
+    hub = Hub(Recording(), ServerOptions())
+    await hub.start()
+    ann, bob = client("a" * 24), client("b" * 24)
+    for c, name in ((ann, "Ann"), (bob, "Bob")):
+        hub.connected(c)
+        await say(hub, c, type="hello", version=1, name=name)
+    return hub, ann, bob
+
+
 def test_a_rematch_swaps_the_colours_once_both_ask() -> None:
     async def go() -> None:
-        hub = Hub(Recording(), ServerOptions())
-        await hub.start()
-        ann, bob = client("a" * 24), client("b" * 24)
-        for c, name in ((ann, "Ann"), (bob, "Bob")):
-            hub.connected(c)
-            await say(hub, c, type="hello", version=1, name=name)
+        hub, ann, bob = await _ann_and_bob()
         made = await say(hub, ann, type="create", opponent="friend", color="white",
                          clock={"base": 300, "increment": 3})
         game = made["game"]
@@ -82,12 +88,7 @@ def test_a_guest_challenges_a_ladder_bot_within_its_games() -> None:
 
 def test_offers_and_claims_reach_the_room_through_the_hub() -> None:
     async def go() -> list[dict[str, Any]]:
-        hub = Hub(Recording(), ServerOptions())
-        await hub.start()
-        ann, bob = client("a" * 24), client("b" * 24)
-        for c, name in ((ann, "Ann"), (bob, "Bob")):
-            hub.connected(c)
-            await say(hub, c, type="hello", version=1, name=name)
+        hub, ann, bob = await _ann_and_bob()
         made = await say(hub, ann, type="create", opponent="friend", color="white")
         await say(hub, bob, type="join", code=made["code"])
         claim = await say(hub, ann, type="claim", game=made["game"])
