@@ -8,6 +8,8 @@ do_move + check_winner."""
 
 from __future__ import annotations
 
+import functools
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -20,19 +22,30 @@ O, S = PShape.ROUND, PShape.SQUARE
 _DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))
 
 
+@functools.cache
+def _lines(rows: int, cols: int, n: int) -> tuple[tuple[Pos, ...], ...]:
+    """Every run of n cells inside the board, along rows, columns and both
+    diagonals (each board size's runs are built once)."""
+    lines = []
+    for r in range(rows):
+        for c in range(cols):
+            for dr, dc in _DIRECTIONS:
+                cells = tuple(Pos(r + i * dr, c + i * dc) for i in range(n))
+                if all(0 <= p.row < rows and 0 <= p.col < cols for p in cells):
+                    lines.append(cells)
+    return tuple(lines)
+
+
 def _winner(grid: dict[Pos, Piece], rows: int, cols: int, n: int) -> Winner:
     """The rules' check, written out: round, square, white, red runs in turn."""
     tests = ((lambda p: p.shape is O, Winner.WHITE), (lambda p: p.shape is S, Winner.RED),
              (lambda p: p.color is PColor.WHITE, Winner.WHITE),
              (lambda p: p.color is PColor.RED, Winner.RED))
+    lines = _lines(rows, cols, n)
     for fits, winner in tests:
-        for r in range(rows):
-            for c in range(cols):
-                for dr, dc in _DIRECTIONS:
-                    cells = [Pos(r + i * dr, c + i * dc) for i in range(n)]
-                    if all(0 <= p.row < rows and 0 <= p.col < cols for p in cells) and all(
-                            p in grid and fits(grid[p]) for p in cells):
-                        return winner
+        for cells in lines:
+            if all(p in grid and fits(grid[p]) for p in cells):
+                return winner
     return Winner.NONE
 
 
