@@ -27,16 +27,26 @@ from online_procs import (
     host,
     other_loopback_works,
 )
+from online_warm import Warm
 from waiting import until
 
 HANDSHAKE_S = 1.0
 
 
+@pytest.fixture(scope="module")
+def warm() -> Iterator[Warm]:
+    """Hosts loaded while the test before runs (each test still has its own)."""
+    pool = Warm(spares=1)
+    yield pool
+    pool.close()
+
+
 @pytest.fixture
-def game() -> Iterator[tuple[Proc, int, RawPlayer]]:
+def game(warm: Warm) -> Iterator[tuple[Proc, int, RawPlayer]]:
     """A host (a seeded random AI as White) and the test seated as Red, 4 moves in."""
-    server, port = host("-W", "random", "--white-params", "5", "-t", "500",
-                        "--handshake-timeout", str(HANDSHAKE_S), "--spectators", "2", "--json")
+    server, port = warm.host("-W", "random", "--white-params", "5", "-t", "500",
+                             "--handshake-timeout", str(HANDSHAKE_S), "--spectators", "2",
+                             "--json")
     try:
         player = RawPlayer(port)
         player.play(4)
