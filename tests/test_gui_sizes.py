@@ -17,6 +17,7 @@ from csl_game.engine import Choice
 from csl_game.engine.match import MatchResult, PlayedMove
 from csl_game.engine.runners.thread import ThreadRunner
 from csl_game.gui.layout import MIN_SIZE, window_size_for
+from csl_game.gui.review_view import ReviewTool
 from csl_game.gui.scenes.home import HomeScene
 from csl_game.gui.scenes.match import MatchScene
 from csl_game.gui.scenes.replay import ReplayScene
@@ -117,8 +118,12 @@ def _replay() -> Replay:
 def test_the_replay_bar_and_the_review_fit_800x600(apps: Apps) -> None:
     app = apps.open(PlayOptions(window_size=MIN_SIZE, in_process=True, show_home=True),
                     runner_factory=ThreadRunner)
-    replay = ReplayScene(app.ctx, _replay(), review=True,
+    replay = ReplayScene(app.ctx, _replay(),
                          after=(("Play again", lambda: None), ("Back to setup", lambda: None)))
+    # a tenth of the review's second a position grades this game as richly (an
+    # inaccuracy, a blunder, better moves with their lines): the longest lines it says
+    replay.review = ReviewTool(replay.replay, ThreadRunner, time_ms=100)
+    replay.review.start()  # as review=True does
     app.scenes.switch(replay)
     app.step(DT)
     for widget in replay.buttons.values():
@@ -129,7 +134,10 @@ def test_the_replay_bar_and_the_review_fit_800x600(apps: Apps) -> None:
     lay = replay.layout
     panel, _ = replay._review_areas(lay)
     font = app.ctx.fonts.get(11)
+    said: set[str] = set()
     for step in range(replay.last + 1):
         lines = replay.review_panel.lines(panel.w - 16, lay.scale, replay.review, step)
         assert not any(text.endswith("\u2026") for text, _, _ in lines)
         assert all(font.size(text)[0] <= panel.w for text, _, _ in lines)
+        said.update(text.split()[0] for text, _, _ in lines)
+    assert "Best" in said, "a better move and its line were said"

@@ -19,6 +19,7 @@ from csl_game.cli import main
 from csl_game.engine import Choice
 from csl_game.engine.match import MatchResult, PlayedMove
 from csl_game.engine.runners.thread import ThreadRunner
+from csl_game.gui.review_view import ReviewTool
 from csl_game.gui.scenes.home import HomeScene
 from csl_game.gui.scenes.match import MatchScene
 from csl_game.gui.scenes.replay import ReplayScene
@@ -150,6 +151,9 @@ def test_x_says_so_when_no_mistake_is_left(apps: Apps) -> None:
     app = apps.open(PlayOptions(show_home=True, window_size=(1920, 1080), in_process=True),
                     runner_factory=ThreadRunner)
     scene = ReplayScene(app.ctx, replay)
+    # a tenth of the review's second a position finds this game's inaccuracy and blunder
+    # as well, and X's walk through them is what is proven here
+    scene.review = ReviewTool(replay, ThreadRunner, time_ms=100)
     app.scenes.switch(scene)
     app.step(DT)
     key(app, pygame.K_x)
