@@ -9,12 +9,22 @@ import json
 import signal
 import socket
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from csl_game.cli import main
-from online_procs import CODE, Proc, host, join
+from online_procs import CODE
+from online_warm import Warm
+
+
+@pytest.fixture(scope="module")
+def warm() -> Iterator[Warm]:
+    """Processes loaded while the test before runs (or before a port is known)."""
+    pool = Warm()
+    yield pool
+    pool.close()
 
 
 def _moves(result: dict[str, object]) -> list[tuple[object, ...]]:
@@ -25,17 +35,17 @@ def _results(path: Path) -> list[dict[str, object]]:
     return [json.loads(line) for line in path.read_text().splitlines()]
 
 
-def test_two_ais_play_across_processes(tmp_path: Path) -> None:
+def test_two_ais_play_across_processes(tmp_path: Path, warm: Warm) -> None:
     results = tmp_path / "r.jsonl"
-    server, port = host("-W", "random", "--white-params", "7", "-t", "200", "-m", "60",
-                        "--results", str(results), "--json")
+    server, port = warm.host("-W", "random", "--white-params", "7", "-t", "200", "-m", "60",
+                             "--results", str(results), "--json")
     # Loaded before the game starts: started after the join, a loaded machine
     # could start it after the game's last move.
-    watcher = Proc("watch", f"127.0.0.1:{port}", "--json", primed=True)
+    watcher = warm.take()
     try:
-        joiner = join(port, "-R", "sequential", "--json")
+        joiner = warm.join(port, "-R", "sequential", "--json")
         joiner.wait_for(r"Sequential joined|you play Red")
-        watcher.go()
+        watcher.run("watch", f"127.0.0.1:{port}", "--json")
         assert joiner.finish() == 0, joiner.text()
         assert server.finish() == 0, server.text()
         assert watcher.finish() == 0, watcher.text()
@@ -59,12 +69,12 @@ def test_two_ais_play_across_processes(tmp_path: Path) -> None:
         {k: v for k, v in hosted.items() if k not in ("white", "red")}
 
 
-def test_a_human_joins_through_standard_input(tmp_path: Path) -> None:
+def test_a_human_joins_through_standard_input(warm: Warm) -> None:
     typed = "".join(f"{c} {s}\n" for _ in range(12) for c in (3, 2, 4, 1, 5, 0, 6)
                     for s in "rs")  # the full columns and used-up shapes are refused
-    server, port = host("-R", "sequential", "-t", "200", "--json")
+    server, port = warm.host("-R", "sequential", "-t", "200", "--json")
     try:
-        joiner = join(port, "--json", stdin="9\n" + typed)
+        joiner = warm.join(port, "--json", stdin="9\n" + typed)
         assert joiner.finish() == 0, joiner.text()
         assert server.finish() == 0, server.text()
     finally:
@@ -76,12 +86,12 @@ def test_a_human_joins_through_standard_input(tmp_path: Path) -> None:
     assert "White (Human), your move" in joiner.text()
 
 
-def test_a_human_hosts_through_standard_input() -> None:
+def test_a_human_hosts_through_standard_input(warm: Warm) -> None:
     typed = "".join(f"{c} {s}\n" for _ in range(12) for c in (3, 2, 4, 1, 5, 0, 6)
                     for s in "rs")
-    server, port = host("-t", "200", "--json", stdin=typed)
+    server, port = warm.host("-t", "200", "--json", stdin=typed)
     try:
-        joiner = join(port, "-R", "sequential", "--json")
+        joiner = warm.join(port, "-R", "sequential", "--json")
         assert joiner.finish() == 0, joiner.text()
         assert server.finish() == 0, server.text()
     finally:
@@ -92,8 +102,8 @@ def test_a_human_hosts_through_standard_input() -> None:
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGINT is a POSIX signal")
-def test_ctrl_c_stops_a_waiting_host() -> None:
-    server, _ = host("-W", "random")
+def test_ctrl_c_stops_a_waiting_host(warm: Warm) -> None:
+    server, _ = warm.host("-W", "random")
     try:
         server.wait_for("Waiting for a player")
         server.proc.send_signal(signal.SIGINT)
@@ -103,30 +113,30 @@ def test_ctrl_c_stops_a_waiting_host() -> None:
     assert "csl-game: interrupted" in server.text() and "Traceback" not in server.text()
 
 
-def test_the_joiner_killed_mid_game_comes_back(tmp_path: Path) -> None:
+def test_the_joiner_killed_mid_game_comes_back(tmp_path: Path, warm: Warm) -> None:
     """The game goes on from the same position and ends as it would have (a
     seeded random thinker hosts, a stateless minimax joins, so the game is the
-    same game played without interruption)."""
+    same game played without interruption; that game is played meanwhile)."""
     args = ("-W", "random", "--white-params", "3", "-t", "1000", "-m", "120")
     joining = ("-R", "minimax", "--red-params", "2")
-    alone = Proc("match", *args, *joining, "--in-process", "--json")
-    assert alone.finish() == 0, alone.text()
-    expected = alone.json()
+    alone = warm.run("match", *args, *joining, "--in-process", "--json")
     results = tmp_path / "r.jsonl"
-    server, port = host(*args, "--results", str(results), "--json")
+    server, port = warm.host(*args, "--results", str(results), "--json")
     first = again = None
     try:
-        first = join(port, *joining, "--json")
+        first = warm.join(port, *joining, "--json")
         first.wait_count("placed", 4)
         first.kill()
         server.wait_for("waiting for MinimaxD2 to reconnect")
-        again = join(port, *joining, "--json")
+        again = warm.join(port, *joining, "--json")
         assert again.finish() == 0, again.text()
         assert server.finish() == 0, server.text()
+        assert alone.finish() == 0, alone.text()
     finally:
-        for proc in (server, first, again):
+        for proc in (server, first, again, alone):
             if proc is not None:
                 proc.kill()
+    expected = alone.json()
     assert "MinimaxD2 is back" in server.text()
     hosted = server.json()
     assert hosted == again.json()
@@ -135,12 +145,12 @@ def test_the_joiner_killed_mid_game_comes_back(tmp_path: Path) -> None:
     assert _results(results)[0]["winner"] == hosted["winner"]
 
 
-def test_the_host_claims_a_game_its_joiner_left(tmp_path: Path) -> None:
+def test_the_host_claims_a_game_its_joiner_left(tmp_path: Path, warm: Warm) -> None:
     results = tmp_path / "r.jsonl"
-    server, port = host("-W", "random", "-t", "200", "-m", "150", "--reconnect-timeout", "1",
-                        "--results", str(results), "--json")
+    server, port = warm.host("-W", "random", "-t", "200", "-m", "150", "--reconnect-timeout",
+                             "1", "--results", str(results), "--json")
     try:
-        joiner = join(port, "-R", "sequential")
+        joiner = warm.join(port, "-R", "sequential")
         joiner.wait_count("placed", 2)
         joiner.kill()
         server.wait_for("type claim")
@@ -183,14 +193,14 @@ def test_bad_input_is_one_line_and_exit_2(args: list[str], says: str,
     assert says in err and err.count("\n") == 1 and "Traceback" not in err, err
 
 
-def test_a_joiner_asking_other_board_settings_is_told(tmp_path: Path) -> None:
-    server, port = host("-W", "random", "-t", "200")
+def test_a_joiner_asking_other_board_settings_is_told(warm: Warm) -> None:
+    server, port = warm.host("-W", "random", "-t", "200")
     try:
-        other = join(port, "-R", "sequential", "-r", "7")
+        other = warm.join(port, "-R", "sequential", "-r", "7")
         assert other.finish() == 2
         assert "board settings differ from the host's game: rows 7 (the host's: 6)" \
             in other.text()
-        same = join(port, "-R", "sequential", "-r", "6")
+        same = warm.join(port, "-R", "sequential", "-r", "6")
         assert same.finish() == 0, same.text()
         assert server.finish() == 0
     finally:
