@@ -4,7 +4,9 @@ The browser is the system's (`apt-get install chromium`), started as the
 site tests start it (--headless, no sandbox, a profile of its own), with
 --remote-debugging-pipe: the protocol's JSON messages go over two pipes
 (file descriptors 3 and 4 of the browser), so nothing listens on a port and
-nothing beyond the standard library is needed. A `Tab` loads a page at a
+nothing beyond the standard library is needed. A `Person` is a browser
+context of its own (cookies and storage apart, as another browser's), so
+one browser serves several players. A `Tab` loads a page at a
 size (a phone's 390 x 844, a desktop's 1280 x 900) and colour scheme, runs
 JavaScript in it, presses keys, takes screenshots, runs axe-core
 (tests/vendor/axe.min.js) and keeps what the page logged as errors.
@@ -123,8 +125,11 @@ class Browser:
         return result
 
     def tab(self, url: str, size: tuple[int, int] = DESKTOP, dark: bool = False,
-            scale: float = 1.0) -> Tab:
-        target = self.send("Target.createTarget", {"url": "about:blank"})["targetId"]
+            scale: float = 1.0, context: str | None = None) -> Tab:
+        made: dict[str, Any] = {"url": "about:blank"}
+        if context is not None:
+            made["browserContextId"] = context
+        target = self.send("Target.createTarget", made)["targetId"]
         session = self.send("Target.attachToTarget", {"targetId": target,
                                                       "flatten": True})["sessionId"]
         tab = Tab(self, session, target)
@@ -137,6 +142,10 @@ class Browser:
         tab.send("Emulation.setFocusEmulationEnabled", {"enabled": True})
         tab.goto(url)
         return tab
+
+    def person(self) -> Person:
+        """Someone else at the browser: a context of their own (`with` closes it)."""
+        return Person(self)
 
     def close(self) -> None:
         try:
@@ -154,6 +163,29 @@ class Browser:
             except OSError:
                 pass
         shutil.rmtree(self._profile, ignore_errors=True)
+
+
+class Person:
+    """A browser context: its own cookies, storage and cache, as if in a browser
+    of its own (an incognito window's), its tabs closed with it."""
+
+    def __init__(self, browser: Browser) -> None:
+        self.browser = browser
+        self.context = str(browser.send("Target.createBrowserContext")["browserContextId"])
+
+    def tab(self, url: str, size: tuple[int, int] = DESKTOP, dark: bool = False,
+            scale: float = 1.0) -> Tab:
+        return self.browser.tab(url, size, dark, scale, self.context)
+
+    def __enter__(self) -> Person:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        try:
+            self.browser.send("Target.disposeBrowserContext",
+                              {"browserContextId": self.context})
+        except BrowserError:
+            pass
 
 
 class Tab:

@@ -3,7 +3,8 @@ drives it): two browsers play a game with clocks, both ticking, one side's
 running out after a reload showed it right; a rematch with the colours
 swapped, and a draw agreed; a takeback in a casual game, then the finished
 game's page stepping through its moves and its PGN; a guest playing a
-ladder bot from the lobby."""
+ladder bot from the lobby. Each person is a browser context of their own
+(cookies apart, as in a browser of their own) in one browser for the file."""
 
 from __future__ import annotations
 
@@ -18,8 +19,10 @@ from pathlib import Path
 
 import pytest
 
+from csl_game.server import ServerOptions
 from online_procs import Proc
-from site_browser import Tab, browser
+from server_thread import ServerThread
+from site_browser import Browser, Tab, browser
 
 pytestmark = [pytest.mark.skipif(sys.platform == "win32", reason="POSIX only"),
               pytest.mark.slow]
@@ -33,14 +36,18 @@ def _stop(proc: Proc) -> None:
         proc.kill()
 
 
+@pytest.fixture(scope="module")
+def chrome() -> Iterator[Browser]:
+    with browser() as started:
+        yield started
+
+
 @pytest.fixture
 def server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """A game server on a thread of the test (bots register by name: --register open)."""
     monkeypatch.setenv("CSL_GAME_HOME", str(tmp_path / "home"))
-    proc = Proc("server", "--host", "127.0.0.1", "--port", "0", "--register", "open",
-                "--db", str(tmp_path / "games.sqlite3"))
-    url = proc.wait_for(r"on (http://127\.0\.0\.1:\d+)", 30).group(1)
-    yield url
-    _stop(proc)
+    with ServerThread(tmp_path, ServerOptions(register="open")) as served:
+        yield served.url
 
 
 def type_name(tab: Tab, name: str) -> None:
@@ -78,9 +85,9 @@ def clock_ms(tab: Tab, side: str) -> int:
 
 
 def test_a_clock_runs_out_then_a_rematch_swaps_colours_and_a_draw_is_agreed(
-        server: str) -> None:
+        server: str, chrome: Browser) -> None:
     with ExitStack() as stack:
-        alice_b, bob_b = (stack.enter_context(browser()) for _ in range(2))
+        alice_b, bob_b = (stack.enter_context(chrome.person()) for _ in range(2))
         alice, bob = alice_b.tab(server + "/"), bob_b.tab(server + "/")
         game_id = friend_game(alice, bob, server, "8+1")
         for tab in (alice, bob):  # both pages show both clocks, White's ticking
@@ -134,13 +141,14 @@ def test_a_clock_runs_out_then_a_rematch_swaps_colours_and_a_draw_is_agreed(
             assert tab.errors() == []
 
 
-def test_a_takeback_then_the_finished_game_steps_through_its_moves(server: str) -> None:
+def test_a_takeback_then_the_finished_game_steps_through_its_moves(
+        server: str, chrome: Browser) -> None:
     with ExitStack() as stack:
-        alice_b, bob_b = (stack.enter_context(browser()) for _ in range(2))
+        alice_b, bob_b = (stack.enter_context(chrome.person()) for _ in range(2))
         alice, bob = alice_b.tab(server + "/"), bob_b.tab(server + "/")
         game_id = friend_game(alice, bob, server)
         assert alice.eval("document.getElementById('clocks').hidden")  # no clock: casual
-        carol_b = stack.enter_context(browser())
+        carol_b = stack.enter_context(chrome.person())
         carol = carol_b.tab(f"{server}/game/{game_id}")  # a watcher: the players learn of her
         carol.wait_for("document.body.dataset.watchers === '1'")
         alice.key("3")
@@ -199,12 +207,12 @@ FREE_COLUMN = ("(() => { const n = {}; for (const tr of document.querySelectorAl
 """The first column with room, from the moves' table."""
 
 
-def test_a_guest_plays_a_ladder_bot_from_the_lobby(server: str) -> None:
+def test_a_guest_plays_a_ladder_bot_from_the_lobby(server: str, chrome: Browser) -> None:
     bot = Proc("bot", server, "sequential", "--name", "Seq")
     try:
         bot.wait_for("connected to", 30)
-        with browser() as b:
-            tab = b.tab(server + "/")
+        with chrome.person() as gus:
+            tab = gus.tab(server + "/")
             type_name(tab, "Gus")
             tab.wait_for("!!document.querySelector('#ladder button.play-bot')")
             tab.eval("document.getElementById('color').value = 'white'; true")
@@ -243,9 +251,10 @@ def sign_up(tab: Tab, server: str, name: str) -> None:
                  f"document.getElementById('you').dataset.account === {name!r}")
 
 
-def test_two_accounts_play_a_rated_game_from_their_browsers(server: str) -> None:
+def test_two_accounts_play_a_rated_game_from_their_browsers(
+        server: str, chrome: Browser) -> None:
     with ExitStack() as stack:
-        ann_b, bob_b = (stack.enter_context(browser()) for _ in range(2))
+        ann_b, bob_b = (stack.enter_context(chrome.person()) for _ in range(2))
         ann, bob = ann_b.tab(server + "/"), bob_b.tab(server + "/")
         for tab, name in ((ann, "Ann"), (bob, "Bob")):
             sign_up(tab, server, name)
@@ -281,16 +290,29 @@ def test_two_accounts_play_a_rated_game_from_their_browsers(server: str) -> None
             assert tab.errors() == []
 
 
-def test_the_one_who_stayed_claims_the_win_when_the_countdown_ends(server: str) -> None:
-    with ExitStack() as stack:
-        alice_b, bob_b = (stack.enter_context(browser()) for _ in range(2))
+FIRST_AWAY = ("(() => { const box = document.getElementById('away'); new MutationObserver(() => "
+              "{ if (!box.hidden && window.firstAway === undefined) window.firstAway = "
+              "[box.textContent, document.getElementById('claim').hidden]; }).observe(box, {attributes: true, childList: true, "
+              "characterData: true, subtree: true}); return true; })()")
+"""Keeps the first words the away box shows, and whether the claim button was
+hidden then (read later, however late the test looks)."""
+
+
+def test_the_one_who_stayed_claims_the_win_when_the_countdown_ends(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chrome: Browser) -> None:
+    # the server's own setting for how long a player must be away before the
+    # other may claim (ServerOptions.claim_s, 15 s by default): 3 s here
+    monkeypatch.setenv("CSL_GAME_HOME", str(tmp_path / "home"))
+    with ServerThread(tmp_path, ServerOptions(claim_s=3.0)) as served, ExitStack() as stack:
+        server = served.url
+        alice_b, bob_b = (stack.enter_context(chrome.person()) for _ in range(2))
         alice, bob = alice_b.tab(server + "/"), bob_b.tab(server + "/")
         friend_game(alice, bob, server)
+        alice.eval(FIRST_AWAY)
         bob.send("Page.navigate", {"url": "about:blank"})  # his page closes
-        said = alice.wait_for("!document.getElementById('away').hidden && "
-                              "document.getElementById('away').textContent", timeout=10)
-        assert said.startswith("Bob left the game") and "claim" not in said
-        assert alice.eval("document.getElementById('claim').hidden") is True
+        said, hidden = alice.wait_for("window.firstAway", timeout=10)
+        assert said.startswith("Bob left the game") and "claim" not in said, said
+        assert hidden is True
         said = alice.wait_for("!document.getElementById('claim').hidden && "
                               "document.getElementById('away').textContent", timeout=25)
         assert "You may claim the win now." in said
