@@ -1,9 +1,10 @@
 """The analysis service and `csl-game analyse`: every proven result is exact.
 
 What the analyst proves is checked against tests/solvers.solve_fast, a plain
-memoized minimax with no pruning and no evaluation (independent of the
-analyst's alpha-beta and of negamax), whose answers are checked here against
-tests/solvers.solve, the same minimax over the model's own Board."""
+memoized minimax with no evaluation and no pruning but a win in one ending a
+position's search (independent of the analyst's alpha-beta and of negamax),
+whose answers are checked here against tests/solvers.solve, the plain minimax
+over the model's own Board."""
 
 from __future__ import annotations
 
