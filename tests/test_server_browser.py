@@ -2,7 +2,8 @@
 the lobby shows the bots; two browsers play a game to the end, with the
 keyboard and the mouse, one of them reloading its page mid-game and coming
 back to its seat, while a third browser watches it live; the finished game
-then has its page."""
+then has its page. Each person is a browser context of their own (cookies
+apart, as in a browser of their own) in one browser for the file."""
 
 from __future__ import annotations
 
@@ -11,25 +12,36 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
 
+from csl_game.server import add_bot, open_store
 from online_procs import Proc
-from site_browser import Tab, browser
+from site_browser import Browser, Tab, browser
 
 pytestmark = [pytest.mark.skipif(sys.platform == "win32", reason="POSIX only"),
               pytest.mark.slow]
+
+
+@pytest.fixture(scope="module")
+def chrome() -> Iterator[Browser]:
+    with browser() as started:
+        yield started
 
 
 @pytest.fixture
 def server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
     monkeypatch.setenv("CSL_GAME_HOME", str(tmp_path / "home"))
     db = tmp_path / "games.sqlite3"
-    for name in ("Deep Blue", "Rando"):
-        added = Proc("server", "--db", str(db), "--add-bot", name)
-        assert added.proc.wait(30) == 0, added.text()
+    store = open_store(str(db))  # as --add-bot does (tests/test_server_ladder.py runs it)
+    try:
+        for name in ("Deep Blue", "Rando"):
+            assert add_bot(store, name) is not None
+    finally:
+        store.close()
     proc = Proc("server", "--host", "127.0.0.1", "--port", "0", "--db", str(db))
     url = proc.wait_for(r"on (http://127\.0\.0\.1:\d+)", 30).group(1)
     yield url
@@ -54,18 +66,19 @@ def moves_are(tab: Tab, count: int) -> None:
     tab.wait_for(f"document.body.dataset.moves === '{count}'")
 
 
-def test_the_lobby_shows_the_bots(server: str) -> None:
-    with browser() as b:
-        tab = b.tab(server + "/")
+def test_the_lobby_shows_the_bots(server: str, chrome: Browser) -> None:
+    with chrome.person() as someone:
+        tab = someone.tab(server + "/")
         names = tab.wait_for("[...document.querySelectorAll('#ladder tbody td:nth-child(2)')]"
                              ".map(td => td.textContent).join(',')")
         assert "Deep Blue" in names and "Rando" in names
         assert tab.errors() == []
 
 
-def test_two_browsers_play_to_the_end_while_a_third_watches(server: str) -> None:
+def test_two_browsers_play_to_the_end_while_a_third_watches(server: str,
+                                                            chrome: Browser) -> None:
     with ExitStack() as stack:
-        alice_b, bob_b, carol_b = (stack.enter_context(browser()) for _ in range(3))
+        alice_b, bob_b, carol_b = (stack.enter_context(chrome.person()) for _ in range(3))
         alice = alice_b.tab(server + "/")
         alice.eval("document.getElementById('name').value = 'Alice'; "
                    "document.getElementById('color').value = 'white'; true")
@@ -132,10 +145,10 @@ SHOWN = "!document.getElementById('{}').hidden"
 
 
 def test_the_lobby_never_traps_a_name_is_kept_and_a_leaver_is_shown_at_once(
-        server: str) -> None:
+        server: str, chrome: Browser) -> None:
     """Issue 41, items 1, 2, 3, 4, 6 and 8 in two browsers."""
     with ExitStack() as stack:
-        alice_b, bob_b = (stack.enter_context(browser()) for _ in range(2))
+        alice_b, bob_b = (stack.enter_context(chrome.person()) for _ in range(2))
         alice = alice_b.tab(server + "/")
         alice.send("Page.addScriptToEvaluateOnNewDocument", {"source": HOOK})
         type_name(alice, "Alice")
@@ -217,11 +230,11 @@ SLOW_SOCKET = """(() => {
 """Installed before the lobby's script: its WebSocket opens 1.5 s after it is made."""
 
 
-def test_a_click_before_the_socket_opens_is_not_lost(server: str) -> None:
+def test_a_click_before_the_socket_opens_is_not_lost(server: str, chrome: Browser) -> None:
     """A player who clicks as soon as the lobby shows, before its connection
     is open, gets the game asked for (the page sends it once it is open)."""
-    with browser() as b:
-        tab = b.tab(server + "/")
+    with chrome.person() as someone:
+        tab = someone.tab(server + "/")
         tab.send("Page.addScriptToEvaluateOnNewDocument", {"source": SLOW_SOCKET})
         tab.eval("location.reload(); true")
         tab.wait_for("window.__socket === 'asked' && !document.getElementById('create').hidden")
