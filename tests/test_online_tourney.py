@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from online_procs import Proc, connect_from, other_loopback_works
+from online_warm import Warm
 
 # -m makes each move last 60 ms, so a watcher can join mid-tournament
 BOARD = ("-r", "4", "-c", "4", "-w", "3", "-t", "300", "-m", "60")
@@ -35,61 +36,67 @@ def game_file(tmp_path: Path) -> str:
     return str(path)
 
 
+@pytest.fixture(scope="module")
+def warm() -> Iterator[Warm]:
+    """Processes loaded while the test before runs (or before a port is known)."""
+    pool = Warm()
+    yield pool
+    pool.close()
+
+
 @pytest.fixture
-def procs() -> Iterator[list[Proc]]:
-    started: list[Proc] = []
-    yield started
-    for proc in started:
+def procs(warm: Warm) -> Iterator[Warm]:
+    """The loaded processes; what a test took is killed after it."""
+    yield warm
+    for proc in warm.taken:
         proc.kill()
+    warm.taken.clear()
 
 
-def _session(procs: list[Proc], game_file: str, *more: str) -> tuple[Proc, int]:
-    proc = Proc("session", "-g", game_file, "--in-process", "--listen", "127.0.0.1:0", *BOARD,
-                *more)
-    procs.append(proc)
+def _session(procs: Warm, game_file: str, *more: str) -> tuple[Proc, int]:
+    proc = procs.run("session", "-g", game_file, "--in-process", "--listen", "127.0.0.1:0",
+                     *BOARD, *more)
     return proc, int(proc.wait_for(r"Broadcasting the tournament on port (\d+)")[1])
 
 
-def test_watchers_print_the_sessions_final_standings(tmp_path: Path, procs: list[Proc]) -> None:
-    # Four players, 12 matches of slow moves: long enough for a watch process
-    # started after match 2 to connect even on a busy machine.
-    four = tmp_path / "four.txt"
-    four.write_text("random 1\nsequential\nrandom 2\nrandom 3\n")
-    session, port = _session(procs, str(four), "-m", "120")
-    early = Proc("watch", f"127.0.0.1:{port}")
-    procs.append(early)
-    session.wait_for(r"Match 2/12")
-    late = Proc("watch", f"127.0.0.1:{port}", "--json")
-    procs.append(late)
+def test_watchers_print_the_sessions_final_standings(game_file: str, procs: Warm) -> None:
+    # Three players, 6 matches of slow moves: long enough for a watch process,
+    # loaded beforehand and started after match 2, to connect even on a busy
+    # machine.
+    session, port = _session(procs, game_file, "-m", "120")
+    early = procs.run("watch", f"127.0.0.1:{port}")
+    late = procs.take()
+    session.wait_for(r"Match 2/6")
+    late.run("watch", f"127.0.0.1:{port}", "--json")
     assert session.finish(60) == 0, session.text()
     assert early.finish(20) == 0, early.text()
     assert late.finish(20) == 0, late.text()
 
     table = _final_rows("".join(session.out))
-    assert len(table) == 4 and sum(r[2] for r in table) + sum(r[3] for r in table) // 2 == 12, \
+    assert len(table) == 3 and sum(r[2] for r in table) + sum(r[3] for r in table) // 2 == 6, \
         session.text()
     assert _final_rows("".join(early.out)) == table
     doc = late.json()
     assert [(r["name"], r["points"], r["wins"], r["draws"], r["losses"])
             for r in doc["standings"]] == table
-    assert doc["matches"] == 12 and doc["played"] == 12
+    assert doc["matches"] == 6 and doc["played"] == 6
     # The early one saw every match from the one under way when it connected
     # (the first, unless the machine was slow to start it), with a table after
     # each; one that came later was shown the standings so far first.
     early_text = "".join(early.out)
-    began = re.search(r"Match (\d+) of 12", early_text)
+    began = re.search(r"Match (\d+) of 6", early_text)
     assert began is not None, early_text[:2000]
     first = int(began[1])
-    assert early_text.count("Game Over") == 13 - first, early_text[-2000:]
-    for n in range(first, 13):
-        assert f"Standings after {n} of 12 matches:" in early_text
+    assert early_text.count("Game Over") == 7 - first, early_text[-2000:]
+    for n in range(first, 7):
+        assert f"Standings after {n} of 6 matches:" in early_text
     if first > 1:
-        assert early_text.index(f"Standings after {first - 1} of 12") < began.start()
+        assert early_text.index(f"Standings after {first - 1} of 6") < began.start()
     # the late one joined mid-tournament: the standings so far came first, not match 1
     late_text = "".join(late.err)
-    shown = re.search(r"Standings after (\d+) of 12", late_text)
+    shown = re.search(r"Standings after (\d+) of 6", late_text)
     assert shown is not None and int(shown[1]) >= 2, late_text[:2000]
-    assert "Match 1 of 12" not in late_text
+    assert "Match 1 of 6" not in late_text
 
 
 def _answer(port: int, raw: bytes, wait: float = 5.0) -> list[dict[str, object]]:
@@ -120,7 +127,7 @@ HELLO = b'{"type":"hello","version":1,"role":"spectator"}\n'
     (b'{"type":"hello","version":7,"role":"spectator"}\n', "version"),
 ])
 def test_a_hostile_spectator_is_closed_and_the_tournament_goes_on(
-        game_file: str, procs: list[Proc], raw: bytes, says: str) -> None:
+        game_file: str, procs: Warm, raw: bytes, says: str) -> None:
     session, port = _session(procs, game_file, "--handshake-timeout", "2")
     # A well-behaved spectator, connected at once on a socket of the test's own
     # (a watch process might start only after a short tournament has ended).
@@ -142,7 +149,7 @@ def test_a_hostile_spectator_is_closed_and_the_tournament_goes_on(
 
 
 def test_a_silent_connection_is_closed_after_the_handshake_time_out(
-        game_file: str, procs: list[Proc]) -> None:
+        game_file: str, procs: Warm) -> None:
     session, port = _session(procs, game_file, "--handshake-timeout", "1")
     answer = _answer(port, b"", wait=10)
     assert answer and answer[-1]["type"] == "error"
@@ -152,7 +159,7 @@ def test_a_silent_connection_is_closed_after_the_handshake_time_out(
 
 @pytest.mark.skipif(not other_loopback_works(), reason="127.0.0.2 is not loopback here")
 def test_silent_connections_of_one_address_keep_no_watcher_out(
-        game_file: str, procs: list[Proc]) -> None:
+        game_file: str, procs: Warm) -> None:
     """20 connections from 127.0.0.2 that never say hello leave room for a
     spectator from 127.0.0.1, who follows the tournament to its end."""
     session, port = _session(procs, game_file, "--handshake-timeout", "5")
