@@ -134,7 +134,7 @@ def _final_lines(out: str) -> list[str]:
 def test_play_resumes_after_kill_9(tmp_path: Path) -> None:
     """A session killed with no chance to clean up resumes from its results
     file and ends with the standings of a session never killed (played at
-    the same time, beside it)."""
+    the same time, beside it: on threads, as the thinkers play alike anywhere)."""
     config = tmp_path / "setup.toml"
     config.write_text(
         "rows = 4\ncols = 4\nwin_sequence = 3\nround_pieces = 4\nsquare_pieces = 4\n"
@@ -144,20 +144,24 @@ def test_play_resumes_after_kill_9(tmp_path: Path) -> None:
                   for t, p in (("sequential", ""), ("random", "1"), ("steady", "2"))),
         encoding="utf-8")
     env = dict(os.environ, SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy")
-    full = subprocess.Popen(_play_command(config), stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=env)
+    full_log = tmp_path / "full.txt"  # a file, not a pipe nobody reads for a while
+    with full_log.open("w", encoding="utf-8") as out:
+        full = subprocess.Popen(_play_command(config, "--in-process"), stdout=out,
+                                stderr=subprocess.STDOUT, env=env)
     try:
         results = tmp_path / "r.jsonl"
         kill_after_lines(_play_command(config, "--results", str(results)), results, 2, 120, env)
-        full_out, full_err = full.communicate(timeout=180)
+        done = len(read_results(results))
+        assert 2 <= done < 6
+        # the resumed session plays while the one never killed finishes
+        resumed = subprocess.run(_play_command(config, "--resume", str(results)),
+                                 capture_output=True, text=True, timeout=180, env=env)
+        full.wait(timeout=180)
     finally:
         full.kill()
         full.wait()
-    assert full.returncode == 0, full_err
-    done = len(read_results(results))
-    assert 2 <= done < 6
-    resumed = subprocess.run(_play_command(config, "--resume", str(results)),
-                             capture_output=True, text=True, timeout=180, env=env)
+    full_out = full_log.read_text(encoding="utf-8")
+    assert full.returncode == 0, full_out
     assert resumed.returncode == 0, resumed.stderr
     assert _final_lines(resumed.stdout) == _final_lines(full_out)
     assert sorted(d["match"] for d in read_results(results)) == list(range(6))
