@@ -11,10 +11,12 @@ no code with the thinkers.
 from __future__ import annotations
 
 import threading
+import time
 
 import pytest
 
 from csl_game import CancellationToken, MatchConfig, ThinkerPrototype
+from csl_game.engine.runners.clocks import backstop
 from csl_game.model.core import FastBoard
 from csl_game.thinkers._alphabeta import WIN, Weights
 from csl_game.thinkers._params import TimeKeeper
@@ -33,13 +35,17 @@ def config(rows: int, cols: int, limit_ms: int = LIMIT_MS) -> MatchConfig:
 
 
 def negamax_move(mc: MatchConfig, moves: Moves, infos: list[str] | None = None) -> int:
-    """Negamax's move (``col << 1 | shape``) under a timer that cancels at the limit."""
+    """Negamax's move (``col << 1 | shape``) as a runner asks for it: a token
+    with the limit on the match's CPU clock (this process's processor time,
+    so a busy machine's waits do not shorten the search), and a timer that
+    cancels at the cpu clock's wall-clock backstop."""
     board = mc.new_board()
     position(moves, board)
     thinker = ThinkerPrototype("negamax", "", mc).create(
         (infos if infos is not None else []).append)
-    ct = CancellationToken()
-    timer = threading.Timer(mc.time_limit_ms / 1000, ct.cancel)
+    assert mc.clock == "cpu"
+    ct = CancellationToken(mc.time_limit_ms / 1000, time.process_time)
+    timer = threading.Timer(backstop(mc.time_limit_ms / 1000), ct.cancel)
     timer.start()
     try:
         move = thinker.think(board, ct)
