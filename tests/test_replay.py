@@ -294,8 +294,9 @@ def test_replay_verb_opens_the_window_and_closes_with_auto(
         tmp_path: Path, capsys: pytest.CaptureFixture[str],
         monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")
+    # one move (a one-cell board, one in a row): the window shows each move for 0.6 s
     path = match_json(tmp_path, capsys, "-W", "sequential", "-R", "sequential", "-r", "1",
-                      "-c", "3", "-w", "3")
+                      "-c", "1", "-w", "1", "-o", "1", "-s", "1")
     assert main(["replay", str(path), "--auto"]) == 0
 
 
