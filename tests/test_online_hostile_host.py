@@ -12,7 +12,9 @@ reconnect's welcome is played; refusals while reconnecting are tried again."""
 from __future__ import annotations
 
 import json
+import random
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -35,7 +37,8 @@ from hostile_host import (
     tournament,
     welcome,
 )
-from online_procs import Proc, join
+from online_procs import Proc
+from online_warm import Warm
 
 R, S = PShape.ROUND, PShape.SQUARE
 AI = (False, False)
@@ -61,14 +64,22 @@ def _error(message: str) -> bytes:
     return encode(ErrorMsg(message))
 
 
+@pytest.fixture(scope="module")
+def warm() -> Iterator[Warm]:
+    """Joiners and watchers loaded while the test before runs (one each per test)."""
+    pool = Warm(spares=1)
+    yield pool
+    pool.close()
+
+
 # ---------------------------------------------------------------------- contradictions
-def test_a_move_of_the_joiners_seat_it_never_sent() -> None:
+def test_a_move_of_the_joiners_seat_it_never_sent(warm: Warm) -> None:
     def script(peer: Peer) -> None:
         peer.send(welcome(humans=HUMAN_RED), played(0, 0, R), played(1, 1, S))
         peer.hold(20)
 
     with FakeHost(script) as host:
-        joiner = join(host.port, "--json")  # a human, who types nothing
+        joiner = warm.join(host.port, "--json")  # a human, who types nothing
         try:
             _fails_with(joiner, "the host contradicted the game: move 2, your side's (Red), is "
                                 "square at column 1, which you never sent")
@@ -78,7 +89,7 @@ def test_a_move_of_the_joiners_seat_it_never_sent() -> None:
     _no_json(joiner)
 
 
-def test_a_move_of_the_joiners_seat_other_than_it_sent() -> None:
+def test_a_move_of_the_joiners_seat_other_than_it_sent(warm: Warm) -> None:
     def script(peer: Peer) -> None:
         peer.send(welcome(humans=AI), played(0, 0, R))
         col, shape = move_of(peer.read(10))
@@ -86,7 +97,7 @@ def test_a_move_of_the_joiners_seat_other_than_it_sent() -> None:
         peer.hold(20)
 
     with FakeHost(script) as host:
-        joiner = join(host.port, "-R", "sequential")
+        joiner = warm.join(host.port, "-R", "sequential")
         try:
             _fails_with(joiner, "your side's (Red), is square at column 1, not the square at "
                                 "column 0 you sent")
@@ -94,10 +105,10 @@ def test_a_move_of_the_joiners_seat_other_than_it_sent() -> None:
             joiner.kill()
 
 
-def test_a_welcome_to_another_colour_than_asked() -> None:
+def test_a_welcome_to_another_colour_than_asked(warm: Warm) -> None:
     with FakeHost(lambda peer: (peer.send(welcome(PColor.WHITE, humans=AI)),
                                 peer.hold(20))) as host:
-        joiner = join(host.port, "-R", "sequential", "--json")
+        joiner = warm.join(host.port, "-R", "sequential", "--json")
         try:
             _fails_with(joiner, "a welcome to play White, not Red as asked")
         finally:
@@ -105,7 +116,7 @@ def test_a_welcome_to_another_colour_than_asked() -> None:
     _no_json(joiner)
 
 
-def test_a_reconnects_welcome_that_rewrites_the_history() -> None:
+def test_a_reconnects_welcome_that_rewrites_the_history(warm: Warm) -> None:
     def script(peer: Peer) -> None:
         if peer.index == 0:
             peer.send(welcome(moves=((0, R), (1, S), (2, R)), humans=HUMAN_RED))
@@ -115,7 +126,7 @@ def test_a_reconnects_welcome_that_rewrites_the_history() -> None:
         peer.hold(20)
 
     with FakeHost(script, max_connections=5) as host:
-        joiner = join(host.port)
+        joiner = warm.join(host.port)
         try:
             _fails_with(joiner, "a reconnect's welcome whose move 1 is round at column 3, not "
                                 "round at column 0 as played")
@@ -134,13 +145,13 @@ def test_a_reconnects_welcome_that_rewrites_the_history() -> None:
     (((0, R),), result_line(((0, R),), Winner.WHITE, forfeit=ForfeitReason.EXCEPTION),
      "a forfeit of your side (exception: raised an exception) that your side never reported"),
 ], ids=["moves never played", "a line on empty cells", "no winner", "a made-up forfeit"])
-def test_a_result_the_board_does_not_show(moves: Moves, line: bytes, says: str) -> None:
+def test_a_result_the_board_does_not_show(moves: Moves, line: bytes, says: str, warm: Warm) -> None:
     def script(peer: Peer) -> None:
         peer.send(welcome(moves=moves, humans=HUMAN_RED), line)
         peer.hold(20)
 
     with FakeHost(script) as host:
-        joiner = join(host.port, "--json")
+        joiner = warm.join(host.port, "--json")
         try:
             _fails_with(joiner, f"the host contradicted the game: {says}")
         finally:
@@ -172,13 +183,13 @@ ANN_BEN = ("Ann", "Ben")
      "standings where Ann played 3 of 1 matches"),
 ], ids=["a line on empty cells", "off screen: a line not in a row", "a player twice",
         "points beyond the matches", "games beyond the matches"])
-def test_watch_refuses_what_cannot_be(lines: list[bytes], says: str) -> None:
+def test_watch_refuses_what_cannot_be(lines: list[bytes], says: str, warm: Warm) -> None:
     def script(peer: Peer) -> None:
         peer.send(tournament(), standings(0, ZERO), *lines)
         peer.hold(20)
 
     with FakeHost(script) as host:
-        watcher = Proc("watch", f"127.0.0.1:{host.port}", "--json")
+        watcher = warm.run("watch", f"127.0.0.1:{host.port}", "--json")
         try:
             _fails_with(watcher, f"the broadcast contradicted the tournament: {says}")
         finally:
@@ -232,7 +243,7 @@ def test_a_host_that_pings_but_never_welcomes_is_given_up_on() -> None:
     assert took < 4 and len(host.connections) == 1
 
 
-def test_a_host_that_never_welcomes_a_reconnect_within_the_window() -> None:
+def test_a_host_that_never_welcomes_a_reconnect_within_the_window(warm: Warm) -> None:
     def script(peer: Peer) -> None:
         if peer.index == 0:
             peer.send(welcome(humans=HUMAN_RED))
@@ -241,7 +252,7 @@ def test_a_host_that_never_welcomes_a_reconnect_within_the_window() -> None:
         peer.hold(20, ping_every=0.2)
 
     with FakeHost(script, max_connections=20) as host:
-        joiner = join(host.port, "--reconnect-timeout", "2")
+        joiner = warm.join(host.port, "--reconnect-timeout", "2")
         try:
             _fails_with(joiner, "the host did not come back within 2 s")
         finally:
@@ -264,12 +275,15 @@ def test_a_host_that_breaks_the_protocol_after_its_welcome_is_left() -> None:
 
 @pytest.mark.timing
 def test_a_host_that_drops_every_connection_is_retried_with_back_off() -> None:
+    # jitter drawn short (0.78 and 0.79 of 1 s and 2 s): the third try comes at
+    # ~2.4 s, well within the 3 s, so the doubled wait is always seen
     with FakeHost(lambda peer: peer.send(welcome(None)), max_connections=50) as host:
-        events, took = _follow(Joined(host.address, SPECTATOR, retry_for=4.0), 15)
+        events, took = _follow(Joined(host.address, SPECTATOR, retry_for=3.0,
+                                      rng=random.Random(123)), 15)
         times = list(host.connections)
     assert isinstance(events[-1], Failed)
-    assert events[-1].message.startswith("the host did not come back within 4 s")
-    assert 3.9 < took < 6, took
+    assert events[-1].message.startswith("the host did not come back within 3 s")
+    assert 2.9 < took < 5, took
     gaps = [b - a for a, b in zip(times, times[1:])]
     assert 3 <= len(times) <= 5, gaps  # 0, at once, ~1 s, ~2 s (each ±25 %)
     assert gaps[0] < 0.5 and 0.7 <= gaps[1] <= 1.5 and (len(gaps) < 3 or gaps[2] >= 1.4), gaps
@@ -279,10 +293,11 @@ def test_a_host_that_drops_every_connection_is_retried_with_back_off() -> None:
 def test_a_host_that_welcomes_and_goes_silent_is_given_up_on() -> None:
     with FakeHost(lambda peer: (peer.send(welcome(None)), peer.hold(20)),
                   max_connections=50) as host:
-        events, took = _follow(Joined(host.address, SPECTATOR, retry_for=1.5,
-                                      idle_timeout=1.0), 15)
+        events, took = _follow(Joined(host.address, SPECTATOR, retry_for=0.75,
+                                      idle_timeout=0.5), 15)
     assert isinstance(events[-1], Failed), events
-    assert "did not come back within 1.5 s (no word from the host for 1 s)" in events[-1].message
+    assert "did not come back within 0.75 s (no word from the host for 0.5 s)" \
+        in events[-1].message
     assert len(host.connections) == 2 and took < 5, (host.connections, took)
 
 
@@ -313,10 +328,10 @@ def _game_after_a_drop(refusals: list[bytes]) -> tuple[FakeHost, dict[str, Any]]
     return FakeHost(script, max_connections=10), seen
 
 
-def test_a_move_in_the_same_read_as_a_reconnects_welcome_is_played() -> None:
+def test_a_move_in_the_same_read_as_a_reconnects_welcome_is_played(warm: Warm) -> None:
     host, seen = _game_after_a_drop([])
     with host:
-        joiner = join(host.port, "-R", "sequential", "--json")
+        joiner = warm.join(host.port, "-R", "sequential", "--json")
         try:
             assert joiner.finish(20) == 0, joiner.text()
         finally:
@@ -327,12 +342,12 @@ def test_a_move_in_the_same_read_as_a_reconnects_welcome_is_played() -> None:
     assert "Connection lost" in joiner.text() and "Connected again" in joiner.text()
 
 
-def test_refusals_while_reconnecting_are_tried_again() -> None:
+def test_refusals_while_reconnecting_are_tried_again(warm: Warm) -> None:
     host, seen = _game_after_a_drop([_error("the seat is taken: a player is playing already"),
                                      _error("too many connections are waiting; try again "
                                             "later")])
     with host:
-        joiner = join(host.port, "-R", "sequential", "--json")
+        joiner = warm.join(host.port, "-R", "sequential", "--json")
         try:
             assert joiner.finish(30) == 0, joiner.text()
         finally:
@@ -343,10 +358,10 @@ def test_refusals_while_reconnecting_are_tried_again() -> None:
     assert joiner.json()["winner"] == "red"
 
 
-def test_a_definitive_refusal_while_reconnecting_ends_the_game() -> None:
+def test_a_definitive_refusal_while_reconnecting_ends_the_game(warm: Warm) -> None:
     host, _ = _game_after_a_drop([_error("wrong join code")])
     with host:
-        joiner = join(host.port, "-R", "sequential", "--json")
+        joiner = warm.join(host.port, "-R", "sequential", "--json")
         try:
             _fails_with(joiner, "cannot rejoin 127.0.0.1:")
         finally:
