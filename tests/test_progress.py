@@ -10,6 +10,7 @@ import pty
 import re
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -37,6 +38,12 @@ def test_a_bar_is_drawn_on_a_terminal_only() -> None:
         assert (BAR in text and "reviewing" in text and "2/4 positions" in text) is shown, text
         assert "\x1b[2J" not in text and (not shown or "depth\\x1b[2J 5" in text)
         assert text or not shown
+
+
+def _stderrs(*runs: tuple[list[str], bool]) -> list[str]:
+    """`_stderr` of each (argv, terminal), the verbs run at the same time."""
+    with ThreadPoolExecutor(len(runs)) as pool:
+        return list(pool.map(lambda run: _stderr(*run), runs))
 
 
 def _stderr(argv: list[str], terminal: bool) -> str:
@@ -67,22 +74,22 @@ def test_openings_shows_a_bar_on_a_terminal_only(tmp_path: Path) -> None:
     """A book takes minutes (the README's: 79 s without a word): on a terminal a
     bar says how many openings are found, of how many drawn; under -q, or into
     a pipe, only the line that ends it."""
-    book = tmp_path / "book.txt"
-    argv = ["openings", "--plies", "2", "--count", "2", "--depth", "3", "--band", "0.5",
-            "-o", str(book)]
-    shown = _stderr(argv, True)
+    books = [tmp_path / f"book{i}.txt" for i in range(3)]
+    argv = ["openings", "--plies", "2", "--count", "2", "--depth", "3", "--band", "0.5"]
+    shown, *quiet = _stderrs((argv + ["-o", str(books[0])], True),
+                             (argv + ["-o", str(books[1]), "-q"], True),
+                             (argv + ["-o", str(books[2])], False))
     assert "openings" in shown and "2/2" in shown and BAR in shown, shown
-    assert re.search(r"\d+ openings? drawn", shown) and f"wrote 2 openings to {book}" in shown
-    for quiet, terminal in ((True, True), (False, False)):
-        said = _stderr(argv + ["-q"] * quiet, terminal)
+    assert re.search(r"\d+ openings? drawn", shown) and f"wrote 2 openings to {books[0]}" in shown
+    for book, said in zip(books[1:], quiet):
         assert said.strip() == f"wrote 2 openings to {book}", said
 
 
 def test_analyse_shows_the_time_spent_on_a_terminal_only() -> None:
-    argv = ["analyse", "3r", "3s", "-r", "4", "-c", "5", "-w", "3", "-t", "600"]
-    shown = _stderr(argv, True)
-    assert "analysing" in shown and BAR in shown and "/0.6 s" in shown, shown
-    assert _stderr(argv + ["-q"], True) == "" and _stderr(argv, False) == ""
+    argv = ["analyse", "3r", "3s", "-r", "4", "-c", "5", "-w", "3", "-t", "300"]
+    shown, quiet, piped = _stderrs((argv, True), (argv + ["-q"], True), (argv, False))
+    assert "analysing" in shown and BAR in shown and "/0.3 s" in shown, shown
+    assert quiet == "" and piped == ""
 
 
 def test_a_review_shows_the_positions_done_on_a_terminal_only(
@@ -94,6 +101,6 @@ def test_a_review_shows_the_positions_done_on_a_terminal_only(
     match = tmp_path / "match.json"
     match.write_text(capsys.readouterr().out, encoding="utf-8")
     argv = ["replay", str(match), "--review", "--review-time", "50"]
-    shown = _stderr(argv, True)
+    shown, quiet, piped = _stderrs((argv, True), (argv + ["-q"], True), (argv, False))
     assert "reviewing" in shown and BAR in shown and re.search(r"\d+/\d+ positions", shown)
-    assert _stderr(argv + ["-q"], True) == "" and _stderr(argv, False) == ""
+    assert quiet == "" and piped == ""
