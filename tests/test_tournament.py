@@ -76,16 +76,18 @@ def test_resume_after_kill_gives_the_same_standings(tmp_path: Path) -> None:
     game.write_text(LEAGUE)
     base = [sys.executable, "-m", "csl_game", "session", "-g", str(game), "--thinkers", FAKES,
             "--in-process", "--workers", "1", "--quiet"]
-    full = subprocess.run(base, capture_output=True, text=True, timeout=120)
-    assert full.returncode == 0, full.stderr
     results = tmp_path / "r.jsonl"
-    kill_after_lines(base + ["--results", str(results)], results, 4, 60)
+    with subprocess.Popen(base, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True) as whole:  # the uninterrupted session, meanwhile
+        kill_after_lines(base + ["--results", str(results)], results, 4, 60)
+        full_out, full_err = whole.communicate(timeout=120)
+    assert whole.returncode == 0, full_err
     done = len(read_results(results))
     assert 4 <= done < 20
     resumed = subprocess.run(base + ["--resume", str(results)], capture_output=True,
                              text=True, timeout=120)
     assert resumed.returncode == 0, resumed.stderr
-    assert _standings_block(resumed.stdout) == _standings_block(full.stdout)
+    assert _standings_block(resumed.stdout) == _standings_block(full_out)
     assert sorted(d["match"] for d in read_results(results)) == list(range(20))
 
 
