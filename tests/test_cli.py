@@ -148,12 +148,14 @@ def test_help_exits_0(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_python_dash_m_runs() -> None:
-    proc = subprocess.run([sys.executable, "-m", "csl_game", "info"], capture_output=True,
-                          text=True, timeout=60)
-    assert proc.returncode == 0 and "minimax" in proc.stdout
-    proc = subprocess.run([sys.executable, "-m", "csl_game", "match", "-r", "1", "-c", "1"],
-                          capture_output=True, text=True, timeout=60)
-    assert proc.returncode == 2 and proc.stderr.count("\n") == 1
+    info, bad = (subprocess.Popen([sys.executable, "-m", "csl_game", *argv], text=True,
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                 for argv in (["info"], ["match", "-r", "1", "-c", "1"]))  # both at once
+    with info, bad:
+        out, _ = info.communicate(timeout=60)
+        _, err = bad.communicate(timeout=60)
+    assert info.returncode == 0 and "minimax" in out
+    assert bad.returncode == 2 and err.count("\n") == 1
 
 
 @pytest.mark.unit
