@@ -198,7 +198,10 @@ def test_the_thinking_engine_answers_stop_at_once() -> None:
         engine.stdin.flush()
         assert engine.stdout.readline().split()[:2] == ["csl", "1"]
         assert engine.stdout.readline().startswith("ready")
-        time.sleep(1.0)  # thinking now (no answer is due for a minute)
+        # thinking now (no answer is due for a minute): depth 4 is done, depth 5
+        # under way (about a second of search on its own)
+        while not (line := engine.stdout.readline()).startswith("info depth 4 "):
+            assert line.startswith("info depth"), line
         sent = time.perf_counter()
         engine.stdin.write("stop\n")
         engine.stdin.flush()
@@ -421,14 +424,14 @@ def test_the_python_and_c_engines_play_a_whole_session(c_engine: Path, tmp_path:
     games.write_text(f"# engines are declared as on the command line\n"
                      f"--engine pyrandom={PY} {EXAMPLES / 'random_engine.py'}\n"
                      f"--engine \"crandom={c_engine}\"\n"
-                     "pyrandom 1\ncrandom 2\nrandom 3\nsequential\n", encoding="utf-8")
+                     "pyrandom 1\ncrandom 2\nrandom 3\n", encoding="utf-8")
     results = tmp_path / "results.jsonl"
     code = main(["session", "-g", str(games), "-t", "1000", "--workers", "2", "--quiet",
                  "--results", str(results)])
     assert code == 0, capsys.readouterr().err
     docs = [json.loads(line) for line in results.read_text(encoding="utf-8").splitlines()]
-    assert len(docs) == 12 and not [d for d in docs if d.get("forfeit")]
+    assert len(docs) == 6 and not [d for d in docs if d.get("forfeit")]
     names = {d["white"]["name"] for d in docs}
-    assert {"RandomPy", "RandomC", "Random", "Sequential"} == names
+    assert {"RandomPy", "RandomC", "Random"} == names
     out = capsys.readouterr().out
     assert "RandomPy" in out and "RandomC" in out
