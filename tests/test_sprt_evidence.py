@@ -19,46 +19,58 @@ SPRT = [sys.executable, "-m", "csl_game", "sprt", "negamax depth=2", "random 1",
         "--workers", "1"]
 
 
-def run(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*SPRT, *args], capture_output=True, text=True, timeout=timeout)
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    """The sprt command of SPRT run by the CLI's main() in this process, its
+    thinkers on threads (what is checked is the results file and the verdict,
+    not the workers): (exit code, stdout, stderr)."""
+    from csl_game.cli import main
+
+    code = main([*SPRT[3:], *args, "--in-process"])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
 
 
 def test_each_results_line_keeps_the_tests_bounds_and_a_resume_with_others_is_refused(
-        tmp_path: Path) -> None:
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     results = tmp_path / "r.jsonl"
-    first = run("--elo0", "0", "--elo1", "20", "--max-games", "4", "--results", str(results))
-    assert first.returncode == 0, first.stderr
+    code, _, err = run(capsys, "--elo0", "0", "--elo1", "20", "--max-games", "4",
+                       "--results", str(results))
+    assert code == 0, err
     lines = results.read_text().splitlines()
     assert all(json.loads(line)["sprt"] == {"elo0": 0.0, "elo1": 20.0, "alpha": 0.05,
                                             "beta": 0.05, "model": "logistic",
                                             "adjudicate": False, "swap": True,
                                             "draw": None, "resign": None}
                for line in lines)
-    other = run("--elo0", "-100", "--elo1", "-60", "--max-games", "8", "--resume", str(results))
-    assert other.returncode == 2
-    message = other.stderr.strip().splitlines()
+    code, _, err = run(capsys, "--elo0", "-100", "--elo1", "-60", "--max-games", "8",
+                       "--resume", str(results))
+    assert code == 2
+    message = err.strip().splitlines()
     assert len(message) == 1 and "another test" in message[0] and "elo1 -60" in message[0]
     assert results.read_text().splitlines() == lines  # nothing appended
-    same = run("--elo0", "0", "--elo1", "20", "--max-games", "6", "--resume", str(results))
-    assert same.returncode == 0, same.stderr
+    code, _, err = run(capsys, "--elo0", "0", "--elo1", "20", "--max-games", "6",
+                       "--resume", str(results))
+    assert code == 0, err
 
 
-def test_an_unfinished_pair_is_reported_as_such(tmp_path: Path) -> None:
+def test_an_unfinished_pair_is_reported_as_such(tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
     """A run stopped between a pair's games (here: a file whose last pair lost
     its second game, resumed by a test that the first pair already decides)."""
     results = tmp_path / "r.jsonl"
     wide = ("--elo0", "-1", "--elo1", "1", "--alpha", "1e-9", "--beta", "1e-9")
-    assert run(*wide, "--max-games", "4", "--results", str(results)).returncode == 0
+    assert run(capsys, *wide, "--max-games", "4", "--results", str(results))[0] == 0
     quick = {"elo0": -400.0, "elo1": -300.0, "alpha": 0.4, "beta": 0.4, "model": "logistic"}
     docs = [{**json.loads(line), "sprt": quick} for line in results.read_text().splitlines()]
     assert [d["winner"] for d in docs[:2]] == ["white", "red"]  # NEW won the first pair
     results.write_text("".join(json.dumps(d) + "\n" for d in docs[:3]))
-    proc = run("--elo0", "-400", "--elo1", "-300", "--alpha", "0.4", "--beta", "0.4",
-               "--max-games", "4", "--resume", str(results), "--json")
-    assert proc.returncode == 0, proc.stderr
-    doc = json.loads(proc.stdout.strip().splitlines()[-1])
+    code, out, err = run(capsys, "--elo0", "-400", "--elo1", "-300", "--alpha", "0.4",
+                         "--beta", "0.4", "--max-games", "4", "--resume", str(results),
+                         "--json")
+    assert code == 0, err
+    doc = json.loads(out.strip().splitlines()[-1])
     assert (doc["result"], doc["games"], doc["pairs"], doc["unpaired"]) == ("H1", 3, 1, 1)
-    assert "game of an unfinished pair" in proc.stderr
+    assert "game of an unfinished pair" in err
 
 
 @pytest.mark.skipif(os.name != "posix", reason="SIGINT to a child process")
@@ -83,22 +95,22 @@ def test_ctrl_c_prints_the_summary_so_far_and_its_json(tmp_path: Path) -> None:
     assert "interrupted: no verdict" in err and "Games " in err
 
 
-def test_a_league_writes_results_that_report_rates_and_says_its_prior(tmp_path: Path) -> None:
+def test_a_league_writes_results_that_report_rates_and_says_its_prior(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from csl_game.cli import main
+
     results = tmp_path / "league.jsonl"
-    proc = subprocess.run([sys.executable, "-m", "csl_game", "league", "--thinker", "random 1",
-                           "--thinker", "negamax depth=2", "--games", "1", "-t", "50",
-                           "--results", str(results), "-q"], capture_output=True, text=True,
-                          timeout=120)
-    assert proc.returncode == 0, proc.stderr
+    assert main(["league", "--thinker", "random 1", "--thinker", "negamax depth=2", "--games",
+                 "1", "-t", "50", "--results", str(results), "-q", "--in-process"]) == 0, \
+        capsys.readouterr().err
     assert len(results.read_text().splitlines()) == 2
-    rated = subprocess.run([sys.executable, "-m", "csl_game", "report", str(results),
-                            "--ratings", "--format", "json"], capture_output=True, text=True,
-                           timeout=60)
-    doc = json.loads(rated.stdout)
+    capsys.readouterr()
+    assert main(["report", str(results), "--ratings", "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
     # negamax won both games: no finite maximum-likelihood rating, so the prior says so
     assert doc["method"] == "prior" and all(row["prior"] for row in doc["ratings"])
-    md = subprocess.run([sys.executable, "-m", "csl_game", "report", str(results), "--ratings"],
-                        capture_output=True, text=True, timeout=60).stdout
+    assert main(["report", str(results), "--ratings"]) == 0
+    md = capsys.readouterr().out
     assert "prior of one virtual draw" in md and "Maximum-likelihood" not in md
 
 
