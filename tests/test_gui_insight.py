@@ -183,6 +183,7 @@ def _review_replay() -> Replay:
 
 def test_review_grades_the_moves_and_shows_the_better_one(apps: Apps) -> None:
     from csl_game.engine import ThreadRunner
+    from csl_game.gui.review_view import ReviewTool
     from csl_game.gui.scenes.replay import ReplayScene
 
     replay = _review_replay()
@@ -190,6 +191,8 @@ def test_review_grades_the_moves_and_shows_the_better_one(apps: Apps) -> None:
                     start=lambda ctx: ReplayScene(ctx, replay))
     scene = app.scenes.current
     assert isinstance(scene, ReplayScene) and not scene.review.started
+    # a tenth of the review's second a position: the miss and the block are found at once
+    scene.review = ReviewTool(replay, ThreadRunner, time_ms=100)
     key(app, pygame.K_v)
     assert scene.review.started
     run_until(app, lambda: scene.review.job is None and scene.review.review is not None,
