@@ -222,8 +222,7 @@ def _brute_t_value_mle(pdf: list[tuple[float, float]], t: float) -> list[float]:
         lo, hi = 1e-15, 1 - q1 - 1e-15
         if lo >= hi:
             return None
-        for _ in range(200):
-            mid = (lo + hi) / 2
+        while lo < (mid := (lo + hi) / 2) < hi:  # to the last bit: ~55 halvings
             if t_of([1 - q1 - mid, q1, mid]) < t:
                 lo = mid
             else:
