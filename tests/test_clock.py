@@ -36,30 +36,45 @@ CLOCKED = (str(Path(__file__).parent / "clocked"),)
 CPU = MatchConfig(time_limit_ms=200)
 
 
+SPIN = "print('spinning', flush=True)\nwhile True: pass"
+
+
 @contextmanager
 def busy(count: int) -> Iterator[None]:
-    """`count` processes spinning beside the test, ended when it ends."""
-    spinning = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    """`count` processes spinning beside the test (each has said it spins),
+    ended when it ends."""
+    spinning = [subprocess.Popen([sys.executable, "-c", SPIN], stdout=subprocess.PIPE)
                 for _ in range(count)]
     try:
-        time.sleep(0.2)
+        for p in spinning:
+            assert p.stdout is not None and p.stdout.readline() == b"spinning\n"
         yield
     finally:
         for p in spinning:
             p.kill()
-            p.wait()
+            p.communicate()
 
 
 def think_once(name: str, params: str, mc: MatchConfig, runner: type = ProcessRunner,
                info: list[str] | None = None) -> ThinkOutcome:
+    return think_all(1, name, params, mc, runner, info)[0]
+
+
+def think_all(count: int, name: str, params: str, mc: MatchConfig,
+              runner: type = ProcessRunner, info: list[str] | None = None
+              ) -> list[ThinkOutcome]:
+    """`count` thinkers' first moves, thought all at once, each in its own runner."""
     proto = ThinkerPrototype(name, params, mc, CLOCKED)
-    r = runner(proto, (info.append if info is not None else None))
+    runners = [runner(proto, (info.append if info is not None else None))
+               for _ in range(count)]
     try:
-        outcome = r.start(mc.new_board()).wait(None)
-        assert outcome is not None
-        return outcome
+        jobs = [r.start(mc.new_board()) for r in runners]
+        outcomes = [job.wait(None) for job in jobs]
+        assert None not in outcomes
+        return outcomes  # type: ignore[return-value]
     finally:
-        r.close()
+        for r in runners:
+            r.close()
 
 
 @pytest.mark.unit
@@ -89,11 +104,12 @@ def test_match_config_checks_its_clock(bad: dict[str, object]) -> None:
 
 
 def test_cpu_time_under_the_limit_never_loses_on_a_busy_machine() -> None:
-    """Four busy processes on the machine's cores: each move spends 60 % of
-    its limit in CPU time and answers, although it takes longer on the wall."""
+    """Four busy processes on the machine's cores, and four thinkers at once:
+    each move spends 60 % of its limit in CPU time and answers, although it
+    takes longer on the wall."""
     info: list[str] = []
     with busy(4):
-        outcomes = [think_once("spend", "60", CPU, info=info) for _ in range(4)]
+        outcomes = think_all(4, "spend", "60", CPU, info=info)
     for outcome in outcomes:
         assert outcome.forfeit is None, outcome.detail
         assert 0.12 <= outcome.elapsed < 0.2  # charged: its CPU time, not the wall's
