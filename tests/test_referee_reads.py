@@ -275,7 +275,10 @@ def test_only_thinker_side_code_imports_thinker_files() -> None:
     src = Path(__file__).parents[1] / "src" / "csl_game"
     callers = set()
     for path in src.rglob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        text = path.read_text(encoding="utf-8")
+        if "registry" not in text:  # the name of any call to it is in the text
+            continue
+        for node in ast.walk(ast.parse(text)):
             if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "registry":
                 callers.add(path.relative_to(src).as_posix())
     assert callers <= {"engine/runners/worker.py", "engine/runners/warm.py",
