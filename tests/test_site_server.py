@@ -19,6 +19,7 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
@@ -242,6 +243,9 @@ def test_report_serves_a_growing_results_file(tmp_path: Path) -> None:
 
     results = tmp_path / "r.jsonl"
     results.write_text(json.dumps(DOC) + "\n")
+    bad = subprocess.Popen([sys.executable, "-m", "csl_game", "report", str(results), "--serve",
+                            "--port", "70000"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           text=True)  # (refused meanwhile, without serving)
     proc = subprocess.Popen([sys.executable, "-m", "csl_game", "report", str(results),
                              "--serve", "--port", "0", "--host", "127.0.0.1"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -268,25 +272,44 @@ def test_report_serves_a_growing_results_file(tmp_path: Path) -> None:
     finally:
         proc.terminate()
         proc.wait(10)
-    bad = subprocess.run([sys.executable, "-m", "csl_game", "report", str(results), "--serve",
-                          "--port", "70000"], capture_output=True, text=True, timeout=60)
-    assert bad.returncode == 2 and "--port must be from 0 to 65535" in bad.stderr
+        _, bad_err = bad.communicate(timeout=60)
+    assert bad.returncode == 2 and "--port must be from 0 to 65535" in bad_err
+
+
+class _Serving:
+    """`report TARGET --serve` on a free port of loopback, started at once; its
+    address once it says it (so that several start together)."""
+
+    def __init__(self, target: Path, *extra: str, env: dict[str, str] | None = None) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "csl_game", "report", str(target), "--serve", "--port", "0",
+             "--host", "127.0.0.1", *extra], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            text=True, env={**os.environ, **(env or {})}, **INTERRUPTIBLE)
+        self._url = ""
+
+    @property
+    def url(self) -> str:
+        if not self._url:
+            assert self.proc.stdout is not None
+            first = self.proc.stdout.readline()
+            found = re.search(r"http://\S+/", first)
+            if not found:
+                self.proc.kill()
+                pytest.fail(f"{first}{self.proc.communicate()[1]}")
+            self._url = found[0]
+        return self._url
+
+    def stop(self) -> str:
+        """Ctrl+C; what it said on stderr."""
+        self.proc.send_signal(signal.SIGINT)
+        return self.proc.communicate(timeout=30)[1]
 
 
 def _serve(target: Path, *extra: str, env: dict[str, str] | None = None
            ) -> tuple[subprocess.Popen[str], str]:
     """`report TARGET --serve` on a free port of loopback, and its address."""
-    proc = subprocess.Popen([sys.executable, "-m", "csl_game", "report", str(target), "--serve",
-                             "--port", "0", "--host", "127.0.0.1", *extra],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, **(env or {})}, **INTERRUPTIBLE)
-    assert proc.stdout is not None
-    first = proc.stdout.readline()
-    url = re.search(r"http://\S+/", first)
-    if not url:
-        proc.kill()
-        pytest.fail(f"{first}{proc.communicate()[1]}")
-    return proc, url[0]
+    serving = _Serving(target, *extra, env=env)
+    return serving.proc, serving.url
 
 
 def _read(url: str) -> bytes:
@@ -330,25 +353,20 @@ def test_a_finished_results_file_is_served_final_and_leaves_nothing(tmp_path: Pa
     results.write_text(json.dumps(DOC) + "\n")
     old = time.time() - 3600
     os.utime(results, (old, old))
+    growing = tmp_path / "growing.jsonl"
+    growing.write_text(json.dumps(DOC) + "\n")  # changed just now: live
     scratch = tmp_path / "tmp"
     scratch.mkdir()
-    proc, url = _serve(results, env={"TMPDIR": str(scratch)})
-    try:
-        page = _read(url).decode()
+    out = tmp_path / "out"
+    with ExitStack() as stack:  # the two served at once
+        for proc in (final := _Serving(results, env={"TMPDIR": str(scratch)}),
+                     live := _Serving(growing, "-o", str(out))):
+            stack.callback(proc.stop)
+        page = _read(final.url).decode()
         assert "data-live" not in page and "Final: the results of 1 match." in page
         assert [p.name.startswith("csl-site-") for p in scratch.iterdir()] == [True]
-    finally:
-        proc.send_signal(signal.SIGINT)
-        proc.communicate(timeout=30)
+        assert "data-live" in _read(live.url).decode()
     assert list(scratch.iterdir()) == [], "the site's own folder is removed"
-    results.write_text(json.dumps(DOC) + "\n")  # changed just now: live
-    out = tmp_path / "out"
-    proc, url = _serve(results, "-o", str(out))
-    try:
-        assert "data-live" in _read(url).decode()
-    finally:
-        proc.send_signal(signal.SIGINT)
-        proc.communicate(timeout=30)
     assert "data-live" not in (out / "index.html").read_text()
 
 
