@@ -23,8 +23,8 @@ from csl_game.server import open_store
 from csl_game.server.relay import Relay
 from online_procs import Proc
 from pg_cluster import postgres
-from test_server_ladder import start_server, stop
-from test_server_store import start_server_at
+from test_server_ladder import start_server, stop, stop_all
+from test_server_store import start_servers_at
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX only")
 WAIT = 30.0
@@ -39,13 +39,12 @@ def pg_url() -> Iterator[str]:
 
 @pytest.fixture
 def two(pg_url: str) -> Iterator[tuple[Proc, str, Proc, str]]:
-    """Two server processes on the database (A, then B), emptied first."""
+    """Two server processes on the database (A and B, started at once), emptied first."""
     empty(pg_url)
-    a, url_a = start_server_at(pg_url)
-    b, url_b = start_server_at(pg_url)
+    (a, url_a), (b, url_b) = start_servers_at(pg_url, 2)
     try:
         yield a, url_a, b, url_b
-    finally:
+    finally:  # one after the other: told at once, one once took 20 s to stop
         stop(a)
         stop(b)
 
@@ -364,10 +363,11 @@ def test_bots_on_two_processes_play_each_other_on_one_ladder(
         two: tuple[Proc, str, Proc, str], tmp_path: Path,
         monkeypatch: pytest.MonkeyPatch) -> None:
     """One bot connects to A, the other to B: one process pairs them (they can
-    meet nowhere else), and both processes' ladders count their games."""
+    meet nowhere else), and both processes' ladders count their games (two
+    each, played at once: each bot takes two games at a time)."""
     a, url_a, b, url_b = two
     monkeypatch.setenv("CSL_GAME_HOME", str(tmp_path / "home"))
-    bots = [Proc("bot", url, "random", "--name", name)
+    bots = [Proc("bot", url, "random", "--name", name, "--games", "2")
             for url, name in ((url_a, "L1"), (url_b, "L2"))]
     try:
         async def both() -> None:
@@ -378,8 +378,7 @@ def test_bots_on_two_processes_play_each_other_on_one_ladder(
                 assert all(r["online"] for r in ladder), ladder
         asyncio.run(both())
     finally:
-        for bot in bots:
-            stop(bot)
+        stop_all(bots)
     assert "Traceback" not in a.text() + b.text(), a.text() + b.text()
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 import signal
 import sqlite3
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,7 +18,7 @@ from csl_game.server import GameRow, Store, hash_token, open_store
 from csl_game.server.store import Dropped, Finished, Moved, Seated
 from online_procs import Proc
 from pg_cluster import postgres
-from test_server_ladder import get_json, stop
+from test_server_ladder import get_json, stop, stop_all, wait_json
 
 try:
     from psycopg import IntegrityError as PgIntegrityError
@@ -98,26 +97,32 @@ def test_a_server_on_postgresql_keeps_its_ladder_over_a_restart(
     cleaner._run("DELETE FROM bots")
     cleaner.close()
     server, url = start_server_at(pg_url)
-    bots = [Proc("bot", url, "random", "--name", f"P{i}") for i in (1, 2)]
+    bots = [Proc("bot", url, "random", "--name", f"P{i}", "--games", "2")  # two games at once
+            for i in (1, 2)]
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            ladder = get_json(url + "/api/ladder")
-            if len(ladder) == 2 and all(r["games"] >= 2 for r in ladder):
-                break
-            assert time.monotonic() < deadline, server.text()
-            time.sleep(0.3)
+        ladder = wait_json(url + "/api/ladder", lambda rows: len(rows) == 2 and all(
+            r["games"] >= 2 for r in rows), 60, server.text)
         assert stop(server) in (0, 130), server.text()
         server, url = start_server_at(pg_url)
         again = {r["name"]: r["games"] for r in get_json(url + "/api/ladder")}
         assert all(again[r["name"]] >= r["games"] for r in ladder), (again, ladder)
     finally:
-        for bot in bots:
-            stop(bot, signal.SIGTERM)
+        stop_all(bots, signal.SIGTERM)
         stop(server)
 
 
 def start_server_at(where: str) -> tuple[Proc, str]:
-    server = Proc("server", "--host", "127.0.0.1", "--port", "0", "--db", where,
-                  "--register", "open", "-t", "100")
-    return server, server.wait_for(r"on (http://127\.0\.0\.1:\d+)", 30).group(1)
+    return start_servers_at(where, 1)[0]
+
+
+def start_servers_at(where: str, count: int) -> list[tuple[Proc, str]]:
+    """`count` servers on the database at `where`, and their URLs: all started
+    at once (each loads while the others do), then each waited for."""
+    servers = [Proc("server", "--host", "127.0.0.1", "--port", "0", "--db", where,
+                    "--register", "open", "-t", "100") for _ in range(count)]
+    try:
+        return [(s, s.wait_for(r"on (http://127\.0\.0\.1:\d+)", 30).group(1)) for s in servers]
+    except BaseException:
+        for server in servers:
+            server.kill()
+        raise
