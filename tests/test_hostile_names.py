@@ -40,10 +40,20 @@ _RAW = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
 def _run(*args: str) -> str:
-    done = subprocess.run([sys.executable, "-m", "csl_game", *args], capture_output=True,
-                          timeout=120)
-    text = (done.stdout + done.stderr).decode("utf-8")
-    assert done.returncode == 0, text[-2000:]
+    return _run_all(args)
+
+
+def _run_all(*argvs: tuple[str, ...]) -> str:
+    """What these csl-game commands, run all at once, printed (each one's
+    standard output and error, in the order given)."""
+    procs = [subprocess.Popen([sys.executable, "-m", "csl_game", *args], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE) for args in argvs]
+    text = ""
+    for proc in procs:
+        out, err = proc.communicate(timeout=120)
+        done = (out + err).decode("utf-8")
+        assert proc.returncode == 0, done[-2000:]
+        text += done
     return text
 
 
@@ -72,13 +82,12 @@ def test_a_session_its_replay_and_report_print_the_name_escaped(
     game = tmp_path / "players.txt"
     game.write_text("escape\nsequential\n")
     results = tmp_path / "r.jsonl"
-    text = _run("session", "-g", str(game), "--thinkers", thinkers, "--results", str(results),
-                *BOARD)
-    text += _run("session", "-g", str(game), "--thinkers", thinkers, "--verbose", *BOARD)
-    text += _run("replay", str(results), "--console", "--match", "1")
-    text += _run("replay", str(results), "--list")
-    text += _run("report", str(results))
-    text += _run("info", "--thinkers", thinkers)
+    text = _run_all(("session", "-g", str(game), "--thinkers", thinkers, "--results",
+                     str(results), *BOARD),
+                    ("session", "-g", str(game), "--thinkers", thinkers, "--verbose", *BOARD),
+                    ("info", "--thinkers", thinkers))
+    text += _run_all(("replay", str(results), "--console", "--match", "1"),  # the results in
+                     ("replay", str(results), "--list"), ("report", str(results)))
     _safe(text)
     assert text.count("Evil\\x1b[2J") >= 8
 
