@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from csl_game.cli import main
 from online_procs import Proc
 from test_server_ladder import start_server, stop
 
@@ -44,25 +45,29 @@ def test_a_thinker_and_a_person_play_a_server_game_from_the_terminal(
     (["match", "--connect", "http://127.0.0.1:9", "--code", "../x"], "--code"),
     (["match", "--connect", "http://127.0.0.1:9", "-W", "nosuchthinker"], "nosuchthinker"),
 ])
-def test_bad_input_is_one_line_and_exit_2(args: list[str], words: str) -> None:
-    proc = Proc(*args)
-    assert proc.proc.wait(30) == 2, proc.text()
-    err = "".join(proc.err).strip()
-    assert len(err.splitlines()) == 1 and words in err, err
+def test_bad_input_is_one_line_and_exit_2(args: list[str], words: str,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """Called in this process, as the other verbs' bad input is (tests/test_bad_input.py):
+    each is refused before the verb connects."""
+    assert main(args) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and words in err and "Traceback" not in err, err
 
 
 def test_public_host_names_the_server_for_browsers(tmp_path: Path,
-                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+                                                   monkeypatch: pytest.MonkeyPatch,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
     """--public-host: a browser's WebSocket under that name (a proxy's name) is
-    answered; any other name is refused (DNS rebinding), as without the flag."""
+    answered; any other name is refused (DNS rebinding), as without the flag
+    (and a name that is none is bad input, refused in this process as above)."""
     import asyncio
 
     import aiohttp
 
     monkeypatch.setenv("CSL_GAME_HOME", str(tmp_path / "home"))
-    bad = Proc("server", "--db", str(tmp_path / "bad.sqlite3"), "--public-host", "no name!")
-    assert bad.proc.wait(30) == 2, bad.text()
-    assert "--public-host: 'no name!' is no host name" in "".join(bad.err)
+    assert main(["server", "--db", str(tmp_path / "bad.sqlite3"),
+                 "--public-host", "no name!"]) == 2
+    assert "--public-host: 'no name!' is no host name" in capsys.readouterr().err
     server, url = start_server(tmp_path / "games.sqlite3", "--public-host", "CSL.example.org")
 
     async def status(name: str) -> int:

@@ -236,15 +236,23 @@ def test_a_client_that_never_reads_loses_its_connection_not_the_others(
 
 
 def test_a_connection_idle_after_an_answer_is_let_go(server: ServerThread) -> None:
-    for path in (b"/api/ladder", b"/no/such/page"):  # after an error answer too
-        sock = connect_from("127.0.0.1", server.port)
-        with sock:
+    """Two connections idle side by side (their deadlines run at once): one
+    after an answer, one after an error answer."""
+    socks = [connect_from("127.0.0.1", server.port) for _ in range(2)]
+    try:
+        for sock, path in zip(socks, (b"/api/ladder", b"/no/such/page"), strict=True):
             sock.sendall(b"GET " + path + b" HTTP/1.1\r\nHost: x\r\n\r\n")
+        answered_at = []
+        for sock in socks:
             sock.settimeout(5)
             assert sock.recv(65536).startswith(b"HTTP/1.1 ")
-            start = time.monotonic()
+            answered_at.append(time.monotonic())
+        for sock, start in zip(socks, answered_at, strict=True):
             assert closed_within(sock, LIMITS.request_timeout_s + 3)
             assert time.monotonic() - start < LIMITS.request_timeout_s + 3
+    finally:
+        for sock in socks:
+            sock.close()
 
 
 def _cookie_of(server: ServerThread, **headers: str) -> str:
