@@ -387,6 +387,7 @@ class SettingsForm:
                 widget = label(Rect(0, y, width - control_w - m.gap, m.row), text, scroller,
                                "#field")
                 self.titles[id(widget)] = text
+                self._styles[id(widget)] = "#field"  # as made: no new theme unless marked
                 small = control_w if len(keys) == 1 else max(44, round(56 * m.scale))
                 left = width - len(keys) * small - (len(keys) - 1) * m.gap
                 for i, key in enumerate(keys):
