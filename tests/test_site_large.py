@@ -154,9 +154,24 @@ def test_long_and_right_to_left_names_keep_the_page_in_view_and_in_order(
     docs = [json.loads(line) for line in (names_site / "matches.jsonl").read_text().splitlines()]
     override = next(d for d in docs if (d["white"]["name"], d["red"]["name"]) ==
                     (OVERRIDE, ARABIC))
+    page = f"match-{override['match'] + 1}.html"
+    for name in ("index.html", "match-1.html", page):  # each page loaded once at this size
+        tab = chrome.tab((names_site / name).as_uri(), size)
+        width = tab.eval("document.documentElement.scrollWidth")
+        assert width <= size[0], (name, width)
+        assert tab.eval("visualViewport.scale") == 1  # the phone does not zoom out
+        if name == page:
+            _in_order(tab, size)
+        if name == "index.html":
+            _standings_in_place(tab)
+        assert tab.axe() == [], name
+        assert tab.errors() == []
+        tab.close()
+
+
+def _in_order(tab: Tab, size: tuple[int, int]) -> None:
     # "Match 4: <override> (White) vs <Arabic> (Red)": (White) comes before (Red)
     # (unisolated, the override turns the rest of the line round: "(Red)" left)
-    tab = chrome.tab((names_site / f"match-{override['match'] + 1}.html").as_uri(), size)
     order = tab.eval("[...document.querySelectorAll('h1 .side')].map(s => { const r = "
                      "s.getBoundingClientRect(); return [s.textContent, r.top, r.left]; })")
     (white, w_top, w_left), (red, r_top, r_left) = order
@@ -174,17 +189,10 @@ def test_long_and_right_to_left_names_keep_the_page_in_view_and_in_order(
     (first, f_top, f_left), (last, l_top, l_left) = ends
     assert (first, last) == ("White (", ") won")
     assert l_top > f_top + 1 or (abs(l_top - f_top) <= 1 and l_left > f_left), ends
-    tab.close()
-    for name in ("index.html", "match-1.html", f"match-{override['match'] + 1}.html"):
-        tab = chrome.tab((names_site / name).as_uri(), size)
-        width = tab.eval("document.documentElement.scrollWidth")
-        assert width <= size[0], (name, width)
-        assert tab.eval("visualViewport.scale") == 1  # the phone does not zoom out
-        assert tab.axe() == [], name
-        assert tab.errors() == []
-        tab.close()
+
+
+def _standings_in_place(tab: Tab) -> None:
     # the standings: each name's row keeps its points in their column
-    tab = chrome.tab((names_site / "index.html").as_uri(), size)
     rows = tab.eval("[...document.querySelectorAll('#standings tbody tr')].map(tr => "
                     "tr.children[1].textContent)")
     assert sorted(rows) == sorted([LONG, OVERRIDE, ARABIC])
@@ -195,7 +203,6 @@ def test_long_and_right_to_left_names_keep_the_page_in_view_and_in_order(
                    " return b.left < s.left - 1 || b.right > s.right + 1; })"
                    ".map(t => t.textContent)")
     assert out == []
-    tab.close()
 
 
 def test_the_depth_chart_ticks_whole_plies(tmp_path: Path) -> None:
