@@ -15,11 +15,14 @@ from online_procs import CODE, Proc
 from procs import INTERRUPTIBLE
 
 LOADED = ("import json, sys\n"
-          "import csl_game.cli, csl_game.console.online_cmd\n"
+          "import csl_game.launch, csl_game.cli, csl_game.console.online_cmd\n"
           "print('primed', file=sys.stderr, flush=True)\n"
-          "sys.exit(csl_game.cli.main(json.loads(sys.stdin.readline())))\n")
+          "sys.argv[1:] = json.loads(sys.stdin.readline())\n"
+          "sys.exit(csl_game.launch.main())\n")
 """A csl-game loaded, waiting for its command line (one JSON list on standard
-input); what follows that line on standard input is the command's own."""
+input), then run as ``python -m csl_game`` runs it (csl_game.launch: Ctrl+C
+held till the command can answer it); what follows that line on standard
+input is the command's own."""
 
 
 class Loaded(Proc):
