@@ -220,7 +220,8 @@ def test_review_grades_the_moves_and_shows_the_better_one(apps: Apps) -> None:
 
 
 def test_review_after_a_game_opens_the_game_with_its_review(make_app: MakeApp) -> None:
-    from csl_game.engine import Choice
+    from csl_game.engine import Choice, ThreadRunner
+    from csl_game.gui.review_view import ReviewTool
     from csl_game.gui.scenes.replay import ReplayScene
     from gui_events import press, shown_result
 
@@ -238,7 +239,12 @@ def test_review_after_a_game_opens_the_game_with_its_review(make_app: MakeApp) -
     assert [p.move for p in review.replay.moves] == \
         [p.move for p in scene.match.result.moves]  # type: ignore[union-attr]
     assert "Play again" in [b.text for b in review.buttons.values()]
+    # the rest of the review at a tenth of its second a position: it ends the same way
+    review.review.close()
+    review.review = ReviewTool(review.replay, ThreadRunner, time_ms=100)
+    review.review.start()
     run_until(app, lambda: review.review.job is None, seconds=90)
+    assert review.review.review is not None
     old = app.flow.session if app.flow is not None else None
     click(app, next(b for b in review.buttons.values() if b.text == "Play again"))
     assert not isinstance(app.scenes.current, ReplayScene)
