@@ -110,7 +110,9 @@ def move_values(pos: FastBoard) -> dict[int, int]:
 def solve(board: Board, memo: dict[tuple[object, ...], tuple[int, int]] | None = None
           ) -> tuple[int, int]:
     """The exact value of `board` for the player to move, by plain minimax over
-    the model's own Board (memoized by position, no pruning, no heuristics):
+    the model's own Board (memoized by position, no heuristics, no pruning but
+    one: a move that wins at once ends the search of its position, since no
+    value is better than a win in one ply):
     (1 win, 0 draw, -1 loss; plies to the end with best play: the winner
     hastens it, the loser delays it; for a draw, the plies left to the end).
 
@@ -145,6 +147,8 @@ def _solve(board: Board, memo: dict[tuple[object, ...], tuple[int, int]],
         board.undo_move()
         if best is None or _better(value, best):
             best = value
+            if value == (1, 1):  # a win at once: no other move can better it
+                break
     assert best is not None, "a position with no move is over"
     memo[key] = best
     return best
@@ -259,12 +263,11 @@ def _from_table(score: int, ply: int) -> int:
 
 
 def solve_fast(pos: FastBoard, memo: dict[tuple[int, ...], tuple[int, int]]) -> tuple[int, int]:
-    """`solve` on the fast core: the same plain memoized minimax (no pruning
-    but one: a move that wins at once ends the search of its position, since
-    no value is better than a win in one ply; no heuristics) and the same
-    (value, plies), a position keyed by its bitboards, side to move and pieces
-    left. Many times as fast as `solve`, for positions with many plies left
-    (the cut alone makes the analysis tests' 4x4 positions' memo 7 times
+    """`solve` on the fast core: the same memoized minimax (no heuristics, no
+    pruning but a win in one ending a position's search) and the same (value,
+    plies), a position keyed by its bitboards, side to move and pieces left.
+    Many times as fast as `solve`, for positions with many plies left (the
+    cut alone makes the analysis tests' 4x4 positions' memo 7 times
     smaller); the core's agreement with
     the model's Board is property-tested in tests/test_core.py, and the two
     solvers are compared in tests/test_analysis.py."""

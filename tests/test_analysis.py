@@ -3,7 +3,7 @@
 What the analyst proves is checked against tests/solvers.solve_fast, a plain
 memoized minimax with no evaluation and no pruning but a win in one ending a
 position's search (independent of the analyst's alpha-beta and of negamax),
-whose answers are checked here against tests/solvers.solve, the plain minimax
+whose answers are checked here against tests/solvers.solve, the same minimax
 over the model's own Board."""
 
 from __future__ import annotations
