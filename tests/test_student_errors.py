@@ -48,6 +48,15 @@ def csl(*args: str) -> subprocess.CompletedProcess[str]:
                           text=True, timeout=60)
 
 
+def csl_all(*argvs: list[str]) -> list[subprocess.CompletedProcess[str]]:
+    """These csl-game commands run all at once; each one's exit and output."""
+    procs = [subprocess.Popen([sys.executable, "-m", "csl_game", *args], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True) for args in argvs]
+    done = [p.communicate(timeout=60) for p in procs]
+    return [subprocess.CompletedProcess(p.args, p.returncode, out, err)
+            for p, (out, err) in zip(procs, done)]
+
+
 @pytest.mark.parametrize("in_process", [False, True])
 def test_a_bug_in_setup_is_shown_with_its_type_message_and_line(tmp_path: Path,
                                                                 in_process: bool) -> None:
@@ -71,11 +80,11 @@ def test_a_wrong_setup_signature_says_what_it_should_be(tmp_path: Path) -> None:
 
 def test_a_class_that_spells_think_Think_is_named_with_the_reason(tmp_path: Path) -> None:
     (tmp_path / "habit.py").write_text(HABIT)
-    proc = csl("match", "-W", "habit", "-R", "random", "--thinkers", str(tmp_path))
+    proc, info = csl_all(["match", "-W", "habit", "-R", "random", "--thinkers", str(tmp_path)],
+                         ["info", "--thinkers", str(tmp_path)])
     assert proc.returncode == 2
     assert "HabitThinker has no think()" in proc.stderr
     assert "defines Think()" in proc.stderr and "case-sensitive" in proc.stderr
-    info = csl("info", "--thinkers", str(tmp_path))
     assert info.returncode == 0 and "not listed: HabitThinker has no think()" in info.stderr
 
 
@@ -88,13 +97,14 @@ def test_a_cut_off_last_line_is_reported_by_every_reader(tmp_path: Path) -> None
     text = results.read_text()
     torn = tmp_path / "torn.jsonl"
     torn.write_text(text[:-60])  # the second match's line, cut off mid-write
-    for args in (["report", str(torn)], ["report", str(torn), "--ratings"],
-                 ["replay", str(torn), "--list"],
-                 ["report", str(torn), "--format", "html", "-o", str(tmp_path / "site")]):
-        proc = csl(*args)
+    readers = (["report", str(torn)], ["report", str(torn), "--ratings"],
+               ["replay", str(torn), "--list"],
+               ["report", str(torn), "--format", "html", "-o", str(tmp_path / "site")])
+    *procs, whole = csl_all(*readers, ["report", str(results)])  # all at once
+    for args, proc in zip(readers, procs):
         assert proc.returncode == 0, proc.stderr
         assert "its last line was cut off" in proc.stderr, args
-    assert "cut off" not in csl("report", str(results)).stderr
+    assert "cut off" not in whole.stderr
 
 
 def test_build_common_takes_the_branch_from_an_ordinary_clone(tmp_path: Path) -> None:
