@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import functools
 import pickle
 import random
 from collections.abc import Callable, Iterator
@@ -396,6 +397,10 @@ def reference_corridors(rows: int, cols: int, n: int) -> list[list[tuple[int, in
     return lines[:len(lines) - len(diagonals)] + [d for d in diagonals if len(d) >= n]
 
 
+_corridors = functools.cache(reference_corridors)
+"""reference_corridors of each board size, built once (reference_winner runs
+after every move of every random game)."""
+
 PREDICATES: list[tuple[Callable[[Piece], bool], Winner]] = [
     (lambda p: p.shape is PShape.ROUND, Winner.WHITE),
     (lambda p: p.shape is PShape.SQUARE, Winner.RED),
@@ -406,7 +411,7 @@ PREDICATES: list[tuple[Callable[[Piece], bool], Winner]] = [
 
 def reference_winner(board: Board) -> tuple[Winner, list[tuple[int, int]]]:
     n = board.win_sequence
-    corridors = reference_corridors(board.rows, board.cols, n)
+    corridors = _corridors(board.rows, board.cols, n)
     for predicate, winner in PREDICATES:
         for corridor in corridors:
             run: list[tuple[int, int]] = []
