@@ -67,7 +67,7 @@ def _error(message: str) -> bytes:
 @pytest.fixture(scope="module")
 def warm() -> Iterator[Warm]:
     """Joiners and watchers loaded while the test before runs (one each per test)."""
-    pool = Warm(spares=1)
+    pool = Warm()
     yield pool
     pool.close()
 
