@@ -208,11 +208,14 @@ def test_a_resume_that_changes_adjudication_is_refused(
     assert _json(capsys.readouterr().out)["games"] == 4
 
 
-@pytest.mark.parametrize("after, group", [(0.2, True), (0.2, False), (1.5, True)])
-def test_ctrl_c_at_any_moment_prints_the_summary_and_the_json(after: float,
+@pytest.mark.parametrize("when, group", [("loading", True), ("loading", False),
+                                         ("playing", True)])
+def test_ctrl_c_at_any_moment_prints_the_summary_and_the_json(when: str,
                                                               group: bool) -> None:
     """Ctrl+C as a terminal sends it (to the process group: the fork server and
-    workers too) or to the command alone, while it loads or while it plays."""
+    workers too) or to the command alone, while it loads (0.2 s after it
+    started its fork server) or while it plays (once it has printed its first
+    pair's line)."""
     import os
     import signal
     import subprocess
@@ -231,12 +234,21 @@ def test_ctrl_c_at_any_moment_prints_the_summary_and_the_json(after: float,
     started = time.monotonic()
     while not psutil.Process(proc.pid).children() and time.monotonic() - started < 30:
         time.sleep(0.005)
-    time.sleep(after)
+    seen = ""
+    if when == "loading":
+        time.sleep(0.2)
+    else:
+        assert proc.stderr is not None
+        while not seen.endswith("\n") or not seen.splitlines()[-1].startswith("Games "):
+            line = proc.stderr.readline()
+            assert line, "the command ended before its first pair: " + seen
+            seen += line
     if group:
         os.killpg(proc.pid, signal.SIGINT)
     else:
         proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)
+    err = seen + err
     assert proc.returncode == 130, err
     assert "Traceback" not in err and "interrupted: no verdict" in err, err
     doc = _json(out)
