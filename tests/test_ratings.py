@@ -39,14 +39,21 @@ def test_two_players_closed_form() -> None:
 
 
 def _slow_fit(games: list[tuple[str, str, float]], names: list[str]) -> dict[str, float]:
-    """The same maximum by plain gradient ascent on the log-likelihood (no MM)."""
+    """The same maximum by plain gradient ascent on the log-likelihood (no MM).
+    The games of one (white, red) pairing share their expected score, so the
+    gradient sums their points and subtracts that score once per game."""
+    pairings: dict[tuple[str, str], list[float]] = {}
+    for white, red, points in games:
+        total = pairings.setdefault((white, red), [0.0, 0.0])
+        total[0] += points
+        total[1] += 1
     r = dict.fromkeys(names, 0.0)
     for _ in range(20_000):
         grad = dict.fromkeys(names, 0.0)
-        for white, red, points in games:
+        for (white, red), (points, count) in pairings.items():
             e = score_of(r[white] - r[red])
-            grad[white] += points - e
-            grad[red] -= points - e
+            grad[white] += points - count * e
+            grad[red] -= points - count * e
         for name in names:
             r[name] += 2.0 * grad[name]
         mean = sum(r.values()) / len(r)
