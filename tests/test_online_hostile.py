@@ -34,7 +34,7 @@ HANDSHAKE_S = 1.0
 
 @pytest.fixture(scope="module")
 def warm() -> Iterator[Warm]:
-    """Hosts loaded while the test before runs (each test still has its own)."""
+    """Hosts forked from a loaded csl-game (each test still has its own)."""
     pool = Warm()
     yield pool
     pool.close()

@@ -66,7 +66,7 @@ def _error(message: str) -> bytes:
 
 @pytest.fixture(scope="module")
 def warm() -> Iterator[Warm]:
-    """Joiners and watchers loaded while the test before runs (one each per test)."""
+    """Joiners and watchers forked from a loaded csl-game (online_warm)."""
     pool = Warm()
     yield pool
     pool.close()

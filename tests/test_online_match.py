@@ -21,7 +21,7 @@ from online_warm import Warm
 
 @pytest.fixture(scope="module")
 def warm() -> Iterator[Warm]:
-    """Processes loaded while the test before runs (or before a port is known)."""
+    """csl-game processes forked from a loaded one (online_warm): no start-up to wait for."""
     pool = Warm()
     yield pool
     pool.close()
@@ -39,8 +39,8 @@ def test_two_ais_play_across_processes(tmp_path: Path, warm: Warm) -> None:
     results = tmp_path / "r.jsonl"
     server, port = warm.host("-W", "random", "--white-params", "7", "-t", "200", "-m", "60",
                              "--results", str(results), "--json")
-    # Loaded before the game starts: started after the join, a loaded machine
-    # could start it after the game's last move.
+    # Forked from a loaded csl-game after the join: an interpreter started then
+    # could, on a loaded machine, start after the game's last move.
     watcher = warm.take()
     try:
         joiner = warm.join(port, "-R", "sequential", "--json")

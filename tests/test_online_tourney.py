@@ -38,7 +38,7 @@ def game_file(tmp_path: Path) -> str:
 
 @pytest.fixture(scope="module")
 def warm() -> Iterator[Warm]:
-    """Processes loaded while the test before runs (or before a port is known)."""
+    """csl-game processes forked from a loaded one (online_warm): no start-up to wait for."""
     pool = Warm()
     yield pool
     pool.close()
@@ -46,7 +46,7 @@ def warm() -> Iterator[Warm]:
 
 @pytest.fixture
 def procs(warm: Warm) -> Iterator[Warm]:
-    """The loaded processes; what a test took is killed after it."""
+    """The forked processes; what a test took is killed after it."""
     yield warm
     for proc in warm.taken:
         proc.kill()
@@ -60,8 +60,8 @@ def _session(procs: Warm, game_file: str, *more: str) -> tuple[Proc, int]:
 
 
 def test_watchers_print_the_sessions_final_standings(game_file: str, procs: Warm) -> None:
-    # Three players, 6 matches of slow moves: long enough for a watch process,
-    # loaded beforehand and started after match 2, to connect even on a busy
+    # Three players, 6 matches of slow moves: long enough for a watch process
+    # forked from a loaded csl-game after match 2 to connect even on a busy
     # machine.
     session, port = _session(procs, game_file, "-m", "120")
     early = procs.run("watch", f"127.0.0.1:{port}")
