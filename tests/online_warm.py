@@ -106,6 +106,12 @@ class Zygote:
         return Forked(self, pid, in_w, out_r, err_r)
 
     def close(self) -> None:
+        """End the zygote: its control socket says end of file (shut down first,
+        as the listening thread is blocked in a read of it)."""
+        try:
+            self._sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
         self._sock.close()
         try:
             self.proc.wait(10)
