@@ -33,7 +33,7 @@ from csl_game.engine import (
     process_runner_available,
     start_workers_soon,
 )
-from csl_game.gui.assets import THEMES, load_theme
+from csl_game.gui.assets import THEMES, load_theme, quick_theming_ids
 from csl_game.gui.context import GuiContext
 from csl_game.gui.flow import SessionFlow
 from csl_game.gui.focus import draw_focus_ring, focus_ring_area
@@ -111,6 +111,7 @@ class App:
         set_theme(prefs.theme if prefs.theme in THEMES else "default")
         self._text_scale = text_scale(self.size)
         self.ui = pygame_gui.UIManager(self.size, load_theme(theme_name(), self._text_scale))
+        quick_theming_ids(self.ui)
         fonts = Fonts()
         self.ctx = GuiContext(ui=self.ui, fonts=fonts, text=TextCache(fonts), art=PieceArt(),
                               log=MessageLog(out), options=options, size=self.size, nav=self,

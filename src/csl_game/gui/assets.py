@@ -13,7 +13,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-__all__ = ["assets_dir", "asset_path", "load_theme", "THEMES"]
+import pygame_gui
+
+__all__ = ["assets_dir", "asset_path", "load_theme", "quick_theming_ids", "THEMES"]
 
 THEMES = ("default", "high-contrast")
 """The themes: theme.json, and each other one as theme-NAME.json, which
@@ -99,3 +101,35 @@ def load_theme(name: str = "default", scale: float = 1.0) -> dict[str, Any]:
 _ELEMENTS = ("button", "label", "text_entry_line", "drop_down_menu", "check_box", "text_box",
              "selection_list", "tool_tip", "horizontal_scroll_bar", "vertical_scroll_bar")
 """pygame_gui element types: each gets the default font at the window's scale."""
+
+
+_THEMING_IDS: dict[tuple[tuple[str | None, ...] | None, ...], list[str]] = {}
+"""A widget's theming ids (most specific first) by the id lists they come from."""
+
+
+def quick_theming_ids(ui: pygame_gui.UIManager) -> None:
+    """Make `ui`'s theme find a widget's theming ids by the id lists themselves.
+
+    pygame_gui 0.6 keys its cache of them by a string joined from the four
+    lists (element bases, elements, classes, objects), each joined into the
+    next, so the key is as long as the product of their lengths: millions of
+    characters for a widget in a panel, built for every widget made. The
+    lists as a tuple are the same key (the ids depend on nothing else, not
+    even the theme), so each combination is worked out once in a process,
+    whatever window or theme asks, and found again at once.
+    """
+    theme = ui.get_theme()
+    work_out = theme.build_all_combined_ids
+    found = _THEMING_IDS
+
+    def combined_ids(bases: list[str | None] | None, elements: list[str] | None,
+                     classes: list[str | None] | None,
+                     objects: list[str | None] | None) -> list[str]:
+        key = tuple(None if ids is None else tuple(ids)
+                    for ids in (bases, elements, classes, objects))
+        ids = found.get(key)
+        if ids is None:
+            ids = found[key] = work_out(bases, elements, classes, objects)
+        return ids
+
+    setattr(theme, "build_all_combined_ids", combined_ids)  # noqa: B010 (a method's name)
