@@ -383,8 +383,9 @@ async def _websocket(request: web.Request) -> web.StreamResponse:
                 break
     finally:
         hub.disconnected(client)
-        try:
-            await asyncio.wait_for(ws.close(), 5)
+        try:  # a close the hub began is waited for too: ending now would reset the
+            # connection, and a client still sending would lose what it was last told
+            await asyncio.wait_for(asyncio.gather(ws.close(), *ending), 5)
         except (TimeoutError, ConnectionError):
             if transport is not None:
                 _abort(transport)
