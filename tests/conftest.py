@@ -100,8 +100,9 @@ SPREAD = ("tests/test_documented_examples.py",)
 each test a long run of its own, none sharing a fixture wider than a test."""
 
 FIRST = ("tests/test_readme_setup.py", "tests/test_done_when.py", "tests/test_packaging.py",
-         "tests/test_documented_examples.py", "tests/test_bad_input.py",
-         "tests/test_under_load.py", "tests/test_site.py", "tests/test_analysis.py")
+         "tests/test_documented_examples.py", "tests/test_server_cluster.py",
+         "tests/test_server_browser_people.py", "tests/test_site.py",
+         "tests/test_server_ladder.py", "tests/test_site_large.py", "tests/test_isolation.py")
 """Files started before all others (the longest first): their long tests would
 otherwise come last, one worker running them alone while the other waits."""
 
