@@ -14,6 +14,14 @@ from typing import Any
 
 import pytest
 
+if sys.dont_write_bytecode and not sys.pycache_prefix:
+    # PYTHONDONTWRITEBYTECODE keeps compiled files out of the tree; without them
+    # each test process compiles, and pytest rewrites the asserts of, every test
+    # module again (some 8 s of CPU a worker). Keep them outside the tree, in the
+    # user's cache folder; the processes the tests start still follow the setting.
+    sys.pycache_prefix = str(Path.home() / ".cache" / "csl-game-tests" / "pycache")
+    sys.dont_write_bytecode = False
+
 _SIM = Path(__file__).parent / "platform_sim"
 sys.path.insert(0, str(_SIM))
 import csl_platform_sim  # noqa: E402
