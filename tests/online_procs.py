@@ -43,6 +43,10 @@ class Proc:
         self.out: list[str] = []
         self.err: list[str] = []
         self._news = threading.Condition()
+        self._follow(stdin)
+
+    def _follow(self, stdin: str | None) -> None:
+        """Read the started process's output as it comes; type `stdin` to it."""
         self._readers = [threading.Thread(target=self._collect, args=(stream, into), daemon=True)
                          for stream, into in ((self.proc.stdout, self.out),
                                               (self.proc.stderr, self.err))]

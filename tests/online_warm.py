@@ -174,13 +174,7 @@ class Loaded(Proc):
     def run(self, *args: str, stdin: str | None = None) -> Loaded:
         """Run ``csl-game ARGS`` (with `stdin` typed after); the process itself."""
         self.proc = self._zygote.spawn(list(args))  # type: ignore[assignment]
-        self._readers = [threading.Thread(target=self._collect, args=(stream, into), daemon=True)
-                         for stream, into in ((self.proc.stdout, self.out),
-                                              (self.proc.stderr, self.err))]
-        for reader in self._readers:
-            reader.start()
-        if stdin is not None:
-            self.write(stdin)
+        self._follow(stdin)
         return self
 
     def kill(self) -> None:
