@@ -156,6 +156,41 @@ def test_the_thinkers_child_processes_are_charged() -> None:
     assert used is not None and int(used.group(1)) >= 200, outcome.detail
 
 
+def test_a_setup_is_held_to_its_limit_on_the_same_clock() -> None:
+    """The setup time limit is a promise too: 40 % of it in CPU time (and the
+    worker's own start) sets the thinker up beside six busy processes, although
+    that takes longer than the limit on the wall; 150 % of it does not."""
+    def set_up(params: str, limit: float) -> ThinkOutcome:
+        proto = ThinkerPrototype("slowsetup", params, CPU, CLOCKED)
+        runner = ProcessRunner(proto, startup_timeout=limit)
+        try:
+            outcome = runner.start(CPU.new_board()).wait(None)
+        finally:
+            runner.close()
+        assert outcome is not None
+        return outcome
+    with busy(6):
+        kept = set_up("600", 1.5)
+        assert kept.forfeit is None, kept.detail
+        lost = set_up("1500", 1.0)
+    assert lost.forfeit is ForfeitReason.SETUP and "took more than 1 s" in lost.detail
+    assert "of CPU time" in lost.detail, lost.detail
+
+
+@pytest.mark.skipif(not schedstat_works(), reason="no schedstat on this system")
+def test_a_setup_that_sleeps_pays_its_sleep() -> None:
+    start = time.perf_counter()
+    runner = ProcessRunner(ThinkerPrototype("slowsetup", "nap:5000", CPU, CLOCKED),
+                           startup_timeout=0.5)
+    try:
+        outcome = runner.start(CPU.new_board()).wait(None)
+    finally:
+        runner.close()
+    assert outcome is not None and outcome.forfeit is ForfeitReason.SETUP
+    assert "ms of its own (sleeping or blocked)" in outcome.detail, outcome.detail
+    assert time.perf_counter() - start < 5
+
+
 def test_without_schedstat_a_thinker_that_waits_loses_at_the_wall_clock_backstop(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """macOS, Windows, a kernel without CONFIG_SCHED_INFO: the CPU time alone

@@ -88,3 +88,19 @@ class OversleepThinker(AbstractThinker):
     def think(self, board: Board, ct: CancellationToken) -> FutureMove:
         time.sleep(9 * self.time_limit_ms / 1000)
         return FutureMove(_first_free(board), PShape.ROUND)
+
+
+class SlowSetupThinker(AbstractThinker):
+    """Spends its parameter's milliseconds of CPU time in setup() (or sleeps
+    them, with a leading ``nap:``), then plays the first free column."""
+
+    def setup(self, params: str) -> None:
+        nap = params.startswith("nap:")
+        seconds = int(params.removeprefix("nap:")) / 1000
+        if nap:
+            time.sleep(seconds)
+        else:
+            _spin(seconds)
+
+    def think(self, board: Board, ct: CancellationToken) -> FutureMove:
+        return FutureMove(_first_free(board), PShape.ROUND)

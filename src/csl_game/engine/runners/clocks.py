@@ -56,7 +56,7 @@ from csl_game.engine.runners.tree import ProcessClock, descendant_pids
 from csl_game.thinker.api import MatchConfig
 
 __all__ = ["CLOCKS", "own_clock", "TreeClock", "ThreadClock", "MoveClock", "MoveTime",
-           "WaitReader", "backstop", "charge", "clock_text", "schedstat_works",
+           "WaitReader", "backstop", "charge", "clock_text", "schedstat_works", "setup_clock",
            "BACKSTOP_FACTOR", "BACKSTOP_EXTRA", "LAST_RESORT_FACTOR", "LAST_RESORT_EXTRA",
            "SETTLE"]
 
@@ -314,6 +314,11 @@ class MoveClock:
         self.last = MoveTime(0.0, 0.0)
         """The latest reading (`charged`)."""
 
+    def hold_to(self, seconds: float) -> None:
+        """Hold the clock to `seconds` from now on (the limit and margin in one)."""
+        self.limit = self.allowed = seconds
+        self.backstop = self.backstop_of(seconds)
+
     def start(self) -> None:
         """Start the wall now: the request has just been sent, so there is no
         answer yet (the first moment `quiet` knows of)."""
@@ -438,9 +443,13 @@ class MoveClock:
                 f"{self.last.core * 1000:.0f} ms waiting for a core "
                 f"({wall * 1000:.0f} ms on the wall clock)")
 
-    def _limit_text(self) -> str:
-        what = ("wall-clock time" if self.kind == "wall" else
+    def counts(self) -> str:
+        """What the clock counts, in words ('CPU time plus its own waits')."""
+        return ("wall-clock time" if self.kind == "wall" else
                 "CPU time plus its own waits" if self.waits_known else "CPU time")
+
+    def _limit_text(self) -> str:
+        what = self.counts()
         margin = (f" and a margin of {(self.allowed - self.limit) * 1000:.0f} ms"
                   if self.allowed > self.limit else "")
         return f"time limit {self.limit * 1000:.0f} ms of {what}{margin}"
@@ -458,3 +467,17 @@ class MoveClock:
             ahead = self.allowed - self._term - (now - self._read_at)
             remaining = min(remaining, ahead if ahead > 0 else 0.005)
         return min(wall_end, now + min(max(remaining, 0.002), 0.05))
+
+
+def setup_clock(limit: float, tree: TreeClock | None) -> MoveClock:
+    """The clock a worker's setting its thinker up (starting, loading the
+    thinker, its setup() and its name) is held to, started now: a move's cpu
+    clock on the worker's process `tree` (the schedstat clock where it works),
+    held to `limit` seconds, so a busy machine no more bends the setup time
+    limit than a move's; the wall clock if the tree cannot be read."""
+    waits = tree if tree is not None and tree.waits_known else None
+    clock = MoveClock(MatchConfig(time_limit_ms=max(1, round(limit * 1000))),
+                      tree.read if tree is not None else None, waits)
+    clock.hold_to(limit)
+    clock.start()
+    return clock

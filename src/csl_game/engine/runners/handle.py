@@ -16,13 +16,11 @@ from __future__ import annotations
 import atexit
 import contextlib
 import logging
-import multiprocessing
 import os
 import sys
-import threading
 import time
 import weakref
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from multiprocessing.connection import wait
 from multiprocessing.process import BaseProcess
 from typing import Any
@@ -30,7 +28,7 @@ from typing import Any
 import psutil
 
 from csl_game.engine.runners.base import Forfeit, ForfeitReason, InfoCallback, WorkerStartError
-from csl_game.engine.runners.clocks import TreeClock
+from csl_game.engine.runners.clocks import MoveClock, TreeClock, setup_clock
 from csl_game.engine.runners.frames import FrameReader, frame_reader
 from csl_game.engine.runners.interference import killed_by_another, stopped_by_another
 from csl_game.engine.runners.protocol import (
@@ -46,6 +44,7 @@ from csl_game.engine.runners.protocol import (
     encode,
     from_bytes,
 )
+from csl_game.engine.runners.starting import children_allowed, fd_headroom
 from csl_game.engine.runners.tree import (
     end_descendants,
     kill_marked,
@@ -72,29 +71,8 @@ _STALLED = 2.0
 worker writes a message whole, so a longer pause is a thinker writing there."""
 
 _live: weakref.WeakSet[WorkerHandle] = weakref.WeakSet()
-_start_lock = threading.Lock()
 _SUBREAPER = sys.platform.startswith("linux")
 """Whether workers adopt their orphaned descendants (see worker._keep_the_family)."""
-
-
-@contextlib.contextmanager
-def _children_allowed() -> Iterator[None]:
-    """Let a daemonic process (a Dask worker's) start a worker.
-
-    multiprocessing refuses children to daemonic processes because it would
-    not end them; these are ended here (a closed handle, the exit hook, the
-    worker's own death with its parent), so the refusal does not apply.
-    """
-    current = multiprocessing.current_process()
-    with _start_lock:
-        if not current.daemon:
-            yield
-            return
-        current.daemon = False
-        try:
-            yield
-        finally:
-            current.daemon = True
 
 
 def close_all() -> None:
@@ -133,21 +111,6 @@ def death_text(exitcode: int | None) -> str:
     return exit_text(exitcode)
 
 
-_HEADROOM = 8  # file descriptors a start needs beyond its pipes (fork server handshake)
-
-
-def _fd_headroom() -> None:
-    """Fail before the fork server is asked, when file descriptors run out:
-    a handshake cut short makes the server print a traceback of its own."""
-    held = []
-    try:
-        for _ in range(_HEADROOM):
-            held.append(os.open(os.devnull, os.O_RDONLY))
-    finally:
-        for fd in held:
-            os.close(fd)
-
-
 SetupDone = str | Forfeit
 """How setting a thinker up ended: its display name, or the forfeit it costs."""
 
@@ -165,8 +128,7 @@ class WorkerHandle:
         """
         self.spec = spec
         self._info = info
-        self.started_at = time.perf_counter()
-        self.startup_timeout = startup_timeout
+        self._startup_timeout = startup_timeout
         self.ready = False
         self.name: str | None = None
         """The thinker's display name as the worker reported it when ready."""
@@ -201,9 +163,31 @@ class WorkerHandle:
             raise WorkerStartError(f"could not start a worker process for {spec.fqn}: "
                                    f"{type(e).__name__}: {e}") from e
         _live.add(self)
+        self._setup = self._setup_clock()
+
+    def _setup_clock(self) -> MoveClock:
+        """The clock of setting the thinker up, started now (`setup_clock`)."""
+        tree = None
+        with contextlib.suppress(psutil.Error, OSError):
+            tree = self._tree or (TreeClock(self._proc) if self._proc else None)
+        return setup_clock(self._startup_timeout, tree)
+
+    @property
+    def startup_timeout(self) -> float:
+        """Seconds of the setup clock that setting the thinker up may take."""
+        return self._startup_timeout
+
+    @startup_timeout.setter
+    def startup_timeout(self, seconds: float) -> None:
+        self._startup_timeout = seconds
+        self._setup.hold_to(seconds)
+
+    def setup_next_check(self, now: float) -> float:
+        """When setting the thinker up may next be over its time."""
+        return self._setup.next_check(now)
 
     def _start(self) -> BaseProcess:
-        _fd_headroom()
+        fd_headroom()
         ctx = mp_context()
         inbox_r, self._to_worker = ctx.Pipe(duplex=False)
         try:
@@ -215,7 +199,7 @@ class WorkerHandle:
         process = ctx.Process(target=worker_main, args=(inbox_r, outbox_w, self.spec),
                               name=f"csl-thinker {self.spec.fqn}", daemon=True)
         try:
-            with _children_allowed():
+            with children_allowed():
                 process.start()
         except BaseException:
             self._to_worker.close()
@@ -327,7 +311,7 @@ class WorkerHandle:
         self.ready = False
         self.name = None
         self.results.clear()
-        self.started_at = time.perf_counter()
+        self._setup = self._setup_clock()
         self.send(Reset(spec))
 
     @property
@@ -381,14 +365,16 @@ class WorkerHandle:
             self.pump()
         return self._eof or self.protocol_error is not None or self._reader.drained
 
-    def setup_done(self, now: float) -> SetupDone | None:
+    def setup_done(self) -> SetupDone | None:
         """The thinker's name once it is set up, or the forfeit its setup costs
         (always `ForfeitReason.SETUP`: what went wrong is in the detail); None
-        while it is being set up (killing it past the startup timeout).
+        while it is being set up (killing it once its setup clock is past the
+        startup timeout).
 
         Raises:
             WorkerStartError: the worker died before it could load any thinker.
         """
+        looked = time.perf_counter()
         self.pump()
         if self.ready:
             return self.name or ""
@@ -396,7 +382,8 @@ class WorkerHandle:
             return Forfeit(ForfeitReason.SETUP, self.setup_error.text)
         if self.is_dead():
             return self.death(setting_up=True)
-        if now - self.started_at < self.startup_timeout:
+        self._setup.quiet(looked)  # not ready then: the clock may run to there
+        if (why := self._setup.over()) is None:
             return None
         if (stopped := self.stopped_by_another()) is not None:
             self.kill()
@@ -406,7 +393,8 @@ class WorkerHandle:
         self.kill()
         return Forfeit(ForfeitReason.SETUP,
                        f"setting up the thinker (loading it, its setup() and its name) took "
-                       f"more than {self.startup_timeout:g} s; its process was killed")
+                       f"more than {self.startup_timeout:g} s of {self._setup.counts()} "
+                       f"({why.split('; ', 1)[-1]}); its process was killed")
 
     def death(self, setting_up: bool = False) -> Forfeit:
         """The forfeit the worker's death costs its thinker (`ForfeitReason.SETUP`

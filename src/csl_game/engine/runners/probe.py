@@ -109,7 +109,7 @@ class SetupProbe:
         """The report once the thinker is set up or has failed; None meanwhile."""
         worker = self._worker
         if self._report is None and worker is not None:
-            done = worker.setup_done(time.perf_counter())
+            done = worker.setup_done()
             if done is None:
                 return None
             if isinstance(done, str):

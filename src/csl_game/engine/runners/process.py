@@ -173,7 +173,7 @@ class _ProcessJob(ThinkJob):
         if self._clock is not None:
             return self._clock.next_check(now)
         if not self._worker.ready:
-            return self._worker.started_at + self._worker.startup_timeout
+            return self._worker.setup_next_check(now)
         return now + 0.05  # waiting for the previous request to finish
 
     def _settled(self) -> ThinkOutcome | None:
@@ -271,7 +271,7 @@ class _ProcessJob(ThinkJob):
         """Start the clock once the worker is set up and done with earlier requests."""
         worker = self._worker
         if not worker.ready:
-            done = worker.setup_done(now)
+            done = worker.setup_done()
             if done is None:
                 return None
             if isinstance(done, Forfeit):
