@@ -34,11 +34,20 @@ if csl_platform_sim.mode:
         p for p in (str(_SIM), os.environ.get("PYTHONPATH", "")) if p)
 
 
+END_TO_END = frozenset({"chrome", "pg_url"})
+"""The fixtures of the end-to-end tests (a real Chromium, a real PostgreSQL
+cluster: what .ci/run installs), which are in the `long` tier."""
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m picks the tests by their marks
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """A `timing` test that fails runs again, twice at most (pytest-rerunfailures):
+    """A test that drives a real browser or a PostgreSQL cluster is `long`. A
+    `timing` test that fails runs again, twice at most (pytest-rerunfailures):
     a busy machine can push a check of a few hundred ms over its bound once, a
     fault fails every run."""
     for item in items:
+        if END_TO_END & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.long)
         if item.get_closest_marker("timing") and not item.get_closest_marker("flaky"):
             item.add_marker(pytest.mark.flaky(reruns=2, reruns_delay=1))
 

@@ -36,6 +36,7 @@ from csl_game.errors import ConfigError, ThinkerError
 from csl_game.thinker import engine_thinker
 from csl_game.thinker.discovery import registry
 from csl_game.thinker.engine_thinker import EngineSpec, engine_class
+from procs import forfeit_within
 
 pytestmark = pytest.mark.timing
 
@@ -320,7 +321,9 @@ def test_each_misbehaviour_forfeits_its_match(mode: str, mc: MatchConfig,
     assert match.result is not None
     assert (match.result.forfeit, match.result.winner) == (reason, PColor.RED.winner)
     assert text in match.result.detail
-    assert time.perf_counter() - start < PROMPT
+    # On the CPU clock a busy machine may stretch a move up to its backstops.
+    assert time.perf_counter() - start < (PROMPT if mc.clock == "wall"
+                                          else forfeit_within(mc, extra=2))
     invalid = [e for e in events if isinstance(e, InvalidPlay)]
     assert len(invalid) == 1 and invalid[0].color is PColor.WHITE
 

@@ -227,7 +227,9 @@ def test_the_panel_and_the_log_tell_one_time(apps: Apps, anytime: str) -> None:
     key(app, pygame.K_RETURN)
     shown, line = _clocks_of_ai_turn(app)
     answer = shown[-1]
-    assert LIMIT_MS / 1000 <= answer <= LIMIT_MS / 1000 + MARGIN_S
+    # How soon after its limit it answers is the test above's (these frames are
+    # drawn in this thread, which a busy machine slows): here, that it is one time.
+    assert LIMIT_MS / 1000 <= answer
     held = [s for s in shown if s == answer]
     assert len(held) >= 5, "the clock did not stop at the answer while the move waited"
     assert shown == sorted(shown), "the clock ran back"
