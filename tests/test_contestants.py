@@ -35,9 +35,9 @@ ESCAPEE = "csl-escapee"
 LIMIT_MS = "1000"
 """The move time limit (CPU time; the honest thinkers take milliseconds): a
 worker another program stopped is found so when its move's time is up."""
-SETUP_LIMIT = "4000"
-"""Milliseconds of set-up (a loaded machine needs some): a worker stopped while it
-sets its thinker up is found so when they are up."""
+SETUP_LIMIT = "2000"
+"""Milliseconds of set-up, on the move clock (a loaded machine does not shorten
+them): a worker stopped while it sets its thinker up is found so when they are up."""
 
 pytestmark = pytest.mark.skipif(not status().active,
                                 reason=f"no sandbox here: {status().reason}")

@@ -302,7 +302,7 @@ SESSION_REASONS = {"Raise": R.EXCEPTION, "Sleepy": R.TIMEOUT, "Busy": R.IGNORED_
 
 
 def test_a_session_of_misbehaving_thinkers_finishes_with_correct_standings() -> None:
-    mc = MatchConfig(time_limit_ms=200)  # the CPU clock: a busy machine bends none of it
+    mc = MatchConfig(time_limit_ms=100)  # the CPU clock: a busy machine bends none of it
     players = [proto(name, params, mc) for name, params in SESSION_PLAYERS]
     factory = Factory(grace=0.2)  # a thinker that ignores a stop is killed sooner
     session = Session(players, mc, SessionOptions(run=RunOptions(runner_factory=factory)))
