@@ -117,9 +117,10 @@ SPREAD = ("tests/test_documented_examples.py",)
 each test a long run of its own, none sharing a fixture wider than a test."""
 
 FIRST = ("tests/test_readme_setup.py", "tests/test_done_when.py", "tests/test_packaging.py",
+         "tests/test_documented_examples.py",
          "tests/test_server_cluster.py", "tests/test_server_browser_people.py",
          "tests/test_site_large.py", "tests/test_server_browser.py",
-         "tests/test_documented_examples.py", "tests/test_isolation.py",
+         "tests/test_isolation.py",
          "tests/test_server_ladder.py", "tests/test_clock.py", "tests/test_engine_thinker.py",
          "tests/test_online_hostile.py", "tests/test_contestants.py",
          "tests/test_online_tourney.py", "tests/test_gui_player.py", "tests/test_gui_app.py")

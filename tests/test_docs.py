@@ -238,10 +238,9 @@ def _console_folder(block: Block, doc_dir: Path, step_dirs: dict[int, Path]) -> 
 def _run_as_documented_example(block: Block) -> dict[int, str]:
     """The lines of `block` that tests/test_documented_examples.py runs (with
     the same checks and more), by line number: not run again here."""
-    from test_documented_examples import EXAMPLES, is_long  # it imports this module
+    from test_documented_examples import EXAMPLES  # it imports this module
 
-    return {e.line: str(e) for e in EXAMPLES
-            if e.doc == block.doc and not is_long(e)}
+    return {e.line: str(e) for e in EXAMPLES if e.doc == block.doc}
 
 
 @pytest.mark.parametrize("block", CONSOLE_RUNS, ids=str)

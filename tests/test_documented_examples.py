@@ -14,8 +14,7 @@ is run with besides:
   (the command's own output is left as the reader sees it);
 - ``league``: ``--games 1`` instead of the documented count (the same time
   limit, a shorter league), its progress lines read for forfeits; still a
-  minute or more each, so in the ``long`` tier (.ci/run runs it after the
-  README's test command), with the window's tournaments of four AIs or more
+  minute or more each, with the window's tournaments of four AIs or more
   (README's with mcts: a league of twelve matches at half a second a move,
   whose mcts thinks its whole half second each move);
 - ``sprt``: ``--max-games 2`` (one pair: each player with each colour) and
@@ -25,13 +24,19 @@ is run with besides:
   terminal at the window's time limit; the window adds animation, not
   timing (and plays the same runners).
 
+Every example is in the ``long`` tier: together they play some forty
+commands at their documented limits, the costliest part of the suite after
+the browsers; .ci/run runs them after the README's test command, and a
+contributor who changes a documented command runs ``-m long -k
+documented_example``.
+
 Commands that cannot run here are skipped with the reason: humans at the
 keyboard, online play, ``--resume``, files the docs do not give (README's
 ``league.txt``), placeholders (``DIR``) and programs not installed (mono, cc).
 docs/rl.md needs a trained policy and its extras: tests/test_workbench_docs.py
 runs its commands. The guide's and docs/engines.md's runnable blocks
 (tests/test_docs.py, tests/test_workbench_docs.py) leave the commands played
-here to this file, where the ``long`` tier has not got them.
+here to this file.
 """
 
 from __future__ import annotations
@@ -58,7 +63,7 @@ from csl_game.services.settings import (
 from doc_blocks import ROOT, Block, parse_blocks
 from test_docs import STEPS, step_sources
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.long]
 
 DOCS = ("README.md", *sorted(f"docs/{p.name}" for p in (ROOT / "docs").glob("*.md")
                              if p.name != "rl.md"))
@@ -273,15 +278,7 @@ GAME_LINE = re.compile(r"^Game (\d+)/(\d+): .*?: \w+(?: \((?P<why>[^)]*)\))? in 
                        re.MULTILINE)
 
 
-def is_long(example: Example) -> bool:
-    """A league: the verb, or the window's tournament of four AIs or more
-    (twelve matches or more at the window's limit): the ``long`` tier."""
-    words = example.words
-    return words[1] == "league" or (words[1] == "play" and words.count("--ai") >= 4)
-
-
-@pytest.mark.parametrize("example", [
-    pytest.param(e, marks=pytest.mark.long) if is_long(e) else e for e in EXAMPLES], ids=str)
+@pytest.mark.parametrize("example", EXAMPLES, ids=str)
 def test_documented_example_loses_no_match_on_time(example: Example, tmp_path: Path) -> None:
     _reader_folder(example, tmp_path)
     words = list(example.words)

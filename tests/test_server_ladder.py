@@ -98,7 +98,7 @@ def test_three_bots_climb_the_ladder_and_a_restart_keeps_it(tmp_path: Path,
     """Each bot plays two games at once (--games 2): the three pairs' games
     are played side by side, four games a bot in two rounds."""
     db = tmp_path / "games.sqlite3"
-    server, url = start_server(db, "--register", "open", "-t", "100", *GRACE)
+    server, url = start_server(db, "--register", "open", "-t", "50", *GRACE)
     bots = [Proc("bot", url, "negamax", "--name", "Nega", "--games", "2"),
             Proc("bot", url, "random", "--name", "Rando", "--games", "2"),
             Proc("bot", url, "minimax", "--params", "2", "--name", "Mini2", "--games", "2")]
@@ -127,7 +127,7 @@ def test_three_bots_climb_the_ladder_and_a_restart_keeps_it(tmp_path: Path,
         for token in tokens.values():
             assert token.encode() not in raw
 
-        server, url2 = start_server(db, "--register", "open", "-t", "100", *GRACE)
+        server, url2 = start_server(db, "--register", "open", "-t", "50", *GRACE)
         again = get_json(url2 + "/api/ladder")
         for name, count in played.items():
             assert games_of(again)[name] >= count, (again, played)

@@ -276,6 +276,7 @@ def test_unknown_track_settings(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert main(["session", "-g", str(game), "--unknown-track", "7", "8", "-r", "5"]) == 2
 
 
+@pytest.mark.long  # a local Dask cluster: its scheduler and workers start anew
 def test_session_on_a_local_dask_cluster(tmp_path: Path) -> None:
     from dask.distributed import Client, LocalCluster
 

@@ -94,10 +94,9 @@ def run_console(block: Block, reader: Reader, lines: list[str]) -> None:
 def played_elsewhere(block: Block) -> dict[int, str]:
     """The lines of `block` that tests/test_documented_examples.py plays, by
     index, but the first when an output block shows what it prints."""
-    from test_documented_examples import EXAMPLES, is_long
+    from test_documented_examples import EXAMPLES
 
-    lines = {e.line: str(e) for e in EXAMPLES
-             if e.doc == block.doc and not is_long(e)}
+    lines = {e.line: str(e) for e in EXAMPLES if e.doc == block.doc}
     after = BLOCKS.index(block) + 1
     shown = after < len(BLOCKS) and BLOCKS[after].kind == "output"
     return {i: lines[block.line + 1 + i] for i in range(len(block.code.splitlines()))
