@@ -112,7 +112,8 @@ def _unit_starts_no_process(request: pytest.FixtureRequest,
         pytest.fail(f"a unit test starts no process; this one started {started[0]}")
 
 
-SPREAD = ("tests/test_documented_examples.py",)
+SPREAD = ("tests/test_documented_examples.py", "tests/test_isolation.py", "tests/test_clock.py",
+          "tests/test_server_ladder.py", "tests/test_gui_results.py", "tests/test_setup_probe.py")
 """Files whose tests go to the workers one by one, not the file to one worker:
 each test a long run of its own, none sharing a fixture wider than a test."""
 

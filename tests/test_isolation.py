@@ -295,7 +295,10 @@ def test_cancel_then_start_again_waits_for_the_worker() -> None:
 
 # ------------------------------------------------------------------ session
 SESSION_PLAYERS = [("sequential", ""), ("raise", ""), ("sleepy", ""), ("busy", ""),
-                   ("exit", ""), ("segfault", ""), ("hog", ""), ("invalid", "cols")]
+                   ("segfault", ""), ("hog", "")]
+"""Six players, 30 matches: an exception, a timeout, a deaf loop, a crash and
+a memory hog in one session (test_each_misbehaviour_forfeits_its_match has
+every misbehaviour, each in a match of its own)."""
 SESSION_REASONS = {"Raise": R.EXCEPTION, "Sleepy": R.TIMEOUT, "Busy": R.IGNORED_CANCELLATION,
                    "Exit": R.WORKER_DIED, "Segfault": R.WORKER_DIED, "Hog": R.MEMORY,
                    "Invalid": R.INVALID_COLUMN}
