@@ -7,6 +7,7 @@ from functools import partial
 from pathlib import Path
 
 import psutil
+import pytest
 
 from csl_game import MatchConfig, ThinkerPrototype
 from csl_game.engine import (
@@ -147,3 +148,40 @@ def test_a_session_hands_its_probes_workers_to_its_matches() -> None:
     assert len(session.records) == 2
     assert seen and seen <= probed  # the probes' workers played every match
     assert all(_gone(p) for p in probed)
+
+
+def test_a_bot_keeps_a_worker_set_up_for_each_game_it_plays_at_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Once welcomed, a bot with --games 2 sets two workers up and keeps them
+    warm: its games' first moves take them, and wait for no process to start
+    (a busy machine stretches that to seconds of the server's clock). A
+    game's thinker is started when the game is announced."""
+    import asyncio
+    import time
+
+    from csl_game.server.bot import BotSpec, _Bot
+    from csl_game.server.thinking import SeatThinker
+
+    monkeypatch.setenv("CSL_GAME_HOME", str(tmp_path))  # where a bot keeps its tokens
+
+    async def play() -> tuple[int, int, object]:
+        bot = _Bot(BotSpec("http://127.0.0.1:9", "random", games=2), lambda _: None)
+        assert bot.pool is not None
+        try:
+            bot.warm()
+            deadline = time.monotonic() + 60
+            while bot.pool.idle < 2 and time.monotonic() < deadline:
+                await asyncio.sleep(0.02)
+            warm = bot.pool.idle
+            mc = MatchConfig()
+            seat = SeatThinker(ThinkerPrototype("random", "", mc), pool=bot.pool)
+            await seat.start()
+            answer = await seat.answer(mc.new_board())
+            seat.close()
+            return warm, bot.pool.reused, answer
+        finally:
+            bot.pool.close()
+
+    warm, reused, answer = asyncio.run(play())
+    assert warm == 2 and reused == 1
+    assert isinstance(answer, tuple), answer

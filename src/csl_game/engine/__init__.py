@@ -136,11 +136,13 @@ __all__ = [
 ]
 
 
-def process_runner(prototype: ThinkerPrototype, info: InfoCallback) -> ThinkerRunner:
-    """A runner that plays the thinker's moves in a worker process of its own."""
+def process_runner(prototype: ThinkerPrototype, info: InfoCallback,
+                   pool: WorkerPool | None = None) -> ThinkerRunner:
+    """A runner that plays the thinker's moves in a worker process of its own
+    (one of `pool`'s warm workers if it has one for the thinker)."""
     from csl_game.engine.runners.process import ProcessRunner
 
-    return ProcessRunner(prototype, info)
+    return ProcessRunner(prototype, info, pool=pool)
 
 
 def process_runner_available() -> bool:

@@ -28,7 +28,7 @@ from typing import Any
 
 import aiohttp
 
-from csl_game.engine import Forfeit, ForfeitReason, MatchResult
+from csl_game.engine import Forfeit, ForfeitReason, MatchResult, SetupProbe, worker_pool
 from csl_game.errors import CslError, ProtocolError
 from csl_game.model.board import Board, PColor, PShape, Winner
 from csl_game.online.protocol import result_from_doc
@@ -141,6 +141,7 @@ class BotGame:
     reported: dict[int, ForfeitReason] = field(default_factory=dict)
     """This side's forfeits, by ply (its thinker failed here)."""
     thinker: SeatThinker | None = None
+    starting: asyncio.Task[None] | None = None
     thinking: asyncio.Task[None] | None = None
 
     def __post_init__(self) -> None:
@@ -265,6 +266,28 @@ class _Bot:
         self.games: dict[str, BotGame] = {}
         self.ws: aiohttp.ClientWebSocketResponse | None = None
         self.welcomed = False
+        self.pool = None if spec.in_process else worker_pool()
+        """Warm workers of the thinker (`warm`), and those of games that ended."""
+        self._warmed = False
+
+    def warm(self) -> None:
+        """Start a worker a game the bot plays at once, each setting the thinker
+        up and then waiting in the pool: a game's first move then waits for no
+        process to start (which a busy machine stretches to seconds of the
+        server's clock)."""
+        if self.pool is None or self._warmed:
+            return
+        self._warmed = True
+        pool, prototype = self.pool, ThinkerPrototype(self.spec.thinker, self.spec.params,
+                                                      paths=self.spec.paths)
+
+        def set_up() -> None:
+            probes = [SetupProbe(prototype, pool=pool) for _ in range(self.spec.games)]
+            for probe in probes:
+                probe.wait(60)
+                probe.close()
+
+        asyncio.get_running_loop().run_in_executor(None, set_up)
 
     async def send(self, doc: dict[str, Any]) -> None:
         if self.ws is not None and not self.ws.closed:
@@ -297,6 +320,7 @@ class _Bot:
                 _save_token(self.spec.url, self.name, self.token)
                 self.say(f"registered as {self.name}; its token is saved in {_tokens_file()}")
             self.say(f"connected to {self.spec.url} as {self.name}")
+            self.warm()
         elif kind == "ping":
             await self.send({"type": "pong"})
         elif kind == "game":
@@ -324,6 +348,11 @@ class _Bot:
             self.say(f"game {state.game}: {state.white} - {state.red}")
         else:
             game.resume(state)
+        if game.thinker is None:  # started now, its worker ready before its first turn
+            game.thinker = SeatThinker(ThinkerPrototype(
+                self.spec.thinker, self.spec.params, game.state.config, self.spec.paths),
+                self.spec.in_process, pool=self.pool)
+            game.starting = asyncio.create_task(game.thinker.start())
         self.think_if_due(game)
 
     def think_if_due(self, game: BotGame) -> None:
@@ -333,9 +362,7 @@ class _Bot:
 
     async def think(self, game: BotGame) -> None:
         if game.thinker is None:
-            game.thinker = SeatThinker(ThinkerPrototype(
-                self.spec.thinker, self.spec.params, game.state.config, self.spec.paths),
-                self.spec.in_process)
+            return
         ply = game.board.move_count
         answer = await game.thinker.answer(game.board)
         if self.games.get(game.state.game) is not game or game.board.move_count != ply:
@@ -396,3 +423,5 @@ async def run_bot(spec: BotSpec, stop: asyncio.Event | None = None,
             except TimeoutError:
                 pass
         bot.close_all()
+        if bot.pool is not None:
+            await asyncio.to_thread(bot.pool.close)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from csl_game.engine import (
     Forfeit,
@@ -28,6 +28,9 @@ from csl_game.model.board import Board, PShape
 from csl_game.online.protocol import MAX_DETAIL
 from csl_game.server.game import public_detail
 from csl_game.thinker.prototype import ThinkerPrototype
+
+if TYPE_CHECKING:
+    from csl_game.engine import WorkerPool
 
 __all__ = ["SeatThinker", "Answer", "answer_doc"]
 
@@ -43,17 +46,39 @@ class SeatThinker:
     """One game's thinker: asked for each of its moves, its answers judged."""
 
     def __init__(self, prototype: ThinkerPrototype, in_process: bool = False,
-                 say: Callable[[str], None] = _quiet) -> None:
+                 say: Callable[[str], None] = _quiet, pool: WorkerPool | None = None) -> None:
         self.prototype = prototype
         self.in_process = in_process
         self._say = say
+        self._pool = pool
         self._runner: ThinkerRunner | None = None
+        self._starting: asyncio.Future[None] | None = None
+        self._closed = False
+
+    async def start(self) -> None:
+        """Start the thinker's runner, once: its worker (one of the pool's warm
+        ones if it has one) sets the thinker up meanwhile, so a first move asked
+        for later does not wait for a process to start."""
+        if self._starting is None:
+            self._starting = asyncio.ensure_future(self._make())
+        await asyncio.shield(self._starting)
+
+    async def _make(self) -> None:
+        runner: ThinkerRunner
+        if self.in_process:
+            runner = await asyncio.to_thread(ThreadRunner, self.prototype, self._say)
+        else:
+            runner = await asyncio.to_thread(process_runner, self.prototype, self._say,
+                                             self._pool)
+        self._runner = runner
+        if self._closed:  # the game ended while the worker started
+            self.close_later()
 
     async def answer(self, board: Board) -> Answer:
         """The thinker's judged answer for the player to move on `board` (not changed)."""
+        await self.start()
         if self._runner is None:
-            make = ThreadRunner if self.in_process else process_runner
-            self._runner = await asyncio.to_thread(make, self.prototype, self._say)
+            return Forfeit(ForfeitReason.PROTOCOL, "its game ended")
         runner, copy = self._runner, board.copy()
         outcome = await asyncio.to_thread(lambda: runner.start(copy).wait(None))
         if outcome is None:
@@ -65,12 +90,14 @@ class SeatThinker:
 
     def close(self) -> None:
         """End the thinker's runner (blocks while its worker ends)."""
+        self._closed = True
         runner, self._runner = self._runner, None
         if runner is not None:
             runner.close()
 
     def close_later(self) -> None:
         """End the thinker's runner off the event loop (which must be running)."""
+        self._closed = True
         runner, self._runner = self._runner, None
         if runner is not None:
             asyncio.get_running_loop().run_in_executor(None, runner.close)

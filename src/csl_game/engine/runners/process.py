@@ -306,6 +306,12 @@ class WorkerPool:
         self._closed = False
         self.reused = 0
 
+    @property
+    def idle(self) -> int:
+        """How many workers wait here for a match."""
+        with self._lock:
+            return sum(len(v) for v in self._idle.values())
+
     @staticmethod
     def _key(spec: WorkerSpec) -> tuple[Any, ...]:
         return spec.module, spec.qualname, spec.paths, spec.memory_limit_mb, spec.network
