@@ -186,10 +186,11 @@ def forfeit_within(mc: Any, extra: float = 1.0) -> float:
     clock's own rules: on the CPU clock the limit and the cancel grace are
     CPU time, each bounded on the wall by its backstop (a busy machine may
     stretch them that far); on the wall clock they are wall time."""
-    from csl_game.engine.runners.clocks import backstop
+    from csl_game.engine.runners.clocks import backstop, schedstat_works
     from csl_game.engine.runners.process import CANCEL_GRACE
 
     allowed = (mc.time_limit_ms + mc.time_margin_ms) / 1000
-    if mc.clock == "cpu":
-        return backstop(allowed) + backstop(CANCEL_GRACE) + extra
+    if mc.clock == "cpu":  # where schedstat works, a wait for a core is no move's own
+        waits = schedstat_works()
+        return backstop(allowed, waits) + backstop(CANCEL_GRACE, waits) + extra
     return allowed + CANCEL_GRACE + extra

@@ -304,3 +304,19 @@ def test_an_ended_thread_keeps_its_waits() -> None:
     seen = waits.read(("self",))
     thread.join()
     assert waits.read(("self",)) >= seen
+
+
+def test_a_threads_backstop_leaves_out_its_waits_for_a_core() -> None:
+    """The in-process runner's clock charges the thread's processor time; a
+    thread that got no core for most of its move is not lost at the backstop
+    for that, one that waited of its own accord is."""
+    fake = Fake()
+    starved = {"s": 1.0}
+    move = MoveClock(MatchConfig(time_limit_ms=50), fake.cpu, wall=fake.wall,
+                     starved=lambda: starved["s"])
+    fake.advance(wall=1.6, cpu=0.04)
+    starved["s"] += 1.55  # it waited for a core nearly all the while
+    assert move.over() is None
+    fake.advance(wall=1.5)  # and then waited 1.5 s of its own
+    verdict = move.over()
+    assert verdict is not None and "still not done after" in verdict

@@ -24,7 +24,9 @@ Two clocks (`MatchConfig.clock`):
     a core it never gets (a thinker that lowered its own priority).
   - Elsewhere (macOS, Windows, a kernel without CONFIG_SCHED_INFO): the
     processor time alone, with a wall-clock backstop (10 times the limit plus
-    1 s) that ends a move that waits instead of thinking.
+    1 s) that ends a move that waits instead of thinking. The in-process
+    runner's thread clock is timed so too, but where schedstat tells the
+    thread's waits for a core its backstop does not count them.
 - ``wall``: the reference framework's clock, the time from the request to the
   answer as the parent sees it.
 
@@ -50,6 +52,7 @@ from csl_game.engine.runners.schedstat import (
     OwnClock,
     ThreadWaits,
     charge,
+    read_proc,
     schedstat_works,
 )
 from csl_game.engine.runners.tree import ProcessClock, descendant_pids
@@ -228,6 +231,16 @@ class ThreadClock:
                 time.clock_gettime(self._clock_id)
         self.exact = self._clock_id is not None or os.name == "nt"
         self._last = 0.0
+        self._waits = f"/proc/self/task/{self._native}/schedstat" \
+            if schedstat_works() and self._native is not None else None
+
+    def waited(self) -> float | None:
+        """Seconds the thread has waited for a core so far (schedstat), or None
+        where that is not told."""
+        if self._waits is None:
+            return None
+        fields = (read_proc(self._waits) or b"").split()
+        return int(fields[1]) / 1e9 if len(fields) == 3 and fields[1].isdigit() else None
 
     def read(self) -> float:
         if self._clock_id is not None:
@@ -290,7 +303,8 @@ class MoveClock:
 
     def __init__(self, config: MatchConfig, cpu: Callable[[], float] | None,
                  waits: WaitReader | None = None, *,
-                 wall: Callable[[], float] = time.perf_counter) -> None:
+                 wall: Callable[[], float] = time.perf_counter,
+                 starved: Callable[[], float | None] | None = None) -> None:
         self.kind = config.clock if cpu is not None or config.clock == "wall" else "wall"
         self.limit = config.time_limit_ms / 1000
         self.allowed = (config.time_limit_ms + config.time_margin_ms) / 1000
@@ -300,6 +314,10 @@ class MoveClock:
         self.backstop = self.backstop_of(self.allowed)
         """Wall seconds after which the move is lost whatever its clock says."""
         self._wall = wall
+        self._starved = starved if self._cpu is not None and waits is None else None
+        """The thinking thread's waits for a core (a thread's clock, which charges
+        its processor time only): the backstop does not count them."""
+        self._starved_from = (self._starved() or 0.0) if self._starved is not None else 0.0
         self._cpu_from = self._cpu() if self._cpu is not None else 0.0
         self._core_from = self._waits.waits() if self._waits is not None else 0.0
         self._wall_from = self._read_at = wall()
@@ -421,7 +439,7 @@ class MoveClock:
         over its time (past the limit and margin, or the backstop), or None."""
         if charged > self.allowed:
             return self.overrun_text(charged, wall)
-        if wall >= self.backstop:
+        if wall - self._starved_now() >= self.backstop:
             used = (f"{min(self.last.cpu, charged) * 1000:.0f} ms of CPU time, waited "
                     f"{max(0.0, charged - self.last.cpu) * 1000:.0f} ms of its own and "
                     f"{self.last.core * 1000:.0f} ms for a core" if self.waits_known
@@ -454,9 +472,15 @@ class MoveClock:
                   if self.allowed > self.limit else "")
         return f"time limit {self.limit * 1000:.0f} ms of {what}{margin}"
 
+    def _starved_now(self) -> float:
+        """Seconds the thinking thread has waited for a core since the move began."""
+        if self._starved is None:
+            return 0.0
+        return max(0.0, (self._starved() or self._starved_from) - self._starved_from)
+
     def next_check(self, now: float) -> float:
         """When the move may next be over its time (`time.perf_counter()` terms)."""
-        wall_end = self._wall_from + self.backstop
+        wall_end = self._wall_from + self.backstop + self._starved_now()
         if self._cpu is None:
             return wall_end
         # Every core of the machine may be spending the remaining time at once.

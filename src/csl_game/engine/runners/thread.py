@@ -55,9 +55,10 @@ class _ThreadJob(ThinkJob):
         return move.charged() if move is not None else 0.0
 
     def _run(self, thinker: AbstractThinker, board: Board) -> None:
-        cpu = ThreadClock(threading.current_thread()).read if self._config.clock == "cpu" \
+        clock = ThreadClock(threading.current_thread()) if self._config.clock == "cpu" \
             else None
-        move = self._move = MoveClock(self._config, cpu)
+        move = self._move = MoveClock(self._config, clock.read if clock else None,
+                                      starved=clock.waited if clock else None)
         answer, _ = ask(thinker, board, self._token)
         if isinstance(answer, BaseException):  # every failure of user code is a forfeit
             reason = ForfeitReason.WORKER_DIED if crashed(answer) else ForfeitReason.EXCEPTION
