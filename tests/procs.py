@@ -142,10 +142,13 @@ class OwnTime:
         if (now := self._waited()) is not None:
             self._last = now
 
+    def waited(self) -> float:
+        """Seconds it waited for a core since the watch began, as last read."""
+        return 0.0 if self._first is None or self._last is None else self._last - self._first
+
     def seconds(self) -> float:
         """Seconds since the watch began, less the waits for a core it read."""
-        waited = 0.0 if self._first is None or self._last is None else self._last - self._first
-        return time.perf_counter() - self._start - waited
+        return time.perf_counter() - self._start - self.waited()
 
 
 def interrupt_while_thinking(args: list[str], min_workers: int = 1) -> None:

@@ -52,7 +52,6 @@ from csl_game.engine.runners.schedstat import (
     OwnClock,
     ThreadWaits,
     charge,
-    read_proc,
     schedstat_works,
 )
 from csl_game.engine.runners.tree import ProcessClock, descendant_pids
@@ -231,16 +230,16 @@ class ThreadClock:
                 time.clock_gettime(self._clock_id)
         self.exact = self._clock_id is not None or os.name == "nt"
         self._last = 0.0
-        self._waits = f"/proc/self/task/{self._native}/schedstat" \
-            if schedstat_works() and self._native is not None else None
+        self._waits = ThreadWaits() if schedstat_works() else None
 
     def waited(self) -> float | None:
-        """Seconds the thread has waited for a core so far (schedstat), or None
-        where that is not told."""
+        """Seconds the threads of this process have waited for a core so far
+        (schedstat), or None where that is not told: the thinking thread's own
+        waits, and those of a thread that held the interpreter's lock while it
+        waited (the thinking thread could not run meanwhile either)."""
         if self._waits is None:
             return None
-        fields = (read_proc(self._waits) or b"").split()
-        return int(fields[1]) / 1e9 if len(fields) == 3 and fields[1].isdigit() else None
+        return self._waits.read(("self",)) / 1e9
 
     def read(self) -> float:
         if self._clock_id is not None:
