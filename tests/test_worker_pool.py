@@ -185,3 +185,26 @@ def test_a_bot_keeps_a_worker_set_up_for_each_game_it_plays_at_once(
     warm, reused, answer = asyncio.run(play())
     assert warm == 2 and reused == 1
     assert isinstance(answer, tuple), answer
+
+
+def test_a_finalizer_in_the_memory_watch_thread_can_close_workers() -> None:
+    """A garbage collection in the memory watch's thread, while it holds its
+    lock, may run a Session's finalizer, which closes its pool's workers and
+    so forgets their trees: that must return, not wait for the lock it holds
+    (CI hung there once, the test's main thread waiting for it too)."""
+    import threading
+
+    from csl_game.engine.runners.tree import MemoryWatch
+
+    watch = MemoryWatch()
+    done = threading.Event()
+
+    def finalizer_while_locked() -> None:
+        with watch._lock:  # noqa: SLF001 - as the watch's own thread holds it
+            watch.forget(psutil.Process())
+            done.set()
+
+    thread = threading.Thread(target=finalizer_while_locked, daemon=True)
+    thread.start()
+    thread.join(5)
+    assert done.is_set()

@@ -251,9 +251,11 @@ class MemoryWatch:
                 self._thread.start()
 
     def forget(self, root: psutil.Process) -> None:
-        """Stop watching `root`'s tree."""
-        with self._lock:
-            self._watched.pop(root.pid, None)
+        """Stop watching `root`'s tree. Without the lock (one pop is atomic): a
+        garbage collection in the watch's own thread, while it holds the lock,
+        may run a finalizer that closes workers (a Session's pool), and a
+        second acquire of the lock there would never return."""
+        self._watched.pop(root.pid, None)
 
     def _run(self) -> None:
         tick = 0
