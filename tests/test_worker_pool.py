@@ -175,7 +175,7 @@ def test_a_bot_keeps_a_worker_set_up_for_each_game_it_plays_at_once(
             warm = bot.pool.idle
             mc = MatchConfig()
             seat = SeatThinker(ThinkerPrototype("random", "", mc), pool=bot.pool)
-            await seat.start()
+            await seat.start()  # made before its first move is asked for
             answer = await seat.answer(mc.new_board())
             seat.close()
             return warm, bot.pool.reused, answer

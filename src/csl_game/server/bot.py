@@ -141,7 +141,6 @@ class BotGame:
     reported: dict[int, ForfeitReason] = field(default_factory=dict)
     """This side's forfeits, by ply (its thinker failed here)."""
     thinker: SeatThinker | None = None
-    starting: asyncio.Task[None] | None = None
     thinking: asyncio.Task[None] | None = None
 
     def __post_init__(self) -> None:
@@ -352,7 +351,7 @@ class _Bot:
             game.thinker = SeatThinker(ThinkerPrototype(
                 self.spec.thinker, self.spec.params, game.state.config, self.spec.paths),
                 self.spec.in_process, pool=self.pool)
-            game.starting = asyncio.create_task(game.thinker.start())
+            game.thinker.start()
         self.think_if_due(game)
 
     def think_if_due(self, game: BotGame) -> None:

@@ -55,13 +55,14 @@ class SeatThinker:
         self._starting: asyncio.Future[None] | None = None
         self._closed = False
 
-    async def start(self) -> None:
-        """Start the thinker's runner, once: its worker (one of the pool's warm
-        ones if it has one) sets the thinker up meanwhile, so a first move asked
-        for later does not wait for a process to start."""
+    def start(self) -> asyncio.Future[None]:
+        """Start the thinker's runner, once (on the running event loop): its
+        worker (one of the pool's warm ones if it has one) sets the thinker up
+        meanwhile, so a first move asked for later does not wait for a process
+        to start. The runner is made when the returned future is done."""
         if self._starting is None:
             self._starting = asyncio.ensure_future(self._make())
-        await asyncio.shield(self._starting)
+        return self._starting
 
     async def _make(self) -> None:
         runner: ThinkerRunner
@@ -76,7 +77,7 @@ class SeatThinker:
 
     async def answer(self, board: Board) -> Answer:
         """The thinker's judged answer for the player to move on `board` (not changed)."""
-        await self.start()
+        await asyncio.shield(self.start())
         if self._runner is None:
             return Forfeit(ForfeitReason.PROTOCOL, "its game ended")
         runner, copy = self._runner, board.copy()

@@ -314,8 +314,8 @@ class MoveClock:
         """Wall seconds after which the move is lost whatever its clock says."""
         self._wall = wall
         self._starved = starved if self._cpu is not None and waits is None else None
-        """The thinking thread's waits for a core (a thread's clock, which charges
-        its processor time only): the backstop does not count them."""
+        """Waits for a core that held the thinking thread up (a thread's clock,
+        which charges its processor time only): the backstop does not count them."""
         self._starved_from = (self._starved() or 0.0) if self._starved is not None else 0.0
         self._cpu_from = self._cpu() if self._cpu is not None else 0.0
         self._core_from = self._waits.waits() if self._waits is not None else 0.0
@@ -427,35 +427,43 @@ class MoveClock:
             return self._charged
         return None
 
-    def over(self) -> str | None:
-        """Why the move is over its time now, or None while it is not."""
+    def over(self, with_limit: bool = True) -> str | None:
+        """Why the move is over its time now (after the limit's own words
+        unless not `with_limit`), or None while it is not."""
         if self._cpu is not None and self.wall() * _CPUS <= self.allowed:
             return None  # the thinker cannot have spent more than that on any clock yet
-        return self.verdict(self.charged(), self.wall())
+        why = self._why_over(self.charged(), self.wall())
+        return why if why is None or not with_limit else f"{self._limit_text()}; {why}"
 
     def verdict(self, charged: float, wall: float) -> str | None:
         """Why a move that cost `charged` on its clock and `wall` on the wall is
         over its time (past the limit and margin, or the backstop), or None."""
+        why = self._why_over(charged, wall)
+        return None if why is None else f"{self._limit_text()}; {why}"
+
+    def _why_over(self, charged: float, wall: float) -> str | None:
         if charged > self.allowed:
-            return self.overrun_text(charged, wall)
-        if wall - self._starved_now() >= self.backstop:
+            return self._overrun(charged, wall)
+        if wall >= self.backstop and wall - self._starved_now() >= self.backstop:
             used = (f"{min(self.last.cpu, charged) * 1000:.0f} ms of CPU time, waited "
                     f"{max(0.0, charged - self.last.cpu) * 1000:.0f} ms of its own and "
                     f"{self.last.core * 1000:.0f} ms for a core" if self.waits_known
                     else f"{charged * 1000:.0f} ms of CPU time")
-            return (f"{self._limit_text()}; it was still not done after {wall:.1f} s on the "
-                    f"wall clock, having used {used} "
-                    f"(a move may wait at most {self.backstop:g} s)")
+            return (f"it was still not done after {wall:.1f} s on the wall clock, having "
+                    f"used {used} (a move may wait at most {self.backstop:g} s)")
         return None
 
     def overrun_text(self, charged: float, wall: float) -> str:
+        return f"{self._limit_text()}; {self._overrun(charged, wall)}"
+
+    def _overrun(self, charged: float, wall: float) -> str:
         if self.kind == "wall":
-            return f"{self._limit_text()}; it answered after {charged * 1000:.0f} ms"
+            return f"it answered after {charged * 1000:.0f} ms"
         if not self.waits_known:
-            return (f"{self._limit_text()}; it used {charged * 1000:.0f} ms of CPU time "
+            return (f"it used {charged * 1000:.0f} ms of CPU time "
                     f"({wall * 1000:.0f} ms on the wall clock)")
         cpu = min(self.last.cpu, charged)
-        return (f"{self._limit_text()}; it used {cpu * 1000:.0f} ms of CPU time and "
+        return (f"it used {cpu * 1000:.0f} ms of CPU time and "
                 f"waited {(charged - cpu) * 1000:.0f} ms of its own (sleeping or blocked), "
                 f"{self.last.core * 1000:.0f} ms waiting for a core "
                 f"({wall * 1000:.0f} ms on the wall clock)")
@@ -472,14 +480,16 @@ class MoveClock:
         return f"time limit {self.limit * 1000:.0f} ms of {what}{margin}"
 
     def _starved_now(self) -> float:
-        """Seconds the thinking thread has waited for a core since the move began."""
+        """Seconds of `starved` waits since the move began (read only past the backstop)."""
         if self._starved is None:
             return 0.0
         return max(0.0, (self._starved() or self._starved_from) - self._starved_from)
 
     def next_check(self, now: float) -> float:
         """When the move may next be over its time (`time.perf_counter()` terms)."""
-        wall_end = self._wall_from + self.backstop + self._starved_now()
+        wall_end = self._wall_from + self.backstop
+        if now >= wall_end:  # past it on the wall: the waits for a core it leaves out
+            wall_end += self._starved_now()
         if self._cpu is None:
             return wall_end
         # Every core of the machine may be spending the remaining time at once.

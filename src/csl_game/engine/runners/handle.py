@@ -383,7 +383,7 @@ class WorkerHandle:
         if self.is_dead():
             return self.death(setting_up=True)
         self._setup.quiet(looked)  # not ready then: the clock may run to there
-        if (why := self._setup.over()) is None:
+        if (why := self._setup.over(with_limit=False)) is None:
             return None
         if (stopped := self.stopped_by_another()) is not None:
             self.kill()
@@ -394,7 +394,7 @@ class WorkerHandle:
         return Forfeit(ForfeitReason.SETUP,
                        f"setting up the thinker (loading it, its setup() and its name) took "
                        f"more than {self.startup_timeout:g} s of {self._setup.counts()} "
-                       f"({why.split('; ', 1)[-1]}); its process was killed")
+                       f"({why}); its process was killed")
 
     def death(self, setting_up: bool = False) -> Forfeit:
         """The forfeit the worker's death costs its thinker (`ForfeitReason.SETUP`
