@@ -64,17 +64,38 @@ def target(module: str, node: ast.ImportFrom, alias: str) -> str:
     return sub if sub in MODULES else source
 
 
+Picked = tuple[list[ast.Import | ast.ImportFrom], list[ast.Attribute]]
+
+
+def pick(tree: ast.Module) -> Picked:
+    """A tree's import statements and its attribute reads of a private name
+    of a plain name (``players._CHECKED``), in one walk of the tree."""
+    imports: list[ast.Import | ast.ImportFrom] = []
+    private_reads: list[ast.Attribute] = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            imports.append(node)
+        elif (isinstance(node, ast.Attribute) and node.attr.startswith("_")
+              and isinstance(node.value, ast.Name)):
+            private_reads.append(node)
+    return imports, private_reads
+
+
+@cache
+def picked(module: str) -> Picked:
+    """`pick` of the module's tree (walked once)."""
+    return pick(tree_of(module))
+
+
 @cache
 def imports_of(module: str) -> tuple[str, ...]:
     """The csl_game modules `module` imports, wherever the import stands."""
     found = []
-    for node in ast.walk(tree_of(module)):
+    for node in picked(module)[0]:
         if isinstance(node, ast.Import):
             names = [a.name for a in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            names = [target(module, node, a.name) for a in node.names]
         else:
-            continue
+            names = [target(module, node, a.name) for a in node.names]
         found += [n for n in names if n.split(".")[0] in ("csl_game", "pygame", "pygame_gui")]
     return tuple(found)
 

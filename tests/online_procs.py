@@ -11,11 +11,12 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 from csl_game.model.board import Board, PShape
 from csl_game.thinker.api import MatchConfig
-from procs import INTERRUPTIBLE
+from procs import INTERRUPTIBLE, OwnTime
 
 CODE = "secret99"
 
@@ -78,24 +79,43 @@ class Proc:
             return "".join(self.out) + "".join(self.err)
 
     def wait_for(self, pattern: str, timeout: float = 30) -> re.Match[str]:
-        """The first match of `pattern` in the output so far, waiting up to `timeout` s."""
-        end = time.monotonic() + timeout
+        """The first match of `pattern` in the output so far, waiting up to
+        `timeout` s of the process's own time (see `own_left`)."""
+        left = self.own_left(timeout)
         with self._news:
             while True:
                 found = re.search(pattern, "".join(self.out) + "".join(self.err))
                 if found:
                     return found
-                left = end - time.monotonic()
-                if left <= 0 or (self.proc.poll() is not None and left < timeout - 1):
+                remaining = left()
+                if remaining <= 0 or (self.proc.poll() is not None and remaining < timeout - 1):
                     raise AssertionError(f"no {pattern!r} in:\n{self.text()[-3000:]}")
-                self._news.wait(min(left, 0.2))
+                self._news.wait(min(remaining, 0.2))
+
+    def own_left(self, timeout: float) -> Callable[[], float]:
+        """A countdown of `timeout` s of the process's own time from now: the
+        wall time less its waits for a core (`procs.OwnTime`), so that a busy
+        machine, which makes a start-up take ten times as long on the wall,
+        stretches the wait with it; a hung process, which waits for no core,
+        is found on time. Ten times `timeout` on the wall is the most it waits."""
+        own, wall_end = OwnTime(self.proc.pid), time.monotonic() + 10 * timeout
+
+        def left() -> float:
+            own.look()
+            return min(timeout - own.seconds(), wall_end - time.monotonic())
+        return left
 
     def wait_count(self, text: str, count: int, timeout: float = 30) -> None:
         """Wait until `text` was printed `count` times."""
         self.wait_for("(?s)" + ".*?".join([re.escape(text)] * count), timeout)
 
     def finish(self, timeout: float = 60) -> int:
-        code = self.proc.wait(timeout)
+        """The exit status, waiting up to `timeout` s of the process's own time."""
+        left = self.own_left(timeout)
+        while (code := self.proc.poll()) is None:
+            if left() <= 0:
+                raise subprocess.TimeoutExpired(self.proc.args, timeout)
+            time.sleep(0.02)
         for reader in self._readers:  # they take the last lines (at the end of the pipes)
             reader.join(10)
         return code

@@ -6,8 +6,10 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -149,6 +151,65 @@ class OwnTime:
     def seconds(self) -> float:
         """Seconds since the watch began, less the waits for a core it read."""
         return time.perf_counter() - self._start - self.waited()
+
+
+class CoreWaits:
+    """How long a process and every process below it waited for a core
+    (Linux's schedstat; 0 elsewhere): each thread's waits in a run queue since
+    the count began, summed. A turn that a busy machine stretches is
+    stretched by these; an idle machine leaves them near 0. A process that
+    ended keeps what it was last seen with (`look`, or `watching` to look on a
+    thread of its own while a call blocks)."""
+
+    def __init__(self, root: int | None = None, below: bool = True) -> None:
+        """Count the waits of `root` (this process by default) and, if
+        `below`, of every process below it."""
+        self._root = os.getpid() if root is None else root
+        self._below = below
+        self._base = self._read()
+        self._seen = dict(self._base)
+
+    def _read(self) -> dict[tuple[int, str], float]:
+        readings = {}
+        below = descendants(self._root, helpers=True) if self._below else set()
+        for pid in {self._root, *below}:
+            try:
+                tids = os.listdir(f"/proc/{pid}/task")
+            except OSError:
+                continue
+            for tid in tids:
+                try:
+                    with open(f"/proc/{pid}/task/{tid}/schedstat", "rb") as f:
+                        readings[(pid, tid)] = int(f.read().split()[1]) / 1e9
+                except (OSError, IndexError, ValueError):
+                    pass
+        return readings
+
+    def look(self) -> None:
+        """Read the waits again."""
+        self._seen.update(self._read())
+
+    @contextmanager
+    def watching(self, every: float = 0.05) -> Iterator[CoreWaits]:
+        """Look every `every` seconds on a thread of its own until the block ends."""
+        done = threading.Event()
+
+        def watch() -> None:
+            while not done.wait(every):
+                self.look()
+        watcher = threading.Thread(target=watch, daemon=True)
+        watcher.start()
+        try:
+            yield self
+        finally:
+            done.set()
+            watcher.join()
+
+    def seconds(self) -> float:
+        """Seconds waited since the count began, as of now (a thread started
+        since counts whole; one that ended, as it was last seen)."""
+        self.look()
+        return sum(now - self._base.get(key, 0.0) for key, now in self._seen.items())
 
 
 def interrupt_while_thinking(args: list[str], min_workers: int = 1) -> None:

@@ -33,7 +33,7 @@ from csl_game.engine.runners.clocks import backstop, schedstat_works
 from csl_game.engine.runners.process import ProcessRunner
 from csl_game.thinker.api import CancellationToken
 from csl_game.thinker.prototype import ThinkerPrototype
-from procs import OwnTime
+from procs import CoreWaits, OwnTime
 
 CLOCKED = (str(Path(__file__).parent / "clocked"),)
 CPU = MatchConfig(time_limit_ms=200)
@@ -252,10 +252,13 @@ def test_the_thinker_reads_its_waits_on_its_token() -> None:
     core (a busy machine's), and the referee less the few ms no account
     shows too; neither more than the wall."""
     info: list[str] = []
+    referee = CoreWaits(below=False)
     outcome = think_once("nap", "50", CPU, info=info)
     assert outcome.forfeit is None and outcome.wall is not None
     told = [float(line.split("=")[1]) for line in info if line.startswith("elapsed=")]
-    assert told and 0.05 <= told[0] <= outcome.wall
+    # The move's wall starts once the request is sent (`MoveClock`): a referee kept
+    # from a core just then starts it after the token, by as much as it waited.
+    assert told and 0.05 <= told[0] <= outcome.wall + referee.seconds()
     assert 0.05 <= outcome.elapsed <= outcome.wall
 
 

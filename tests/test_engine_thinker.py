@@ -10,11 +10,9 @@ from __future__ import annotations
 
 import gc
 import json
-import os
 import shutil
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -38,7 +36,7 @@ from csl_game.errors import ConfigError, ThinkerError
 from csl_game.thinker import engine_thinker
 from csl_game.thinker.discovery import registry
 from csl_game.thinker.engine_thinker import EngineSpec, engine_class
-from procs import OwnTime, forfeit_within
+from procs import CoreWaits, forfeit_within
 
 pytestmark = pytest.mark.timing
 
@@ -318,14 +316,15 @@ CASES = [  # mode, config, reason, text in the detail
 def test_each_misbehaviour_forfeits_its_match(mode: str, mc: MatchConfig,
                                               reason: ForfeitReason, text: str) -> None:
     engine = ThinkerPrototype(mode, "xyz", mc, (bad(mode),))
-    own = OwnTime(os.getpid(), threading.get_native_id())  # the referee's waits for a core aside
-    match, events = play(engine, ThinkerPrototype("sequential", "", mc), mc)
-    own.look()
+    started = time.perf_counter()
+    with CoreWaits().watching() as waits:  # the waits for a core of the referee and engines aside
+        match, events = play(engine, ThinkerPrototype("sequential", "", mc), mc)
+    took = time.perf_counter() - started - waits.seconds()
     assert match.result is not None
     assert (match.result.forfeit, match.result.winner) == (reason, PColor.RED.winner)
     assert text in match.result.detail
     # On the CPU clock a busy machine may stretch a move up to its backstops.
-    assert own.seconds() < (PROMPT if mc.clock == "wall" else forfeit_within(mc, extra=2))
+    assert took < (PROMPT if mc.clock == "wall" else forfeit_within(mc, extra=2))
     invalid = [e for e in events if isinstance(e, InvalidPlay)]
     assert len(invalid) == 1 and invalid[0].color is PColor.WHITE
 

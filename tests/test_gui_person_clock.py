@@ -42,6 +42,7 @@ from csl_game.model.board import PColor, PShape
 from csl_game.services.settings import AIEntry, PlayOptions, level_entry
 from csl_game.thinker.prototype import ThinkerPrototype
 from gui_events import Apps, board_scene, key, run_until
+from procs import CoreWaits
 
 ANYTIME = '''
 from csl_game import AbstractThinker, FutureMove
@@ -86,18 +87,26 @@ def _first_free(match: Match) -> tuple[int, object]:
     return col, shape
 
 
-def _ai_turns(match: Match, moves: int, person_s: float = 0.0) -> list[tuple[float, object]]:
+def _ai_turns(match: Match, moves: int, person_s: float = 0.0,
+              starved: list[float] | None = None) -> list[tuple[float, object]]:
     """Play the person's side (after `person_s` of thought the first time) until
     the AI moved `moves` times; each AI turn's wall time from the turn to its
-    move on this process's clock, with its move or forfeit event."""
+    move on this process's clock, less the waits for a core of this process and
+    its workers meanwhile (`procs.CoreWaits`: what a busy machine adds, which no
+    program can give back; near 0 on an idle one), with its move or forfeit
+    event; those waits, turn by turn, are put in `starved`."""
+    starved = [] if starved is None else starved
     turns: list[tuple[float, object]] = []
-    began: list[float] = []
+    began: list[tuple[float, CoreWaits]] = []
 
     def on(event: MatchEvent) -> None:
         if isinstance(event, NextTurn) and not event.is_human:
-            began.append(time.perf_counter())
+            began.append((time.perf_counter(), CoreWaits()))
         elif isinstance(event, MovePerformed | InvalidPlay) and not match.is_human(event.color):
-            turns.append((time.perf_counter() - began[-1], event))
+            start, waits = began[-1]
+            waited = waits.seconds()
+            starved.append(waited)
+            turns.append((time.perf_counter() - start - waited, event))
 
     match.subscribe(on)
     first = True
@@ -124,11 +133,12 @@ def test_an_ai_asked_to_stop_at_its_limit_plays_its_move(anytime: str,
     config = MatchConfig(rows=5, cols=5, win_sequence=4, round_pieces=6, square_pieces=7,
                          time_limit_ms=LIMIT_MS, clock="wall")
     proto = ThinkerPrototype("AnytimeThinker", "", config, (anytime,))
-    turns = _ai_turns(Match(config, Human(), proto, answer_at_limit(factory)), 3, 0.5)
+    starved: list[float] = []
+    turns = _ai_turns(Match(config, Human(), proto, answer_at_limit(factory)), 3, 0.5, starved)
     assert [type(e) for _, e in turns] == [MovePerformed] * 3
-    for waited, event in turns:
-        assert isinstance(event, MovePerformed)
-        assert LIMIT_MS / 1000 <= event.elapsed <= LIMIT_MS / 1000 + MARGIN_S
+    for (waited, event), late in zip(turns, starved):
+        assert isinstance(event, MovePerformed)  # its time on the match's clock, busy or not
+        assert LIMIT_MS / 1000 <= event.elapsed <= LIMIT_MS / 1000 + MARGIN_S + late
         assert waited <= LIMIT_MS / 1000 + MARGIN_S, f"answered after {waited:.3f} s"
     lost = _ai_turns(Match(config, Human(), proto, factory), 1, 0.5)
     assert [type(e) for _, e in lost] == [InvalidPlay]
@@ -193,16 +203,20 @@ def test_between_ais_the_window_keeps_the_cpu_clock() -> None:
 
 
 def _clocks_of_ai_turn(app: App) -> tuple[list[float], str]:
-    """Step frames through the AI's turn: the panel's clock each frame, and the
-    log's line of its move."""
+    """Step frames through the AI's turn: the panel's clock read every 5 ms (a
+    frame every 1/60 s at most: a busy machine slows the frames, not the
+    readings), and the log's line of its move."""
     scene = board_scene(app)
     match = scene.match
     assert match is not None
     shown: list[float] = []
     run_until(app, lambda: not match.awaiting_human, seconds=10)
+    stepped = 0.0
     while match.board.turn is PColor.RED and not match.is_over:
         shown.append(scene._thinking_time(PColor.RED))
-        app.step(1 / 60)
+        if time.perf_counter() - stepped >= 1 / 60:
+            stepped = time.perf_counter()
+            app.step(1 / 60)
         time.sleep(0.005)
     line = next(m for m in reversed(app.log.lines) if "placed" in m and "Red" in m)
     return shown, line
@@ -213,7 +227,7 @@ def test_the_panel_and_the_log_tell_one_time(apps: Apps, anytime: str) -> None:
     stops at the time of its answer while the move waits to be shown, and the
     log names that same time: one clock, read once."""
     config = MatchConfig(rows=5, cols=5, win_sequence=4, round_pieces=6, square_pieces=7,
-                         time_limit_ms=LIMIT_MS, min_move_time_ms=LIMIT_MS + 200)
+                         time_limit_ms=LIMIT_MS, min_move_time_ms=LIMIT_MS + 700)
     app = apps.open(PlayOptions(ais=(AIEntry("AnytimeThinker"),), match=config,
                                 thinker_paths=(anytime,), window_size=(1024, 700),
                                 last_move_animation_s=0.0, wait_before_match=False))
@@ -231,7 +245,8 @@ def test_the_panel_and_the_log_tell_one_time(apps: Apps, anytime: str) -> None:
     # drawn in this thread, which a busy machine slows): here, that it is one time.
     assert LIMIT_MS / 1000 <= answer
     held = [s for s in shown if s == answer]
-    assert len(held) >= 5, "the clock did not stop at the answer while the move waited"
+    assert len(held) >= 3, "the clock did not stop at the answer while the move waited"
+    assert shown[shown.index(answer):] == held, "the clock went on after the answer"
     assert shown == sorted(shown), "the clock ran back"
     assert line.endswith(f"after thinking for {seconds_text(answer)}"), line
     assert scene.session.config.clock == "wall"

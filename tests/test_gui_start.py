@@ -13,6 +13,7 @@ from csl_game.gui.scenes.setup import SetupScene
 from csl_game.services.settings import PlayOptions
 from csl_game.services.setup_file import load_config
 from gui_events import DT, Apps, run_until
+from procs import CoreWaits
 
 SLOW = '''\
 import time
@@ -61,10 +62,12 @@ def test_loading_a_setup_file_never_sets_a_player_up(tmp_path: Path, user_home: 
 def test_the_window_opens_at_once_with_a_remembered_setup_of_four_ais(
         apps: Apps, tmp_path: Path, user_home: Path) -> None:
     paths = remembered_setup(user_home, tmp_path)
-    started = time.perf_counter()
+    started, waits = time.perf_counter(), CoreWaits(below=False)
     app = apps.open(PlayOptions(show_setup=True, window_size=(1024, 700),  # one frame drawn
                                 thinker_paths=paths))
-    first_frame = time.perf_counter() - started
+    # this process's own time: a busy machine's waits for a core aside (a setup's
+    # sleep is no such wait: a window that waited for one would still be late)
+    first_frame = time.perf_counter() - started - waits.seconds()
     scene = app.scenes.current
     assert isinstance(scene, SetupScene)
     assert [ai.thinker for ai in scene.players][-1] == "gone" and len(scene.players) == 4
@@ -73,8 +76,8 @@ def test_the_window_opens_at_once_with_a_remembered_setup_of_four_ais(
     run_until(app, lambda: "players[4].thinker" in scene.check.problems, seconds=30)
     assert not scene.check.options  # Start waits until the setup is fixed
     frames = 0
-    deadline = time.perf_counter() + 0.5
-    while time.perf_counter() < deadline:
+    started, waits = time.perf_counter(), CoreWaits(below=False)
+    while time.perf_counter() - started - waits.seconds() < 0.5:  # of its own time
         app.step(DT)
         frames += 1
     assert frames > 5, "the window kept drawing while the players were checked"

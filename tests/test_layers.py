@@ -13,7 +13,16 @@ import ast
 
 import pytest
 
-from import_graph import MODULES, imports_of, package_graph, source_of, target, tree_of
+from import_graph import (
+    MODULES,
+    Picked,
+    imports_of,
+    package_graph,
+    pick,
+    picked,
+    source_of,
+    target,
+)
 
 pytestmark = pytest.mark.unit
 
@@ -185,18 +194,19 @@ def _private(name: str) -> bool:
     return name.startswith("_") and not name.startswith("__")
 
 
-def borrowed_privates(module: str, tree: ast.Module) -> list[str]:
+def borrowed_privates(module: str, nodes: Picked) -> list[str]:
     """'module: other._name' for each private name of another module that
-    `module` (whose syntax is `tree`) takes: imported by name, or read as an
-    attribute of a module it imported. A private module of its own package
-    (thinkers' ``from ._tactics import ...``) is no private name."""
+    `module` (whose imports and private reads are `nodes`) takes: imported by
+    name, or read as an attribute of a module it imported. A private module of
+    its own package (thinkers' ``from ._tactics import ...``) is no private name."""
     found = []
     modules: dict[str, str] = {}  # local name: the csl_game module it stands for
-    for node in ast.walk(tree):
+    imports, private_reads = nodes
+    for node in imports:
         if isinstance(node, ast.Import):
             modules.update({a.asname or a.name: a.name for a in node.names
                             if a.name.startswith("csl_game")})
-        elif isinstance(node, ast.ImportFrom):
+        else:
             source = source_of(node, module)
             if not source.startswith("csl_game"):
                 continue
@@ -206,9 +216,9 @@ def borrowed_privates(module: str, tree: ast.Module) -> list[str]:
                     modules[alias.asname or alias.name] = imported
                 elif _private(alias.name):
                     found.append(f"{module}: {source}.{alias.name}")
-    for node in ast.walk(tree):
-        if (isinstance(node, ast.Attribute) and _private(node.attr)
-                and isinstance(node.value, ast.Name) and node.value.id in modules):
+    for node in private_reads:
+        assert isinstance(node.value, ast.Name)
+        if _private(node.attr) and node.value.id in modules:
             found.append(f"{module}: {modules[node.value.id]}.{node.attr}")
     return found
 
@@ -216,7 +226,7 @@ def borrowed_privates(module: str, tree: ast.Module) -> list[str]:
 def test_no_module_takes_another_modules_private_name() -> None:
     """What a module shares it names without an underscore; a name with one is
     its own (what two modules share belongs to a public name of one of them)."""
-    borrowed = [b for m in sorted(MODULES) for b in borrowed_privates(m, tree_of(m))]
+    borrowed = [b for m in sorted(MODULES) for b in borrowed_privates(m, picked(m))]
     assert not borrowed, "private names taken: " + "; ".join(borrowed)
 
 
@@ -227,13 +237,13 @@ def test_no_module_takes_another_modules_private_name() -> None:
     "import csl_game.services.players as p\np._CHECKED.clear()",
 ])
 def test_the_private_name_check_sees_a_borrowed_name(code: str) -> None:
-    borrowed = borrowed_privates("csl_game.services.setup_file", ast.parse(code))
+    borrowed = borrowed_privates("csl_game.services.setup_file", pick(ast.parse(code)))
     assert borrowed == ["csl_game.services.setup_file: csl_game.services.players._CHECKED"]
 
 
 def test_the_private_name_check_lets_a_package_use_its_private_modules() -> None:
     assert not borrowed_privates("csl_game.thinkers.negamax",
-                                 ast.parse("from ._alphabeta import Searcher"))
+                                 pick(ast.parse("from ._alphabeta import Searcher")))
 
 
 MAX_LINES = 520
@@ -261,10 +271,10 @@ def test_the_modules_long_for_now_still_are() -> None:
 def test_model_is_pure() -> None:
     for module in MODULES:
         if module.startswith("csl_game.model"):
-            tree = tree_of(module)
-            tops = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import)
+            imports = picked(module)[0]
+            tops = {a.name.split(".")[0] for n in imports if isinstance(n, ast.Import)
                     for a in n.names}
-            tops |= {(n.module or "").split(".")[0] for n in ast.walk(tree)
+            tops |= {(n.module or "").split(".")[0] for n in imports
                      if isinstance(n, ast.ImportFrom) and not n.level}
             allowed = {"__future__", "enum", "functools", "typing", "collections", "dataclasses",
                        "csl_game", "itertools", "operator"}

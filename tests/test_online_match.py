@@ -37,7 +37,9 @@ def _results(path: Path) -> list[dict[str, object]]:
 
 def test_two_ais_play_across_processes(tmp_path: Path, warm: Warm) -> None:
     results = tmp_path / "r.jsonl"
-    server, port = warm.host("-W", "random", "--white-params", "7", "-t", "200", "-m", "60",
+    # White thinks to its CPU time limit at each move (MCTS), so the game lasts
+    # some hundred times the watcher's own work to connect on any machine, busy or not
+    server, port = warm.host("-W", "mcts", "-t", "200", "-m", "60",
                              "--results", str(results), "--json")
     # Forked from a loaded csl-game after the join: an interpreter started then
     # could, on a loaded machine, start after the game's last move.
@@ -54,7 +56,7 @@ def test_two_ais_play_across_processes(tmp_path: Path, warm: Warm) -> None:
             proc.kill()
     hosted, joined, watched = server.json(), joiner.json(), watcher.json()
     assert hosted == joined == watched
-    assert hosted["white"] == "Random" and hosted["red"] == "Sequential"
+    assert hosted["white"] == "MCTS" and hosted["red"] == "Sequential"
     assert hosted["winner"] in ("white", "red", "draw") and hosted["moves"]
     assert "you play Red" in joiner.text() and "6 x 7 board" in joiner.text()
     assert "(watching)" in watcher.text()
@@ -62,7 +64,7 @@ def test_two_ais_play_across_processes(tmp_path: Path, warm: Warm) -> None:
     assert game_over and game_over[-1] in joiner.err and game_over[-1] in watcher.err
     [line] = _results(results)
     assert line["red"] == {"thinker": "remote", "params": "", "name": "Sequential"}
-    assert line["white"] == {"thinker": "random", "params": "7", "name": "Random"}
+    assert line["white"] == {"thinker": "mcts", "params": "", "name": "MCTS"}
     walls = [m.pop("wall_ms", None) for m in line["moves"]]  # type: ignore
     assert walls[0] >= 0 and walls[1] is None  # the local thinker's wall times are kept
     assert {k: line[k] for k in hosted if k not in ("white", "red")} == \

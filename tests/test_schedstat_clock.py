@@ -109,6 +109,20 @@ def test_a_starved_thinker_pays_only_its_cpu_time_however_long_on_the_wall() -> 
     assert old.backstop == backstop(0.05) == 1.5
 
 
+def test_a_clock_stopped_when_its_process_ended_charges_no_more() -> None:
+    """A worker whose pipe ended is gone: its waits can no longer be read, so
+    the wall since would look like a sleep (the issue's exiting thinker lost
+    on time beside busy processes, its exit code slow to come): the clock
+    stops at its last reading."""
+    move, fake = clock()
+    fake.advance(wall=0.02, cpu=0.005)
+    before = move.charged()
+    move.stop()
+    fake.advance(wall=5.0, cpu=-0.005)  # the tree is gone: nothing of it is read
+    assert move.charged() == before and move.over() is None
+    assert move.wall() == pytest.approx(0.02)
+
+
 def test_a_thinker_that_never_gets_a_core_loses_at_the_last_resort() -> None:
     move, fake = clock(MatchConfig(time_limit_ms=50))
     fake.is_runnable = True  # it lowered its own priority: it waits and never runs

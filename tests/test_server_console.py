@@ -28,8 +28,8 @@ def test_a_thinker_and_a_person_play_a_server_game_from_the_terminal(
         code = ai.wait_for(r"--code (\S+)", 30).group(1)
         typed = "".join(f"{c} {'s' if i % 3 else 'r'}\n" for i in range(40) for c in range(7))
         person = Proc("match", "--connect", url, "--code", code, stdin=typed)
-        assert person.proc.wait(60) == 0, person.text()
-        assert ai.proc.wait(60) == 0, ai.text()
+        assert person.finish(60) == 0, person.text()
+        assert ai.finish(60) == 0, ai.text()
         result = json.loads(ai.out[-1])
         assert result["white"] == "Random" and result["red"] == "Console"
         assert result["winner"] in ("white", "red", "draw")

@@ -60,7 +60,7 @@ def stop(proc: Proc, sig: int = signal.SIGINT) -> int:
     if proc.proc.poll() is None:
         proc.proc.send_signal(sig)
     try:
-        return proc.proc.wait(20)
+        return proc.finish(20)
     except Exception:
         proc.proc.kill()
         return proc.proc.wait(10)
@@ -168,11 +168,11 @@ def test_a_finished_game_reads_as_the_results_file_records_it(tmp_path: Path,
 def test_admin_mode_needs_the_token_from_add_bot(tmp_path: Path, home: Path) -> None:
     db = tmp_path / "games.sqlite3"
     added = Proc("server", "--db", str(db), "--add-bot", "Alpha")
-    assert added.proc.wait(30) == 0, added.text()
+    assert added.finish(30) == 0, added.text()
     token = "".join(added.out).strip()
     assert len(token) >= 20
     again = Proc("server", "--db", str(db), "--add-bot", "Alpha")
-    assert again.proc.wait(30) == 2 and "registered already" in again.text()
+    assert again.finish(30) == 2 and "registered already" in again.text()
 
     server, url = start_server(db)
     bots = [Proc("bot", url, "random", "--name", "Beta"),  # all three at once
@@ -180,9 +180,9 @@ def test_admin_mode_needs_the_token_from_add_bot(tmp_path: Path, home: Path) -> 
             Proc("bot", url, "random", "--name", "Alpha", "--token", token)]
     stranger, wrong, right = bots
     try:
-        assert stranger.proc.wait(60) != 0, stranger.text()
+        assert stranger.finish(60) != 0, stranger.text()
         assert "no bot is registered as 'Beta'" in stranger.text(), stranger.text()
-        assert wrong.proc.wait(60) != 0 and "wrong token" in wrong.text(), wrong.text()
+        assert wrong.finish(60) != 0 and "wrong token" in wrong.text(), wrong.text()
         right.wait_for("connected to", 30)
     finally:
         stop_all(bots, signal.SIGTERM)

@@ -19,9 +19,8 @@ Two clocks (`MatchConfig.clock`):
     A thinker pays its processor time plus the time it chose to wait (a
     sleep, a blocked read), and never less than its processor time; a
     sleeper loses as soon as that passes the limit and margin. Only a
-    last-resort wall-clock backstop remains
-    (`backstop`, 100 times the limit plus 10 s), for a tree kept waiting for
-    a core it never gets (a thinker that lowered its own priority).
+    last-resort wall-clock backstop remains (`backstop`, 100 times the limit
+    plus 10 s), for a tree kept waiting for a core it never gets.
   - Elsewhere (macOS, Windows, a kernel without CONFIG_SCHED_INFO): the
     processor time alone, with a wall-clock backstop (10 times the limit plus
     1 s) that ends a move that waits instead of thinking. The in-process
@@ -48,12 +47,7 @@ from typing import NamedTuple, Protocol
 
 import psutil
 
-from csl_game.engine.runners.schedstat import (
-    OwnClock,
-    ThreadWaits,
-    charge,
-    schedstat_works,
-)
+from csl_game.engine.runners.schedstat import OwnClock, ThreadWaits, charge, schedstat_works
 from csl_game.engine.runners.tree import ProcessClock, descendant_pids
 from csl_game.thinker.api import MatchConfig
 
@@ -328,6 +322,7 @@ class MoveClock:
         self._unsure: MoveTime | None = None
         """The latest reading, while a runnable thread left its `wall - core` unsure."""
         self._settling: float | None = None
+        self._stopped: float | None = None
         self.last = MoveTime(0.0, 0.0)
         """The latest reading (`charged`)."""
 
@@ -368,8 +363,12 @@ class MoveClock:
         return backstop(seconds, self.waits_known) if self._cpu is not None else seconds
 
     def wall(self) -> float:
-        """Wall seconds since the clock started."""
-        return self._wall() - self._wall_from
+        """Wall seconds since the clock started (to `stop()`)."""
+        return self._wall() - self._wall_from if self._stopped is None else self._stopped
+
+    def stop(self) -> None:
+        """Stop at the last reading: the thinker's process ended (none is left to read)."""
+        self._stopped = self.last.wall
 
     def charged(self) -> float:
         """Seconds the move has cost so far on the match's clock (it only grows).
@@ -379,9 +378,12 @@ class MoveClock:
         it runs): `wall - core` is then only an upper bound and charges nothing
         until a reading where none is (then every wait up to the first
         reading has ended and is counted by the second)."""
+        if self._stopped is not None:
+            return self._charged
         if self._cpu is None:
             self.last = MoveTime(self.wall(), self.wall())
-            return self.last.wall
+            self._charged = self.last.wall
+            return self._charged
         end = self._wall() if self._waits is None or self._quiet is None \
             else max(self._quiet, self._wall_from)
         self._read_at, wall = end, end - self._wall_from

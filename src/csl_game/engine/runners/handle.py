@@ -365,6 +365,12 @@ class WorkerHandle:
             self.pump()
         return self._eof or self.protocol_error is not None or self._reader.drained
 
+    @property
+    def hung_up(self) -> bool:
+        """Whether its pipe reached its end: the process is ending (its exit code
+        comes through the fork server), or its thinker closed the pipe."""
+        return self._eof
+
     def setup_done(self) -> SetupDone | None:
         """The thinker's name once it is set up, or the forfeit its setup costs
         (always `ForfeitReason.SETUP`: what went wrong is in the detail); None

@@ -86,6 +86,8 @@ class _ProcessJob(ThinkJob):
         self._cancel_at: float | None = None
         self._cancel_cpu: float | None = None
         self._timed_out: str | None = None
+        self._hung_at: float | None = None
+        """When its pipe was found at its end with no answer (`_ending`)."""
         self._reply: Reply | None = None
         """The worker's reply, kept while the clock settles its last reading."""
         self._outcome: ThinkOutcome | None = None
@@ -112,10 +114,26 @@ class _ProcessJob(ThinkJob):
             self._worker.pump()
             self._outcome = self._settled()
             if self._outcome is None and self._reply is None:
-                if self._clock is not None:
-                    self._clock.quiet(looked)  # no answer then: the clock may run to there
-                self._outcome = self._enforce(time.perf_counter())
+                if self._worker.hung_up and self._clock is not None:
+                    self._ending(looked)
+                else:
+                    if self._clock is not None:
+                        self._clock.quiet(looked)  # no answer then: the clock may run to there
+                    self._outcome = self._enforce(time.perf_counter())
         return self._outcome
+
+    def _ending(self, now: float) -> None:
+        """The worker's pipe ended with no answer: its process is ending. Its
+        clock stops at its last reading (a process gone has no time to read,
+        and its exit code, which the fork server reaps, may come late on a busy
+        machine); one whose thinker closed the pipe and lives on is killed
+        after the grace, and ends so."""
+        assert self._clock is not None
+        if self._hung_at is None:
+            self._hung_at = now
+            self._clock.stop()
+        elif now - self._hung_at >= self._clock.backstop_of(self._grace):
+            self._worker.kill()
 
     def wait(self, timeout: float | None) -> ThinkOutcome | None:
         end = None if timeout is None else time.perf_counter() + timeout
