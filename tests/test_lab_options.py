@@ -65,13 +65,13 @@ def test_sprt_with_nodes_plays_the_same_games_twice(tmp_path: Path,
     runs = []
     for i in range(2):
         results = tmp_path / f"r{i}.jsonl"
-        assert main([*SPRT, "negamax", "negamax tt=4096", "--nodes", "400", "-t", "5000",
-                     "--max-games", "6", "--results", str(results)]) == 0
+        assert main([*SPRT, "negamax", "negamax tt=4096", "--nodes", "200", "-t", "5000",
+                     "--max-games", "4", "--results", str(results)]) == 0
         runs.append(_games(results))
         doc = _docs(results)[0]
         assert {doc["white"]["name"], doc["red"]["name"]} == {  # type: ignore[index]
-            "NegamaxN400", "NegamaxTT4096N400"}
-    assert runs[0] == runs[1] and len(runs[0]) == 6
+            "NegamaxN200", "NegamaxTT4096N200"}
+    assert runs[0] == runs[1] and len(runs[0]) == 4
     capsys.readouterr()
 
 
