@@ -52,7 +52,11 @@ def wait_json(url: str, found: Callable[[Any], bool], timeout: float, why: Calla
 
 def start_server(db: Path, *more: str) -> tuple[Proc, str]:
     server = Proc("server", "--host", "127.0.0.1", "--port", "0", "--db", str(db), *more)
-    url = server.wait_for(r"on (http://127\.0\.0\.1:\d+)", 30).group(1)
+    try:
+        url = server.wait_for(r"on (http://127\.0\.0\.1:\d+)", 30).group(1)
+    except AssertionError:
+        server.kill()  # a server that never said where it listens is not left running
+        raise
     return server, url
 
 
