@@ -15,6 +15,7 @@ from typing import Any
 
 import psutil
 
+from csl_game.engine.runners.schedstat import ThreadWaits
 from csl_game.engine.runners.tree import MARKER
 
 HELPERS = ("multiprocessing.forkserver", "multiprocessing.resource_tracker")
@@ -166,28 +167,16 @@ class CoreWaits:
         `below`, of every process below it."""
         self._root = os.getpid() if root is None else root
         self._below = below
-        self._base = self._read()
-        self._seen = dict(self._base)
+        self._waits = ThreadWaits()  # the clock's own reader: a thread that ended keeps its share
+        self._from = self._read()
 
-    def _read(self) -> dict[tuple[int, str], float]:
-        readings = {}
+    def _read(self) -> float:
         below = descendants(self._root, helpers=True) if self._below else set()
-        for pid in {self._root, *below}:
-            try:
-                tids = os.listdir(f"/proc/{pid}/task")
-            except OSError:
-                continue
-            for tid in tids:
-                try:
-                    with open(f"/proc/{pid}/task/{tid}/schedstat", "rb") as f:
-                        readings[(pid, tid)] = int(f.read().split()[1]) / 1e9
-                except (OSError, IndexError, ValueError):
-                    pass
-        return readings
+        return self._waits.read(str(pid) for pid in {self._root, *below}) / 1e9
 
     def look(self) -> None:
         """Read the waits again."""
-        self._seen.update(self._read())
+        self._read()
 
     @contextmanager
     def watching(self, every: float = 0.05) -> Iterator[CoreWaits]:
@@ -208,8 +197,7 @@ class CoreWaits:
     def seconds(self) -> float:
         """Seconds waited since the count began, as of now (a thread started
         since counts whole; one that ended, as it was last seen)."""
-        self.look()
-        return sum(now - self._base.get(key, 0.0) for key, now in self._seen.items())
+        return self._read() - self._from
 
 
 def interrupt_while_thinking(args: list[str], min_workers: int = 1) -> None:

@@ -62,6 +62,10 @@ CASES = [  # thinker, params, config, reason, text in the detail
     ("exit", "", FAST, R.WORKER_DIED, "exited with code 3"),
     pytest.param("segfault", "", FAST, R.WORKER_DIED, "SIGSEGV", marks=pytest.mark.skipif(
         sys.platform == "win32", reason="no signals on Windows: os.kill terminates")),
+    # its pipe ends and it spins on: ended (by the sandbox, or killed after the grace)
+    # with its clock stopped at the hang-up, never a timeout
+    pytest.param("hangup", "", FAST, R.WORKER_DIED, "its process", marks=pytest.mark.skipif(
+        sys.platform == "win32", reason="a worker's pipes are handles, not descriptors")),
     # a MemoryError under an address-space cap, a kill by the parent's watch
     # elsewhere: the detail names the cap either way
     ("hog", "", HOG, R.MEMORY, f"memory limit {MEMORY_MB} MB"),

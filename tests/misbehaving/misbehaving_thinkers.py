@@ -50,6 +50,16 @@ class ExitThinker(AbstractThinker):
         os._exit(3)
 
 
+class HangupThinker(AbstractThinker):
+    """Closes every descriptor it did not open (its pipes to the referee among
+    them) and spins on: its pipe ends, its process does not."""
+
+    def think(self, board: Board, ct: CancellationToken) -> FutureMove:
+        os.closerange(3, 4096)
+        while True:
+            pass
+
+
 class SegfaultThinker(AbstractThinker):
     """Sends itself SIGSEGV."""
 

@@ -127,12 +127,13 @@ class _ProcessJob(ThinkJob):
         clock stops at its last reading (a process gone has no time to read,
         and its exit code, which the fork server reaps, may come late on a busy
         machine); one whose thinker closed the pipe and lives on is killed
-        after the grace, and ends so."""
+        after the grace on the wall (its clock stopped: it is owed no more),
+        and ends so (a kill leaves the exit code of one that had ended)."""
         assert self._clock is not None
         if self._hung_at is None:
             self._hung_at = now
             self._clock.stop()
-        elif now - self._hung_at >= self._clock.backstop_of(self._grace):
+        elif now - self._hung_at >= self._grace:
             self._worker.kill()
 
     def wait(self, timeout: float | None) -> ThinkOutcome | None:
@@ -184,6 +185,8 @@ class _ProcessJob(ThinkJob):
         """When the clocks may next change the outcome."""
         if self._reply is not None:
             return now + 0.001  # the clock settles its last reading
+        if self._hung_at is not None:  # its exit wakes the wait; the grace ends it
+            return self._hung_at + self._grace
         if self._cancel_at is not None:
             if self._clock is not None and self._clock.kind == "cpu":
                 return min(self._cancel_at + self._clock.backstop_of(self._grace), now + 0.02)
