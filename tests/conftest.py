@@ -4,10 +4,13 @@ no process."""
 
 from __future__ import annotations
 
+import functools
 import multiprocessing.process
 import multiprocessing.util
 import os
+import re
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -39,12 +42,39 @@ END_TO_END = frozenset({"chrome", "pg_url"})
 cluster: what .ci/run installs), which are in the `long` tier."""
 
 
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """With ``-m unit`` alone, a test file that never names the `unit` mark
+    holds no unit test: it is not imported (half the files, and the heaviest
+    imports: windows, servers, browsers). Every other run checks that rule
+    (`pytest_collection_modifyitems`)."""
+    if (_unit_alone(config) and collection_path.suffix == ".py"
+            and collection_path.name.startswith("test_")
+            and not _names_unit(collection_path)):
+        return True
+    return None
+
+
+def _unit_alone(config: pytest.Config) -> bool:
+    return (config.getoption("markexpr", "") or "").strip() == "unit"
+
+
+@functools.cache
+def _names_unit(path: Path) -> bool:
+    return "mark.unit" in path.read_text(encoding="utf-8")
+
+
 @pytest.hookimpl(tryfirst=True)  # before -m picks the tests by their marks
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """A test that drives a real browser or a PostgreSQL cluster is `long`. A
     `timing` test that fails runs again, twice at most (pytest-rerunfailures):
     a busy machine can push a check of a few hundred ms over its bound once, a
-    fault fails every run."""
+    fault fails every run. A `unit` test sits in a file that names the mark
+    (which ``-m unit`` relies on to import only those files)."""
+    unnamed = sorted({str(item.path) for item in items if item.get_closest_marker("unit")
+                      and not _names_unit(item.path)})
+    if unnamed and not _unit_alone(config):
+        raise pytest.UsageError(f"{unnamed[0]} has `unit` tests but never names "
+                                "pytest.mark.unit, so -m unit would not collect them")
     for item in items:
         if END_TO_END & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.long)
@@ -189,11 +219,25 @@ def simulated() -> str:
     return csl_platform_sim.mode
 
 
+def _fresh_dir(factory: pytest.TempPathFactory, name: str) -> Path:
+    """A new empty folder in the run's base temporary folder. pytest's
+    `mktemp` numbers its folders by listing every one made so far, some 2 s
+    of CPU over the unit tier's 2,500 folders; a random suffix costs nothing."""
+    name = re.sub(r"\W", "_", name)[:30]
+    return Path(tempfile.mkdtemp(prefix=f"{name}-", dir=factory.getbasetemp()))
+
+
+@pytest.fixture
+def tmp_path(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> Path:
+    """pytest's `tmp_path` (a new folder named after the test), made by `_fresh_dir`."""
+    return _fresh_dir(tmp_path_factory, request.node.name)
+
+
 @pytest.fixture(autouse=True)
 def user_home(tmp_path_factory: pytest.TempPathFactory,
               monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """A fresh, empty folder stands for the user's config folder in every test."""
-    home = tmp_path_factory.mktemp("user-home")
+    home = _fresh_dir(tmp_path_factory, "user-home")
     monkeypatch.setenv(HOME_VARIABLE, str(home))
     yield home
 

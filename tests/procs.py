@@ -127,13 +127,19 @@ class OwnTime:
     machine stretches the wall time, not this; a process that waits for
     something (a thinker, a grace, a child) is charged the wait."""
 
-    def __init__(self, pid: int, tid: int | None = None) -> None:
-        """Watch process `pid`'s main thread (or its thread `tid`) from now."""
+    def __init__(self, pid: int, tid: int | None = None, tree: bool = False) -> None:
+        """Watch process `pid`'s main thread (or its thread `tid`) from now;
+        with `tree`, the waits of every thread of it and of every process
+        below it (one whose end waits on its workers' ends: a killed worker
+        runs to exit, and waits for a core to do so)."""
         self._path = f"/proc/{pid}/task/{tid or pid}/schedstat"
+        self._tree = CoreWaits(pid) if tree else None
         self._start = time.perf_counter()
         self._first = self._last = self._waited()
 
     def _waited(self) -> float | None:
+        if self._tree is not None:
+            return self._tree.seconds()
         try:
             with open(self._path, "rb") as f:
                 return int(f.read().split()[1]) / 1e9
@@ -218,7 +224,7 @@ def interrupt_while_thinking(args: list[str], min_workers: int = 1) -> None:
                 and time.monotonic() < deadline:
             time.sleep(0.02)
         assert len(family) >= min_workers, "the AI players run in worker processes"
-        own = OwnTime(proc.pid)
+        own = OwnTime(proc.pid, tree=True)
         proc.send_signal(signal.SIGINT)
         while proc.poll() is None and own.seconds() < 5:
             own.look()

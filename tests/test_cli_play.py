@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 import csl_game.gui
+from csl_game import sandbox
 from csl_game.cli import main
 from csl_game.services.settings import AIEntry, PlayOptions
 
@@ -57,7 +58,10 @@ def test_any_flag_that_says_what_to_play_skips_home(opened: list[PlayOptions],
 
 
 @pytest.mark.unit
-def test_thinker_paths_alone_still_open_home(opened: list[PlayOptions]) -> None:
+def test_thinker_paths_alone_still_open_home(opened: list[PlayOptions],
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    # Thinkers' paths: the sandbox's note comes first; its check (a process) is faked
+    monkeypatch.setattr(sandbox, "_status", sandbox.SandboxStatus(True))
     assert main(["play", "--thinkers", FAKES]) == 0
     assert opened[0].show_home and opened[0].thinker_paths == (FAKES,)
 

@@ -31,6 +31,14 @@ def test_the_windows_tournament_is_watched_to_the_same_standings(apps: Apps) -> 
     assert any(line.startswith("Broadcasting the tournament on port") for line in app.log.lines)
     watcher = Proc("watch", f"127.0.0.1:{broadcaster.port}", "--json")
     try:
+        # The window serves spectators between its frames: it polls until the
+        # watcher took its seat (its start-up bounded by its own time), so a
+        # watcher kept from a core still sees the tournament from its start.
+        left = watcher.own_left(30)
+        while broadcaster.spectators == 0:
+            assert left() > 0 and watcher.proc.poll() is None, watcher.text()
+            flow.broadcast.poll()
+            time.sleep(0.01)
         session = flow.session
         end = time.monotonic() + 90
         while app.step(DT):

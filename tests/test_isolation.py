@@ -388,7 +388,7 @@ POSIX_ONLY = pytest.mark.skipif(sys.platform == "win32", reason="sends POSIX sig
 @POSIX_ONLY
 def test_ctrl_c_during_an_ai_turn_exits_within_a_second() -> None:
     child, pids = _start_child()
-    own = OwnTime(child.pid)  # its waits for a core on a busy machine aside
+    own = OwnTime(child.pid, tree=True)  # its and its workers' waits for a core aside
     child.send_signal(signal.SIGINT)
     while child.poll() is None and own.seconds() < 5:
         own.look()

@@ -44,9 +44,11 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The parser of every verb, each verb's options from the one table
-    (csl_game.services.options)."""
+    (csl_game.services.options); with `only`, every verb is listed but only
+    that one is given its options (a command line names one verb: the other
+    twelve cost some 30 ms to build)."""
     parser = _Parser(prog="csl-game", description="ColorShapeLinks: Simplexity on any "
                      "board size. Play in a window, or run matches and sessions.")
     parser.add_argument("--version", action="version", version=f"csl-game {__version__}")
@@ -54,6 +56,8 @@ def build_parser() -> argparse.ArgumentParser:
     for verb, help in _VERB_HELP.items():
         aliases = [a for a, v in ALIASES.items() if v == verb]
         verb_parser = sub.add_parser(verb, help=help, description=help, aliases=aliases)
+        if only is not None and verb != only:
+            continue
         note = ("500 ms a move, as the setup screen says" if verb == "play"
                 else f"{CONSOLE_TIME_LIMIT_MS} ms a move")
         _add_options(verb_parser, verb, note)
@@ -109,7 +113,8 @@ def _parse(argv: Sequence[str]) -> argparse.Namespace:
         raise UsageError(f"unknown command '{args[0]}' (choose from {', '.join(VERBS)})")
     if not args or (args[0] not in VERBS and args[0] not in ("-h", "--help", "--version")):
         args.insert(0, "play")
-    parsed = build_parser().parse_args(args)  # --help ends here, having loaded no engine
+    parser = build_parser(args[0] if args[0] in VERBS else None)
+    parsed = parser.parse_args(args)  # --help ends here, having loaded no engine
     parsed.command_line = args  # as given (a run's --log says it)
     if hasattr(parsed, "thinkers"):  # the verbs that find thinkers
         from csl_game.services.flag_values import add_engine_sources
