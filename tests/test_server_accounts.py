@@ -208,3 +208,70 @@ def test_at_most_two_passwords_are_hashed_at_once(monkeypatch: pytest.MonkeyPatc
         return list(made)
     assert asyncio.run(go()) == [f"Name{i}" for i in range(6)]
     assert most[0] == 2
+
+
+@pytest.mark.unit
+def test_wrong_passwords_close_an_account_to_the_guesser_for_a_while() -> None:
+    from csl_game.server.guard import Guesses
+
+    guesses = Guesses(per_address=3, per_account=5, window_s=60.0, most=4)
+    for t in (0.0, 1.0, 2.0):
+        assert guesses.wait("Ann", "10.0.0.1", t) == 0.0
+        guesses.failed("Ann", "10.0.0.1", t)
+    assert guesses.wait("ann", "10.0.0.1", 3.0) == 57.0  # the first try leaves at 60 s
+    assert guesses.wait("Ann", "10.0.0.2", 3.0) == 0.0  # another address may still try
+    guesses.failed("Ann", "10.0.0.2", 3.0)
+    guesses.failed("Ann", "10.0.0.3", 4.0)  # five within the window from all: closed to all
+    assert guesses.wait("Ann", "10.0.0.9", 4.0) == 56.0
+    assert guesses.wait("Bob", "10.0.0.1", 4.0) == 0.0
+    guesses.succeeded("Ann", "10.0.0.1")  # its own tries are forgotten, not the account's
+    assert guesses.wait("Ann", "10.0.0.1", 4.0) == 56.0
+    assert guesses.wait("Ann", "10.0.0.1", 60.0) == 0.0  # the window passed
+    for i in range(10):  # a flood of names keeps `most` keys
+        guesses.failed(f"name{i}", "10.0.0.1", 63.0)
+    assert len(guesses._failed) == 4
+
+
+def test_past_the_bound_a_password_is_not_even_checked(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 41: guesses were bounded only by connection limits and Argon2's
+    cost. Over HTTP: five wrong passwords from one address close Ann's sign-in
+    to it (her right password too, unchecked), not to another address."""
+    from csl_game.server import people
+    from online_procs import other_loopback_works
+
+    checked: list[str] = []
+
+    def matches(stored: str, password: str) -> bool:  # Argon2's answer, without its cost
+        checked.append(password)
+        return stored == f"hashed {password}"
+    monkeypatch.setattr(people, "hash_password", lambda password: f"hashed {password}")
+    monkeypatch.setattr(people, "password_matches", matches)
+
+    async def sign(url: str, kind: str, password: str, source: str = "127.0.0.1"
+                   ) -> tuple[int, str]:
+        connector = aiohttp.TCPConnector(local_addr=(source, 0))
+        async with aiohttp.ClientSession(connector=connector) as http, http.post(
+                f"{url}/api/{kind}", data={"name": "Ann", "password": password},
+                allow_redirects=False) as answer:
+            return answer.status, await answer.text()
+
+    async def go(url: str) -> list[tuple[int, str]]:
+        said = [await sign(url, "signup", "right password")]
+        said += [await sign(url, "login", f"wrong {i}") for i in range(6)]
+        said.append(await sign(url, "login", "right password"))
+        if other_loopback_works():
+            said.append(await sign(url, "login", "right password", "127.0.0.2"))
+        return said
+    with ServerThread(tmp_path) as server:
+        said = asyncio.run(go(server.url))
+    assert said[0][0] == 303
+    assert all(status == 400 and "no account has that name" in text
+               for status, text in said[1:6]), said
+    assert all(status == 400 and "too many wrong passwords" in text
+               for status, text in said[6:8]), said
+    assert checked[:5] == [f"wrong {i}" for i in range(5)]
+    if len(said) > 8:  # from another address: checked, and right
+        assert said[8][0] == 303 and checked[5:] == ["right password"], said[8]
+    else:
+        assert checked[5:] == []

@@ -5,7 +5,8 @@ than `per_address` connections, has opened fewer than `burst` in the last
 `window_s` seconds, and the server holds fewer than `total`. `TokenBucket`
 bounds the messages of one connection. `Deadlines` closes a connection that
 does not finish a request in time (slowloris), the web layer telling it when
-a request arrived and when its answer went out. Addresses are compared as
+a request arrived and when its answer went out. `Guesses` bounds the wrong
+passwords tried for an account, from one address and from all. Addresses are compared as
 the text the socket gives; nothing a client says is used.
 """
 
@@ -14,7 +15,7 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass, field
 
-__all__ = ["Limits", "AddressGuard", "TokenBucket"]
+__all__ = ["Limits", "AddressGuard", "TokenBucket", "Guesses"]
 
 
 @dataclass(frozen=True)
@@ -96,3 +97,53 @@ class TokenBucket:
             return False
         self._tokens -= 1
         return True
+
+
+@dataclass
+class Guesses:
+    """Wrong passwords by account: once an address has tried `per_address`
+    wrong ones for an account within `window_s` seconds, or all addresses
+    `per_account`, that account's sign-in is closed to it (to all) until the
+    oldest try leaves the window, right password or not (it is not checked).
+    An attacker guessing from one address thus closes the account to that
+    address alone; one guessing from many closes it to everyone for a while,
+    which a signed-in session does not notice. At most `most` keys are kept
+    (the least recently failed go first), so a flood of names takes no memory."""
+
+    per_address: int = 5
+    per_account: int = 50
+    window_s: float = 300.0
+    most: int = 20_000
+    _failed: dict[tuple[str, str], deque[float]] = field(default_factory=dict)
+
+    def wait(self, account: str, address: str, now: float) -> float:
+        """Seconds before `address` may try a password of `account` (0: now)."""
+        wait = 0.0
+        for key, most in (((account.casefold(), address), self.per_address),
+                          ((account.casefold(), ""), self.per_account)):
+            tries = self._failed.get(key)
+            if tries is None:
+                continue
+            while tries and now - tries[0] >= self.window_s:
+                tries.popleft()
+            if not tries:
+                del self._failed[key]
+            elif len(tries) >= most:
+                wait = max(wait, self.window_s - (now - tries[0]))
+        return wait
+
+    def failed(self, account: str, address: str, now: float) -> None:
+        """`address` tried a wrong password of `account` (or an account that does not exist)."""
+        for key, most in (((account.casefold(), address), self.per_address),
+                          ((account.casefold(), ""), self.per_account)):
+            tries = self._failed.pop(key, None) or deque()  # re-inserted: the newest last
+            tries.append(now)
+            while len(tries) > most:
+                tries.popleft()
+            self._failed[key] = tries
+        while len(self._failed) > self.most:
+            del self._failed[next(iter(self._failed))]
+
+    def succeeded(self, account: str, address: str) -> None:
+        """The right password from `address`: its own wrong tries are forgotten."""
+        self._failed.pop((account.casefold(), address), None)

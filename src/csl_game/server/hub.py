@@ -27,7 +27,7 @@ from csl_game.server.ai import AiPlayers
 from csl_game.server.analysis import Analyses
 from csl_game.server.clock import TimeControl
 from csl_game.server.game import Rejected, public_detail
-from csl_game.server.guard import Limits
+from csl_game.server.guard import Guesses, Limits
 from csl_game.server.ladder import Ladder
 from csl_game.server.lobby import lobby_lists
 from csl_game.server.making import check_create
@@ -77,7 +77,7 @@ class Hub:
         self.clients: set[Client] = set()
         self.ladder = Ladder()
         self.rematches: Rematches[Client] = Rematches(options.rematch_s)
-        self.hashing = asyncio.Semaphore(2)  # Argon2 at once: 64 MiB and ~0.3 s each
+        self.hashing, self.guesses = asyncio.Semaphore(2), Guesses()  # Argon2: 2 at a time
         self.ai = AiPlayers(options.max_ai_games, options.max_ai_thinking)
         self.analyses = Analyses(store, self.db, options.analysis_ms)
         self.database = Database(store, options.write_every_s)

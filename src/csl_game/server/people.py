@@ -34,19 +34,27 @@ async def sign_up(hub: Hub, session: str, name: str, password: str) -> str:
     return name
 
 
-async def log_in(hub: Hub, session: str, name: str, password: str) -> str:
-    """`session` signs in to the account `name`: its name as it was made.
+async def log_in(hub: Hub, session: str, name: str, password: str, address: str = "") -> str:
+    """`session`, from `address`, signs in to the account `name`: its name as
+    it was made. Wrong passwords are bounded (`hub.guesses`): past the bound
+    the password is not even checked.
 
     Raises:
-        Rejected: no such account, or not its password (one answer for both).
+        Rejected: no such account, or not its password (one answer for both),
+            or too many wrong passwords of late.
     """
+    wait = hub.guesses.wait(name, address, hub.now())
+    if wait > 0:
+        raise Rejected(f"too many wrong passwords for this name: try again in {wait:.0f} s")
     found = await hub.db(hub.store.player, name) if len(password) <= 1024 else None
     stored = found[1] if found is not None else ""
     async with hub.hashing:
         matches = found is not None and await asyncio.get_running_loop().run_in_executor(
             None, password_matches, stored, password)
     if found is None or not matches:
+        hub.guesses.failed(name, address, hub.now())
         raise Rejected("no account has that name and password")
+    hub.guesses.succeeded(name, address)
     await hub.db(hub.store.log_in, session, found[0])
     return found[0]
 

@@ -209,11 +209,24 @@ async def _sign(request: web.Request) -> web.StreamResponse:
         elif kind == "signup":
             await sign_up(hub, hash_token(session or made), name, password)
         else:
-            await log_in(hub, hash_token(session or made), name, password)
+            await log_in(hub, hash_token(session or made), name, password,
+                         _address(request))
     except Rejected as e:
         return _with_cookie(request, web.Response(status=400, text=message_page(
             "Not signed in", str(e)), content_type="text/html"), made)
     return _with_cookie(request, web.Response(status=303, headers={"Location": "/"}), made)
+
+
+def _peer(request: web.Request) -> str:
+    """The address the request's connection comes from ('local' if none)."""
+    transport = request.transport
+    peer = transport.get_extra_info("peername") if transport is not None else None
+    return str(peer[0]) if isinstance(peer, tuple) else "local"
+
+
+def _address(request: web.Request) -> str:
+    """The client's address: the peer's, or what a proxy on this machine saw."""
+    return client_address(_peer(request), request.headers)
 
 
 def _same_site(request: web.Request) -> bool:
@@ -343,8 +356,7 @@ async def _websocket(request: web.Request) -> web.StreamResponse:
     Origin (a bot, the app) is no browser and carries no cookie of a visitor's."""
     hub = request.app[_HUB]
     transport = request.transport
-    peer = transport.get_extra_info("peername") if transport is not None else None
-    peer_ip = str(peer[0]) if isinstance(peer, tuple) else "local"
+    peer_ip = _peer(request)
     if not origin_allowed(request.headers.get("Origin"), request.host,
                           hub.options.public_hosts, proxied(peer_ip, request.headers)):
         raise web.HTTPForbidden(text="a WebSocket from another site's page, or to a name "
