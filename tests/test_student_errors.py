@@ -100,11 +100,17 @@ def test_a_cut_off_last_line_is_reported_by_every_reader(tmp_path: Path) -> None
     readers = (["report", str(torn)], ["report", str(torn), "--ratings"],
                ["replay", str(torn), "--list"],
                ["report", str(torn), "--format", "html", "-o", str(tmp_path / "site")])
-    *procs, whole = csl_all(*readers, ["report", str(results)])  # all at once
+    *procs, whole, whole_site = csl_all(*readers, ["report", str(results)], [
+        "report", str(results), "--format", "html", "-o", str(tmp_path / "whole")])  # all at once
     for args, proc in zip(readers, procs):
         assert proc.returncode == 0, proc.stderr
         assert "its last line was cut off" in proc.stderr, args
-    assert "cut off" not in whole.stderr
+    assert "cut off" not in whole.stderr + whole_site.stderr
+    cut = len(text[:-60].rpartition("\n")[2])  # the site says it on every page
+    for page in ("index.html", "match-1.html"):
+        assert (f'id="site-cut">The results file\'s last line was cut off ({cut} characters'
+                in (tmp_path / "site" / page).read_text(encoding="utf-8")), page
+        assert "site-cut" not in (tmp_path / "whole" / page).read_text(encoding="utf-8")
 
 
 def test_build_common_takes_the_branch_from_an_ordinary_clone(tmp_path: Path) -> None:

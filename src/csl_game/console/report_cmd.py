@@ -14,6 +14,7 @@ from csl_game.engine import (
     first_lines,
     numbered_results,
     read_results,
+    torn_tail,
 )
 from csl_game.errors import ConfigError, UsageError
 from csl_game.services import narration
@@ -63,7 +64,8 @@ def run_report(args: argparse.Namespace) -> int:
     if args.format == "html":
         from csl_game.services.site import DEFAULT_TITLE, write_site
 
-        folder = write_site(docs, args.output, points, title=args.title or DEFAULT_TITLE)
+        folder = write_site(docs, args.output, points, title=args.title or DEFAULT_TITLE,
+                            cut=torn_tail(args.results_file))
         print(f"wrote the site of {len(docs)} matches: {folder / 'index.html'}")
         return 0
     report = load_report(docs, points, lines, args.results_file)
@@ -118,6 +120,8 @@ def _serve_site(args: argparse.Namespace, points: Points) -> int:
             writer.docs.extend(docs)
             if live and not docs:
                 writer.event.state = "starting"
+            if not live:  # a line being written is cut off for a moment, not for good
+                writer.event.cut = torn_tail(source)
             writer.write_all()
 
         def rebuild() -> None:

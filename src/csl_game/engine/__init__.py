@@ -61,6 +61,7 @@ from csl_game.engine.results import (
     recorded_settings,
     result_to_json,
     settings_json,
+    torn_tail,
 )
 from csl_game.engine.runners.answer import MoveAnswer
 from csl_game.engine.runners.base import (
@@ -121,7 +122,7 @@ __all__ = [
     "unique_names", "TieBreak", "TieRound", "tie_order", "in_table_order",
     # results files
     "ResultsWriter", "PlayerInfo", "read_results", "numbered_results", "first_lines",
-    "duplicates_note", "note_torn", "result_to_json", "record_to_json", "record_from_json", "recorded_settings",
+    "duplicates_note", "note_torn", "torn_tail", "result_to_json", "record_to_json", "record_from_json", "recorded_settings",
     "settings_json",
     "UNRECORDED_CLOCK", "HUMAN_THINKER",
     # statistics and ratings

@@ -32,7 +32,7 @@ log = logging.getLogger(__name__)
 
 __all__ = ["PlayerInfo", "result_to_json", "record_to_json", "record_from_json",
            "ResultsWriter", "ResultsError", "read_results", "settings_json", "first_lines",
-           "duplicates_note", "note_torn", "recorded_settings", "UNRECORDED_CLOCK",
+           "duplicates_note", "note_torn", "torn_tail", "recorded_settings", "UNRECORDED_CLOCK",
            "HUMAN_THINKER"]
 
 HUMAN_THINKER = "human"
@@ -173,6 +173,16 @@ def note_torn(path: str | Path, characters: int) -> None:
     log.warning("results file %s: its last line was cut off (%d characters without an "
                 "end of line: the program stopped while writing it); that match is not "
                 "counted, and --resume plays it again", path, characters)
+
+
+def torn_tail(path: str | Path) -> int:
+    """Characters of the results file's last line if it was cut off (it has
+    no end of line), else 0 (an unreadable file too: its readers say why)."""
+    try:
+        tail = Path(path).read_bytes().rpartition(b"\n")[2]
+    except OSError:
+        return 0
+    return len(tail.decode("utf-8", "replace")) if tail.strip() else 0
 
 
 def read_results(path: str | Path) -> list[dict[str, Any]]:

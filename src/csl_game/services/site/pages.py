@@ -91,6 +91,9 @@ class Event:
     """Matches that ended in this run (not resumed ones)."""
     note: str = ""
     settings: dict[str, Any] = field(default_factory=dict)
+    cut: int = 0
+    """Characters of the results file's last line, cut off while it was written
+    (the match it held is not shown: every page says so)."""
 
     def snapshot(self) -> Event:
         """A copy a thread may render while this one changes (its lists are
@@ -146,6 +149,13 @@ class Site:
             return f"Final: all {matches} played."
         return f"Final: the results of {matches}."
 
+    def _cut(self) -> str:
+        if not self.event.cut:
+            return ""
+        return ('<p class="note" id="site-cut">The results file\'s last line was cut off '
+                f"({self.event.cut} characters without an end of line: the program stopped "
+                "while writing it); the match it held is not shown.</p>")
+
     def page(self, title: str, body: str, kind: str, heading: str = "",
              extra: str = "", match: int | None = None, sections: str = "") -> str:
         """A page; with `sections`, a live one kept by its sections, whose
@@ -164,7 +174,8 @@ class Site:
                 f"<body{attrs}>"
                 '<a class="skip" href="#main">Skip to the content</a>'
                 f"<header>{heading or f'<h1>{esc(title)}</h1>'}"
-                f'<p class="state" id="site-state">{esc(self.state_text())}</p>{extra}</header>'
+                f'<p class="state" id="site-state">{esc(self.state_text())}</p>{self._cut()}'
+                f'{extra}</header>'
                 f'<main id="main" tabindex="-1">{body}</main>'
                 f'<footer><p id="written">Written by csl-game at {stamp}.</p></footer>'
                 '<div class="sr-only" id="announce" role="status" aria-live="polite"></div>'

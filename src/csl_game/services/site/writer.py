@@ -77,9 +77,10 @@ def append_file(path: Path, text: str) -> None:
 
 
 def write_site(docs: Sequence[dict[str, Any]], folder: str | Path, points: Points = Points(),
-               live: bool = False, title: str = DEFAULT_TITLE) -> Path:
+               live: bool = False, title: str = DEFAULT_TITLE, cut: int = 0) -> Path:
     """Write the whole site of these results into `folder` (made if need be),
-    final or `live` (its pages then ask for changes and redraw themselves).
+    final or `live` (its pages then ask for changes and redraw themselves);
+    `cut`: the characters of a last line cut off in the results file (said on every page).
 
     Raises:
         ConfigError: no match in `docs`, a malformed line, or `folder` cannot be written.
@@ -88,6 +89,7 @@ def write_site(docs: Sequence[dict[str, Any]], folder: str | Path, points: Point
         raise ConfigError("the results hold no finished match")
     writer = SiteWriter(folder, points, live, title=title)
     writer.docs.extend(docs)
+    writer.event.cut = cut
     if looks_complete(docs):
         writer.event.total = len(docs)
     writer.write_all()
