@@ -112,7 +112,7 @@ def test_three_bots_climb_the_ladder_and_a_restart_keeps_it(tmp_path: Path,
             lambda: (server.text(), [b.text() for b in bots]))
         played = games_of(ladder)
         ratings = {row["name"]: row["rating"] for row in ladder}
-        assert ratings["Nega"] > ratings["Rando"], ladder
+        assert ratings["Nega"] > ratings["Rando"], (ladder, [b.text()[-1500:] for b in bots])
         assert [row["rating"] for row in ladder] == sorted(ratings.values(), reverse=True)
         for row in ladder:
             low, high = row["ci95"]

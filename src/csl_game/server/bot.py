@@ -267,16 +267,15 @@ class _Bot:
         self.welcomed = False
         self.pool = None if spec.in_process else worker_pool()
         """Warm workers of the thinker (`warm`), and those of games that ended."""
-        self._warmed = False
 
-    def warm(self) -> None:
-        """Start a worker a game the bot plays at once, each setting the thinker
-        up and then waiting in the pool: a game's first move then waits for no
-        process to start (which a busy machine stretches to seconds of the
-        server's clock)."""
-        if self.pool is None or self._warmed:
+    async def warm(self, stop: asyncio.Event) -> None:
+        """Before the bot connects (so before the server pairs it): start a
+        worker a game it plays at once, each setting the thinker up and then
+        waiting in the pool, so that a game's first move waits for no process
+        to start (a busy machine stretches that to seconds of the server's
+        clock, and once it was past the grace). Ends early when `stop` is set."""
+        if self.pool is None:
             return
-        self._warmed = True
         pool, prototype = self.pool, ThinkerPrototype(self.spec.thinker, self.spec.params,
                                                       paths=self.spec.paths)
 
@@ -286,7 +285,10 @@ class _Bot:
                 probe.wait(60)
                 probe.close()
 
-        asyncio.get_running_loop().run_in_executor(None, set_up)
+        warming: asyncio.Future[Any] = asyncio.get_running_loop().run_in_executor(None, set_up)
+        stopping: asyncio.Future[Any] = asyncio.ensure_future(stop.wait())
+        await asyncio.wait({warming, stopping}, return_when=asyncio.FIRST_COMPLETED)
+        stopping.cancel()
 
     async def send(self, doc: dict[str, Any]) -> None:
         if self.ws is not None and not self.ws.closed:
@@ -319,7 +321,6 @@ class _Bot:
                 _save_token(self.spec.url, self.name, self.token)
                 self.say(f"registered as {self.name}; its token is saved in {_tokens_file()}")
             self.say(f"connected to {self.spec.url} as {self.name}")
-            self.warm()
         elif kind == "ping":
             await self.send({"type": "pong"})
         elif kind == "game":
@@ -399,6 +400,7 @@ async def run_bot(spec: BotSpec, stop: asyncio.Event | None = None,
     bot = _Bot(spec, say)
     stop = stop or asyncio.Event()
     delay = 0.0
+    await bot.warm(stop)
     async with aiohttp.ClientSession() as http:
         while not stop.is_set():
             try:
