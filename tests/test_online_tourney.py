@@ -87,7 +87,8 @@ def test_watchers_print_the_sessions_final_standings(game_file: str, procs: Warm
     began = re.search(r"Match (\d+) of 6", early_text)
     assert began is not None, early_text[:2000]
     first = int(began[1])
-    assert early_text.count("Game Over") == 7 - first, early_text[-2000:]
+    assert early_text.count("Game Over") == 7 - first, (first, early_text[:3000],
+                                                        session.text()[-3000:])
     for n in range(first, 7):
         assert f"Standings after {n} of 6 matches:" in early_text
     if first > 1:

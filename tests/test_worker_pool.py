@@ -152,7 +152,7 @@ def test_a_session_hands_its_probes_workers_to_its_matches() -> None:
 
 def test_a_bot_keeps_a_worker_set_up_for_each_game_it_plays_at_once(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Once welcomed, a bot with --games 2 sets two workers up and keeps them
+    """Before it connects, a bot with --games 2 sets two workers up and keeps them
     warm: its games' first moves take them, and wait for no process to start
     (a busy machine stretches that to seconds of the server's clock). A
     game's thinker is started when the game is announced."""
@@ -168,7 +168,7 @@ def test_a_bot_keeps_a_worker_set_up_for_each_game_it_plays_at_once(
         bot = _Bot(BotSpec("http://127.0.0.1:9", "random", games=2), lambda _: None)
         assert bot.pool is not None
         try:
-            bot.warm()
+            await bot.warm(asyncio.Event())
             deadline = time.monotonic() + 60
             while bot.pool.idle < 2 and time.monotonic() < deadline:
                 await asyncio.sleep(0.02)
