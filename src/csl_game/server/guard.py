@@ -114,13 +114,18 @@ class Guesses:
     per_account: int = 50
     window_s: float = 300.0
     most: int = 20_000
-    _failed: dict[tuple[str, str], deque[float]] = field(default_factory=dict)
+    _failed: dict[tuple[str, str | None], deque[float]] = field(default_factory=dict)
+    """Recent wrong tries by (account, address), and by (account, None) from all."""
+
+    def _counts(self, account: str, address: str
+                ) -> tuple[tuple[tuple[str, str | None], int], ...]:
+        name = account.casefold()
+        return ((name, address), self.per_address), ((name, None), self.per_account)
 
     def wait(self, account: str, address: str, now: float) -> float:
         """Seconds before `address` may try a password of `account` (0: now)."""
         wait = 0.0
-        for key, most in (((account.casefold(), address), self.per_address),
-                          ((account.casefold(), ""), self.per_account)):
+        for key, most in self._counts(account, address):
             tries = self._failed.get(key)
             if tries is None:
                 continue
@@ -134,8 +139,7 @@ class Guesses:
 
     def failed(self, account: str, address: str, now: float) -> None:
         """`address` tried a wrong password of `account` (or an account that does not exist)."""
-        for key, most in (((account.casefold(), address), self.per_address),
-                          ((account.casefold(), ""), self.per_account)):
+        for key, most in self._counts(account, address):
             tries = self._failed.pop(key, None) or deque()  # re-inserted: the newest last
             tries.append(now)
             while len(tries) > most:

@@ -34,7 +34,7 @@ async def sign_up(hub: Hub, session: str, name: str, password: str) -> str:
     return name
 
 
-async def log_in(hub: Hub, session: str, name: str, password: str, address: str = "") -> str:
+async def log_in(hub: Hub, session: str, name: str, password: str, address: str) -> str:
     """`session`, from `address`, signs in to the account `name`: its name as
     it was made. Wrong passwords are bounded (`hub.guesses`): past the bound
     the password is not even checked.
