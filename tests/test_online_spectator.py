@@ -7,11 +7,14 @@ within the connect time-out."""
 
 from __future__ import annotations
 
+import io
 from dataclasses import replace
 
 import pytest
 
-from csl_game.engine import ForfeitReason, MatchOver, MatchStarted, MovePerformed, Standing
+from csl_game.console.render import ConsoleListener
+from csl_game.console.tourney_cmd import _say
+from csl_game.engine import ForfeitReason, MatchOver, MovePerformed, Standing
 from csl_game.model.board import PShape, Winner
 from csl_game.online.joiner import Failed, Step
 from csl_game.online.protocol import ErrorMsg, Ping, Played, Pong, Welcome
@@ -20,6 +23,7 @@ from csl_game.online.tourney_client import (
     OffScreen,
     StandingsNow,
     TourneyBegun,
+    WatchedMatch,
     WatchState,
 )
 from csl_game.online.tourney_protocol import Finished, MatchMsg, StandingsMsg, Tournament
@@ -77,10 +81,33 @@ def test_a_match_followed_to_its_result_and_the_standings() -> None:
 def test_a_match_joined_midway_and_an_off_screen_result() -> None:
     s = watching()
     step = s.receive(MatchMsg(0, *ANN_BEN, CONFIG, ((0, R, 0.0), (0, S, 0.0))), 1.0)
-    assert isinstance(step.events[0], MatchStarted) and s.board is not None
+    assert isinstance(step.events[0], WatchedMatch) and step.events[0].index == 0
+    assert s.board is not None
     step = s.receive(Finished(3, result(WON, Winner.WHITE, LINE, names=("Cid", "Ann")), CONFIG),
                      1.0)
     assert [type(e) for e in step.events] == [OffScreen] and s.failed is None
+
+
+def test_matches_read_at_once_keep_their_numbers() -> None:
+    # A busy watcher reads match 1's end and match 2's start in one poll: the
+    # state has moved on to match 2, and match 1 is still printed as match 1.
+    s = watching()
+    events = [*s.receive(MatchMsg(0, *ANN_BEN, CONFIG), 1.0).events]
+    for ply, (col, shape) in enumerate(WON):
+        events += s.receive(Played(ply, col, shape, 0.0), 1.0).events
+    events += s.receive(Finished(0, result(WON, Winner.WHITE, LINE, names=ANN_BEN), CONFIG),
+                        2.0).events
+    events += s.receive(AFTER_ONE, 2.0).events
+    events += s.receive(MatchMsg(1, "Cid", "Ann", CONFIG), 2.0).events
+    assert s.index == 1 and s.failed is None
+    out = io.StringIO()
+    listener = ConsoleListener(out)
+    for event in events:
+        _say(event, listener, 6, out)
+    text = out.getvalue()
+    assert text.index("Match 1 of 6: Ann (White) vs Ben (Red)") < text.index("Game Over") \
+        < text.index("Standings after 1 of 6") < text.index("Match 2 of 6: Cid (White) vs Ann")
+    assert text.count("Match 1 of 6") == text.count("Match 2 of 6") == 1
 
 
 @pytest.mark.parametrize("off_screen", [False, True])

@@ -10,7 +10,7 @@ import sys
 from typing import TextIO
 
 from csl_game.console.render import ConsoleListener, render_standings
-from csl_game.engine import MatchEvent, MatchStarted, Session, Standing
+from csl_game.engine import MatchEvent, Session, Standing
 from csl_game.errors import NetworkError, UsageError
 from csl_game.online.broadcast import Broadcaster
 from csl_game.online.client import Failed
@@ -21,6 +21,7 @@ from csl_game.online.tourney_client import (
     StandingsNow,
     TourneyBegun,
     Watched,
+    WatchedMatch,
     WatchEvent,
 )
 from csl_game.services.addresses import parse_address
@@ -89,7 +90,7 @@ def follow_tournament(watched: Watched, args: argparse.Namespace) -> int | None:
                     total = event.matches
                 if isinstance(event, StandingsNow) and event.final:
                     final = event
-                _say(event, watched, listener, total, out)
+                _say(event, listener, total, out)
             if final is None:
                 watched.wait(_STEP)
     finally:
@@ -100,13 +101,12 @@ def follow_tournament(watched: Watched, args: argparse.Namespace) -> int | None:
     return 0
 
 
-def _say(event: MatchEvent | WatchEvent, watched: Watched, listener: ConsoleListener,
+def _say(event: MatchEvent | WatchEvent, listener: ConsoleListener,
          total: int, out: TextIO) -> None:
     if isinstance(event, Failed):
         raise NetworkError(event.message)
-    if isinstance(event, MatchStarted):
-        index = (watched.index or 0) + 1
-        print(terminal_safe(f"\nMatch {index} of {total}: {event.white} (White) vs "
+    if isinstance(event, WatchedMatch):
+        print(terminal_safe(f"\nMatch {event.index + 1} of {total}: {event.white} (White) vs "
                             f"{event.red} (Red)"), file=out)
     if isinstance(event, MatchEvent):
         listener.on_match_event(event)

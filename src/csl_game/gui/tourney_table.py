@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections import deque
 
-from csl_game.engine import BoardUpdated, MatchEvent, MatchOver, MatchResult, MatchStarted, Standing
+from csl_game.engine import BoardUpdated, MatchEvent, MatchOver, MatchResult, Standing
 from csl_game.gui.online_table import Action, Happening, JoinedTable, Notice, Table, settings_text
 from csl_game.model.board import Board, PColor, PShape
 from csl_game.online.client import Failed
@@ -23,6 +23,7 @@ from csl_game.online.tourney_client import (
     StandingsNow,
     TourneyBegun,
     Watched,
+    WatchedMatch,
 )
 from csl_game.thinker.api import MatchConfig
 
@@ -185,8 +186,8 @@ class WatchTable(Table):
         if isinstance(item, StandingsNow):
             self.standings = item
             return ["The tournament is over: final standings"] if item.final else []
-        if isinstance(item, MatchStarted):
-            self.index = (self.index + 1) if self.index is not None else 0
+        if isinstance(item, WatchedMatch):
+            self.index = item.index
             self._board_config, self._result, self._over_at = item.config, None, None
             self._board = item.config.new_board()
             return [f"Match {self.index + 1} of {self.total}", item]

@@ -5,7 +5,9 @@ broadcast's decoded messages (`receive(msg, now)`), the end of the
 connection and the clock (`tick(now)`), it returns the messages to send
 (pongs) and the events: the session's players (`TourneyBegun`), the
 standings (`StandingsNow`), and for the match being played the same
-`MatchEvent`s a local match gives, each move checked on a board of its own.
+`MatchEvent`s a local match gives, each move checked on a board of its own
+(its start a `WatchedMatch`: a `MatchStarted` that says which match it is,
+since a frontend may read several messages' events at once).
 A match played off screen at the same time ends as an `OffScreen` result.
 Nothing the broadcast says is taken unchecked: a result must agree with its
 moves (a winning line of the winner's pieces on the board), the standings
@@ -68,7 +70,7 @@ from csl_game.services.narration import game_over
 from csl_game.thinker.api import MatchConfig
 
 __all__ = ["Watched", "WatchState", "TourneyBegun", "StandingsNow", "OffScreen", "HostedMatch",
-           "WatchEvent", "MAX_POINTS_A_MATCH"]
+           "WatchedMatch", "WatchEvent", "MAX_POINTS_A_MATCH"]
 
 MAX_POINTS_A_MATCH = max(abs(int(getattr(SETTING[key], bound))) for key in
                          ("points_per_win", "points_per_draw", "points_per_loss")
@@ -92,6 +94,14 @@ class StandingsNow:
     played: int
     final: bool
     rows: tuple[Standing, ...]
+
+
+@dataclass(frozen=True)
+class WatchedMatch(MatchStarted):
+    """Match `index` (from 0) of the tournament started: the watcher's state
+    may be several matches further by the time a frontend reads this."""
+
+    index: int
 
 
 @dataclass(frozen=True)
@@ -218,7 +228,7 @@ class WatchState:
             raise ProtocolError(f"match {msg.index + 1} of {self.tournament.matches}")
         self.index, self.names, self.config = msg.index, (msg.white, msg.red), msg.config
         self.board, self.result = msg.config.new_board(), None
-        events: list[Event] = [MatchStarted(msg.config, msg.white, msg.red)]
+        events: list[Event] = [WatchedMatch(msg.config, msg.white, msg.red, msg.index)]
         for ply, (col, shape, _) in enumerate(msg.moves):
             put_move(self.board, ply, col, shape)
         events.append(BoardUpdated(self.board.copy()))
