@@ -137,12 +137,12 @@ def test_keyboard_picks_column_and_shape_and_drops(make_app: MakeApp) -> None:
     press(app, pygame.K_RETURN)
     assert board(app)[0, 4] == Piece(PColor.WHITE, PShape.SQUARE)
     settle(app)
-    press(app, pygame.K_0)
+    press(app, pygame.K_1)              # the first column, as players count
     press(app, pygame.K_s)              # Red: square -> round
     press(app, pygame.K_SPACE)
     assert board(app)[0, 0] == Piece(PColor.RED, PShape.ROUND)
     settle(app)
-    press(app, pygame.K_6)
+    press(app, pygame.K_7)
     press(app, pygame.K_DOWN)
     assert board(app)[0, 6] == Piece(PColor.WHITE, PShape.SQUARE), "selection is kept"
     settle(app)
@@ -159,7 +159,7 @@ def test_a_full_column_cannot_be_played(make_app: MakeApp) -> None:
     assert board(app).is_column_full(2) and board(app).move_count == 4
     assert scene(app)._pointer().playable == (True, True, False, True, True)
     click(app, arrow(app, 2))
-    press(app, pygame.K_2)
+    press(app, pygame.K_3)
     press(app, pygame.K_RETURN)
     assert board(app).move_count == 4 and board(app).turn is PColor.WHITE
     press(app, pygame.K_LEFT)           # from the full column: to the next free one

@@ -71,7 +71,7 @@ def play_the_script(windows: Callable[[PColor], App], scene_of: Callable[[App], 
     seen.append(("tab", sc.controls.selected[PColor.WHITE] if sc.controls else None))
     key(white, pygame.K_RIGHT)
     seen.append(("right", sc.controls.column if sc.controls else None))
-    key(white, pygame.K_5)
+    key(white, pygame.K_6)  # the sixth column: 5, from 0
     seen.append(("digit", sc.controls.column if sc.controls else None))
     key(white, pygame.K_RETURN)
     step_until(lambda: board_of(scene_of(windows(PColor.RED))).move_count == 1)

@@ -41,7 +41,7 @@ def _play_a_move_and_its_answer(app: App) -> None:
     scene = app.scenes.current
     assert isinstance(scene, MatchScene) and scene.match is not None
     run_until(app, lambda: scene.input_enabled, seconds=20)
-    key(app, pygame.K_0)
+    key(app, pygame.K_1)
     key(app, pygame.K_RETURN)
     run_until(app, lambda: scene.match.board.move_count >= 2  # type: ignore[union-attr]
               and scene.input_enabled, seconds=20)

@@ -116,7 +116,7 @@ def on_board(*apps: App) -> Callable[[], bool]:
 
 
 def play_key(app: App, col: int) -> None:
-    key(app, pygame.K_0 + col)
+    key(app, pygame.K_1 + col)  # column `col` (from 0) by its number, from 1
     key(app, pygame.K_RETURN)
 
 

@@ -256,13 +256,13 @@ def test_the_panel_and_the_log_tell_one_time(apps: Apps, anytime: str) -> None:
 
 def test_a_persons_time_is_told_as_the_panel_tells_it() -> None:
     assert seconds_text(0.4321) == "0.43 s" and seconds_text(12.345) == "12.3 s"
-    line = placed_text(PColor.RED, "Hard", PShape.SQUARE, 3, 0.4321)
+    line = placed_text(PColor.RED, "Hard", PShape.SQUARE, 2, 0.4321)  # the third column
     assert line == "Red (Hard) placed a square piece at column 3 after thinking for 0.43 s"
     # between AIs the CPU time is what counts: the wall is told beside it when longer
     assert placed_text(PColor.RED, "Hard", PShape.SQUARE, 3, 0.46, 1.58).endswith(
         "after thinking for 0.46 s of CPU time (1.58 s on the wall)")
     for lag in (0.461, 0.48, 0.55):  # a referee's lag, not a busy machine's wait
-        assert placed_text(PColor.RED, "Hard", PShape.SQUARE, 3, 0.46, lag) == \
+        assert placed_text(PColor.RED, "Hard", PShape.SQUARE, 2, 0.46, lag) == \
             "Red (Hard) placed a square piece at column 3 after thinking for 0.46 s"
 
 

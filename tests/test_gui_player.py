@@ -80,7 +80,8 @@ def focus_on(app: App, wanted: str, step: int = pygame.K_RIGHT) -> None:
 
 
 def type_digits(app: App, col: int) -> None:
-    for digit in str(col):
+    """The number of column `col` (from 0), as a player types it (from 1)."""
+    for digit in str(col + 1):
         key(app, getattr(pygame, f"K_{digit}"))
 
 
@@ -461,6 +462,41 @@ def test_two_digits_reach_columns_past_nine(make_app: MakeApp) -> None:
     assert scene.match.board[0, 1] is not None
 
 
+def _arrow_numbers(app: App) -> set[str]:
+    """The numbers drawn on the board's arrows so far (bold, in the arrows' colour)."""
+    color = tuple(palette().arrow_text)
+    return {text for text, _, shade, bold in app.ctx.text._cache  # type: ignore[misc]
+            if bold and shade == color and str(text).isdigit()}
+
+
+def test_columns_are_counted_from_1_as_players_count_them(make_app: MakeApp) -> None:
+    """The arrows say 1 to 10, the digit keys pick the column of that number
+    (1 then 0: the tenth), and the log names a move's column by its number."""
+    app = make_app(board=dict(rows=4, cols=10, win_sequence=4, round_pieces=10,
+                              square_pieces=10))
+    enter(app)
+    scene = board_scene(app)
+    run_until(app, lambda: scene.input_enabled)
+    app.step(DT)
+    assert _arrow_numbers(app) == {str(n) for n in range(1, 11)}
+    controls = scene.controls
+    assert controls is not None
+    key(app, pygame.K_7)
+    assert controls.column == 6, "7 is the seventh column"
+    key(app, pygame.K_RETURN)
+    run_until(app, lambda: scene.match.board.move_count == 1)  # type: ignore[union-attr]
+    assert scene.match.board[0, 6] is not None  # type: ignore[union-attr]
+    assert "at column 7 " in app.log.lines[-1], app.log.lines[-1]
+    run_until(app, lambda: scene.input_enabled)
+    key(app, pygame.K_1)
+    key(app, pygame.K_0)  # within a second of the 1: ten
+    assert controls.column == 9
+    for _ in range(40):  # a lone 0 names no column
+        app.step(DT)
+    key(app, pygame.K_0)
+    assert controls.column == 9
+
+
 @pytest.mark.parametrize("size", [(736, 528), (800, 600), (1920, 1080)])
 def test_column_numbers_stay_on_dense_boards(make_app: MakeApp, size: tuple[int, int]) -> None:
     """40 columns: numbers too small for their arrows go under the board, every
@@ -478,7 +514,7 @@ def test_column_numbers_stay_on_dense_boards(make_app: MakeApp, size: tuple[int,
     else:
         band = layout.arrows[0].union(layout.arrows[-1])
         color = palette().arrow_text
-    for col in (0, 39 - 39 % every):
+    for col in (every - 1, 39):  # numbered `every` and 40, as players count
         cell = layout.cell_rect(0, col)
         area = pygame.Rect(cell.x, band.y, cell.w, band.h).clip(surface.get_rect())
         pixels = {tuple(surface.get_at((x, y))) for x in range(area.left, area.right)

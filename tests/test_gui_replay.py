@@ -180,9 +180,9 @@ def test_panels_say_whose_turn_and_how_long_each_move_took(make_app: MakeApp) ->
     key(app, pygame.K_RIGHT)
     settle(app)
     white, red = (scene._panel_state(c) for c in PColor)
-    assert red.status == "Played 6s in 1.500 s" and white.status == "To play"
+    assert red.status == "Played 7s in 1.500 s" and white.status == "To play"
     assert white.counts == (9, 11) and red.counts == (10, 10)
-    assert scene.caption_text() == "Move 2 of 7: Red 6s in 1.500 s"
+    assert scene.caption_text() == "Move 2 of 7: Red 7s in 1.500 s"
     key(app, pygame.K_END)
     settle(app)
     white, red = (scene._panel_state(c) for c in PColor)
@@ -196,9 +196,9 @@ def test_the_log_lists_the_moves_so_far(make_app: MakeApp) -> None:
     assert scene.log.lines == ["Match 3: Alice (White) vs MinimaxD3 (Red)"]
     assert scene.caption is not None and scene.caption.text.startswith("Start: 7 moves")
     key(app, pygame.K_RIGHT)
-    assert scene.log.lines[1:] == ["1. White: 0r in 12.5 ms"]
+    assert scene.log.lines[1:] == ["1. White: 1r in 12.5 ms"], "columns counted from 1"
     key(app, pygame.K_END)
-    assert scene.log.lines[-2:] == ["7. White: 3r in 2.0 ms", "Game Over, White (Alice) won"]
+    assert scene.log.lines[-2:] == ["7. White: 4r in 2.0 ms", "Game Over, White (Alice) won"]
 
 
 def test_a_forfeit_shows_at_the_end(make_app: MakeApp) -> None:

@@ -26,8 +26,8 @@ from csl_game.model.board import PShape
 __all__ = ["BoardInput", "Target", "DIGIT_PAIR_S", "TOOL_ACTIONS", "how_to_play"]
 
 DIGIT_PAIR_S = 1.0
-"""On boards of more than 10 columns, a second digit within this many seconds
-makes a two-digit column number (1 then 2: column 12)."""
+"""On boards of 10 columns or more, a second digit within this many seconds
+makes a two-digit column number (1 then 2: column 12, counted from 1)."""
 TOOL_ACTIONS = ("hint", "undo", "resign", "analysis", "pause", "slower", "faster")
 """The actions of gui/keys.py's tables that a scene's tools carry out."""
 
@@ -136,15 +136,16 @@ class BoardInput:
         return True
 
     def digit(self, digit: int) -> None:
-        """A column by number: one digit, or two typed in a row on wide boards."""
+        """A column by its number as players count (from 1): one digit, or two
+        typed in a row on boards of 10 columns or more (1 then 0: the tenth)."""
         cols = self.controls.match.board.cols
         first, self._first_digit = self._first_digit, None
         if first is not None and self._clock - first[1] <= DIGIT_PAIR_S:
-            col = first[0] * 10 + digit
-            if col < cols:
-                self.controls.focus(col)
+            number = first[0] * 10 + digit
+            if number <= cols:
+                self.controls.focus(number - 1)
                 return
-        if digit < cols:
-            self.controls.focus(digit)
-        if 0 < digit and digit * 10 < cols:
+        if 0 < digit <= cols:
+            self.controls.focus(digit - 1)
+        if 0 < digit and digit * 10 <= cols:
             self._first_digit = (digit, self._clock)

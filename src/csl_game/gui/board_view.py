@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import pygame
 
 from csl_game.gui.animation import VisualBoard
+from csl_game.gui.columns import column_number
 from csl_game.gui.layout import BoardLayout
 from csl_game.gui.pieces import Look, PieceArt, draw_piece_shape
 from csl_game.gui.style import TextCache, TextRole, backdrop, palette
@@ -43,6 +44,14 @@ SMALL_CELL = 32
 
 def _label_size(lay: BoardLayout) -> int:
     return max(10, round(lay.cell * 0.26))
+
+
+def _numbered(col: int, every: int) -> bool:
+    """Whether column `col` (from 0) shows its number when every `every`th does:
+    the multiples of `every` as players count (5, 10, 15), and the first (1)
+    where the second number is far enough from it."""
+    number = column_number(col)
+    return number % every == 0 or (number == 1 and every > 2)
 
 
 def _room_below(lay: BoardLayout) -> int:
@@ -227,15 +236,15 @@ class BoardView:
             name = ("arrow_disabled" if not playable else
                     "arrow_hover" if col == pointer.column else "arrow")
             surface.blit(self._arrows[name], rect)
-            if every and (col % every == 0 or col == pointer.column):
-                label = self.text.render(str(col), size, color, bold=True)
+            if every and (_numbered(col, every) or col == pointer.column):
+                label = self.text.render(str(column_number(col)), size, color, bold=True)
                 surface.blit(label, label.get_rect(center=(rect.centerx, rect.y + rect.h * 0.34)))
 
     def label_step(self, lay: BoardLayout) -> int:
         """Every how many columns a number is shown: 1 while the widest number
         fits its column, else every 2nd, 5th or 10th."""
         size = _label_size(lay)
-        widest = self.text.fonts.get(size, True).size(str(lay.cols - 1))[0]
+        widest = self.text.fonts.get(size, True).size(str(lay.cols))[0]
         for step in (1, 2, 5, 10):
             if widest <= lay.cell * step - 2:
                 return step
@@ -252,8 +261,8 @@ class BoardView:
     def _paint_numbers(self, surf: pygame.Surface, lay: BoardLayout) -> None:
         """Column numbers in a row under the ground, in the text colour."""
         size, every = _label_size(lay), self.label_step(lay)
-        for col in range(0, lay.cols, every):
-            label = self.text.render(str(col), size, palette().text, bold=True)
+        for col in (c for c in range(lay.cols) if _numbered(c, every)):
+            label = self.text.render(str(column_number(col)), size, palette().text, bold=True)
             cx = lay.cell_rect(0, col).centerx
             surf.blit(label, label.get_rect(midtop=(cx, lay.ground.bottom + 2)))
 

@@ -17,6 +17,7 @@ import pygame
 from pygame import Rect
 
 from csl_game.engine import RunnerFactory, parse_figures, parse_line
+from csl_game.gui.columns import shown_move, shown_moves
 from csl_game.gui.layout import BoardLayout
 from csl_game.gui.panels import log_box
 from csl_game.gui.pieces import Look, PieceArt, draw_piece_shape
@@ -303,7 +304,7 @@ class InsightPanel:
         self._paint_side(surf, Rect(rect.x, rect.y, rect.w, line_h), color, name, None, size)
         words = side.words(color) or "no figures yet"
         surf.blit(self.text.fit(words, size, pal.log_text, rect.w), (rect.x, rect.y + line_h))
-        line = "Line: " + " ".join(side.line) if side.line else ""
+        line = "Line: " + " ".join(shown_moves(side.line)) if side.line else ""
         surf.blit(self.text.fit(line, size, pal.text_dim, rect.w), (rect.x, rect.y + 2 * line_h))
         return rect.y + 3 * line_h + line_h // 3
 
@@ -333,20 +334,23 @@ class InsightPanel:
                          (bar.centerx, bar.bottom))
         y = bar.bottom + round(3 * s)
         shown = analysis.line[:LINE_SHOWN]
-        text = "Best line: " + "  ".join(f"{i}. {m}" for i, m in enumerate(shown, start=1))
+        text = "Best line: " + "  ".join(f"{i}. {shown_move(m)}"
+                                     for i, m in enumerate(shown, start=1))
         surf.blit(self.text.fit(text, size, pal.log_latest, body.w), (body.x, y))
         y += line_h
         reserved = 2 * line_h if spectating else 0
         rows = (body.bottom - reserved - y) // line_h
         if rows >= 3:  # room for a move a line: 3r  White wins in 7
             for value in analysis.moves[:rows]:
-                name = self.text.render(value.move, size, pal.log_latest, bold=True)
+                name = self.text.render(shown_move(value.move), size, pal.log_latest,
+                                        bold=True)
                 surf.blit(name, (body.x, y))
                 surf.blit(self.text.fit(eval_text(value), size, pal.log_text,
                                         body.w - round(48 * s)), (body.x + round(48 * s), y))
                 y += line_h
         elif rows >= 1:
-            moves = " \u00b7 ".join(f"{m.move} {_short(m)}" for m in analysis.moves)
+            moves = " \u00b7 ".join(f"{shown_move(m.move)} {_short(m)}"
+                                     for m in analysis.moves)
             surf.blit(self.text.fit(moves, size, pal.log_text, body.w), (body.x, y))
             y += line_h
         return y

@@ -13,6 +13,7 @@ from typing import TextIO
 
 import pygame
 
+from csl_game.gui.columns import column_number
 from csl_game.gui.layout import PanelLayout
 from csl_game.gui.pieces import Look, PieceArt
 from csl_game.gui.style import TextCache, TextRole, palette
@@ -179,12 +180,13 @@ def seconds_text(seconds: float) -> str:
 def placed_text(color: PColor, name: str, shape: PShape, col: int, seconds: float,
                 wall: float | None = None) -> str:
     """'Red (Hard) placed a round piece at column 4 after thinking for 0.43 s':
-    the time the panel's clock showed when the move came. With `wall` (a move
+    the column `col` (from 0) as players count it (from 1: 3 is column 4), the
+    time the panel's clock showed when the move came. With `wall` (a move
     timed on the CPU clock, between AIs), the CPU time it was charged, and the
     wall's too where a busy machine made it much longer: '... for 0.46 s of
     CPU time (1.58 s on the wall)'."""
-    text = (f"{who(color, name)} placed a {PShape(shape)} piece at column {col} "
-            f"after thinking for {seconds_text(seconds)}")
+    text = (f"{who(color, name)} placed a {PShape(shape)} piece at column "
+            f"{column_number(col)} after thinking for {seconds_text(seconds)}")
     if wall is not None and wall - seconds >= max(0.1, seconds / 4):  # not a mere lag
         text += f" of CPU time ({seconds_text(wall)} on the wall)"
     return text

@@ -15,6 +15,7 @@ import pygame
 from pygame import Rect
 
 from csl_game.engine import RunnerFactory
+from csl_game.gui.columns import shown_move, shown_moves
 from csl_game.gui.insight import eval_text
 from csl_game.gui.layout import BoardLayout
 from csl_game.gui.panels import log_box, wrap
@@ -185,15 +186,16 @@ class ReviewPanel:
         elif reviewed is None:
             said.append(("Analysing this move...", "text_dim", False))
         else:
-            said.append((f"{step}. {reviewed.played.move}: {GRADE_WORDS[reviewed.grade]}",
+            played = shown_move(reviewed.played.move)
+            said.append((f"{step}. {played}: {GRADE_WORDS[reviewed.grade]}",
                          f"grade_{reviewed.grade}", True))
             said.append((f"After it: {eval_text(reviewed.played, after=True)}", "log_text",
                          False))
             if reviewed.grade != "best":
-                better = (f"Best was {reviewed.best.move} "
+                better = (f"Best was {shown_move(reviewed.best.move)} "
                           f"({eval_text(reviewed.best, after=True)})")
                 if len(reviewed.line) > 1:
-                    better += ": " + " ".join(reviewed.line[:6])
+                    better += ": " + " ".join(shown_moves(reviewed.line[:6]))
                 said.append((better, "hint", False))
         size = TextRole.LOG.size(s)
         out = []

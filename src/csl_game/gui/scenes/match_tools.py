@@ -19,6 +19,7 @@ from pygame_gui.elements import UIButton
 
 from csl_game.engine import Match, Session
 from csl_game.errors import Refused
+from csl_game.gui.columns import column_number
 from csl_game.gui.context import GuiContext
 from csl_game.gui.keys import GLOBAL_KEYS, MATCH_KEYS, WATCH_KEYS
 from csl_game.gui.layout import toolbar_height
@@ -249,5 +250,5 @@ class MatchTools:
         board = self.match.board
         self.hinted = (move.column, board.column_height(move.column),
                        Piece(board.turn, move.shape))
-        self.ctx.log.add(messages.hint_text(move.shape, move.column))
+        self.ctx.log.add(messages.hint_text(move.shape, column_number(move.column)))
         return False

@@ -22,6 +22,7 @@ from pygame_gui.elements import UIButton, UILabel
 from csl_game.engine import ThreadRunner, winner_text
 from csl_game.gui.animation import VisualBoard
 from csl_game.gui.board_view import BoardView, Pointer
+from csl_game.gui.columns import shown_move
 from csl_game.gui.context import GuiContext
 from csl_game.gui.insight import split_for_panel
 from csl_game.gui.keys import REPLAY_KEYS, KeyTable
@@ -314,7 +315,7 @@ class ReplayScene(Scene):
         for i in range(self.step):
             played = replay.moves[i]
             color = played.move.piece.color
-            line = f"{i + 1}. {color}: {replay.token(i)} in {duration(played.elapsed)}"
+            line = f"{i + 1}. {color}: {shown_move(replay.token(i))} in {duration(played.elapsed)}"
             reviewed = self.review.move(i + 1)
             if reviewed is not None:
                 line += f" \u00b7 {GRADE_WORDS[reviewed.grade]}"
@@ -340,7 +341,7 @@ class ReplayScene(Scene):
             return f"Start: {self.last} moves to replay"
         played = self.replay.moves[self.step - 1]
         return (f"Move {self.step} of {self.last}: {played.move.piece.color} "
-                f"{self.replay.token(self.step - 1)} in {duration(played.elapsed)}")
+                f"{shown_move(self.replay.token(self.step - 1))} in {duration(played.elapsed)}")
 
     def _refresh_bar(self) -> None:
         caption = self.caption
@@ -387,7 +388,7 @@ class ReplayScene(Scene):
         if over:
             status = self._result_status(color)
         elif mover is not None and mover.move.piece.color is color:
-            status = f"Played {self.replay.token(step - 1)} in {duration(mover.elapsed)}"
+            status = f"Played {shown_move(self.replay.token(step - 1))} in {duration(mover.elapsed)}"
         else:
             status = "To play" if board.turn is color and step < self.last else ""
         return PanelState(
