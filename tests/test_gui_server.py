@@ -155,7 +155,7 @@ def test_a_game_on_a_server_is_resigned_with_r_twice(apps: Apps, server: ServerT
     play_key(other, 3)  # White's move: a game to review
     steps([a, b], lambda: moves_of(a) == moves_of(b) == 1)
     key(red, pygame.K_r)
-    assert "Press R again to resign" in red.log.lines
+    assert "Press R (or Resign) again to resign" in red.log.lines
     assert board(red).table.result is None, "R once only asks"
     key(red, pygame.K_r)
     steps([a, b], lambda: board(a).banner is not None and board(b).banner is not None)

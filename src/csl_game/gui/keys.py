@@ -16,7 +16,8 @@ from dataclasses import dataclass
 
 import pygame
 
-__all__ = ["Binding", "KeyTable", "GLOBAL_KEYS", "MATCH_KEYS", "WATCH_KEYS", "REPLAY_KEYS",
+__all__ = ["Binding", "KeyTable", "GLOBAL_KEYS", "MATCH_KEYS", "SERVER_KEYS", "WATCH_KEYS",
+           "REPLAY_KEYS",
            "TABLE_KEYS", "SCREEN_KEYS", "LIST_KEYS", "HELP_KEYS", "ALL_TABLES", "DIGIT_KEYS",
            "digit_of", "choice_number", "is_shifted"]
 
@@ -147,6 +148,23 @@ MATCH_KEYS = KeyTable("Playing a match", (
 ))
 """The keys of a match a human plays."""
 
+_MOVING = tuple(b for b in MATCH_KEYS.bindings if b.action in ("left", "right", "digit", "drop",
+                                                              "shape"))
+SERVER_KEYS = KeyTable("Playing on a game server", (
+    *_MOVING,
+    Binding("draw", _plain(pygame.K_d), "D", "offer a draw, or accept the one offered"),
+    Binding("takeback", (*_plain(pygame.K_u), (pygame.K_z, _CTRL)), "U or Ctrl+Z",
+            "ask to take back your last move (and the reply to it), or accept the "
+            "opponent's ask (casual games)"),
+    Binding("resign", _plain(pygame.K_r), "R, twice", "resign (R once asks, R again resigns)"),
+    Binding("claim", _plain(pygame.K_c), "C",
+            "claim the win when the opponent left and the server's countdown ran out"),
+    Binding("rematch", _plain(pygame.K_n), "N",
+            "after the game: ask for a rematch (the colours swap), or accept the one asked"),
+))
+"""The keys of a game on a server (Play online, On a server): a match's, and the
+offers the server's protocol has (docs/server.md)."""
+
 WATCH_KEYS = KeyTable("Watching AIs", (
     Binding("pause", _plain(pygame.K_SPACE, pygame.K_p), "Space or P",
             "pause (the move being thought out is still played) or go on"),
@@ -242,6 +260,6 @@ HELP_KEYS = KeyTable("This page", (
 ))
 """The keys of "How to play" itself."""
 
-ALL_TABLES: Sequence[KeyTable] = (MATCH_KEYS, WATCH_KEYS, REPLAY_KEYS, TABLE_KEYS,
+ALL_TABLES: Sequence[KeyTable] = (MATCH_KEYS, SERVER_KEYS, WATCH_KEYS, REPLAY_KEYS, TABLE_KEYS,
                                   GLOBAL_KEYS, SCREEN_KEYS, LIST_KEYS, HELP_KEYS)
 """Every screen's keys, in the order "How to play" lists them."""

@@ -2,20 +2,30 @@
 
 The window is one more client of the server (csl_game.server.ServerLink on
 a thread of its own): it takes a game's free seat by its join code, or opens
-a challenge in the server's lobby and waits for someone to accept it. The
-server judges; this end keeps its own board (csl_game.server.BotGame) and
-trusts nothing the server says that the board contradicts, as with direct
-play: the game then fails here with the reason.
+a challenge in the server's lobby (with a time control, or none) and waits
+for someone to accept it. The server judges and keeps the clocks; this end
+keeps its own board (csl_game.server.BotGame) and trusts nothing the server
+says that the board contradicts, as with direct play: the game then fails
+here with the reason. A draw agreed and a takeback are trusted only when this
+side took part in them (csl_game.online.agreements), a rematch only when it
+asked for one, with the colours swapped.
+
+Between the server's messages the clock of the side to move runs down here
+(`clock_ms`); each `game`, `played` and `result` sets both clocks to what the
+server says. The offers (a draw, a takeback, a rematch) stand as the server
+tells them (`offers`) until the next move; an opponent who left is known with
+its countdown (`away`), and the win may be claimed once the server allows it.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from csl_game.engine import (
     BoardUpdated,
-    ForfeitReason,
     InvalidPlay,
     MatchOver,
     MatchResult,
@@ -25,18 +35,42 @@ from csl_game.engine import (
     explain,
 )
 from csl_game.errors import InvalidMoveError, ProtocolError
+from csl_game.gui.keys import SERVER_KEYS
 from csl_game.gui.online_table import Action, Happening, Notice, Table, settings_text
 from csl_game.model.board import Board, PColor, PShape
+from csl_game.online.agreements import (
+    check_agreed_draw,
+    check_takeback,
+    is_agreed_draw,
+    takeback_plies,
+)
 from csl_game.online.protocol import result_from_doc
+from csl_game.online.verify import Contradiction, check_names_and_settings
 from csl_game.server import BotError, BotGame
+from csl_game.server.clock import TimeControl
 from csl_game.server.game import SHAPES
 from csl_game.server.link import ServerLink
-from csl_game.server.messages import game_state
+from csl_game.server.messages import GameState, clock_of, game_state
 from csl_game.thinker.api import MatchConfig
 
-__all__ = ["ServerTable"]
+__all__ = ["ServerTable", "Away", "OFFERS"]
 
 LinkMaker = Callable[[str, str, dict[str, Any], str], ServerLink]
+OFFERS = ("draw", "takeback", "rematch")
+"""What one player offers and the other's same message accepts (docs/server.md)."""
+_COLORS = {c.name.lower(): c for c in PColor}
+
+
+@dataclass(frozen=True)
+class Away:
+    """A player who left a game being played, as the server told it."""
+
+    color: PColor
+    until: float
+    """When (time.monotonic) it loses unless it is back."""
+    claim_at: float
+    """From when (time.monotonic) the other may claim the win."""
+
 
 class ServerTable(Table):
     """This window's seat in a server's game."""
@@ -45,19 +79,22 @@ class ServerTable(Table):
     """A server pairs strangers (a lobby's challenge): not 'Your friend'."""
 
     def __init__(self, url: str, name: str, code: str | None,
-                 make: LinkMaker = ServerLink) -> None:
-        """Connect (in the background) and join `code`'s game, or open a challenge.
+                 make: LinkMaker = ServerLink, clock: TimeControl | None = None) -> None:
+        """Connect (in the background) and join `code`'s game, or open a challenge
+        (with the time control `clock`, or none).
 
         Raises:
             BotError: `url` is no server address.
         """
         self.url, self.name_, self.code = url, name, code
         self._make = make
-        first = ({"type": "join", "code": code} if code else
-                 {"type": "create", "opponent": "open", "color": "random"})
+        first: dict[str, Any] = {"type": "join", "code": code} if code else {
+            "type": "create", "opponent": "open", "color": "random",
+            **({"clock": clock.to_doc()} if clock is not None else {})}
         self.link = make(url, name, first, "")
         self.local: PColor | None = None
         self.game: BotGame | None = None
+        self.rated = False
         self._resigned = False
         """Whether this side sent its resignation."""
         self._result: MatchResult | None = None
@@ -65,6 +102,16 @@ class ServerTable(Table):
         self._notice: Notice | None = None
         self._started = False
         self._turn, self._spent = -1, 0.0
+        self.clock: tuple[int, int] | None = None
+        """White's and Red's milliseconds as the server last told them (None: no clock)."""
+        self._clock_at = time.monotonic()
+        self.offers: dict[str, PColor] = {}
+        """The offers standing, by what is offered: who offers it."""
+        self._said: set[str] = set()
+        """What this side offered or accepted since the last move."""
+        self.away: Away | None = None
+        self.games = 1
+        """Games played at this table (a rematch is the next)."""
 
     # ------------------------------------------------------------ what is shown
     @property
@@ -89,10 +136,16 @@ class ServerTable(Table):
         return True  # the server's open games are between people (its AI says "AI" in its name)
 
     @property
-    def awaiting_human(self) -> bool:
+    def playing(self) -> bool:
+        """Whether the game is being played (begun, not over, not failed here)."""
         game = self.game
         return (self._started and game is not None and self._result is None
-                and self._failed is None and game.my_turn and game.sent is None)
+                and self._failed is None and not game.over)
+
+    @property
+    def awaiting_human(self) -> bool:
+        game = self.game
+        return self.playing and game is not None and game.my_turn and game.sent is None
 
     @property
     def notice(self) -> Notice | None:
@@ -105,6 +158,74 @@ class ServerTable(Table):
     @property
     def failed(self) -> str | None:
         return self._failed
+
+    # ------------------------------------------------------------ clocks
+    @property
+    def running(self) -> PColor | None:
+        """The side whose clock runs now (None: no clock runs)."""
+        return self.board.turn if self.clock is not None and self.playing else None
+
+    def clock_ms(self, color: PColor) -> int | None:
+        """`color`'s milliseconds left now (None: a game without clocks)."""
+        if self.clock is None:
+            return None
+        left = self.clock[color]
+        if color is self.running:
+            left -= round((time.monotonic() - self._clock_at) * 1000)
+        return max(0, left)
+
+    def _set_clock(self, doc: dict[str, Any]) -> None:
+        told = clock_of(doc)
+        if told is not None or doc.get("type") == "game":
+            self.clock, self._clock_at = told, time.monotonic()
+
+    # ------------------------------------------------------------ offers
+    def can_offer(self, what: str) -> bool:
+        """Whether this side may offer (or accept) `what` now."""
+        theirs = self.offered_by_them(what)
+        if what == "rematch":
+            return self._result is not None and self._failed is None and "rematch" not in self._said
+        if not self.playing or self.local is None or self.offers.get(what) is self.local:
+            return False
+        if what == "takeback":
+            return not self.rated and (theirs or takeback_plies(self.local, self.board.turn)
+                                       <= self.board.move_count)
+        return True
+
+    def offered_by_them(self, what: str) -> bool:
+        """Whether the other side offers `what` (this side's same message accepts)."""
+        return self.local is not None and self.offers.get(what) is self.local.other
+
+    def offered_by_me(self, what: str) -> bool:
+        """Whether this side's offer of `what` stands (waiting for the answer)."""
+        return self.local is not None and self.offers.get(what) is self.local
+
+    def offer(self, what: str) -> None:
+        """Offer (or accept) a draw, a takeback or a rematch."""
+        if what in OFFERS and self.can_offer(what) and self.game is not None:
+            self._said.add(what)
+            self.link.send({"type": what, "game": self.game.state.game})
+
+    def away_left(self) -> tuple[PColor, float, float] | None:
+        """The side that left, its seconds to come back, and the seconds before the
+        win may be claimed (None: nobody is away, or the game is not being played)."""
+        away = self.away
+        if away is None or not self.playing:
+            return None
+        now = time.monotonic()
+        return away.color, max(0.0, away.until - now), max(0.0, away.claim_at - now)
+
+    @property
+    def can_claim(self) -> bool:
+        """Whether the opponent left long enough ago for the win to be claimed."""
+        away = self.away
+        return (self.playing and away is not None and away.color is not self.local
+                and time.monotonic() >= away.claim_at)
+
+    def claim(self) -> None:
+        """Claim the win over an opponent who left (the server judges)."""
+        if self.can_claim and self.game is not None:
+            self.link.send({"type": "claim", "game": self.game.state.game})
 
     # ------------------------------------------------------------ playing
     def submit_move(self, col: int, shape: PShape) -> None:
@@ -120,9 +241,7 @@ class ServerTable(Table):
 
     @property
     def can_resign(self) -> bool:
-        game = self.game
-        return (game is not None and self.local is not None and self._result is None
-                and self._failed is None and not game.over)
+        return self.playing and self.local is not None
 
     def resign(self) -> None:
         """Give the game up: the server judges it lost and says so to both ends."""
@@ -155,51 +274,116 @@ class ServerTable(Table):
         if kind == "game":
             return self._on_game(doc)
         game = self.game
-        if kind == "played" and game is not None and doc["game"] == game.state.game:
-            color = game.board.turn
-            game.played(doc["ply"], doc["col"], SHAPES[doc["shape"]])
-            move = game.board.history[-1]
-            events: list[Happening] = [MovePerformed(color, self.name(color), move,
-                                                     float(doc["ms"]) / 1000),
-                                       BoardUpdated(game.board.copy())]
-            if not game.over:
-                events.append(NextTurn(color.other, self.name(color.other), True))
-            return events
-        if kind == "result" and game is not None and doc["game"] == game.state.game:
-            result, _ = result_from_doc(doc["result"])
-            if not self._own_resignation(result, game):
-                game.check_result(doc["result"])  # BotGame knows of no resignation of its own
-            self._result = result
-            events = []
-            loser = result.winner.color.other if result.winner.color is not None else None
-            if result.forfeit is not None and loser is not None:
-                events.append(InvalidPlay(loser, self.name(loser), result.forfeit,
-                                          result.detail))
-            self.link.close()
-            return [*events, MatchOver(result)]
         if kind == "error":
             if game is None:
                 self._failed = f"The server refused: {doc['message']}"
             return [f"Server: {doc['message']}"]
-        if kind == "closed" and self._result is None and self._failed is None:
-            if self.game is None:
-                self._failed = doc["message"]
-                return [doc["message"]]
-            self._notice = Notice("Connection lost", doc["message"],
-                                  (Action.RECONNECT, Action.HOME))
-            return [f"Connection lost ({doc['message']})"]
+        if kind == "closed":
+            return self._on_closed(doc["message"])
+        if game is None or doc.get("game") != game.state.game:
+            return []  # another game's news (the one before a rematch)
+        if kind == "played":
+            return self._on_played(doc, game)
+        if kind == "result":
+            return self._on_result(doc, game)
+        if kind == "offer":
+            return self._on_offer(doc["what"], _COLORS[doc["color"]])
+        if kind == "away":
+            return self._on_away(doc)
+        if kind == "aborted" and self._result is None:
+            self._failed = f"No game: {doc['reason']}"
+            self._notice = Notice("The game ended without a result", doc["reason"],
+                                  (Action.HOME,))
+            return [self._failed]
         return []
+
+    def _on_played(self, doc: dict[str, Any], game: BotGame) -> list[Happening]:
+        color = game.board.turn
+        game.played(doc["ply"], doc["col"], SHAPES[doc["shape"]])
+        self._set_clock(doc)
+        self.offers.clear()  # an offer stands until the next move
+        self._said.clear()
+        move = game.board.history[-1]
+        events: list[Happening] = [MovePerformed(color, self.name(color), move,
+                                                 float(doc["ms"]) / 1000),
+                                   BoardUpdated(game.board.copy())]
+        if not game.over:
+            events.append(NextTurn(color.other, self.name(color.other), True))
+        return events
+
+    def _on_result(self, doc: dict[str, Any], game: BotGame) -> list[Happening]:
+        result, config = result_from_doc(doc["result"])
+        if is_agreed_draw(result, game.board):
+            check_names_and_settings(result, config, (game.state.white, game.state.red),
+                                     game.state.config)
+            check_agreed_draw(game.board, result, "draw" in self._said)
+        elif not self._own_resignation(result, game):
+            game.check_result(doc["result"])  # BotGame knows of no resignation of its own
+        self._result = result
+        self._set_clock(doc)
+        self.away = None
+        self._said.clear()
+        self.offers = {k: v for k, v in self.offers.items() if k == "rematch"}
+        events: list[Happening] = []
+        loser = result.winner.color.other if result.winner.color is not None else None
+        if result.forfeit is not None and loser is not None:
+            events.append(InvalidPlay(loser, self.name(loser), result.forfeit, result.detail))
+        return [*events, MatchOver(result)]
+
+    def _on_offer(self, what: str, color: PColor) -> list[Happening]:
+        self.offers[what] = color
+        if color is self.local:
+            return [f"You offer {_OFFERED[what]}; waiting for {self.name(color.other)}'s answer"]
+        return [f"{self.name(color)} offers {_OFFERED[what]}: {_ACCEPT[what]} accepts it"]
+
+    def _on_away(self, doc: dict[str, Any]) -> list[Happening]:
+        color = _COLORS[doc["color"]]
+        if doc["seconds"] is None:
+            self.away = None
+            return [f"{self.name(color)} is back"] if color is not self.local else []
+        now = time.monotonic()
+        claim = doc.get("claim")
+        self.away = Away(color, now + float(doc["seconds"]),
+                         now + float(claim if claim is not None else doc["seconds"]))
+        if color is self.local:
+            return []
+        return [f"{self.name(color)} left the game: {float(doc['seconds']):.0f} s to come "
+                "back before losing it"]
+
+    def _on_closed(self, message: str) -> list[Happening]:
+        if self._result is not None or self._failed is not None:
+            return []
+        if self.game is None:
+            self._failed = message
+            return [message]
+        self._notice = Notice("Connection lost", message, (Action.RECONNECT, Action.HOME))
+        return [f"Connection lost ({message})"]
 
     def _on_game(self, doc: dict[str, Any]) -> list[Happening]:
         state = game_state(doc)
         if state.color is None:
             return []
-        if self.game is None:
-            self.game = BotGame(state)
-            self.local = state.color
+        game = self.game
+        if game is not None and state.game != game.state.game:
+            self._check_rematch(state, game)
+            game = None
+            self.games += 1
+        back = game is not None and len(state.moves) < game.board.move_count
+        if game is None:
+            self._new_game(state)
+        elif back:
+            self._take_back(state, game)
         else:
-            self.game.resume(state)
+            game.resume(state)
+        assert self.game is not None
+        self.rated = doc.get("rated") is True
+        self._set_clock(doc)
         self._notice = None
+        if back:
+            turn = self.game.board.turn
+            return [BoardUpdated(self.game.board.copy()),
+                    f"Moves taken back, as both agreed: {self.name(turn)} to play move "
+                    f"{self.game.board.move_count + 1}", NextTurn(turn, self.name(turn), True)]
         if not (state.white and state.red):
             return [f"Your challenge is in the lobby of {self.url}; a friend can also join "
                     f"it with the code {state.code}"]
@@ -207,10 +391,42 @@ class ServerTable(Table):
             return [BoardUpdated(self.game.board.copy()), "Connected again"]
         self._started = True
         turn = self.game.board.turn
-        return [f"The server's game: {settings_text(state.config)}; you play {state.color}",
+        return [f"The server's game: {settings_text(state.config)}; {_clock_text(self.clock)}; "
+                f"you play {state.color}",
                 MatchStarted(state.config, state.white, state.red),
                 BoardUpdated(self.game.board.copy()),
                 NextTurn(turn, self.name(turn), True)]
+
+    def _new_game(self, state: GameState) -> None:
+        self.game, self.local = BotGame(state), state.color
+        self._result, self._resigned, self._started = None, False, False
+        self.offers, self._said, self.away = {}, set(), None
+
+    def _check_rematch(self, state: GameState, game: BotGame) -> None:
+        """Another game while this one is over: the rematch this side asked for,
+        its colours swapped.
+
+        Raises:
+            Contradiction: it is none.
+        """
+        old = game.state
+        if self._result is None or "rematch" not in self._said:
+            raise Contradiction(f"another game ({state.game}) where no rematch was asked")
+        if (state.white, state.red) != (old.red, old.white) or state.color is not \
+                (old.color.other if old.color is not None else None) \
+                or state.config != old.config or state.moves:
+            raise Contradiction("a rematch that is not this game again with the colours swapped")
+
+    def _take_back(self, state: GameState, game: BotGame) -> None:
+        """The game with fewer moves: a takeback both sides agreed (checked)."""
+        theirs = [(c, int(s)) for c, s, _ in state.moves]
+        check_takeback(game.board.history, theirs, self.offers.get("takeback"),
+                       game.board.turn, "takeback" in self._said)
+        if state.config != game.state.config or state.color != game.state.color:
+            raise Contradiction("a takeback that changed the game's settings")
+        self.game = BotGame(state)
+        self.offers.clear()
+        self._said.clear()
 
     def act(self, action: Action) -> None:
         if action is Action.RECONNECT and self.game is not None:
@@ -233,4 +449,13 @@ class ServerTable(Table):
     def close(self) -> None:
         self.link.close()
 
-_UNUSED = ForfeitReason  # the forfeits a result names are the engine's
+
+_OFFERED = {"draw": "a draw", "takeback": "to take back a move", "rematch": "a rematch"}
+_ACCEPT = {what: f"{SERVER_KEYS.names(what)} (Accept {what})" for what in OFFERS}
+"""How the log says an offer is accepted: its keys (gui/keys.py) and its button."""
+
+
+def _clock_text(clock: tuple[int, int] | None) -> str:
+    if clock is None:
+        return "no clock"
+    return f"each side's clock {clock[0] / 1000:g} s"

@@ -4,8 +4,10 @@ or play on a game server.
 A picker of four modes (Host, Join, Watch, On a server), each a few captioned
 rows: the port and an optional join code, the colour and who plays it (you
 or an AI level) to host; the host's address and code to join; the address to
-watch; a game server's URL and a game's join code (none: a challenge in the
-server's lobby, for anyone there to accept) to play on a server. Keys as in the other pickers: Up and Down move between rows, Left,
+watch; a game server's URL, a game's join code (none: a challenge in the
+server's lobby, for anyone there to accept) and the challenge's clock
+(minutes and seconds a move, as lichess writes them: 3+2; none for a game
+without clocks) to play on a server. Keys as in the other pickers: Up and Down move between rows, Left,
 Right and Tab along them, Enter goes; typing goes into the focused entry.
 What was typed is remembered. Going starts the `Host` (or connects) and
 shows the waiting screen (gui/scenes/online_wait.py).
@@ -14,7 +16,9 @@ shows the waiting screen (gui/scenes/online_wait.py).
 from __future__ import annotations
 
 import getpass
+import re
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import pygame
 from pygame import Rect
@@ -22,7 +26,7 @@ from pygame_gui.core import ObjectID, UIContainer
 from pygame_gui.elements import UITextBox, UITextEntryLine
 
 from csl_game.engine import Human, Player, ThreadRunner
-from csl_game.errors import CslError
+from csl_game.errors import CslError, ProtocolError
 from csl_game.gui.context import GuiContext
 from csl_game.gui.keys import SCREEN_KEYS
 from csl_game.gui.lobby_look import LobbyLook
@@ -48,6 +52,9 @@ from csl_game.services.quick_games import board_options
 from csl_game.services.settings import PlayOptions
 from csl_game.thinker.prototype import ThinkerPrototype
 
+if TYPE_CHECKING:
+    from csl_game.server.clock import TimeControl
+
 __all__ = ["OnlineScene", "DEFAULT_PORT", "online_layout", "default_name"]
 
 DEFAULT_PORT = 5907
@@ -61,7 +68,7 @@ _NOTES = {
     "join": "Type the address (HOST:PORT) and the code your friend's window shows.",
     "watch": "Follow a hosted game, read-only: the host's address is enough.",
     "server": "A game server (csl-game server): with a friend's join code, take that game's "
-              "seat; without one, your challenge waits in the server's lobby.",
+              "seat; without one, your challenge (with its clock) waits in the server's lobby.",
 }
 
 
@@ -118,7 +125,8 @@ class OnlineScene(PickerScene):
         self.values = {"port": p.online_port or str(DEFAULT_PORT),
                        "host_code": p.online_host_code, "address": p.online_address,
                        "code": p.online_code, "name": p.online_name or default_name(),
-                       "server": p.online_server, "server_code": "", **(typed or {})}
+                       "server": p.online_server, "server_code": "", "clock": "",
+                       **(typed or {})}
         self.colour = p.online_colour if p.online_colour in ("white", "red") else "white"
         names = [lv.name for lv in LEVELS]
         self.player = p.online_player if p.online_player in names else "human"
@@ -136,7 +144,7 @@ class OnlineScene(PickerScene):
             return [("address", "Host's address"), ("code", "Join code"),
                     ("name", "Your name")]
         if self.mode == "server":
-            return [("server", "Server"), ("server_code", "Join code"),
+            return [("server", "Server"), ("server_code", "Join code"), ("clock", "Clock"),
                     ("challenges", "Lobby"), ("name", "Your name")]
         return [("address", "Host's address")]
 
@@ -181,7 +189,8 @@ class OnlineScene(PickerScene):
                 for k, text in choices])
         holder = {"host_code": "leave empty: one is made up", "code": "from your friend's screen",
                   "address": "e.g. 192.168.1.5:5907", "server": "e.g. https://csl.example.org",
-                  "server_code": "leave empty: a challenge in the lobby"}.get(key)
+                  "server_code": "leave empty: a challenge in the lobby",
+                  "clock": "none; or minutes+seconds a move, as 3+2"}.get(key)
         entry = UITextEntryLine(Rect(rect.x, rect.y + 2, rect.w, rect.h - 4), root.ui_manager,
                                 container=root, initial_text=self.values[key],
                                 placeholder_text=holder,
@@ -339,7 +348,8 @@ class OnlineScene(PickerScene):
             raise ValueError("Playing on a server needs csl-game[server] "
                              "(pip install 'csl-game[server]')") from None
         try:
-            table = ServerTable(url, name, code)
+            table = ServerTable(url, name, code, clock=None if code else
+                                _time_control(self.values["clock"]))
         except BotError as e:
             raise ValueError(f"Server: {e}") from None
         doing = "Joining a game on" if code else "Seeking a game on"
@@ -366,6 +376,32 @@ def _code(code: str, what: str) -> str:
         raise ValueError(f"{what.capitalize()}: {MIN_CODE} to {MAX_CODE} letters and digits, "
                          "no spaces")
     return code
+
+
+_CLOCK = re.compile(r"(\d+(?:\.\d+)?)\s*(s?)\s*\+\s*(\d+(?:\.\d+)?)\s*s?")
+"""A time control as typed: minutes (or seconds, with s) + seconds a move."""
+
+
+def _time_control(text: str) -> TimeControl | None:
+    """The clock typed ('3+2': minutes + seconds a move, '30s+0'; '' or none: no clock).
+
+    Raises:
+        ValueError: it is none of those, or out of the server's range.
+    """
+    text = text.strip().lower()
+    if text in ("", "none", "no clock", "-"):
+        return None
+    from csl_game.server.clock import TimeControl  # with the server's client, when played
+
+    found = _CLOCK.fullmatch(text)
+    if found is None:
+        raise ValueError("Clock: minutes+seconds a move, as 3+2 (30s+0 for seconds), "
+                         "or none")
+    base = float(found[1]) * (1 if found[2] else 60)
+    try:
+        return TimeControl.from_doc({"base": base, "increment": float(found[3])})
+    except ProtocolError as e:
+        raise ValueError(f"Clock: {e}") from None
 
 
 def _escape(text: str) -> str:

@@ -4,10 +4,15 @@ board, panels and log, driven by a `Table` (gui/online_table.py).
 The table is polled once a frame; its events become log lines and
 animations as in the match scene, and this window's human moves with the
 same mouse and keys (gui/board_input.py: a column's arrow, or the arrows or
-a digit and Enter; Tab switches the shape); the keys of what an online game
-cannot do (take back a move, a hint, resign, the analysis) say so in the log. While the game cannot go on (a dropped connection,
-a failure) a notice over the board says why, with its buttons (Claim the
-game, Keep waiting, Reconnect, Home); at the end the result, with Home.
+a digit and Enter; Tab switches the shape); the keys of what a direct online
+game cannot do (take back a move, a hint, resign, the analysis) say so in the
+log. A game on a server (gui/server_table.py) has both players' clocks on
+their panels, and its tools above the log (gui/server_tools.py: a draw, a
+takeback, resign, a claim, a rematch), their keys SERVER_KEYS'; the panel of
+a side that offers something or left says so. While the game cannot go on
+(a dropped connection, a failure) a notice over the board says why, with its
+buttons (Claim the game, Keep waiting, Reconnect, Home); at the end the
+result, with Home; a rematch starts the next game on the same board.
 """
 
 from __future__ import annotations
@@ -32,12 +37,14 @@ from csl_game.gui.board_view import BoardView, Pointer
 from csl_game.gui.context import GuiContext
 from csl_game.gui.controls import HumanControls
 from csl_game.gui.focus import KeyFocus
-from csl_game.gui.keys import GLOBAL_KEYS, MATCH_KEYS, KeyTable
+from csl_game.gui.game_clocks import draw_clock
+from csl_game.gui.keys import GLOBAL_KEYS, MATCH_KEYS, SERVER_KEYS, KeyTable
 from csl_game.gui.layout import DROP_HEIGHT, BoardLayout, compute_layout
 from csl_game.gui.online_table import Action, Happening, Notice, Table
 from csl_game.gui.panels import LogView, PanelState, PlayerPanel, placed_text
 from csl_game.gui.scene import Scene
 from csl_game.gui.scenes.match_tools import RESIGN_CONFIRM_S
+from csl_game.gui.server_tools import ServerSide, ServerTools
 from csl_game.gui.sound import Effect
 from csl_game.gui.style import TextRole, palette
 from csl_game.gui.widgets import Metrics, WidgetLayer, button
@@ -56,6 +63,10 @@ NOT_ONLINE = {
 }
 """What the keys of a match's tools say on an online game's board, which has none of them."""
 _NO_TAKE_BACK = "An online game cannot take back a move."
+_SERVER_TOOLS = (f"{SERVER_KEYS.names('draw')} offers a draw, {SERVER_KEYS.names('takeback')} "
+                 f"asks to take back a move, {SERVER_KEYS.names('resign')} resigns; after the "
+                 f"game {SERVER_KEYS.names('rematch')} asks for a rematch (the buttons above "
+                 "the log too).")
 
 
 class NoticeButtons:
@@ -122,7 +133,12 @@ class OnlineBoardScene(Scene):
         self.log_view = LogView(ctx.text)
         self.layout: BoardLayout = compute_layout(cfg.rows, cfg.cols, ctx.size)
         self.controls = HumanControls(table)
-        self.input = BoardInput(self.controls, lambda: self.layout, ctx.sound, self._tool)
+        self.server = table if isinstance(table, ServerSide) else None
+        """The table of a game on a server (its clocks, offers and tools), else None."""
+        self.tools = None if self.server is None else \
+            ServerTools(ctx, self.server, lambda: self._tool("resign"))
+        self.input = BoardInput(self.controls, lambda: self.layout, ctx.sound, self._tool,
+                                MATCH_KEYS if self.server is None else SERVER_KEYS)
         self.buttons = NoticeButtons(ctx.ui, self.act)
         self.banner: tuple[str, str] | None = None
         """The result (title, why), once the match is over."""
@@ -130,17 +146,22 @@ class OnlineBoardScene(Scene):
         self._fresh = False
         self._looked: tuple[object, ...] | None = None
         self._resign_armed = -RESIGN_CONFIRM_S - 1.0
+        self._moves_shown = 0
+        """The moves the visual board shows (a takeback shows fewer)."""
 
     # ------------------------------------------------------------- lifecycle
     def enter(self) -> None:
         self.view.set_layout(self.layout)
         self._reset_visual()
+        self._build_tools()
         happened, self._pending = self._pending, []
         for item in happened:
             self._happened(item)
 
     def exit(self) -> None:
         self.buttons.close()
+        if self.tools is not None:
+            self.tools.close()
         self.table.close()
 
     def resize(self, size: tuple[int, int]) -> None:
@@ -148,6 +169,11 @@ class OnlineBoardScene(Scene):
         self.layout = compute_layout(cfg.rows, cfg.cols, size)
         self.view.set_layout(self.layout)
         self.buttons.close()
+        self._build_tools()
+
+    def _build_tools(self) -> None:
+        if self.tools is not None:
+            self.tools.build(self.layout.toolbar, self.ctx.size)
 
     def restyle(self, size: tuple[int, int]) -> None:
         self.view.forget()
@@ -160,11 +186,14 @@ class OnlineBoardScene(Scene):
         root = self.buttons.layer.root
         if root is not None:
             (root.show if shown else root.hide)()
+        if self.tools is not None:
+            self.tools.show(shown)
 
     def _reset_visual(self) -> None:
         board = self.table.board
         self.visual.reset({Pos(r, c): p for r in range(board.rows) for c in range(board.cols)
                            if (p := board[r, c]) is not None})
+        self._moves_shown = board.move_count
         self.controls.refresh()
 
     # ------------------------------------------------------------- reading
@@ -202,7 +231,7 @@ class OnlineBoardScene(Scene):
         controls = self.controls
         look = (self.ctx.log.version, self.visual.version, self.visual.epoch,
                 self.input_enabled, controls.column, tuple(controls.selected.values()),
-                self.shown_notice, self.input.hover)
+                self.shown_notice, self.input.hover, self._server_look())
         changed, self._looked = look != self._looked, look
         return changed
 
@@ -214,6 +243,8 @@ class OnlineBoardScene(Scene):
             self._happened(item)
         self.visual.update(dt)
         self.controls.enabled = self.input_enabled
+        if self.tools is not None:
+            self.tools.refresh()
         notice = self.shown_notice
         key = None if notice is None else (notice.title, notice.detail, notice.actions,
                                           self.ctx.size)
@@ -258,11 +289,14 @@ class OnlineBoardScene(Scene):
             return
         match item:
             case MatchStarted(white=white, red=red):
+                self.banner = None  # a rematch: the next game on this board
                 self.ctx.log.add(messages.match_started(white, red))
                 if self.you is not None:
-                    self.ctx.log.add(how_to_play(_NO_TAKE_BACK))
+                    self.ctx.log.add(how_to_play(_NO_TAKE_BACK if self.server is None
+                                                 else _SERVER_TOOLS))
                 self._fresh = True
-            case BoardUpdated() if self._fresh:
+            case BoardUpdated(board=board) if self._fresh or \
+                    board.move_count < self._moves_shown:  # a start, or moves taken back
                 self._fresh = False
                 self._reset_visual()
             case NextTurn(color=color, name=name, is_human=human):
@@ -270,6 +304,7 @@ class OnlineBoardScene(Scene):
             case MovePerformed(color=color, name=name, move=move, elapsed=elapsed):
                 self.ctx.log.add(placed_text(color, name, move.piece.shape, move.col, elapsed))
                 self.visual.push(move)
+                self._moves_shown += 1
                 self.ctx.sound.play(Effect.DROP)
                 self.controls.refresh()
             case InvalidPlay(color=color, name=name, reason=reason, detail=detail):
@@ -298,11 +333,15 @@ class OnlineBoardScene(Scene):
     @property
     def keys(self) -> KeyTable:
         """A player's keys; a spectator's has only the window's own."""
+        if self.server is not None:
+            return SERVER_KEYS
         return MATCH_KEYS if any(map(self.table.is_human, PColor)) else GLOBAL_KEYS
 
     # ------------------------------------------------------------- input
     def handle_event(self, event: pygame.event.Event) -> None:
         if self.buttons.handle_event(event):
+            return
+        if self.tools is not None and self.tools.handle_event(event):
             return
         self.controls.enabled = self.input_enabled
         self.input.handle_event(event)
@@ -323,7 +362,7 @@ class OnlineBoardScene(Scene):
         now = time.monotonic()
         if now - self._resign_armed > RESIGN_CONFIRM_S:
             self._resign_armed = now
-            self.ctx.log.add("Press R again to resign")
+            self.ctx.log.add("Press R (or Resign) again to resign")
             return
         self.table.resign()
 
@@ -335,12 +374,36 @@ class OnlineBoardScene(Scene):
             state = self._panel_state(color)
             self.panels[color].draw(surface, lay.panels[color], state, lay.scale,
                                     self.table.thinking_time())
+        self._draw_clocks(surface, lay)
         self.log_view.draw(surface, lay.log, self.ctx.log, lay.scale)
-        self._draw_where(surface, lay)
+        if self.tools is None:
+            self._draw_where(surface, lay)
         notice = self.shown_notice
         if notice is not None:
             room = self.buttons.room(Metrics(self.ctx.size), notice.actions)
             self.view.draw_banner(surface, self.visual, notice.title, notice.detail, room)
+
+    def _draw_clocks(self, surface: pygame.Surface, lay: BoardLayout) -> None:
+        """Both sides' clocks of a server game that has them, the side to move's running."""
+        server = self.server
+        if server is None:
+            return
+        for color in PColor:
+            ms = server.clock_ms(color)
+            if ms is not None:
+                draw_clock(surface, self.ctx.text, lay.panels[color].status, ms,
+                           server.running is color, lay.scale)
+
+    def _server_look(self) -> tuple[object, ...]:
+        """What of a server game changes the picture: the clocks to the tenth, the
+        tools, a countdown's seconds."""
+        server = self.server
+        if server is None or self.tools is None:
+            return ()
+        away = server.away_left()
+        return (tuple(None if (ms := server.clock_ms(c)) is None else ms // 100
+                      for c in PColor),
+                self.tools.looks(), None if away is None else (away[0], int(away[1])))
 
     def _draw_where(self, surface: pygame.Surface, lay: BoardLayout) -> None:
         bar = lay.toolbar
@@ -359,6 +422,21 @@ class OnlineBoardScene(Scene):
         return Pointer(controls.column, ghost[0] if ghost else None,
                        ghost[1] if ghost else None, controls.playable(), None)
 
+    def _server_status(self, color: PColor) -> str:
+        """A server game's word on `color`'s panel: it left (its countdown), or
+        it offers something; "" for none."""
+        server = self.server
+        if server is None or not self.visual.idle:
+            return ""
+        away = server.away_left()
+        if away is not None and away[0] is color:
+            return f"Left: {away[1]:.0f} s"
+        mine = color is server.local
+        for what, (theirs, ours) in _ASKS.items():
+            if (server.offered_by_me(what) if mine else server.offered_by_them(what)):
+                return ours if mine else theirs
+        return ""
+
     def _panel_state(self, color: PColor) -> PanelState:
         table, controls = self.table, self.controls
         board = table.board
@@ -374,10 +452,13 @@ class OnlineBoardScene(Scene):
             selected=controls.selected[color] if human and color is table.local else None,
             to_play=to_play, input_enabled=enabled,
             thinking=to_play and not human and table.notice is None, status=status,
-            emphasis=status in ("Your turn", "Winner!"),
+            emphasis=status in ("Your turn", "Winner!") or status in _ASKED,
             hover=self.input.hover if enabled else None, kind=table.kind(color))
 
     def _status(self, color: PColor, to_play: bool, human: bool) -> str:
+        said = self._server_status(color)
+        if said:
+            return said
         result = self.table.result
         if result is not None:
             if not self.visual.idle:
@@ -392,6 +473,13 @@ class OnlineBoardScene(Scene):
                 return "Your turn"
             return "Their turn" if self.table.local is not None else "To play"
         return "Waiting" if not to_play else ""
+
+
+_ASKS = {"draw": ("Offers a draw", "Draw offered"),
+         "takeback": ("Asks a takeback", "Takeback asked"),
+         "rematch": ("Wants a rematch", "Rematch asked")}
+"""A panel's status while its side offers something: (the opponent's, this window's)."""
+_ASKED = {theirs for theirs, _ in _ASKS.values()}
 
 
 def _button_width(m: Metrics) -> int:

@@ -1,0 +1,202 @@
+"""A game on a server in the window, as a lichess player plays it (issue 41),
+with real events under the dummy driver against a server on loopback: a
+challenge made with a clock shows both clocks in both windows, the side to
+move's running, until it flags and loses on time; a draw is offered with a
+key and accepted with a click; a takeback is asked with a click and accepted
+with a key; a rematch swaps the colours; an opponent who left is shown with
+the server's countdown, and the win is claimed when it runs out."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pygame
+import pytest
+
+from csl_game.engine import ForfeitReason
+from csl_game.gui.app import App
+from csl_game.gui.scenes.online import OnlineScene
+from csl_game.gui.server_table import ServerTable
+from csl_game.gui.style import palette
+from csl_game.model.board import PColor, Winner
+from csl_game.server import ServerOptions
+from gui_events import Apps, click, key
+from server_thread import ServerThread
+from test_gui_online import (
+    board,
+    moves_of,
+    on_board,
+    picker,
+    play_click,
+    play_key,
+    steps,
+    type_text,
+    window,
+)
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[ServerThread]:
+    with ServerThread(tmp_path, ServerOptions(claim_s=0.5)) as s:
+        yield s
+
+
+def seek(app: App, url: str, name: str, clock: str = "", code: str = "") -> ServerTable:
+    """Play online, On a server: the address, a code or none, the clock typed, Play."""
+    scene = picker(app)
+    click(app, scene.widgets["mode.server"])
+    scene = app.scenes.current  # type: ignore[assignment]
+    assert isinstance(scene, OnlineScene)
+    typed = [("server", url), ("server_code", code), ("name", name)]
+    for field, text in typed + ([("clock", clock)] if clock else []):
+        click(app, scene.widgets[field], frames=1)
+        type_text(app, text)
+    click(app, scene.widgets["go"])
+    table = app.scenes.current.table  # type: ignore[union-attr]
+    assert isinstance(table, ServerTable), getattr(app.scenes.current, "error", "")
+    return table
+
+
+def pair(apps: Apps, server: ServerThread, clock: str = "") -> tuple[App, App]:
+    """Alice's challenge (with `clock`), Bob takes its seat: (White's window, Red's)."""
+    a = window(apps)
+    alice = seek(a, server.url, "Alice", clock)
+    steps([a], lambda: alice.game is not None)
+    assert alice.game is not None
+    b = window(apps)
+    seek(b, server.url, "Bob", code=alice.game.state.code)
+    steps([a, b], on_board(a, b))
+    return (a, b) if board(a).table.local is PColor.WHITE else (b, a)
+
+
+def tool(app: App, name: str) -> pygame.Rect:
+    tools = board(app).tools
+    assert tools is not None and name in tools.buttons, f"no {name} button"
+    return tools.buttons[name]
+
+
+def label(app: App, name: str) -> str:
+    return str(tool(app, name).text)
+
+
+def shown(app: App) -> pygame.Surface:
+    """The board screen as it draws itself now."""
+    surface = pygame.Surface(app.size)
+    board(app).draw(surface)
+    return surface
+
+
+def over(*apps: App) -> bool:
+    return all(board(a).banner is not None for a in apps)
+
+
+def test_a_clock_game_shows_both_clocks_and_a_flag_loses_on_time(apps: Apps,
+                                                                 server: ServerThread) -> None:
+    from csl_game.gui.game_clocks import clock_box, clock_text  # what draws the clocks
+
+    white, red = pair(apps, server, "1s+0")
+    for app in (white, red):
+        table = board(app).table
+        assert isinstance(table, ServerTable)
+        assert table.clock_ms(PColor.RED) == 1000, "Red's clock waits at the base"
+        assert table.running is PColor.WHITE
+    tw = board(white).table
+    assert isinstance(tw, ServerTable)
+    steps([white, red], lambda: (tw.clock_ms(PColor.WHITE) or 0) < 900)  # it ticks here
+    for app in (white, red):
+        scene, surface = board(app), shown(app)
+        for color in PColor:
+            status = scene.layout.panels[color].status
+            box = clock_box(scene.ctx.text, status, scene.layout.scale)
+            area = surface.subsurface(box)
+            colours = {area.get_at((x, y))[:3] for x in range(area.get_width())
+                       for y in range(area.get_height())}
+            # White's runs, under ten seconds: lit in the warning colour; Red's waits
+            lit = palette().grade_blunder if color is PColor.WHITE else palette().toggle
+            assert tuple(lit)[:3] in colours, f"{color}'s clock box, running or not"
+            assert len(colours) > 4, f"{color}'s clock shows its time"
+    steps([white, red], lambda: over(white, red), seconds=20)  # White never moves: flags
+    for app, title in ((white, "You lose"), (red, "You win!")):
+        scene = board(app)
+        assert scene.banner is not None and scene.banner[0] == title
+        result = scene.table.result
+        assert result is not None and result.forfeit is ForfeitReason.TIMEOUT
+        assert result.winner is Winner.RED
+        table = scene.table
+        assert isinstance(table, ServerTable)
+        assert table.clock_ms(PColor.WHITE) == 0 and table.running is None
+        assert clock_text(0) == "0:00.0"
+
+
+def test_a_draw_is_offered_by_key_and_accepted_by_click(apps: Apps,
+                                                        server: ServerThread) -> None:
+    white, red = pair(apps, server)
+    assert board(white).server is not None and board(white).table.clock is None  # type: ignore
+    key(white, pygame.K_d)
+    steps([white, red], lambda: label(red, "draw").startswith("Accept draw"))
+    assert board(red)._panel_state(PColor.WHITE).status == "Offers a draw"
+    assert label(white, "draw").startswith("Draw offered")
+    assert any("offers a draw" in line for line in red.log.lines)
+    click(red, tool(red, "draw"))
+    steps([white, red], lambda: over(white, red))
+    for app in (white, red):
+        result = board(app).table.result
+        assert result is not None and result.winner is Winner.DRAW
+        assert result.detail == "the players agreed a draw"
+
+
+def test_a_takeback_is_asked_by_click_and_accepted_by_key(apps: Apps,
+                                                          server: ServerThread) -> None:
+    white, red = pair(apps, server)
+    steps([white, red], lambda: board(white).input_enabled)
+    play_key(white, 3)
+    steps([white, red], lambda: board(red).input_enabled and moves_of(white) == 1)
+    play_click(red, 4)
+    steps([white, red], lambda: moves_of(white) == moves_of(red) == 2
+          and board(white).input_enabled)
+    click(white, tool(white, "takeback"))  # White's move and Red's reply
+    steps([white, red], lambda: label(red, "takeback").startswith("Accept takeback"))
+    assert board(red)._panel_state(PColor.WHITE).status == "Asks a takeback"
+    key(red, pygame.K_u)
+    steps([white, red], lambda: moves_of(white) == moves_of(red) == 0)
+    for app in (white, red):
+        assert not board(app).visual.landed, "the board shows the moves gone"
+    steps([white, red], lambda: board(white).input_enabled)
+    play_key(white, 2)  # and the game goes on
+    steps([white, red], lambda: moves_of(white) == moves_of(red) == 1)
+
+
+def test_a_rematch_swaps_the_colours(apps: Apps, server: ServerThread) -> None:
+    white, red = pair(apps, server)
+    names = [board(white).table.name(c) for c in PColor]
+    steps([white, red], lambda: board(white).input_enabled)
+    key(white, pygame.K_r)
+    key(white, pygame.K_r)
+    steps([white, red], lambda: over(white, red))
+    assert board(red).banner[0] == "You win!"  # type: ignore[index]
+    key(red, pygame.K_n)
+    steps([white, red], lambda: label(white, "rematch").startswith("Accept rematch"))
+    click(white, tool(white, "rematch"))
+    steps([white, red], lambda: board(white).table.local is PColor.RED
+          and board(red).table.local is PColor.WHITE)
+    for app in (white, red):
+        scene = board(app)
+        assert scene.banner is None and scene.table.result is None
+        assert [scene.table.name(c) for c in PColor] == names[::-1]
+    steps([white, red], lambda: board(red).input_enabled)  # the old Red moves first now
+    play_key(red, 3)
+    steps([white, red], lambda: moves_of(white) == moves_of(red) == 1)
+
+
+def test_an_opponent_who_left_is_counted_down_and_the_win_claimed(
+        apps: Apps, server: ServerThread) -> None:
+    white, red = pair(apps, server)
+    board(red).table.close()  # Red's window goes (its connection ends)
+    steps([white], lambda: board(white)._panel_state(PColor.RED).status.startswith("Left: "))
+    steps([white], lambda: bool(tool(white, "claim").is_enabled))
+    key(white, pygame.K_c)
+    steps([white], lambda: over(white))
+    result = board(white).table.result
+    assert result is not None and result.winner is Winner.WHITE
+    assert result.forfeit is ForfeitReason.DISCONNECTED
