@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -13,7 +14,7 @@ os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 import pygame  # noqa: E402
 
 from csl_game.engine import ThreadRunner  # noqa: E402
-from csl_game.gui.app import App  # noqa: E402
+from csl_game.gui.app import AWAKE_S, App  # noqa: E402
 from csl_game.gui.scenes.replay import (  # noqa: E402
     END_PAUSE_S,
     KEYS_HINT,
@@ -249,3 +250,51 @@ def test_resizing_keeps_the_position(make_app: MakeApp) -> None:
     settle(app, 3)
     assert scene.step == 2 and shown(scene) == expected(scene, 2)
     assert scene.bar.bottom == 600 and scene.buttons["start"].rect.bottom <= 600
+
+
+# ---------------------------------------------------------- drawn without events
+def _quiet(app: App) -> None:
+    """Frames with no time passing until the moment after the last event is
+    over (the window draws every frame for AWAKE_S after one, busy or not)."""
+    start = time.monotonic()
+    while time.monotonic() - start <= AWAKE_S:
+        app.step(0.0)
+
+
+def _cells(app: App, scene: ReplayScene, *cells: tuple[int, int]) -> list[bytes]:
+    """The pixels shown in each (row, column) cell of the board."""
+    return [pygame.image.tobytes(app.screen.subsurface(scene.layout.cell_rect(r, c)), "RGB")
+            for r, c in cells]
+
+
+@pytest.mark.parametrize("code", [pygame.K_RIGHT, pygame.K_p], ids=["step", "play"])
+def test_a_falling_piece_is_drawn_to_its_cell_without_an_event(
+        make_app: MakeApp, code: int) -> None:
+    """A step (or Play) starts a drop and nobody touches the mouse: every frame
+    of the fall is drawn, the last with the piece in its cell (before, the
+    piece stayed in mid-air until the next event)."""
+    app = make_app()
+    scene = scene_of(app)
+    cells = ((0, 0), (1, 0), (3, 0))  # White's first round lands in (0, 0)
+    settle(app, 3)
+    empty = _cells(app, scene, *cells)
+    key(app, code)
+    assert not scene.visual.idle, "a piece falls"
+    _quiet(app)
+    falling = 0
+    while not scene.visual.idle:
+        app.step(DT)
+        assert not app.idle, f"frame {falling + 1} of the fall was not drawn"
+        falling += 1
+        assert falling < 200
+    assert falling > 2
+    app.step(DT)
+    landed, above, high = _cells(app, scene, *cells)
+    assert landed != empty[0], "the piece is drawn in its cell"
+    assert (above, high) == (empty[1], empty[2]), "nothing is left in mid-air"
+    if code == pygame.K_p:
+        key(app, pygame.K_p)  # paused: the window may rest
+    deadline = time.monotonic() + 10  # the pulse of the landed piece ends, then nothing is drawn
+    while not app.idle and time.monotonic() < deadline:
+        app.step(DT)
+    assert app.idle, "an idle replay draws nothing"

@@ -475,6 +475,15 @@ class ReplayScene(Scene):
     def dirty_rects(self) -> list[Rect] | None:
         return self._dirty
 
+    @property
+    def busy(self) -> bool:
+        """A piece falling, the last one's pulse or the win line being drawn,
+        and the moves played one after another (or the end's pause before
+        closing): drawn every frame, with no event to wake the window."""
+        visual = self.visual
+        return (not visual.idle or visual.pulsing or 0 < visual.win_progress < 1
+                or self.playing or (self.quit_at_end and self.step == self.last))
+
     def take_changed(self) -> bool:
         """The review and the analysis change the screen without an event."""
         look = (self.review.version, self.insight.version, self.step)
