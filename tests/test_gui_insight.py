@@ -214,7 +214,9 @@ def test_review_grades_the_moves_and_shows_the_better_one(apps: Apps) -> None:
     assert better is not None and better[0] == Pos(2, 0)
     after = _settle(app)
     assert not _same(before, after, scene.layout.cell_rect(2, 0)), "the better move is drawn"
-    assert any("Blunder (best 0r)" in line for line in scene.log.lines)
+    # the log names the column as the arrows do, from 1: the notation's 0r
+    assert any("5. White: 4r in 10.0 ms \u00b7 Blunder (best 1r)" == line
+               for line in scene.log.lines), scene.log.lines
     assert review.accuracy("red") is not None and review.accuracy("white") is not None
     assert review.accuracy("white") < review.accuracy("red")  # type: ignore[operator]
 

@@ -370,7 +370,7 @@ class InsightPanel:
             return
         words = side.words(color) or "no figures yet"
         if side.line:
-            words += "  \u00b7  " + " ".join(side.line[:6])
+            words += "  \u00b7  " + " ".join(shown_moves(side.line[:6]))
         label = self.text.fit(name, size, pal.log_latest, (row.right - x) * 2 // 5, bold=True)
         surf.blit(label, (x, row.y))
         x += label.get_width() + round(dot * 0.8)

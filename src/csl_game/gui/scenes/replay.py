@@ -320,7 +320,7 @@ class ReplayScene(Scene):
             if reviewed is not None:
                 line += f" \u00b7 {GRADE_WORDS[reviewed.grade]}"
                 if reviewed.grade != "best":
-                    line += f" (best {reviewed.best.move})"
+                    line += f" (best {shown_move(reviewed.best.move)})"
             lines.append(line)
         if self.step == self.last:
             lines.append(self._ending())
