@@ -77,7 +77,10 @@ def tool(app: App, name: str) -> pygame.Rect:
 
 
 def label(app: App, name: str) -> str:
-    return str(tool(app, name).text)
+    """What the button says in full (its tooltip; a narrow bar shows it shorter)."""
+    tools = board(app).tools
+    assert tools is not None
+    return next(text for tool_name, text, _, _ in tools.looks() if tool_name == name)
 
 
 def shown(app: App) -> pygame.Surface:
@@ -120,6 +123,7 @@ def test_a_clock_game_shows_both_clocks_and_a_flag_loses_on_time(apps: Apps,
     for app, title in ((white, "You lose"), (red, "You win!")):
         scene = board(app)
         assert scene.banner is not None and scene.banner[0] == title
+        assert scene.banner[1].endswith("clock ran out"), scene.banner
         result = scene.table.result
         assert result is not None and result.forfeit is ForfeitReason.TIMEOUT
         assert result.winner is Winner.RED
@@ -144,6 +148,7 @@ def test_a_draw_is_offered_by_key_and_accepted_by_click(apps: Apps,
         result = board(app).table.result
         assert result is not None and result.winner is Winner.DRAW
         assert result.detail == "the players agreed a draw"
+        assert board(app).banner == ("It's a draw", "The players agreed a draw")
 
 
 def test_a_takeback_is_asked_by_click_and_accepted_by_key(apps: Apps,
@@ -157,7 +162,7 @@ def test_a_takeback_is_asked_by_click_and_accepted_by_key(apps: Apps,
           and board(white).input_enabled)
     click(white, tool(white, "takeback"))  # White's move and Red's reply
     steps([white, red], lambda: label(red, "takeback").startswith("Accept takeback"))
-    assert board(red)._panel_state(PColor.WHITE).status == "Asks a takeback"
+    assert board(red)._panel_state(PColor.WHITE).status == "Asks takeback"
     key(red, pygame.K_u)
     steps([white, red], lambda: moves_of(white) == moves_of(red) == 0)
     for app in (white, red):
@@ -200,3 +205,22 @@ def test_an_opponent_who_left_is_counted_down_and_the_win_claimed(
     result = board(white).table.result
     assert result is not None and result.winner is Winner.WHITE
     assert result.forfeit is ForfeitReason.DISCONNECTED
+    assert board(white).banner[1].endswith("left the game, and you claimed the win")  # type: ignore
+
+
+def test_the_lobby_shows_a_challenges_clock(apps: Apps, server: ServerThread) -> None:
+    a = window(apps)
+    alice = seek(a, server.url, "Alice", "3+2")
+    steps([a], lambda: alice.game is not None)
+    assert [c["clock"] for c in server.hub.lobby()["challenges"]] == ["180+2"]
+    b = window(apps)
+    scene = picker(b)
+    click(b, scene.widgets["mode.server"])
+    scene = b.scenes.current  # type: ignore[assignment]
+    assert isinstance(scene, OnlineScene)
+    click(b, scene.widgets["server"], frames=1)
+    type_text(b, server.url)
+    click(b, scene.widgets["challenges.look"])
+    steps([a, b], lambda: "challenges.0" in b.scenes.current.widgets)  # type: ignore[union-attr]
+    offered = b.scenes.current.widgets["challenges.0"]  # type: ignore[union-attr]
+    assert offered.text.startswith("Alice 3+2 (you: "), offered.text

@@ -29,6 +29,11 @@ class Challenge:
     free: str
     """The colour the one who accepts plays: 'white' or 'red'."""
     code: str
+    clock: str = ""
+    """Its time control as the lobby gives it ('180+2': seconds + seconds a move; '': none)."""
+
+
+_CLOCK = re.compile(r"\d{1,5}(\.\d{1,3})?\+\d{1,3}(\.\d{1,3})?")
 
 
 def challenges_of(doc: object) -> list[Challenge]:
@@ -41,7 +46,9 @@ def challenges_of(doc: object) -> list[Challenge]:
         name, free, code = c.get("name"), c.get("free"), c.get("code")
         if isinstance(name, str) and 0 < len(name) <= 40 and name.isprintable() and \
                 free in ("white", "red") and isinstance(code, str) and _CODE.fullmatch(code):
-            found.append(Challenge(name, free, code))
+            clock = c.get("clock")
+            found.append(Challenge(name, free, code, clock if isinstance(clock, str)
+                                   and _CLOCK.fullmatch(clock) else ""))
     return found[:SHOWN]
 
 

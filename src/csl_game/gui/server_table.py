@@ -35,6 +35,7 @@ from csl_game.engine import (
     explain,
 )
 from csl_game.errors import InvalidMoveError, ProtocolError
+from csl_game.gui.game_clocks import clock_text
 from csl_game.gui.keys import SERVER_KEYS
 from csl_game.gui.online_table import Action, Happening, Notice, Table, settings_text
 from csl_game.model.board import Board, PColor, PShape
@@ -458,4 +459,4 @@ _ACCEPT = {what: f"{SERVER_KEYS.names(what)} (Accept {what})" for what in OFFERS
 def _clock_text(clock: tuple[int, int] | None) -> str:
     if clock is None:
         return "no clock"
-    return f"each side's clock {clock[0] / 1000:g} s"
+    return f"{clock_text(max(clock))} on each clock"  # the side to move's is running

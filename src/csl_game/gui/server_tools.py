@@ -19,15 +19,16 @@ import pygame
 from pygame import Rect
 from pygame_gui.elements import UIButton
 
-from csl_game.engine import MatchResult
+from csl_game.engine import ForfeitReason, MatchResult
 from csl_game.gui.context import GuiContext
 from csl_game.gui.keys import SERVER_KEYS
 from csl_game.gui.layout import toolbar_height
 from csl_game.gui.sound import Effect
 from csl_game.gui.widgets import Metrics, WidgetLayer, button
-from csl_game.model.board import PColor
+from csl_game.model.board import Board, PColor, Winner
+from csl_game.services import narration
 
-__all__ = ["ServerSide", "ServerTools", "TOOL_NAMES"]
+__all__ = ["ServerSide", "ServerTools", "TOOL_NAMES", "server_why"]
 
 TOOL_NAMES = ("draw", "takeback", "resign", "claim", "rematch")
 """The tools, in their order on the bar (and their actions in SERVER_KEYS)."""
@@ -73,6 +74,10 @@ class ServerSide(Protocol):
 
 Look = tuple[str, str, str, bool]
 """A button as shown: (tool, label, style, enabled)."""
+_SHORT = {"Accept draw": "Accept", "Accept takeback": "Accept", "Accept rematch": "Accept",
+          "Draw offered": "Offered", "Takeback asked": "Asked", "Rematch asked": "Asked",
+          "Offer draw": "Draw", "Claim the win": "Claim"}
+"""Shorter labels, for a narrow bar (the panel and the log say what is offered)."""
 
 
 class ServerTools:
@@ -142,15 +147,16 @@ class ServerTools:
         """`looks` side by side across `rect`, each label with its key where there is room."""
         gap = max(4, m.gap // 2)
         width = (rect.w - gap * (len(looks) - 1)) // len(looks)
-        probe = button(Rect(0, 0, width, rect.h), "", root, "#tool")
-        font = probe.font
-        probe.kill()
         for i, (name, label, style, enabled) in enumerate(looks):
             keys = SERVER_KEYS.names(name)
-            full = f"{label} ({keys.split(',')[0].split(' or ')[0]})"
-            fits = font is None or font.size(full)[0] + m.gap + 6 <= width
-            widget = button(Rect(rect.x + i * (width + gap), rect.y, width, rect.h),
-                            full if fits else label, root, style)
+            widget = button(Rect(rect.x + i * (width + gap), rect.y, width, rect.h), "", root,
+                            style)
+            font, room = widget.font, width - m.gap - 6
+            short = label if label.startswith("Claim in") else _SHORT.get(label, label)
+            shown = next((text for text in (f"{label} ({keys.split(',')[0].split(' or ')[0]})",
+                                            label, short)
+                          if font is None or font.size(text)[0] <= room), short)
+            widget.set_text(shown)
             widget.set_tooltip(f"{label}: {keys}")
             if not enabled:
                 widget.disable()
@@ -212,6 +218,29 @@ class ServerTools:
             return ("A rated game takes no move back" if t.rated
                     else "You have no move to take back yet")
         return "A draw cannot be offered now"
+
+
+def server_why(result: MatchResult, board: Board, you: PColor | None, name: str) -> str | None:
+    """Why a server game ended, where the words of a match do not fit (None:
+    they do): a draw agreed, a flag on the people's clocks, a win claimed over
+    a player who left (`name`: the loser's name)."""
+    if result.winner is Winner.DRAW and result.forfeit is None \
+            and board.check_winner() is Winner.NONE:
+        return "The players agreed a draw"
+    if result.forfeit is ForfeitReason.DISCONNECTED and "claimed the win" in result.detail:
+        loser = result.winner.color.other if result.winner.color is not None else None
+        if loser is not None and loser is not you:
+            return f"{narration.who(loser, name)} left the game, and you claimed the win"
+        return None
+    if result.forfeit is not ForfeitReason.TIMEOUT:
+        return None
+    if result.winner is Winner.DRAW:  # the flag of a side whose opponent could no longer win
+        return result.detail[:1].upper() + result.detail[1:]
+    loser = result.winner.color.other if result.winner.color is not None else None
+    if loser is None:
+        return None
+    whose = "Your" if loser is you else f"{narration.who(loser, name)}'s"
+    return f"{whose} clock ran out"
 
 
 def _other(color: PColor | None) -> PColor:

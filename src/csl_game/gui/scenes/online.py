@@ -68,7 +68,7 @@ _NOTES = {
     "join": "Type the address (HOST:PORT) and the code your friend's window shows.",
     "watch": "Follow a hosted game, read-only: the host's address is enough.",
     "server": "A game server (csl-game server): with a friend's join code, take that game's "
-              "seat; without one, your challenge (with its clock) waits in the server's lobby.",
+              "seat; without one, your challenge waits in the server's lobby.",
 }
 
 
@@ -174,8 +174,8 @@ class OnlineScene(PickerScene):
             items = [("challenges.look", "Look" if self.lobby.challenges is None else "Again",
                       False, lambda _e: self._look())]
             for i, c in enumerate(self.lobby.challenges or []):
-                items.append((f"challenges.{i}", f"{c.name} (you: {c.free})", False,
-                              self._accept(c.code)))
+                items.append((f"challenges.{i}", f"{c.name} {_clock_shown(c.clock)} "
+                              f"(you: {c.free})", False, self._accept(c.code)))
             return self._options(rect, m, root, items)
         if key == "colour":
             return self._options(rect, m, root, [
@@ -402,6 +402,15 @@ def _time_control(text: str) -> TimeControl | None:
         return TimeControl.from_doc({"base": base, "increment": float(found[3])})
     except ProtocolError as e:
         raise ValueError(f"Clock: {e}") from None
+
+
+def _clock_shown(tc: str) -> str:
+    """A lobby's time control ('180+2', seconds) as typed here and on lichess: '3+2'
+    (a base of seconds not whole minutes: '30s+0'); '' is 'no clock'."""
+    if not tc:
+        return "no clock"
+    base, inc = (float(part) for part in tc.split("+"))
+    return (f"{base / 60:g}" if base % 60 == 0 else f"{base:g}s") + f"+{inc:g}"
 
 
 def _escape(text: str) -> str:

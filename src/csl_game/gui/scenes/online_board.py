@@ -18,15 +18,14 @@ result, with Home; a rematch starts the next game on the same board.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 
 import pygame
-import pygame_gui
 
 from csl_game.engine import (
     BoardUpdated,
     InvalidPlay,
     MatchOver,
+    MatchResult,
     MatchStarted,
     MovePerformed,
     NextTurn,
@@ -36,18 +35,18 @@ from csl_game.gui.board_input import BoardInput, how_to_play
 from csl_game.gui.board_view import BoardView, Pointer
 from csl_game.gui.context import GuiContext
 from csl_game.gui.controls import HumanControls
-from csl_game.gui.focus import KeyFocus
 from csl_game.gui.game_clocks import draw_clock
 from csl_game.gui.keys import GLOBAL_KEYS, MATCH_KEYS, SERVER_KEYS, KeyTable
 from csl_game.gui.layout import DROP_HEIGHT, BoardLayout, compute_layout
+from csl_game.gui.notice_buttons import NoticeButtons
 from csl_game.gui.online_table import Action, Happening, Notice, Table
 from csl_game.gui.panels import LogView, PanelState, PlayerPanel, placed_text
 from csl_game.gui.scene import Scene
 from csl_game.gui.scenes.match_tools import RESIGN_CONFIRM_S
-from csl_game.gui.server_tools import ServerSide, ServerTools
+from csl_game.gui.server_tools import ServerSide, ServerTools, server_why
 from csl_game.gui.sound import Effect
 from csl_game.gui.style import TextRole, palette
-from csl_game.gui.widgets import Metrics, WidgetLayer, button
+from csl_game.gui.widgets import Metrics
 from csl_game.model.board import PColor, Pos, PShape, Winner
 from csl_game.services import narration as messages
 from csl_game.services.replay import Replay
@@ -63,57 +62,9 @@ NOT_ONLINE = {
 }
 """What the keys of a match's tools say on an online game's board, which has none of them."""
 _NO_TAKE_BACK = "An online game cannot take back a move."
-_SERVER_TOOLS = (f"{SERVER_KEYS.names('draw')} offers a draw, {SERVER_KEYS.names('takeback')} "
-                 f"asks to take back a move, {SERVER_KEYS.names('resign')} resigns; after the "
-                 f"game {SERVER_KEYS.names('rematch')} asks for a rematch (the buttons above "
-                 "the log too).")
-
-
-class NoticeButtons:
-    """A row of buttons at the bottom of the banner over the board."""
-
-    def __init__(self, ui: pygame_gui.UIManager, act: Callable[[Action], None]) -> None:
-        self.layer = WidgetLayer(ui)
-        self.act = act
-        self.buttons: dict[Action, pygame_gui.elements.UIButton] = {}
-        self.focus = KeyFocus(ui, self.layer, lambda: [(a.name, b) for a, b in
-                                                       self.buttons.items()])
-        self.shown_for: tuple[object, ...] | None = None
-
-    def room(self, m: Metrics, actions: tuple[Action, ...]) -> tuple[int, int]:
-        if not actions:
-            return (0, 0)
-        width = len(actions) * _button_width(m) + (len(actions) - 1) * m.gap
-        return (width + 4 * m.gap, m.row + 6 + m.gap)
-
-    def show(self, m: Metrics, actions: tuple[Action, ...], box: pygame.Rect) -> None:
-        """The buttons of `actions`, side by side at the bottom of `box`."""
-        root = self.layer.open(m.size)
-        self.buttons = {}
-        w = _button_width(m)
-        total = len(actions) * w + (len(actions) - 1) * m.gap
-        x, y = box.centerx - total // 2, box.bottom - m.gap - (m.row + 6)
-        for i, action in enumerate(actions):
-            rect = pygame.Rect(x + i * (w + m.gap), y, w, m.row + 6)
-            style = "#primary" if i == 0 else "#button"
-            self.buttons[action] = self.layer.on(button(rect, action.value, root, style),
-                                                 self._handler(action))
-        if actions and (self.focus.key is None or self.focus.key not in
-                        [a.name for a in actions]):
-            self.focus.set(actions[0].name)
-
-    def _handler(self, action: Action) -> Callable[[pygame.event.Event], None]:
-        return lambda _event: self.act(action)
-
-    def close(self) -> None:
-        self.layer.close()
-        self.buttons = {}
-        self.shown_for = None
-
-    def handle_event(self, event: pygame.event.Event) -> bool:
-        if not self.buttons:
-            return False
-        return self.layer.dispatch(event) or self.focus.handle_key(event)
+_SERVER_TOOLS = "; ".join(f"{SERVER_KEYS.names(action)}: {does}" for action, does in (
+    ("draw", "offer a draw"), ("takeback", "take back"), ("resign", "resign"),
+    ("rematch", "a rematch, after the game"))) + " (or the buttons above the log)."
 
 
 class OnlineBoardScene(Scene):
@@ -314,12 +265,19 @@ class OnlineBoardScene(Scene):
                 if result.solution:
                     self.visual.show_win(result.solution)
                 board = self.table.board
-                self.banner = (messages.result_title(result, self.you),
-                               messages.explain_result(result, board, self.you))
+                self.banner = (messages.result_title(result, self.you), self._why(result))
                 self.ctx.log.add(self.banner[1])
                 self.ctx.log.add(messages.game_over(result))
                 self.ctx.sound.play(Effect.DRAW if result.winner is Winner.DRAW else Effect.WIN)
                 self.ctx.nav.set_title(f"Online \u00b7 {self.banner[0]}")
+
+    def _why(self, result: MatchResult) -> str:
+        """Why the game ended, in the words of a match, or of a server's game."""
+        board = self.table.board
+        loser = result.winner.color.other if result.winner.color is not None else None
+        said = None if self.server is None else server_why(
+            result, board, self.you, self.table.name(loser) if loser is not None else "")
+        return said or messages.explain_result(result, board, self.you)
 
     def _title(self, color: PColor, name: str, human: bool) -> None:
         if human and self.you is color:
@@ -452,7 +410,8 @@ class OnlineBoardScene(Scene):
             selected=controls.selected[color] if human and color is table.local else None,
             to_play=to_play, input_enabled=enabled,
             thinking=to_play and not human and table.notice is None, status=status,
-            emphasis=status in ("Your turn", "Winner!") or status in _ASKED,
+            emphasis=status in ("Your turn", "Winner!") or status in _ASKED
+            or status.startswith("Left: "),
             hover=self.input.hover if enabled else None, kind=table.kind(color))
 
     def _status(self, color: PColor, to_play: bool, human: bool) -> str:
@@ -476,12 +435,8 @@ class OnlineBoardScene(Scene):
 
 
 _ASKS = {"draw": ("Offers a draw", "Draw offered"),
-         "takeback": ("Asks a takeback", "Takeback asked"),
-         "rematch": ("Wants a rematch", "Rematch asked")}
-"""A panel's status while its side offers something: (the opponent's, this window's)."""
+         "takeback": ("Asks takeback", "Takeback sent"),
+         "rematch": ("Asks rematch", "Rematch sent")}
+"""A panel's status while its side offers something: (the opponent's, this window's),
+short enough to leave the clock its room on the narrowest panel."""
 _ASKED = {theirs for theirs, _ in _ASKS.values()}
-
-
-def _button_width(m: Metrics) -> int:
-    """Wide enough for "Claim the game" in the primary style's bold text."""
-    return m.button_w + round(64 * m.scale)
