@@ -164,7 +164,9 @@ class ServerTable(Table):
     @property
     def running(self) -> PColor | None:
         """The side whose clock runs now (None: no clock runs)."""
-        return self.board.turn if self.clock is not None and self.playing else None
+        game = self.game
+        return game.board.turn if game is not None and self.clock is not None \
+            and self.playing else None
 
     def clock_ms(self, color: PColor) -> int | None:
         """`color`'s milliseconds left now (None: a game without clocks)."""
