@@ -5,6 +5,7 @@ table is reached and worked by the keys its hint names."""
 from __future__ import annotations
 
 import io
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -85,6 +86,52 @@ def test_the_screen_between_matches_is_drawn_anew_with_each_result_off_screen() 
         assert drawn_counts[-1] == session.total_matches - 1 and len(drawn_counts) > 2
     finally:
         app.close()
+
+
+class _Watched(App):
+    """The window, noting each frame in which results came: whether it was
+    drawn, and whether the window was resting (frames not drawn) before it."""
+
+    def __init__(self, options: PlayOptions) -> None:
+        super().__init__(options, out=io.StringIO())
+        self.result_frames: list[tuple[int, bool, bool]] = []
+        """(results so far, drawn, rested before) for each frame in which some came."""
+        self._rested = False
+
+    def step(self, dt: float | None = None) -> bool:
+        session = self.flow.session if self.flow is not None else None
+        before = len(session.records) if session is not None else 0
+        running = super().step(dt)
+        if session is not None and len(session.records) != before:
+            self.result_frames.append((len(session.records), not self.idle, self._rested))
+            self._rested = False
+            if len(session.records) == session.total_matches - 1:
+                self.quit()  # all but the match on screen, which waits for Start
+        elif self.idle:
+            self._rested = True
+        return running
+
+
+def test_the_window_loop_redraws_each_result_with_no_input() -> None:
+    """The window's own loop (App.run, which sleeps in pygame.event.wait while
+    nothing happens) on the first screen of a --workers 2 tournament: each
+    frame in which results came off screen is drawn, those that found the
+    window resting too, and no event comes. Each move takes 40 ms or more and
+    these games fill the board (16 moves), so no match ends within the moment
+    the window stays awake after its start."""
+    app = _Watched(_options(ais=tuple(AIEntry("steady", str(ms)) for ms in (40, 45, 50, 55))))
+    total = app.flow.session.total_matches if app.flow is not None else 0
+    stop = threading.Timer(120, pygame.event.post, (pygame.event.Event(pygame.QUIT),))
+    stop.start()
+    try:
+        app.run()
+    finally:
+        stop.cancel()
+    counts = [count for count, _, _ in app.result_frames]
+    assert counts and counts[-1] == total - 1, f"the matches off screen ended: {counts}"
+    assert all(drawn for _, drawn, _ in app.result_frames), app.result_frames
+    assert any(rested for _, _, rested in app.result_frames), \
+        "some result came while the window rested"
 
 
 @pytest.fixture
