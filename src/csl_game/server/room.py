@@ -13,17 +13,17 @@ seat, reconnect and clock is a plain unit test with a made-up time.
 
 Who is timed: a bot, on the server's wall clock from the moment its turn
 began (the time limit, the engine's margin and a grace for the network). A
-person only by a game's clocks (csl_game.server.clock), if it has them;
-the others' offers (`offer`: a draw, a takeback) and a claim on a leaver
-(`claim`) are the room's too; the server's AI is timed by its own
-runner, whose answer is judged, so waiting for a free thinking slot costs it
-nothing. A player whose connection ended has `reconnect_s` to come back
-before it forfeits (the other side and the watchers are told at once, and
-again when it is back); if both are away when that time is up, the game is
-aborted: nobody wins a game nobody is at. A game whose maker leaves before
-anyone joins is dropped after as long, and its maker may cancel it; a game
-nobody joined never reaches the database (it is stored when its second
-player sits down).
+person only by a game's clocks (csl_game.server.clock), if it has them; the
+server's AI by its own runner, whose answer is judged, so waiting for a free
+thinking slot costs it nothing. People's offers (`offer`: a draw, a
+takeback) and a claim on a player who left (`claim`) come to the room too,
+judged by csl_game.server.offers. A player whose connection ended has
+`reconnect_s` to come back before it forfeits (the other side and the
+watchers are told at once, and again when it is back); if both are away
+when that time is up, the game is aborted: nobody wins a game nobody is at.
+A game whose maker leaves before anyone joins is dropped after as long, and
+its maker may cancel it; a game nobody joined never reaches the database (it
+is stored when its second player sits down).
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ from csl_game.online.protocol import config_from_doc, config_json, result_json
 from csl_game.server.clock import TimeControl
 from csl_game.server.game import Rejected, ServerGame
 from csl_game.server.messages import encode
+from csl_game.server.offers import Offers, away_message, claim_detail
 from csl_game.server.store import (
     Dropped,
     Finished,
@@ -123,7 +124,7 @@ class Room(Generic[P]):
         """The ply the AI was last asked to think at."""
         self.rated = False
         """Rated (Glicko-2) between two accounts: no takebacks, only accounts sit."""
-        self.offers: dict[str, PColor] = {}
+        self.offers = Offers()
         """Who offers a draw, or asks to take its move back, until the next move."""
 
     @classmethod
@@ -250,31 +251,23 @@ class Room(Generic[P]):
 
     def offer(self, peer: P, what: str, now: float) -> RoomStep[P]:
         """`peer` offers a draw, or asks to take back its last move (with the
-        reply to it, if any): the other side's same message accepts; an offer
-        stands until the next move. The other player and the watchers are told.
+        reply to it, if any): the other side's same message accepts; an
+        offer stands until the next move. The other player and the watchers
+        are told (csl_game.server.offers judges).
 
         Raises:
             Rejected: as `move`; or the game is over, the other side is no
                 person, or there is nothing to take back.
         """
         color, g = self._seat_of(peer), self.game
-        if g.result is not None:
-            raise Rejected("the game is over")
-        if not self.seats[color.other].startswith(("web:", "user:")):
-            raise Rejected(f"{g.names[color.other]} is no person: it answers no offer")
-        if what == "takeback" and self.rated:
-            raise Rejected("a rated game takes no move back")
-        if what == "takeback" and self._plies_back(self.offers.get(what, color)) > g.ply:
-            raise Rejected("there is no move of yours to take back")
-        if self.offers.get(what) is not color.other:
-            self.offers[what] = color
+        if not self.offers.say(g, self.seats, self.rated, color, what):
             self._send(self.peers(), encode("offer", game=g.id, what=what,
                                             color=color.name.lower()))
         elif what == "draw":
             g.agree_draw()
             self._finish(now)
         else:
-            g.take_back(self._plies_back(color.other), now)
+            g.take_back(Offers.plies_back(g, color.other), now)
             self.offers.clear()
             self._out.store.append(TakenBack(g.id, g.ply))
             for c in PColor:
@@ -283,10 +276,6 @@ class Room(Generic[P]):
             self._send(tuple(self.watchers), self.state(None, now))
         return self._take()
 
-    def _plies_back(self, asker: PColor) -> int:
-        """The moves a takeback `asker` asked for undoes: its last one and the reply."""
-        return 2 if self.game.to_move is asker else 1
-
     def claim(self, peer: P, now: float) -> RoomStep[P]:
         """`peer` claims the win: its opponent left `claim_s` ago or more.
 
@@ -294,15 +283,8 @@ class Room(Generic[P]):
             Rejected: as `move`; or the opponent is here, or left too recently.
         """
         color, g = self._seat_of(peer), self.game
-        since, other = self.gone[color.other], color.other
-        if g.result is not None:
-            raise Rejected("the game is over")
-        if since is None or now - since < self.claim_s:
-            wait = "is here" if since is None else \
-                f"may come back for {since + self.claim_s - now:.0f} s more"
-            raise Rejected(f"{g.names[other]} {wait}: there is no win to claim yet")
-        g.forfeit(other, ForfeitReason.DISCONNECTED, f"{g.names[other]} left; "
-                  f"{g.names[color]} claimed the win after {now - since:.0f} s")
+        detail = claim_detail(g, color, self.gone[color.other], self.claim_s, now)
+        g.forfeit(color.other, ForfeitReason.DISCONNECTED, detail)
         self._finish(now)
         return self._take()
 
@@ -411,14 +393,8 @@ class Room(Generic[P]):
         return min(times) if times else None
 
     def _away(self, color: PColor, now: float) -> str:
-        """`away`: `color`'s player left (the seconds it has to come back) or,
-        with None, is back."""
-        since = self.gone[color]
-        if since is None:
-            return encode("away", game=self.id, color=color.name.lower(), seconds=None)
-        return encode("away", game=self.id, color=color.name.lower(),
-                      seconds=round(max(0.0, since + self.reconnect_s - now), 1),
-                      claim=round(max(0.0, since + self.claim_s - now), 1))
+        return away_message(self.id, color, self.gone[color], self.reconnect_s, self.claim_s,
+                            now)
 
     def _send(self, peers: tuple[P, ...], text: str) -> None:
         if peers:

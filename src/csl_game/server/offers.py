@@ -1,0 +1,94 @@
+"""What the players of a game between people say besides their moves, without I/O:
+a draw offered, a takeback asked, each accepted by the other side's same word,
+and a win claimed over a player who left.
+
+`Offers` holds the offers standing in one room's game (an offer stands until
+the next move or a takeback) and judges each word of its players; the room (csl_game.server.room) tells and stores what
+comes of it. `claim_detail` judges a claim on a player who left, whom
+`away_message` counts down.
+"""
+
+from __future__ import annotations
+
+from csl_game.model.board import PColor
+from csl_game.server.game import Rejected, ServerGame
+from csl_game.server.messages import encode
+
+__all__ = ["Offers", "OFFERED", "claim_detail", "away_message"]
+
+OFFERED = {"draw": "a draw", "takeback": "to take back a move", "rematch": "a rematch"}
+"""What each offer asks for, in words."""
+
+
+class Offers:
+    """The offers standing in one game, by what is offered: who offers it."""
+
+    def __init__(self) -> None:
+        self.standing: dict[str, PColor] = {}
+
+    def clear(self) -> None:
+        """A move was played or taken back: no offer stands any more."""
+        self.standing.clear()
+
+    def say(self, game: ServerGame, seats: list[str], rated: bool, color: PColor,
+            what: str) -> bool:
+        """`color` offers `what` ('draw' or 'takeback'), or accepts the other's
+        (True: the draw is agreed, or the moves go back; False: the offer stands,
+        as it may already have).
+
+        Raises:
+            Rejected: the game is over, the other side is no person, a rated
+                game's takeback, or there is nothing to take back.
+        """
+        self._check_open(game)
+        if not seats[color.other].startswith(("web:", "user:")):
+            raise Rejected(f"{game.names[color.other]} is no person: it answers no offer")
+        if what == "takeback" and rated:
+            raise Rejected("a rated game takes no move back")
+        if what == "takeback" and self.plies_back(game, self.standing.get(what, color)) \
+                > game.ply:
+            raise Rejected("there is no move of yours to take back")
+        if self.standing.get(what) is color.other:
+            return True
+        self.standing[what] = color
+        return False
+
+    @staticmethod
+    def plies_back(game: ServerGame, asker: PColor) -> int:
+        """The moves a takeback `asker` asked for undoes: its last one and the reply."""
+        return 2 if game.to_move is asker else 1
+
+    @staticmethod
+    def _check_open(game: ServerGame) -> None:
+        if game.result is not None:
+            raise Rejected("the game is over")
+
+
+def claim_detail(game: ServerGame, color: PColor, since: float | None, claim_s: float,
+                 now: float) -> str:
+    """Why `color` wins by its claim: its opponent left at `since` (None: it is
+    here), `claim_s` or more before `now`.
+
+    Raises:
+        Rejected: the game is over, or the opponent is here or left too recently.
+    """
+    other = color.other
+    if game.result is not None:
+        raise Rejected("the game is over")
+    if since is None or now - since < claim_s:
+        wait = "is here" if since is None else \
+            f"may come back for {since + claim_s - now:.0f} s more"
+        raise Rejected(f"{game.names[other]} {wait}: there is no win to claim yet")
+    return f"{game.names[other]} left; {game.names[color]} claimed the win after " \
+        f"{now - since:.0f} s"
+
+
+def away_message(game: str, color: PColor, since: float | None, reconnect_s: float,
+                 claim_s: float, now: float) -> str:
+    """`away`: `color`'s player left at `since` (the seconds it has to come
+    back, and before the other may claim the win) or, with None, is back."""
+    if since is None:
+        return encode("away", game=game, color=color.name.lower(), seconds=None)
+    return encode("away", game=game, color=color.name.lower(),
+                  seconds=round(max(0.0, since + reconnect_s - now), 1),
+                  claim=round(max(0.0, since + claim_s - now), 1))
