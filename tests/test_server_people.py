@@ -101,6 +101,33 @@ def test_offers_and_claims_reach_the_room_through_the_hub() -> None:
     assert docs[-1]["type"] == "result" and docs[-1]["result"]["winner"] == "draw"
 
 
+def test_a_draw_and_a_rematch_are_declined_through_the_hub() -> None:
+    """Bob declines Ann's draw and, after the game, her rematch: she is told
+    each time; nothing is agreed, and his own ask afterwards is only an ask."""
+    async def go() -> None:
+        hub, ann, bob = await _ann_and_bob()
+        made = await say(hub, ann, type="create", opponent="friend", color="white")
+        game = made["game"]
+        await say(hub, bob, type="join", code=made["code"])
+        await say(hub, ann, type="draw", game=game)
+        no_draw = await say(hub, bob, type="draw", game=game, decline=True)
+        assert no_draw == {"type": "declined", "game": game, "what": "draw", "color": "red"}
+        assert sent(ann).docs()[-1] == no_draw and hub.games[game].game.result is None
+        again = await say(hub, bob, type="draw", game=game, decline=True)
+        assert again["type"] == "error" and "nothing to decline" in again["message"]
+        await say(hub, ann, type="resign", game=game)
+        await say(hub, ann, type="rematch", game=game)
+        no_rematch = await say(hub, bob, type="rematch", game=game, decline=True)
+        assert no_rematch == {"type": "declined", "game": game, "what": "rematch",
+                              "color": "red"}
+        assert sent(ann).docs()[-1] == no_rematch
+        asked = await say(hub, bob, type="rematch", game=game)  # his own ask, not a yes
+        assert asked == {"type": "offer", "game": game, "what": "rematch", "color": "red"}
+        assert not hub.games  # no rematch was made
+        await hub.close()
+    asyncio.run(go())
+
+
 def test_a_finished_game_is_pgn_as_the_report_writes_it(tmp_path: Any) -> None:
     """GET /api/games/ID.pgn's text: the report's PGN of the stored result,
     with the people's time control and the day it ended."""

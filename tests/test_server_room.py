@@ -313,3 +313,93 @@ def test_a_watcher_who_takes_the_free_seat_is_told_the_game_as_its_player_only()
     step = r.sit("bob", BOB, "Bob", 2.0)
     assert [doc["color"] for kind, doc in told(step, "bob")] == ["red"]
     assert "bob" not in r.watchers and r.game.names == ["Ann", "Bob"]
+
+
+# ------------------------------------------------------------------ declining (issue 41)
+def people_game() -> Room[str]:
+    """Ann (White) and Bob (Red), two people; Eve watches."""
+    r = friend_game()
+    r.move("ann", 0, 3, R, 1.0)
+    r.move("bob", 1, 3, S, 2.0)
+    return r
+
+
+@pytest.mark.parametrize("what", ["draw", "takeback"])
+def test_an_offer_declined_stands_no_more_and_the_offerer_is_told(what: str) -> None:
+    r = people_game()
+    r.offer("ann", what, 3.0)
+    declined = r.decline("bob", what, 4.0)
+    for peer in ("ann", "bob", "eve"):  # the offerer first of all, and the watchers
+        assert told(declined, peer) == [("declined", {"game": "game00000001", "what": what,
+                                                      "color": "red"})]
+    assert declined.store == [] and not declined.done
+    assert r.offers.standing == {}
+    again = r.offer("bob", what, 5.0)  # Bob's word is his own offer now, no acceptance
+    assert kinds(again, "ann") == ["offer"] and r.game.result is None and r.game.ply == 2
+    r.decline("ann", what, 5.5)
+    with pytest.raises(Rejected, match="nothing to decline"):
+        r.decline("ann", what, 5.6)  # declined once, it is gone
+    r.offer("ann", what, 6.0)  # Ann asks anew, and this time Bob accepts
+    r.offer("bob", what, 7.0)
+    assert (r.game.result is not None) if what == "draw" else r.game.ply == 0
+
+
+def test_only_the_other_sides_offer_is_declined_and_only_by_a_player() -> None:
+    r = people_game()
+    with pytest.raises(Rejected, match="Bob does not ask for a draw"):
+        r.decline("ann", "draw", 3.0)  # nothing offered
+    r.offer("ann", "draw", 3.0)
+    with pytest.raises(Rejected, match="Bob does not ask for a draw"):
+        r.decline("ann", "draw", 3.5)  # her own offer is no offer to her
+    with pytest.raises(Rejected, match="Ann does not ask to take back a move"):
+        r.decline("bob", "takeback", 3.5)  # a draw offered, no takeback
+    with pytest.raises(Rejected, match="no side"):
+        r.decline("eve", "draw", 3.5)  # a watcher declines nothing
+    assert r.offers.standing == {"draw": W}
+    r.move("ann", 2, 2, R, 4.0)  # an offer lapses with the next move: nothing to decline
+    with pytest.raises(Rejected, match="nothing to decline"):
+        r.decline("bob", "draw", 5.0)
+    r.offer("bob", "draw", 5.0)
+    r.forfeit("ann", None, "", 6.0)
+    with pytest.raises(Rejected, match="over"):
+        r.decline("ann", "draw", 7.0)
+
+
+def test_a_rematch_asked_is_declined_and_may_be_asked_again() -> None:
+    from csl_game.server.rematch import Rematches
+
+    desk: Rematches[str] = Rematches(keep_s=600)
+    r = people_game()
+    r.forfeit("bob", None, "", 3.0)
+    desk.ended(r, 3.0)
+    with pytest.raises(Rejected, match="Ann did not ask for a rematch"):
+        desk.decline("game00000001", BOB, "bob", 4.0)
+    desk.ask("game00000001", ANN, "ann", 4.0)
+    with pytest.raises(Rejected, match="no side"):
+        desk.decline("game00000001", "web:eve", "eve", 4.5)
+    ended, color = desk.decline("game00000001", BOB, "bob", 5.0)
+    assert color is RED and ended.asked == set() and ended.players == ["ann", "bob"]
+    _, _, agreed = desk.ask("game00000001", BOB, "bob", 6.0)  # his ask: no acceptance now
+    assert not agreed
+    _, _, agreed = desk.ask("game00000001", ANN, "ann", 7.0)
+    assert agreed
+
+
+def test_a_decline_is_a_message_of_the_protocol() -> None:
+    from csl_game.errors import ProtocolError
+    from csl_game.server.messages import Offer, decode_event, decode_request
+
+    for what in ("draw", "takeback", "rematch"):
+        said = decode_request(f'{{"type": "{what}", "game": "game00000001", "decline": true}}')
+        assert said == Offer(what, "game00000001", decline=True)
+        plain = decode_request(f'{{"type": "{what}", "game": "game00000001"}}')
+        assert plain == Offer(what, "game00000001") and not plain.decline
+    with pytest.raises(ProtocolError, match="'decline' must be true or false"):
+        decode_request('{"type": "draw", "game": "game00000001", "decline": "yes"}')
+    with pytest.raises(ProtocolError):
+        decode_request('{"type": "claim", "game": "game00000001", "decline": true}')
+    assert decode_event('{"type": "declined", "game": "game00000001", "what": "draw", '
+                        '"color": "red"}')[0] == "declined"
+    with pytest.raises(ProtocolError):
+        decode_event('{"type": "declined", "game": "game00000001", "what": "tea", '
+                     '"color": "red"}')

@@ -449,8 +449,8 @@ def _request_text(request: Request) -> str:
             return encode(type(request).__name__.lower(), game=game)
         case Join(code):
             return encode("join", code=code)
-        case Offer(what, game):
-            return encode(what, game=game)
+        case Offer(what, game, decline):
+            return encode(what, game=game, **({"decline": True} if decline else {}))
         case Claim(game):
             return encode("claim", game=game)
     raise ValueError(f"{request!r} is no game's message")

@@ -348,10 +348,11 @@ class Hub:
                 room = self._room(request.game)
                 self._apply(room, room.cancel(client, client.identity, now))
             case Offer(what="rematch"):
-                await self._rematch(client, request.game, now)
+                await self._rematch(client, request, now)
             case Offer():
                 room = self._room(request.game)
-                self._apply(room, room.offer(client, request.what, now))
+                said = room.decline if request.decline else room.offer
+                self._apply(room, said(client, request.what, now))
             case Claim():
                 room = self._room(request.game)
                 self._apply(room, room.claim(client, now))
@@ -409,11 +410,8 @@ class Hub:
                                    time.time(), self.options.claim_s))
 
     def _create(self, client: Client, request: Create) -> tuple[Room[Client], PColor]:
-        waiting = sum(1 for game_id in self.seated.get(client.identity, ())
-                      if game_id in self.games and not self.games[game_id].started)
-        check_create(request, client, waiting, self._waiting_from(client.address)
-                     if request.opponent in ("friend", "open") else 0, len(self.games),
-                     self.options)
+        check_create(request, client, self.games, self.seated.get(client.identity, ()),
+                     self._made_by, self.options)
         color = request.color if request.color is not None else random.choice(list(PColor))
         seats, names = ["", ""], ["", ""]
         seats[color], names[color] = client.identity, client.name
@@ -442,29 +440,27 @@ class Hub:
                            "try again soon")
         return bot
 
-    async def _rematch(self, client: Client, game_id: str, now: float) -> None:
-        """`client` asks for a rematch (csl_game.server.rematch): once both did, it is made."""
-        if len(self.games) >= self.options.max_games:
+    async def _rematch(self, client: Client, offer: Offer, now: float) -> None:
+        """`client` asks for a rematch, or declines the other's
+        (csl_game.server.rematch): once both asked, it is made."""
+        agreed = False
+        if offer.decline:
+            ended, color = self.rematches.decline(offer.game, client.identity, client, now)
+        elif len(self.games) >= self.options.max_games:
             raise Rejected("the server holds as many games as it can; try again soon")
-        ended, color, agreed = self.rematches.ask(game_id, client.identity, client, now,
-                                                  self.ai.has_room())
+        else:
+            ended, color, agreed = self.rematches.ask(offer.game, client.identity, client, now,
+                                                      self.ai.has_room())
         here = tuple(p for p in ended.players if p is not None and not p.closed)
         if not agreed:
-            self._deliver(here, encode("offer", game=game_id, what="rematch",
-                                       color=color.name.lower()))
+            self._deliver(here, encode("declined" if offer.decline else "offer",
+                                       game=offer.game, what="rematch", color=color.name.lower()))
             return
         room = self._new_room(ended.kind, *ended.swapped(), ended.control)
         await self._claimed(room)
         self._apply(room, room.open(None, PColor.WHITE, self._clock()))
         for peer in here:
             self._apply(room, room.attach(peer, peer.identity, self._clock()))
-
-    def _waiting_from(self, address: str) -> int:
-        """Games made from `address` still waiting for an opponent."""
-        for game_id in [g for g in self._made_by
-                        if g not in self.games or self.games[g].started]:
-            del self._made_by[game_id]
-        return sum(1 for made in self._made_by.values() if made == address)
 
     def _join(self, client: Client, code: str) -> None:
         if not client.identity or client.bot:

@@ -2,22 +2,33 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
+from typing import Any
+
 from csl_game.server.game import Rejected
 from csl_game.server.messages import Create
+from csl_game.server.room import Room
 from csl_game.server.seats import Client, ServerOptions
 
 __all__ = ["check_create"]
 
 
-def check_create(request: Create, client: Client, waiting: int, from_address: int,
-                 games: int, options: ServerOptions) -> None:
-    """`client` may make the game `request` asks for, with `waiting` games of
-    its own and `from_address` of its address waiting for an opponent, and
-    `games` on the server.
+def check_create(request: Create, client: Client, games: Mapping[str, Room[Any]],
+                 seated: Iterable[str], made_by: dict[str, str],
+                 options: ServerOptions) -> None:
+    """`client`, seated in the games `seated`, may make the game `request`
+    asks for, with `games` on the server and `made_by` the address each
+    game waiting for an opponent was made from (those that began or went
+    are forgotten here).
 
     Raises:
         Rejected: it may not (with why).
     """
+    waiting = sum(1 for game_id in seated if game_id in games and not games[game_id].started)
+    for game_id in [g for g in made_by if g not in games or games[g].started]:
+        del made_by[game_id]
+    from_address = sum(1 for made in made_by.values() if made == client.address) \
+        if request.opponent in ("friend", "open") else 0
     if not client.identity or client.bot:
         raise Rejected("say hello with your name first")
     if waiting >= options.max_waiting:
@@ -25,7 +36,7 @@ def check_create(request: Create, client: Client, waiting: int, from_address: in
     if from_address >= options.max_waiting_per_address:
         raise Rejected(f"your address has {options.max_waiting_per_address} games "
                        "waiting for an opponent already")
-    if games >= options.max_games:
+    if len(games) >= options.max_games:
         raise Rejected("the server holds as many games as it can; try again soon")
     people = request.opponent in ("friend", "open")
     if request.clock is not None and not people:

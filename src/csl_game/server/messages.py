@@ -50,7 +50,8 @@ NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9 _.+-]{0,39}")
 """A player's name: letters, digits, space and ``_.+-``, starting with a letter or digit."""
 OPPONENTS = ("friend", "open", "ai", "bot")
 OFFERS = ("draw", "takeback", "rematch")
-"""What a player offers or accepts: the other side's same message accepts it."""
+"""What a player offers or accepts: the other side's same message accepts it,
+or with `"decline": true` declines it."""
 _SHAPES = {s.name.lower(): s for s in PShape}
 _COLORS: dict[str, PColor | None] = {"white": PColor.WHITE, "red": PColor.RED, "random": None}
 _REASONS = {r.name.lower(): r for r in ForfeitReason}
@@ -142,10 +143,11 @@ class Cancel:
 @dataclass(frozen=True)
 class Offer:
     """Offer a draw, ask to take a move back, or ask for a rematch (the other
-    side's same message accepts it)."""
+    side's same message accepts it; with `decline`, declines it)."""
 
     what: str
     game: str
+    decline: bool = False
 
 
 @dataclass(frozen=True)
@@ -227,11 +229,16 @@ def decode_request(text: str | bytes) -> Request:
         return Forfeit(_id(doc, "game"), int_field(doc, "ply", 0, 40 * 40),
                        choice_field(doc, "reason", _REASONS),
                        text_field(doc, "detail", MAX_DETAIL, lines=True))
-    if kind in ("resign", "cancel", "claim", *OFFERS):
+    if kind in OFFERS:
+        check_keys(doc, ("game",), ("decline",))
+        if not isinstance(doc.get("decline", False), bool):
+            raise ProtocolError("'decline' must be true or false")
+        return Offer(kind, _id(doc, "game"), doc.get("decline") is True)
+    if kind in ("resign", "cancel", "claim"):
         check_keys(doc, ("game",))
         game = _id(doc, "game")
         return Resign(game) if kind == "resign" else Cancel(game) if kind == "cancel" \
-            else Claim(game) if kind == "claim" else Offer(kind, game)
+            else Claim(game)
     raise ProtocolError(f"an unknown message type {str(kind)[:40]!r}")
 
 
@@ -283,6 +290,7 @@ _EVENT_KEYS = {
     "result": (("game", "result"), ("clock",)),
     "away": (("game", "color", "seconds"), ("claim",)),
     "offer": (("game", "what", "color"), ()),
+    "declined": (("game", "what", "color"), ()),
     "aborted": (("game", "reason"), ()),
     "lobby": (("challenges", "games", "ladder"), ()),
     "error": (("message",), ()),
@@ -333,7 +341,7 @@ def decode_event(text: str | bytes, longest: int = 1 << 20) -> tuple[str, dict[s
         for key in ("seconds", "claim"):
             if doc.get(key) is not None:
                 ms_field(doc, key)
-    elif kind == "offer":
+    elif kind in ("offer", "declined"):
         choice_field(doc, "what", {o: o for o in OFFERS}), choice_field(doc, "color", _COLORS)
     elif kind == "aborted":
         text_field(doc, "reason", MAX_DETAIL)

@@ -1,9 +1,10 @@
 """What the players of a game between people say besides their moves, without I/O:
-a draw offered, a takeback asked, each accepted by the other side's same word,
-and a win claimed over a player who left.
+a draw offered, a takeback asked, each accepted by the other side's same word
+or declined by it, and a win claimed over a player who left.
 
 `Offers` holds the offers standing in one room's game (an offer stands until
-the next move or a takeback) and judges each word of its players; the room (csl_game.server.room) tells and stores what
+the next move, a takeback, or the other side declines it) and judges each
+word of its players; the room (csl_game.server.room) tells and stores what
 comes of it. `claim_detail` judges a claim on a player who left, whom
 `away_message` counts down.
 """
@@ -16,8 +17,8 @@ from csl_game.server.messages import encode
 
 __all__ = ["Offers", "OFFERED", "claim_detail", "away_message"]
 
-OFFERED = {"draw": "a draw", "takeback": "to take back a move", "rematch": "a rematch"}
-"""What each offer asks for, in words."""
+OFFERED = {"draw": "for a draw", "takeback": "to take back a move", "rematch": "for a rematch"}
+"""What each offer asks, in words."""
 
 
 class Offers:
@@ -52,6 +53,18 @@ class Offers:
             return True
         self.standing[what] = color
         return False
+
+    def decline(self, game: ServerGame, color: PColor, what: str) -> None:
+        """`color` declines the other side's offer of `what`: it stands no more.
+
+        Raises:
+            Rejected: the game is over, or the other side offers no such thing.
+        """
+        self._check_open(game)
+        if self.standing.get(what) is not color.other:
+            raise Rejected(f"{game.names[color.other]} does not ask {OFFERED[what]}: "
+                           "there is nothing to decline")
+        del self.standing[what]
 
     @staticmethod
     def plies_back(game: ServerGame, asker: PColor) -> int:

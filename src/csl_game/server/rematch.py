@@ -3,8 +3,9 @@
 When a game between people (or a person and the server's AI) ends, its
 seats are kept for `keep_s` (at most `most` games, the oldest forgotten
 first). A player's `rematch` asks for the same game again with the colours
-swapped; the other's accepts it (the AI accepts at once). The hub makes the
-new game and seats both players in it.
+swapped; the other's accepts it (the AI accepts at once), or declines it
+(then either may ask again). The hub makes the new game and seats both
+players in it.
 """
 
 from __future__ import annotations
@@ -73,6 +74,32 @@ class Rematches(Generic[P]):
             Rejected: no such game ended lately, `identity` played no side of
                 it, or it was against the AI and no AI game is free (`ai_free`).
         """
+        found, color = self._found(game, identity, peer, now)
+        found.asked.add(color)
+        agreed = color.other in found.asked or found.seats[color.other].startswith("ai:")
+        if agreed and found.kind == "ai" and not ai_free:
+            raise Rejected("the server's AI players are all busy; ask again soon")
+        if agreed:
+            del self._ended[game]
+        return found, color, agreed
+
+    def decline(self, game: str, identity: str, peer: P, now: float) -> tuple[Ended[P], PColor]:
+        """`peer`, who is `identity`, declines the other side's ask to play
+        `game` again: the game and its colour in it (the ask stands no more;
+        either side may ask again).
+
+        Raises:
+            Rejected: as `ask`, or the other side did not ask.
+        """
+        found, color = self._found(game, identity, peer, now)
+        if color.other not in found.asked:
+            raise Rejected(f"{found.names[color.other]} did not ask for a rematch: there is "
+                           "nothing to decline")
+        found.asked.discard(color.other)
+        return found, color
+
+    def _found(self, game: str, identity: str, peer: P, now: float) -> tuple[Ended[P], PColor]:
+        """`game` as it ended, and the colour `identity` (now at `peer`) played in it."""
         found = self._ended.get(game)
         if found is None or now - found.ended > self.keep_s:
             raise Rejected(f"game {game} did not end in the last {self.keep_s / 60:g} "
@@ -81,10 +108,4 @@ class Rematches(Generic[P]):
             raise Rejected(f"you played no side of game {game}")
         color = PColor(found.seats.index(identity))
         found.players[color] = peer
-        found.asked.add(color)
-        agreed = color.other in found.asked or found.seats[color.other].startswith("ai:")
-        if agreed and found.kind == "ai" and not ai_free:
-            raise Rejected("the server's AI players are all busy; ask again soon")
-        if agreed:
-            del self._ended[game]
-        return found, color, agreed
+        return found, color

@@ -16,9 +16,9 @@ began (the time limit, the engine's margin and a grace for the network). A
 person only by a game's clocks (csl_game.server.clock), if it has them; the
 server's AI by its own runner, whose answer is judged, so waiting for a free
 thinking slot costs it nothing. People's offers (`offer`: a draw, a
-takeback) and a claim on a player who left (`claim`) come to the room too,
-judged by csl_game.server.offers. A player whose connection ended has
-`reconnect_s` to come back before it forfeits (the other side and the
+takeback; `decline`) and a claim on a player who left (`claim`) come to the
+room too, judged by csl_game.server.offers. A player whose connection ended
+has `reconnect_s` to come back before it forfeits (the other side and the
 watchers are told at once, and again when it is back); if both are away
 when that time is up, the game is aborted: nobody wins a game nobody is at.
 A game whose maker leaves before anyone joins is dropped after as long, and
@@ -251,9 +251,9 @@ class Room(Generic[P]):
 
     def offer(self, peer: P, what: str, now: float) -> RoomStep[P]:
         """`peer` offers a draw, or asks to take back its last move (with the
-        reply to it, if any): the other side's same message accepts; an
-        offer stands until the next move. The other player and the watchers
-        are told (csl_game.server.offers judges).
+        reply to it, if any): the other side's same message accepts, its
+        `decline` declines; an offer stands until then or the next move. The
+        other player and the watchers are told (csl_game.server.offers judges).
 
         Raises:
             Rejected: as `move`; or the game is over, the other side is no
@@ -274,6 +274,19 @@ class Room(Generic[P]):
                 self._send(tuple(p for p in (self.players[c],) if p is not None),
                            self.state(c, now))
             self._send(tuple(self.watchers), self.state(None, now))
+        return self._take()
+
+    def decline(self, peer: P, what: str, now: float) -> RoomStep[P]:
+        """`peer` declines the other side's offer of `what`: it stands no more,
+        and the other player (who offered it) and the watchers are told.
+
+        Raises:
+            Rejected: as `move`; or the game is over, or no such offer stands.
+        """
+        color, g = self._seat_of(peer), self.game
+        self.offers.decline(g, color, what)
+        self._send(self.peers(), encode("declined", game=g.id, what=what,
+                                        color=color.name.lower()))
         return self._take()
 
     def claim(self, peer: P, now: float) -> RoomStep[P]:
