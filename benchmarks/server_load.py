@@ -186,11 +186,14 @@ def sample_memory(pids: list[int], peak: list[int], stop: threading.Event) -> No
 
 
 async def clients(games: int, spectators: int, seconds: float, pace: float,
-                  ports: list[int], start: Any, connected: Any) -> Stats:
+                  ports: list[int], start: Any, connected: Any, results: Any,
+                  finish: Any) -> None:
     """One client process's share: connect, say so on `connected`, wait for
-    `start`, play for `seconds`. With several server processes, the players
-    and watchers are dealt out among them in turn: a game's two players are
-    on two processes, and its watchers on all."""
+    `start`, play for `seconds`, put the figures on `results`, and close the
+    connections once `finish` is set (after the server's CPU is read: what
+    the server does when its clients leave is no move's cost). With several
+    server processes, the players and watchers are dealt out among them in
+    turn: a game's two players are on two processes, and its watchers on all."""
     stats = Stats()
     urls = [f"ws://127.0.0.1:{port}/ws" for port in ports]
     conn = aiohttp.TCPConnector(limit=0)
@@ -214,15 +217,17 @@ async def clients(games: int, spectators: int, seconds: float, pace: float,
                                                 by_pair[i], stats, until, pace)
                                       for i in range(games)), return_exceptions=True)
         stats.errors += [f"a pair stalled: {e!r}" for e in done if isinstance(e, BaseException)]
+        results.put(vars(stats))
+        await asyncio.to_thread(finish.wait)
         for t in tasks:
             t.cancel()
-    return stats
 
 
 def _client_process(games: int, spectators: int, seconds: float, pace: float,
-                    ports: list[int], start: Any, connected: Any, results: Any) -> None:
-    stats = asyncio.run(clients(games, spectators, seconds, pace, ports, start, connected))
-    results.put(vars(stats))
+                    ports: list[int], start: Any, connected: Any, results: Any,
+                    finish: Any) -> None:
+    asyncio.run(clients(games, spectators, seconds, pace, ports, start, connected, results,
+                        finish))
 
 
 def run(games: int, spectators: int, seconds: float, pace: float, processes: int,
@@ -233,12 +238,12 @@ def run(games: int, spectators: int, seconds: float, pace: float, processes: int
     peak = [0]
     stop = threading.Event()
     threading.Thread(target=sample_memory, args=(pids, peak, stop), daemon=True).start()
-    start, connected, results = (multiprocessing.Event(), multiprocessing.Queue(),
-                                 multiprocessing.Queue())
+    start, finish = multiprocessing.Event(), multiprocessing.Event()
+    connected, results = multiprocessing.Queue(), multiprocessing.Queue()
     procs = [multiprocessing.Process(target=_client_process, daemon=True, args=(
         games // processes + (i < games % processes),
         spectators // processes + (i < spectators % processes),
-        seconds, pace, ports, start, connected, results)) for i in range(processes)]
+        seconds, pace, ports, start, connected, results, finish)) for i in range(processes)]
     begun = time.monotonic()
     for proc in procs:
         proc.start()
@@ -262,6 +267,7 @@ def run(games: int, spectators: int, seconds: float, pace: float, processes: int
     stats.cpu = sum(_cpu(pid) for pid in pids) - cpu  # type: ignore[attr-defined]
     stats.memory = peak[0]  # type: ignore[attr-defined]
     stop.set()
+    finish.set()
     for proc in procs:
         proc.join(30)
     return stats
