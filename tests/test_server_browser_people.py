@@ -322,3 +322,68 @@ def test_the_one_who_stayed_claims_the_win_when_the_countdown_ends(
         assert alice.eval("document.getElementById('result').textContent") == \
             "White (Alice) won: Red (Bob) left and did not come back"
         assert alice.errors() == []
+
+
+def tab_to(tab: Tab, element: str, most: int = 40) -> None:
+    """Press Tab until the element with id `element` has the focus (as a keyboard user)."""
+    for _ in range(most):
+        if tab.eval(f"document.activeElement.id === {element!r}"):
+            return
+        tab.key("Tab")
+    raise AssertionError(f"Tab never reached #{element}")
+
+
+def test_a_draw_a_takeback_and_a_rematch_are_declined(server: str, chrome: Browser,
+                                                      tmp_path: Path) -> None:
+    """Bob declines, as lichess players do: Alice's draw with the keyboard (Tab
+    to Decline, Space), her takeback with a click, and after the game her
+    rematch; she is told each time, and may ask again."""
+    with ExitStack() as stack:
+        alice_b, bob_b = (stack.enter_context(chrome.person()) for _ in range(2))
+        alice, bob = alice_b.tab(server + "/"), bob_b.tab(server + "/")
+        friend_game(alice, bob, server)
+        alice.click("#draw")
+        bob.wait_for("document.getElementById('draw').textContent === 'Accept the draw' && "
+                     "!document.getElementById('decline-draw').hidden")
+        assert "Alice asks for a draw: accept or decline it." == \
+            bob.eval("document.getElementById('offer').textContent")
+        bob.screenshot(tmp_path / "decline-draw.png")
+        assert bob.axe() == []  # the Decline button beside Accept
+        tab_to(bob, "decline-draw")
+        bob.key(" ")  # Space presses the button the focus is on
+        alice.wait_for("document.body.dataset.declined === 'draw:red'")
+        assert alice.eval("document.getElementById('offer').textContent") == \
+            "Bob declined the draw."
+        assert alice.eval("document.getElementById('draw').textContent") == "Offer a draw"
+        bob.wait_for("document.getElementById('decline-draw').hidden && "
+                     "document.getElementById('draw').textContent === 'Offer a draw'")
+        assert bob.eval("document.body.dataset.moves") == "0"  # Space played no move
+
+        alice.key("3")
+        alice.key("Enter")
+        bob.wait_for("document.body.dataset.moves === '1'")
+        alice.click("#takeback")
+        bob.wait_for("!document.getElementById('decline-takeback').hidden")
+        bob.click("#decline-takeback")
+        alice.wait_for("document.body.dataset.declined === 'takeback:red'")
+        assert alice.eval("document.getElementById('offer').textContent") == \
+            "Bob declined the takeback."
+        assert alice.eval("document.body.dataset.moves") == "1"  # nothing went back
+
+        alice.click("#draw")  # the game ends in a draw agreed, for the rematch
+        bob.wait_for("document.getElementById('draw').textContent === 'Accept the draw'")
+        bob.click("#draw")
+        for tab in (alice, bob):
+            tab.wait_for("document.body.dataset.over === '1'")
+        alice.click("#rematch")
+        bob.wait_for("!document.getElementById('decline-rematch').hidden")
+        assert bob.axe() == []
+        bob.click("#decline-rematch")
+        alice.wait_for("document.body.dataset.declined === 'rematch:red'")
+        assert alice.eval("document.getElementById('offer').textContent") == \
+            "Bob declined the rematch."
+        assert alice.eval("document.getElementById('rematch').textContent") == "Rematch"
+        alice.click("#rematch")  # she may ask again
+        bob.wait_for("document.getElementById('rematch').textContent === 'Accept the rematch'")
+        for tab in (alice, bob):
+            assert tab.errors() == []

@@ -194,10 +194,12 @@ def _analysis(doc: dict[str, Any], analysis: dict[str, Any] | None) -> str:
 
 
 _AFTER = ("<div id=\"after\" class=\"buttons\"><button type=\"button\" id=\"rematch\" "
-          "class=\"js-only\" hidden>Rematch</button> <a href=\"/#new\">New game</a> "
+          "class=\"js-only\" hidden>Rematch</button> <button type=\"button\" "
+          "id=\"decline-rematch\" class=\"js-only\" hidden>Decline the rematch</button> "
+          "<a href=\"/#new\">New game</a> "
           "<a href=\"/\">Back to the lobby</a></div>")
-"""What a finished game offers: a rematch (to its players, with the script), a new game,
-the lobby."""
+"""What a finished game offers: a rematch (to its players, with the script; the
+other's asked for is accepted or declined), a new game, the lobby."""
 CLOCKS = ((60, 1, "1+1"), (180, 2, "3+2"), (300, 3, "5+3"), (600, 5, "10+5"),
           (1800, 20, "30+20"))
 """The lobby's time controls: minutes and seconds a move, as lichess writes them."""
@@ -265,7 +267,10 @@ def game_page(doc: dict[str, Any], analysis: dict[str, Any] | None = None) -> st
         "<button type=\"button\" id=\"round\" aria-pressed=\"true\">Round (R)</button> "
         "<button type=\"button\" id=\"square\" aria-pressed=\"false\">Square (S)</button> "
         "<button type=\"button\" id=\"draw\">Offer a draw</button> "
+        "<button type=\"button\" id=\"decline-draw\" hidden>Decline the draw</button> "
         "<button type=\"button\" id=\"takeback\">Take back</button> "
+        "<button type=\"button\" id=\"decline-takeback\" hidden>Decline the takeback"
+        "</button> "
         "<button type=\"button\" id=\"resign\">Resign</button> "
         "<button type=\"button\" id=\"claim\" hidden>Claim the win</button>"
         "<button type=\"button\" id=\"cancel\" hidden>Cancel the challenge</button>"

@@ -232,6 +232,9 @@
     $("takeback").textContent = theirs("takeback") ? "Accept the takeback" : "Take back";
     $("rematch").hidden = !(game.over && game.color && (people || game.kind === "ai"));
     $("rematch").textContent = theirs("rematch") ? "Accept the rematch" : "Rematch";
+    for (const what of ["draw", "takeback", "rematch"]) {  // beside Accept: the other's offer declined
+      $("decline-" + what).hidden = $(what).hidden || !theirs(what);
+    }
     showClocks();
     if (game.step !== null) {
       document.body.dataset.step = String(game.step);
@@ -285,9 +288,19 @@
     game.offers[msg.what] = msg.color;
     const box = $("offer"), who = msg.color === "white" ? game.white : game.red;
     box.textContent = msg.color === game.color ? `You asked for ${OFFERS[msg.what]}; waiting for the answer.`
-      : `${who} asks for ${OFFERS[msg.what]}` + (game.color ? ": its button accepts." : ".");
+      : `${who} asks for ${OFFERS[msg.what]}` + (game.color ? ": accept or decline it." : ".");
     box.hidden = false;
     document.body.dataset.offer = msg.what + ":" + msg.color;
+    delete document.body.dataset.declined;
+  }
+  const DECLINED = {draw: "the draw", takeback: "the takeback", rematch: "the rematch"};
+  function declined(msg) {  // an offer declined stands no more: its offerer and the watchers see who declined
+    delete game.offers[msg.what];
+    const who = msg.color === "white" ? game.white : game.red;
+    $("offer").textContent = (msg.color === game.color ? "You" : who) + ` declined ${DECLINED[msg.what]}.`;
+    $("offer").hidden = false;
+    delete document.body.dataset.offer;
+    document.body.dataset.declined = msg.what + ":" + msg.color;
   }
   function clearOffers() {
     game.offers = {};
@@ -314,6 +327,7 @@
     if (msg.game !== game.id) return;
     if (msg.type === "away") { away(msg); return; }
     if (msg.type === "offer") { offered(msg); draw(); return; }
+    if (msg.type === "declined") { declined(msg); draw(); return; }
     if (msg.type === "aborted") {
       ended();
       $("result").textContent = "No game: " + msg.reason;
@@ -408,8 +422,16 @@
     for (const what of ["draw", "takeback", "rematch", "claim"]) {
       $(what).onclick = () => send({type: what, game: game.id});
     }
+    for (const what of ["draw", "takeback", "rematch"]) {
+      $("decline-" + what).onclick = () => send({type: what, game: game.id, decline: true});
+    }
+    // a button reached with Tab does its own Enter and Space; after a click they play
+    let tabbed = false;
+    document.addEventListener("pointerdown", () => { tabbed = false; }, true);
+    document.addEventListener("keydown", (e) => { if (e.key === "Tab") tabbed = true; }, true);
     document.addEventListener("keydown", (e) => {
       if (!game.settings || e.target.tagName === "INPUT") return;
+      if ((e.key === "Enter" || e.key === " ") && tabbed && e.target.tagName === "BUTTON") return;
       const cols = game.settings.cols;
       if (e.key === "ArrowLeft") game.col = (game.col + cols - 1) % cols;
       else if (e.key === "ArrowRight") game.col = (game.col + 1) % cols;
