@@ -224,3 +224,87 @@ def test_the_lobby_shows_a_challenges_clock(apps: Apps, server: ServerThread) ->
     steps([a, b], lambda: "challenges.0" in b.scenes.current.widgets)  # type: ignore[union-attr]
     offered = b.scenes.current.widgets["challenges.0"]  # type: ignore[union-attr]
     assert offered.text.startswith("Alice 3+2 (you: "), offered.text
+
+
+def tools_of(app: App) -> list[str]:
+    tools = board(app).tools
+    assert tools is not None
+    return [name for name, _, _, _ in tools.looks()]
+
+
+def logged(app: App, words: str) -> bool:
+    return any(words in line for line in app.log.lines)
+
+
+def test_a_draw_a_takeback_and_a_rematch_are_declined(apps: Apps, server: ServerThread,
+                                                      tmp_path: Path) -> None:
+    """Red declines, as lichess players do: White's draw with X, her takeback
+    with a click on Decline, and after the game her rematch; she is told each
+    time, her offer no longer stands, and she may ask again."""
+    white, red = pair(apps, server)
+    who = board(white).table.name(PColor.RED)  # who declines (the colours are drawn)
+    assert "decline" not in tools_of(red)  # nothing offered: nothing to decline
+    key(white, pygame.K_d)
+    steps([white, red], lambda: "decline" in tools_of(red))
+    assert label(red, "decline") == "Decline draw" and tools_of(red)[:2] == ["draw", "decline"]
+    red._draw(board(red), True)  # the whole window, its buttons too, to look at
+    pygame.image.save(red.screen, str(tmp_path / "window-decline.png"))
+    key(red, pygame.K_x)
+    steps([white, red], lambda: logged(white, f"{who} declined the draw"))
+    steps([white, red], lambda: label(white, "draw").startswith("Offer draw")
+          and "decline" not in tools_of(red) and label(red, "draw").startswith("Offer draw"))
+    assert logged(red, "You declined the draw")
+    assert board(red)._panel_state(PColor.WHITE).status != "Offers a draw"
+
+    steps([white, red], lambda: board(white).input_enabled)
+    play_key(white, 3)
+    steps([white, red], lambda: moves_of(red) == 1)
+    click(white, tool(white, "takeback"))
+    steps([white, red], lambda: "decline" in tools_of(red))
+    click(red, tool(red, "decline"))
+    steps([white, red], lambda: logged(white, f"{who} declined the takeback"))
+    assert moves_of(white) == moves_of(red) == 1  # nothing went back
+
+    key(white, pygame.K_r)
+    key(white, pygame.K_r)
+    steps([white, red], lambda: over(white, red))
+    key(white, pygame.K_n)
+    steps([white, red], lambda: label(red, "rematch").startswith("Accept rematch"))
+    assert label(red, "decline") == "Decline rematch"
+    key(red, pygame.K_x)
+    steps([white, red], lambda: logged(white, f"{who} declined the rematch"))
+    steps([white, red], lambda: label(white, "rematch") == "Rematch"
+          and "decline" not in tools_of(red))
+    key(white, pygame.K_n)  # she may ask again; this time Red accepts
+    steps([white, red], lambda: label(red, "rematch").startswith("Accept rematch"))
+    key(red, pygame.K_n)
+    steps([white, red], lambda: board(white).table.local is PColor.RED)
+
+
+def test_f1_names_the_key_that_declines(apps: Apps, server: ServerThread) -> None:
+    from csl_game.gui.scenes.menu import HelpOverlay
+
+    white, _ = pair(apps, server)
+    key(white, pygame.K_F1)
+    overlay = white.overlay
+    assert isinstance(overlay, HelpOverlay)
+    assert "<b>X</b>: decline what the opponent offers or asks" in overlay.html
+
+
+def test_a_draw_this_side_offered_and_saw_declined_is_no_draw_it_agreed() -> None:
+    """A stand-in server that declines Alice's draw, then says a draw was
+    agreed: her offer no longer counts, so the table refuses the draw."""
+    from csl_game.server.messages import encode
+    from test_gui_server_checks import MOVES, agreed_draw, seated
+
+    table, link = seated(MOVES)
+    table.offer("draw")
+    assert link.sent[-1] == {"type": "draw", "game": "game0001"}
+    link.say(encode("offer", game="game0001", what="draw", color="white"))
+    link.say(encode("declined", game="game0001", what="draw", color="red"))
+    assert table.poll() == ["You offer a draw; waiting for Bob's answer", "Bob declined the draw"]
+    assert table.offers == {} and table.can_offer("draw")
+    link.say(agreed_draw(MOVES))
+    table.poll()
+    assert table.result is None
+    assert table.failed is not None and "neither offered nor accepted" in table.failed

@@ -161,6 +161,8 @@ SERVER_KEYS = KeyTable("Playing on a game server", (
             "claim the win when the opponent left and the server's countdown ran out"),
     Binding("rematch", _plain(pygame.K_n), "N",
             "after the game: ask for a rematch (the colours swap), or accept the one asked"),
+    Binding("decline", _plain(pygame.K_x), "X",
+            "decline what the opponent offers or asks: a draw, a takeback, a rematch"),
 ))
 """The keys of a game on a server (Play online, On a server): a match's, and the
 offers the server's protocol has (docs/server.md)."""

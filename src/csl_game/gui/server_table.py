@@ -13,8 +13,9 @@ asked for one, with the colours swapped.
 Between the server's messages the clock of the side to move runs down here
 (`clock_ms`); each `game`, `played` and `result` sets both clocks to what the
 server says. The offers (a draw, a takeback, a rematch) stand as the server
-tells them (`offers`) until the next move; an opponent who left is known with
-its countdown (`away`), and the win may be claimed once the server allows it.
+tells them (`offers`) until the next move or the other side declines them
+(`decline`); an opponent who left is known with its countdown (`away`), and
+the win may be claimed once the server allows it.
 """
 
 from __future__ import annotations
@@ -209,6 +210,17 @@ class ServerTable(Table):
             self._said.add(what)
             self.link.send({"type": what, "game": self.game.state.game})
 
+    def declinable(self) -> tuple[str, ...]:
+        """What the other side offers or asks now that this side may decline."""
+        return tuple(what for what in OFFERS if self.offered_by_them(what)
+                     and (self._result is None) is (what != "rematch") and self._failed is None)
+
+    def decline(self) -> None:
+        """Decline every offer and ask of the other side standing (the server says so to both)."""
+        for what in self.declinable():
+            assert self.game is not None
+            self.link.send({"type": what, "game": self.game.state.game, "decline": True})
+
     def away_left(self) -> tuple[PColor, float, float] | None:
         """The side that left, its seconds to come back, and the seconds before the
         win may be claimed (None: nobody is away, or the game is not being played)."""
@@ -291,6 +303,8 @@ class ServerTable(Table):
             return self._on_result(doc, game)
         if kind == "offer":
             return self._on_offer(doc["what"], _COLORS[doc["color"]])
+        if kind == "declined":
+            return self._on_declined(doc["what"], _COLORS[doc["color"]])
         if kind == "away":
             return self._on_away(doc)
         if kind == "aborted" and self._result is None:
@@ -337,7 +351,18 @@ class ServerTable(Table):
         self.offers[what] = color
         if color is self.local:
             return [f"You offer {_OFFERED[what]}; waiting for {self.name(color.other)}'s answer"]
-        return [f"{self.name(color)} offers {_OFFERED[what]}: {_ACCEPT[what]} accepts it"]
+        return [f"{self.name(color)} offers {_OFFERED[what]}: {_ACCEPT[what]} accepts it, "
+                f"{SERVER_KEYS.names('decline')} (Decline) declines it"]
+
+    def _on_declined(self, what: str, color: PColor) -> list[Happening]:
+        """`color` declined the other side's `what`: it stands no more (and an
+        offer of this side's declined no longer counts as said)."""
+        if self.offers.get(what) is color.other:
+            del self.offers[what]
+        if color is self.local:
+            return [f"You declined {_DECLINED[what]}"]
+        self._said.discard(what)
+        return [f"{self.name(color)} declined {_DECLINED[what]}"]
 
     def _on_away(self, doc: dict[str, Any]) -> list[Happening]:
         color = _COLORS[doc["color"]]
@@ -454,6 +479,7 @@ class ServerTable(Table):
 
 
 _OFFERED = {"draw": "a draw", "takeback": "to take back a move", "rematch": "a rematch"}
+_DECLINED = {"draw": "the draw", "takeback": "the takeback", "rematch": "the rematch"}
 _ACCEPT = {what: f"{SERVER_KEYS.names(what)} (Accept {what})" for what in OFFERS}
 """How the log says an offer is accepted: its keys (gui/keys.py) and its button."""
 

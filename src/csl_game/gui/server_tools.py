@@ -1,13 +1,15 @@
 """What a player can do in a game on a server besides moving: offer or accept a
-draw, ask for or accept a takeback, resign, claim the win over an opponent who
-left, and after the game ask for or accept a rematch.
+draw, ask for or accept a takeback, decline the opponent's offer or ask,
+resign, claim the win over an opponent who left, and after the game ask for
+or accept (or decline) a rematch.
 
 `ServerTools` shows them as a row of buttons above the log, as a match's tools
 (gui/scenes/match_tools.py): each has its key in the window's one table
 (gui/keys.py, SERVER_KEYS), which the buttons name. An offer of the opponent
-turns its button into the one that accepts it (lit); a button for what cannot
-be done now is greyed, and its key says why in the log. The table
-(gui/server_table.py) sends the protocol's messages; nothing here judges.
+turns its button into the one that accepts it (lit), with Decline beside it;
+a button for what cannot be done now is greyed, and its key says why in the
+log. The table (gui/server_table.py) sends the protocol's messages; nothing
+here judges.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from csl_game.services import narration
 
 __all__ = ["ServerSide", "ServerTools", "TOOL_NAMES", "server_why"]
 
-TOOL_NAMES = ("draw", "takeback", "resign", "claim", "rematch")
+TOOL_NAMES = ("draw", "takeback", "decline", "resign", "claim", "rematch")
 """The tools, in their order on the bar (and their actions in SERVER_KEYS)."""
 
 
@@ -55,6 +57,11 @@ class ServerSide(Protocol):
 
     def offer(self, what: str) -> None: ...
 
+    def declinable(self) -> tuple[str, ...]:
+        """What the opponent offers or asks now that may be declined."""
+
+    def decline(self) -> None: ...
+
     @property
     def can_claim(self) -> bool: ...
 
@@ -76,7 +83,8 @@ Look = tuple[str, str, str, bool]
 """A button as shown: (tool, label, style, enabled)."""
 _SHORT = {"Accept draw": "Accept", "Accept takeback": "Accept", "Accept rematch": "Accept",
           "Draw offered": "Offered", "Takeback asked": "Asked", "Rematch asked": "Asked",
-          "Offer draw": "Draw", "Claim the win": "Claim"}
+          "Offer draw": "Draw", "Claim the win": "Claim", "Decline draw": "Decline",
+          "Decline takeback": "Decline", "Decline rematch": "Decline", "Decline both": "Decline"}
 """Shorter labels, for a narrow bar (the panel and the log say what is offered)."""
 
 
@@ -96,19 +104,30 @@ class ServerTools:
         """The buttons the game has now, each with its label, style and state."""
         t = self.table
         if t.result is not None:
-            return (self._offer_look("rematch", "Rematch", "Accept rematch", "Rematch asked"),)
+            return (self._offer_look("rematch", "Rematch", "Accept rematch", "Rematch asked"),
+                    *self._decline_look())
         if not t.playing:
             return ()
         shown = [self._offer_look("draw", "Offer draw", "Accept draw", "Draw offered")]
         if not t.rated:
             shown.append(self._offer_look("takeback", "Take back", "Accept takeback",
                                           "Takeback asked"))
+        beside = max((i + 1 for i, look in enumerate(shown) if look[0] in t.declinable()),
+                     default=len(shown))  # right after the Accept it declines
+        shown[beside:beside] = self._decline_look()
         shown.append(("resign", "Resign", "#tool", True))
         away = t.away_left()
         if away is not None and away[0] is not t.local:
             wait = "Claim the win" if t.can_claim else f"Claim in {max(1, round(away[2]))} s"
             shown.append(("claim", wait, "#primary" if t.can_claim else "#tool", t.can_claim))
         return tuple(shown)
+
+    def _decline_look(self) -> tuple[Look, ...]:
+        """Decline, beside Accept, while the opponent offers or asks something."""
+        what = self.table.declinable()
+        if not what:
+            return ()
+        return (("decline", f"Decline {what[0] if len(what) == 1 else 'both'}", "#tool", True),)
 
     def _offer_look(self, what: str, offer: str, accept: str, asked: str) -> Look:
         t = self.table
@@ -194,6 +213,8 @@ class ServerTools:
             t.claim()
         elif name in ("draw", "takeback", "rematch") and t.can_offer(name):
             t.offer(name)
+        elif name == "decline" and t.declinable():
+            t.decline()
         else:
             self.ctx.log.add(self.why_not(name))
             self.ctx.sound.play(Effect.INVALID)
@@ -202,6 +223,8 @@ class ServerTools:
     def why_not(self, name: str) -> str:
         """Why the tool `name` cannot be used now."""
         t = self.table
+        if name == "decline":
+            return "Your opponent offers nothing to decline"
         if name == "rematch":
             return ("You asked for a rematch: waiting for the answer" if t.offered_by_me(name)
                     else "A rematch is asked for once the game is over")
