@@ -308,3 +308,38 @@ def test_a_draw_this_side_offered_and_saw_declined_is_no_draw_it_agreed() -> Non
     table.poll()
     assert table.result is None
     assert table.failed is not None and "neither offered nor accepted" in table.failed
+
+
+def test_the_log_says_the_games_clock_as_3_plus_2(apps: Apps, server: ServerThread) -> None:
+    white, red = pair(apps, server, "3+2")
+    for app in (white, red):
+        table = board(app).table
+        assert isinstance(table, ServerTable) and table.control is not None
+        assert table.control.tc == "180+2"
+        assert any(line.startswith("The server's game: ") and "; clock 3+2; you play" in line
+                   for line in app.log.lines), app.log.lines
+
+
+def test_a_game_in_progress_says_its_clock_and_the_time_left() -> None:
+    """Back in a game in progress (a reconnect): its time control and each
+    side's time left, from the server's `game` message."""
+    from csl_game.model.board import PShape
+    from csl_game.online.protocol import config_json
+    from csl_game.server.messages import encode
+    from test_gui_server_checks import CONFIG, StandInLink
+
+    link = StandInLink()
+    table = ServerTable("http://127.0.0.1:1", "Alice", None,
+                        make=lambda *_: link)  # type: ignore[arg-type,return-value]
+    moves = [{"col": 3, "shape": PShape.ROUND.name.lower(), "ms": 19000.0}]
+    link.say(encode("game", game="game0001", code="code0001", color="white", white="Alice",
+                    red="Bob", settings=config_json(CONFIG), moves=moves, kind="open",
+                    clock={"white": 163000, "red": 175500},
+                    timecontrol={"base": 180, "increment": 2}))
+    said = [line for line in table.poll() if isinstance(line, str)]
+    assert said[0].endswith("; clock 3+2 (White 2:43, Red 2:55 left); you play White"), said
+    link.say(encode("game", game="game0001", code="code0001", color="white", white="Alice",
+                    red="Bob", settings=config_json(CONFIG), moves=moves, kind="open",
+                    clock={"white": 163000, "red": 170000},
+                    timecontrol={"base": 180, "increment": 2}))
+    assert "Connected again; clock 3+2 (White 2:43, Red 2:50 left)" in table.poll()

@@ -403,3 +403,35 @@ def test_a_decline_is_a_message_of_the_protocol() -> None:
     with pytest.raises(ProtocolError):
         decode_event('{"type": "declined", "game": "game00000001", "what": "tea", '
                      '"color": "red"}')
+
+
+def test_the_game_message_carries_its_time_control() -> None:
+    """A game with clocks tells its time control with its state (so a client
+    shows '3+2' for a game in progress); one without tells none."""
+    from csl_game.server.clock import TimeControl
+    from csl_game.server.messages import decode_event, game_state
+
+    seats = [ANN, ""]
+    game = new_game("game00000001", CONFIG, seats, ["Ann", ""], 0.5, control=TimeControl(180, 2))
+    r: Room[str] = Room(game, "friend", "code00000001", seats, RECONNECT, 1000.0)
+    r.open("ann", W, 0.0)
+    r.sit("bob", BOB, "Bob", 0.0)
+    r.move("ann", 0, 3, R, 10.0)
+    back = r.watch("bob2", BOB, 25.0)  # Bob's page reloads mid-game
+    text, = back.to("bob2")
+    kind, doc = decode_event(text)
+    assert doc["timecontrol"] == {"base": 180, "increment": 2}
+    state = game_state(doc)
+    assert state.control == TimeControl(180, 2) and state.clock == (172000, 165000)
+    assert "timecontrol" not in told(friend_game().watch("cid", "", 1.0), "cid")[0][1]
+
+
+def test_a_game_message_with_a_bad_time_control_is_refused() -> None:
+    from csl_game.errors import ProtocolError
+    from csl_game.server.messages import decode_event
+
+    r = friend_game()
+    doc = json.loads(r.state(None, 0.0))
+    for bad in ({"base": 0, "increment": 2}, {"base": 60}, "3+2"):
+        with pytest.raises(ProtocolError, match="'timecontrol'"):
+            decode_event(json.dumps({**doc, "timecontrol": bad}))

@@ -106,6 +106,8 @@ class ServerTable(Table):
         self._turn, self._spent = -1, 0.0
         self.clock: tuple[int, int] | None = None
         """White's and Red's milliseconds as the server last told them (None: no clock)."""
+        self.control: TimeControl | None = None
+        """The game's time control, as the server tells it (None: no clock, or not told)."""
         self._clock_at = time.monotonic()
         self.offers: dict[str, PColor] = {}
         """The offers standing, by what is offered: who offers it."""
@@ -405,6 +407,7 @@ class ServerTable(Table):
             game.resume(state)
         assert self.game is not None
         self.rated = doc.get("rated") is True
+        self.control = state.control
         self._set_clock(doc)
         self._notice = None
         if back:
@@ -416,10 +419,12 @@ class ServerTable(Table):
             return [f"Your challenge is in the lobby of {self.url}; a friend can also join "
                     f"it with the code {state.code}"]
         if self._started:
-            return [BoardUpdated(self.game.board.copy()), "Connected again"]
+            return [BoardUpdated(self.game.board.copy()),
+                    f"Connected again; {_clock_text(self.control, self.clock)}"]
         self._started = True
         turn = self.game.board.turn
-        return [f"The server's game: {settings_text(state.config)}; {_clock_text(self.clock)}; "
+        return [f"The server's game: {settings_text(state.config)}; "
+                f"{_clock_text(self.control, self.clock)}; "
                 f"you play {state.color}",
                 MatchStarted(state.config, state.white, state.red),
                 BoardUpdated(self.game.board.copy()),
@@ -484,7 +489,16 @@ _ACCEPT = {what: f"{SERVER_KEYS.names(what)} (Accept {what})" for what in OFFERS
 """How the log says an offer is accepted: its keys (gui/keys.py) and its button."""
 
 
-def _clock_text(clock: tuple[int, int] | None) -> str:
+def _clock_text(control: TimeControl | None, clock: tuple[int, int] | None) -> str:
+    """The game's clock as lichess writes it, 'clock 3+2', and each side's time
+    where it is no longer the base (a game in progress)."""
     if clock is None:
         return "no clock"
-    return f"{clock_text(max(clock))} on each clock"  # the side to move's is running
+    if control is None:  # a server that does not tell its time control
+        return f"{clock_text(max(clock))} on each clock"
+    base = control.base_s
+    said = f"clock {base / 60:g}" if base % 60 == 0 else f"clock {base:g}s"
+    said += f"+{control.increment_s:g}"
+    if clock != (round(base * 1000),) * 2:
+        said += f" (White {clock_text(clock[0])}, Red {clock_text(clock[1])} left)"
+    return said

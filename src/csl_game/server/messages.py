@@ -279,12 +279,14 @@ class GameState:
     moves: tuple[tuple[int, PShape, float], ...]
     clock: tuple[int, int] | None = None
     """White's and Red's milliseconds left as it was sent (None: a game without clocks)."""
+    control: TimeControl | None = None
+    """The game's time control (None: a game without clocks)."""
 
 
 _EVENT_KEYS = {
     "welcome": (("name",), ("token", "session")),
     "game": (("game", "code", "color", "white", "red", "settings", "moves", "kind"),
-             ("clock", "rated", "watchers")),
+             ("clock", "timecontrol", "rated", "watchers")),
     "turn": (("game", "ply"), ()),
     "played": (("game", "ply", "col", "shape", "ms"), ("clock", "watchers")),
     "result": (("game", "result"), ("clock",)),
@@ -325,6 +327,10 @@ def decode_event(text: str | bytes, longest: int = 1 << 20) -> tuple[str, dict[s
         int_field(clock, "white", 0, 2 ** 40), int_field(clock, "red", 0, 2 ** 40)
     if kind == "game":
         config_from_doc(doc)
+        try:
+            TimeControl.from_doc(doc.get("timecontrol"))
+        except ProtocolError as e:
+            raise ProtocolError(f"'timecontrol': {e}") from None
         for m in list_field(doc, "moves", 40 * 40):
             check_keys(m, ("col", "shape", "ms"))
             int_field(m, "col", 0, MAX_COL), choice_field(m, "shape", _SHAPES), ms_field(m)
@@ -354,7 +360,7 @@ def game_state(doc: Mapping[str, Any]) -> GameState:
     color = None if doc["color"] is None else _COLORS[doc["color"]]
     moves = tuple((m["col"], _SHAPES[m["shape"]], float(m["ms"]) / 1000) for m in doc["moves"])
     return GameState(doc["game"], doc["code"], color, doc["white"], doc["red"], config, moves,
-                     clock_of(doc))
+                     clock_of(doc), TimeControl.from_doc(doc.get("timecontrol")))
 
 
 def clock_of(doc: Mapping[str, Any]) -> tuple[int, int] | None:

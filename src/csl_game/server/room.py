@@ -382,6 +382,7 @@ class Room(Generic[P]):
                       white=g.names[0], red=g.names[1], settings=config_json(g.config),
                       moves=g.moves_json(), kind=self.kind, watchers=len(self.watchers),
                       **g.clock_doc(now),
+                      **({} if g.control is None else {"timecontrol": g.control.to_doc()}),
                       **({"rated": True} if self.rated else {}))
 
     # ------------------------------------------------------------ inside
