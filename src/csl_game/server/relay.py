@@ -22,6 +22,7 @@ Messages to all are short.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import secrets
 from collections.abc import Callable
@@ -112,10 +113,11 @@ class Relay:
                         spilled = await self._sending.execute(
                             "INSERT INTO relayed (doc) VALUES (%s) RETURNING id", (text,))
                         batch[i] = (to, f"@{(await spilled.fetchone())[0]}")
+                # one JSON text of [channel, payload] pairs: json's C encoder makes
+                # it, where psycopg would escape two arrays' texts one by one
                 await self._sending.execute(
-                    "SELECT pg_notify(c, p) FROM unnest(%s::text[], %s::text[]) "
-                    "WITH ORDINALITY AS t(c, p, n) ORDER BY n",
-                    ([c for c, _ in batch], [p for _, p in batch]))
+                    "SELECT pg_notify(m ->> 0, m ->> 1) FROM json_array_elements(%s::json) "
+                    "WITH ORDINALITY AS t(m, n) ORDER BY n", (json.dumps(batch),))
             except Exception:
                 log.exception("could not relay %d messages", len(batch))
 
