@@ -51,7 +51,7 @@ def two(pg_url: str) -> Iterator[tuple[Proc, str, Proc, str]]:
 
 def empty(pg_url: str) -> None:
     cleaner = open_store(pg_url)
-    for table in ("games", "moves", "owners", "lobbies"):
+    for table in ("games", "moves", "owners", "lobbies", "player_games", "logins", "players"):
         cleaner._run(f"DELETE FROM {table}")
     cleaner.close()
 
@@ -517,4 +517,116 @@ def test_a_bot_with_one_game_takes_no_second_from_another_process(
             await peer.close()
 
     asyncio.run(asyncio.wait_for(run(), 120))
+    assert "Traceback" not in a.text() + b.text(), a.text() + b.text()
+
+
+def test_a_player_on_the_other_process_claims_the_win(two: tuple[Proc, str, Proc, str]) -> None:
+    """Ann makes a game on A and Bob plays it through B; Ann's connection
+    ends: Bob is told at once, with the countdown, and his claim (refused
+    while the countdown runs, then granted) reaches A through the relay."""
+    a, url_a, b, url_b = two
+
+    async def run() -> None:
+        ann, bob, game, _ = await seated(url_a, url_b)
+        await ann.until(lambda: ann.count("game", game) == 2)
+        await ann.send(type="move", game=game, ply=0, col=3, shape="round")
+        await bob.until(lambda: bob.played(game))
+        await ann.close()
+        away = await bob.until(lambda: bob.last("away", game))
+        assert away["color"] == "white" and away["seconds"] > away["claim"] > 0, away
+        end = time.monotonic() + WAIT
+        while not bob.last("result", game):  # asked again until the countdown ran out
+            said = sum(d["type"] == "error" for d in bob.got)
+            await bob.send(type="claim", game=game)
+            await bob.until(lambda said=said: bob.last("result", game)
+                            or sum(d["type"] == "error" for d in bob.got) > said)
+            if not bob.last("result", game):
+                refused = bob.last("error")
+                assert refused is not None and "may come back for" in refused["message"]
+                assert time.monotonic() < end, "the claim was never granted"
+                await asyncio.sleep(0.5)
+        result = (bob.last("result", game) or {})["result"]
+        assert (result["winner"], result["forfeit"]) == ("red", "disconnected"), result
+        assert "Bob claimed the win" in result["detail"]
+        stored = await poll(url_b + f"/api/games/{game}", lambda doc: doc.get("state") == "over")
+        assert stored["winner"] == "red"
+        await bob.close()
+
+    asyncio.run(asyncio.wait_for(run(), 120))
+    assert "Traceback" not in a.text() + b.text(), a.text() + b.text()
+
+
+async def signed_up(url: str, name: str) -> str:
+    """A new account `name`, made through `url`: the cookie signed in to it."""
+    async with aiohttp.ClientSession() as http:
+        async with http.post(url + "/api/signup", allow_redirects=False,
+                             data={"name": name, "password": f"{name} secret 1"}) as answer:
+            assert answer.status == 303, await answer.text()
+            return answer.cookies["csl_session"].value
+
+
+async def tv(url: str, game: str) -> None:
+    """`url`'s /tv sends a browser to `game` (asked again until it does)."""
+    end = time.monotonic() + WAIT
+    async with aiohttp.ClientSession() as http:
+        while True:
+            async with http.get(url + "/tv", allow_redirects=False) as answer:
+                went = answer.headers.get("Location", "")
+            if went == f"/game/{game}?tv=1":
+                return
+            assert time.monotonic() < end, f"{url}/tv went to {went!r}, not to {game}"
+            await asyncio.sleep(0.05)
+
+
+async def text_of(url: str) -> str:
+    async with aiohttp.ClientSession() as http:
+        async with http.get(url) as answer:
+            assert answer.status == 200, url
+            return await answer.text()
+
+
+def test_tv_and_a_players_pages_are_the_same_from_either_process(
+        two: tuple[Proc, str, Proc, str], pg_url: str) -> None:
+    """A rated game owned by A (Ann, rated 1800, against Cara, on B) and a
+    guests' game owned by B: /tv of either process follows the rated game,
+    then, once it ended, the guests'; /@/Ann and /api/players/NAME of B,
+    which recorded nothing of the game, say what A's say."""
+    a, url_a, b, url_b = two
+
+    async def run() -> None:
+        cookies = {"Ann": await signed_up(url_a, "Ann"), "Cara": await signed_up(url_b, "Cara")}
+        db = open_store(pg_url)
+        try:
+            db._run("UPDATE players SET rating = 1800 WHERE key = 'ann'")
+        finally:
+            db.close()
+        ann = await Peer(url_a, "Ann", cookies["Ann"]).open()
+        await ann.send(type="create", opponent="friend", color="white", rated=True)
+        made = await ann.until(lambda: ann.last("game"))
+        rated = made["game"]
+        cara = await Peer(url_b, "Cara", cookies["Cara"]).open()
+        await cara.send(type="join", code=made["code"])
+        joined = await cara.until(lambda: cara.last("game", rated))
+        assert joined.get("rated") is True and joined["red"] == "Cara"
+        dan, eve, casual, _ = await seated(url_b, url_b)  # two guests, on B
+        await ann.until(lambda: ann.count("game", rated) == 2)
+        for url in (url_a, url_b):  # Ann and Cara (1650) before two guests (1500)
+            await tv(url, rated)
+        await play(rated, board_of(joined), {PColor.WHITE: ann, PColor.RED: cara}, [ann, cara])
+        await cara.until(lambda: cara.last("result", rated))
+        for url in (url_a, url_b):  # the rated game ended: the guests'
+            await tv(url, casual)
+        owner = await poll(url_a + "/api/players/Ann", lambda doc: doc.get("games") == [rated]
+                           and doc["rating"] != 1800)
+        for name in ("Ann", "Cara"):
+            mine = await poll(url_a + f"/api/players/{name}", lambda doc: bool(doc))
+            assert await poll(url_b + f"/api/players/{name}", lambda doc: bool(doc)) == mine
+        assert owner["name"] == "Ann"
+        page = await text_of(url_a + "/@/Ann")
+        assert f"Rating {owner['rating']:.0f}" in page and rated in page
+        assert await text_of(url_b + "/@/Ann") == page
+        for peer in (ann, cara, dan, eve):
+            await peer.close()
+
+    asyncio.run(asyncio.wait_for(run(), 180))
     assert "Traceback" not in a.text() + b.text(), a.text() + b.text()

@@ -21,7 +21,7 @@ alone; a client connected to another process reaches it through the relay:
   owns one (a process cut off from the database writes nothing after its
   games are taken over, and a takeover reads a game after its last write).
 - each process publishes its part of the lobby (its open challenges and its
-  games) when it changes (``Y``), and each ladder game's result as it ends
+  games, with their accounts' and bots' seats for /tv) when it changes (``Y``), and each ladder game's result as it ends
   (``F``), so the lobby and the ladder are the same from any process.
 
 What a process does with its own clients and rooms stays the hub's.
@@ -281,13 +281,13 @@ class ClusterHub(Hub):
 
     def _remote(self, who: dict[str, Any]) -> Client:
         """The client of another process `who` says (its process, number, address,
-        session, name, whether a bot, and its games at once)."""
+        session, name, whether a bot, its games at once, and its account)."""
         key = (int(who["from"]), int(who["conn"]))
         client = self.remote.get(key)
         if client is None:
             client = self.remote[key] = Client(str(who["address"]), via=key[0], conn=key[1])
         client.session, client.name, client.bot = who["session"], who["name"], who["bot"]
-        client.capacity = int(who.get("capacity", 1))
+        client.capacity, client.account = int(who.get("capacity", 1)), who.get("account", "")
         return client
 
     def _attach(self, client: Client) -> None:
@@ -299,7 +299,7 @@ class ClusterHub(Hub):
     def _who(self, client: Client) -> dict[str, Any]:
         return {"from": self.me, "conn": client.conn, "address": client.address,
                 "session": client.session, "name": client.name, "bot": client.bot,
-                "capacity": client.capacity}
+                "capacity": client.capacity, "account": client.account}
 
     def _taken(self, doc: dict[str, Any]) -> None:
         """Process `doc["process"]` took `doc["games"]` over: this process's
@@ -419,8 +419,17 @@ class ClusterHub(Hub):
                 own[key] = (own[key] + part.get(key, []))[:100]
         return own
 
+    def being_played(self) -> list[tuple[str, list[str], int]]:
+        """This process's games and the others' (their accounts' and bots' seats)."""
+        return super().being_played() + [
+            (g["game"], part.get("seats", {}).get(g["game"], ["", ""]), int(g["ply"]))
+            for part in self._parts.values() for g in part.get("games", [])]
+
     def _send_lobby(self) -> None:
-        part = json.dumps({**lobby_lists(self.games.values()), "bots": [
+        lists = lobby_lists(self.games.values())
+        seats = {g["game"]: [s if s.startswith(("user:", "bot:")) else "" for s in
+                             self.games[g["game"]].seats] for g in lists["games"]}  # for /tv
+        part = json.dumps({**lists, "seats": seats, "bots": [
             [name, c.capacity, c.conn] for name, c in self.bots.items() if not c.closed]})
         if part != self._published:
             self._published = part

@@ -30,7 +30,7 @@ from csl_game.server.game import Rejected, public_detail
 from csl_game.server.guard import Guesses, Limits
 from csl_game.server.ladder import Ladder
 from csl_game.server.lobby import lobby_lists
-from csl_game.server.making import check_create
+from csl_game.server.making import check_create, free_bot
 from csl_game.server.messages import (
     BotHello,
     Cancel,
@@ -416,7 +416,7 @@ class Hub:
         seats, names = ["", ""], ["", ""]
         seats[color], names[color] = client.identity, client.name
         if request.opponent == "bot":
-            bot = self._free_bot(request.bot)
+            bot = free_bot(self._pairable(), self._busy(), request.bot)
             seats[color.other], names[color.other] = bot.identity, bot.name
         if request.opponent == "ai":
             level = self.ai.level(request.level)
@@ -429,16 +429,6 @@ class Hub:
         if request.opponent in ("friend", "open"):
             self._made_by[room.id] = client.address
         return room, color
-
-    def _free_bot(self, name: str) -> Client:
-        """The bot called `name`, connected and free for one more game (else Rejected)."""
-        bot = self._pairable().get(name)
-        if bot is None:
-            raise Rejected(f"no bot called {name!r} is connected now")
-        if self._busy().get(name, 0) >= bot.capacity:
-            raise Rejected(f"{name} plays as many games as it takes ({bot.capacity}); "
-                           "try again soon")
-        return bot
 
     async def _rematch(self, client: Client, offer: Offer, now: float) -> None:
         """`client` asks for a rematch, or declines the other's
@@ -491,6 +481,10 @@ class Hub:
         return {name: c for name, c in self.bots.items() if not c.closed}
 
     # ------------------------------------------------------------ the lobby
+    def being_played(self) -> list[tuple[str, list[str], int]]:
+        """The games being played (a cluster's, of every process): id, seats, moves."""
+        return [(r.id, r.seats, r.game.ply) for r in self.games.values() if r.started and not r.done]
+
     def lobby(self) -> dict[str, Any]:
         """Open challenges, games being played, the ladder's best `lobby_ladder` bots."""
         return {**lobby_lists(self.games.values()),

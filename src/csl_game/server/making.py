@@ -10,7 +10,7 @@ from csl_game.server.messages import Create
 from csl_game.server.room import Room
 from csl_game.server.seats import Client, ServerOptions
 
-__all__ = ["check_create"]
+__all__ = ["check_create", "free_bot"]
 
 
 def check_create(request: Create, client: Client, games: Mapping[str, Room[Any]],
@@ -45,3 +45,19 @@ def check_create(request: Create, client: Client, games: Mapping[str, Room[Any]]
     if request.rated and not (people and client.account):
         raise Rejected("a rated game is between people signed in to their accounts: "
                        "sign in, and challenge a friend or open a challenge")
+
+
+def free_bot(bots: Mapping[str, Client], busy: Mapping[str, int], name: str) -> Client:
+    """The bot called `name` of the connected `bots`, free for one more game
+    (`busy`: the games each plays now).
+
+    Raises:
+        Rejected: no such bot is connected, or it plays as many games as it takes.
+    """
+    bot = bots.get(name)
+    if bot is None:
+        raise Rejected(f"no bot called {name!r} is connected now")
+    if busy.get(name, 0) >= bot.capacity:
+        raise Rejected(f"{name} plays as many games as it takes ({bot.capacity}); "
+                       "try again soon")
+    return bot

@@ -74,17 +74,18 @@ async def player_doc(hub: Hub, name: str) -> dict[str, Any] | None:
 
 
 async def best_game(hub: Hub, most: int = 200) -> str | None:
-    """`/tv`'s game: of the games being played (the first `most`), the one whose
-    players' mean rating is highest: an account's Glicko-2 rating, a ladder
-    bot's rating about 1500 (its Bradley-Terry Elo, centred on 0, plus 1500),
-    anyone else 1500; the most moves breaks a tie. None: no game is being played."""
-    rooms = [room for room in hub.games.values() if room.started and not room.done][:most]
-    if not rooms:
+    """`/tv`'s game: of the games being played (the first `most`; a cluster's,
+    of every process), the one whose players' mean rating is highest: an
+    account's Glicko-2 rating, a ladder bot's rating about 1500 (its
+    Bradley-Terry Elo, centred on 0, plus 1500), anyone else 1500; the most
+    moves breaks a tie. None: no game is being played."""
+    played = hub.being_played()[:most]
+    if not played:
         return None
     bots = {row["name"]: row["rating"] for row in hub.ladder_table()
             if row.get("rating") is not None}
     accounts: dict[str, float] = {}
-    for seat in {seat for room in rooms for seat in room.seats if seat.startswith("user:")}:
+    for seat in {seat for _, seats, _ in played for seat in seats if seat.startswith("user:")}:
         found = await hub.db(hub.store.player, seat[5:])
         accounts[seat] = found[2].rating if found is not None else 1500.0
 
@@ -92,5 +93,5 @@ async def best_game(hub: Hub, most: int = 200) -> str | None:
         if seat.startswith("bot:"):
             return 1500.0 + float(bots.get(seat[4:], 0.0))
         return accounts.get(seat, 1500.0)
-    best = max(rooms, key=lambda room: (sum(map(rating, room.seats)) / 2, room.game.ply))
-    return best.id
+    best = max(played, key=lambda game: (sum(map(rating, game[1])) / 2, game[2]))
+    return best[0]
