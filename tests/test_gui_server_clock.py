@@ -232,6 +232,12 @@ def tools_of(app: App) -> list[str]:
     return [name for name, _, _, _ in tools.looks()]
 
 
+def enabled(app: App, name: str) -> bool:
+    tools = board(app).tools
+    assert tools is not None
+    return next(on for tool_name, _, _, on in tools.looks() if tool_name == name)
+
+
 def logged(app: App, words: str) -> bool:
     return any(words in line for line in app.log.lines)
 
@@ -254,6 +260,9 @@ def test_a_draw_a_takeback_and_a_rematch_are_declined(apps: Apps, server: Server
     steps([white, red], lambda: label(white, "draw").startswith("Offer draw")
           and "decline" not in tools_of(red) and label(red, "draw").startswith("Offer draw"))
     assert logged(red, "You declined the draw")
+    assert not enabled(white, "draw")  # not asked again before the next move
+    key(white, pygame.K_d)
+    assert logged(white, f"{who} declined it: ask again after the next move")
     assert board(red)._panel_state(PColor.WHITE).status != "Offers a draw"
 
     steps([white, red], lambda: board(white).input_enabled)
@@ -302,8 +311,9 @@ def test_a_draw_this_side_offered_and_saw_declined_is_no_draw_it_agreed() -> Non
     assert link.sent[-1] == {"type": "draw", "game": "game0001"}
     link.say(encode("offer", game="game0001", what="draw", color="white"))
     link.say(encode("declined", game="game0001", what="draw", color="red"))
-    assert table.poll() == ["You offer a draw; waiting for Bob's answer", "Bob declined the draw"]
-    assert table.offers == {} and table.can_offer("draw")
+    assert table.poll() == ["You offer a draw; waiting for Bob's answer",
+                            "Bob declined the draw: ask again after the next move"]
+    assert table.offers == {} and not table.can_offer("draw") and table.declined == {"draw"}
     link.say(agreed_draw(MOVES))
     table.poll()
     assert table.result is None

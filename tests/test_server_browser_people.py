@@ -353,8 +353,9 @@ def test_a_draw_a_takeback_and_a_rematch_are_declined(server: str, chrome: Brows
         bob.key(" ")  # Space presses the button the focus is on
         alice.wait_for("document.body.dataset.declined === 'draw:red'")
         assert alice.eval("document.getElementById('offer').textContent") == \
-            "Bob declined the draw."
+            "Bob declined the draw. Ask again after the next move."
         assert alice.eval("document.getElementById('draw').textContent") == "Offer a draw"
+        assert alice.eval("document.getElementById('draw').disabled") is True  # till a move
         bob.wait_for("document.getElementById('decline-draw').hidden && "
                      "document.getElementById('draw').textContent === 'Offer a draw'")
         assert bob.eval("document.body.dataset.moves") == "0"  # Space played no move
@@ -367,7 +368,8 @@ def test_a_draw_a_takeback_and_a_rematch_are_declined(server: str, chrome: Brows
         bob.click("#decline-takeback")
         alice.wait_for("document.body.dataset.declined === 'takeback:red'")
         assert alice.eval("document.getElementById('offer').textContent") == \
-            "Bob declined the takeback."
+            "Bob declined the takeback. Ask again after the next move."
+        assert alice.eval("document.getElementById('draw').disabled") is False  # moved since
         assert alice.eval("document.body.dataset.moves") == "1"  # nothing went back
 
         alice.click("#draw")  # the game ends in a draw agreed, for the rematch

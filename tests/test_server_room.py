@@ -339,9 +339,12 @@ def test_an_offer_declined_stands_no_more_and_the_offerer_is_told(what: str) -> 
     r.decline("ann", what, 5.5)
     with pytest.raises(Rejected, match="nothing to decline"):
         r.decline("ann", what, 5.6)  # declined once, it is gone
-    r.offer("ann", what, 6.0)  # Ann asks anew, and this time Bob accepts
+    with pytest.raises(Rejected, match="Bob declined it: ask again after the next move"):
+        r.offer("ann", what, 5.7)  # no asking again and again
+    r.move("ann", 2, 2, R, 6.0)
+    r.offer("ann", what, 6.5)  # a move later Ann asks anew, and this time Bob accepts
     r.offer("bob", what, 7.0)
-    assert (r.game.result is not None) if what == "draw" else r.game.ply == 0
+    assert (r.game.result is not None) if what == "draw" else r.game.ply == 2
 
 
 def test_only_the_other_sides_offer_is_declined_and_only_by_a_player() -> None:

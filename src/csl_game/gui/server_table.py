@@ -113,6 +113,9 @@ class ServerTable(Table):
         """The offers standing, by what is offered: who offers it."""
         self._said: set[str] = set()
         """What this side offered or accepted since the last move."""
+        self.declined: set[str] = set()
+        """This side's offers the other declined since the last move (the server
+        takes them again only after the next move)."""
         self.away: Away | None = None
         self.games = 1
         """Games played at this table (a rematch is the next)."""
@@ -191,7 +194,8 @@ class ServerTable(Table):
         theirs = self.offered_by_them(what)
         if what == "rematch":
             return self._result is not None and self._failed is None and "rematch" not in self._said
-        if not self.playing or self.local is None or self.offers.get(what) is self.local:
+        if not self.playing or self.local is None or self.offers.get(what) is self.local \
+                or what in self.declined:
             return False
         if what == "takeback":
             return not self.rated and (theirs or takeback_plies(self.local, self.board.turn)
@@ -322,6 +326,7 @@ class ServerTable(Table):
         self._set_clock(doc)
         self.offers.clear()  # an offer stands until the next move
         self._said.clear()
+        self.declined.clear()
         move = game.board.history[-1]
         events: list[Happening] = [MovePerformed(color, self.name(color), move,
                                                  float(doc["ms"]) / 1000),
@@ -364,7 +369,10 @@ class ServerTable(Table):
         if color is self.local:
             return [f"You declined {_DECLINED[what]}"]
         self._said.discard(what)
-        return [f"{self.name(color)} declined {_DECLINED[what]}"]
+        if what == "rematch":  # asked again at will
+            return [f"{self.name(color)} declined {_DECLINED[what]}"]
+        self.declined.add(what)
+        return [f"{self.name(color)} declined {_DECLINED[what]}: ask again after the next move"]
 
     def _on_away(self, doc: dict[str, Any]) -> list[Happening]:
         color = _COLORS[doc["color"]]
@@ -433,7 +441,7 @@ class ServerTable(Table):
     def _new_game(self, state: GameState) -> None:
         self.game, self.local = BotGame(state), state.color
         self._result, self._resigned, self._started = None, False, False
-        self.offers, self._said, self.away = {}, set(), None
+        self.offers, self._said, self.away, self.declined = {}, set(), None, set()
 
     def _check_rematch(self, state: GameState, game: BotGame) -> None:
         """Another game while this one is over: the rematch this side asked for,
@@ -460,6 +468,7 @@ class ServerTable(Table):
         self.game = BotGame(state)
         self.offers.clear()
         self._said.clear()
+        self.declined.clear()
 
     def act(self, action: Action) -> None:
         if action is Action.RECONNECT and self.game is not None:

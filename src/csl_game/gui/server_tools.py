@@ -42,6 +42,8 @@ class ServerSide(Protocol):
 
     local: PColor | None
     rated: bool
+    declined: set[str]
+    """This side's offers the opponent declined since the last move."""
 
     @property
     def playing(self) -> bool: ...
@@ -237,6 +239,8 @@ class ServerTools:
             return f"{t.name(away[0])} may come back for {away[2]:.0f} s more before you may claim"
         if t.offered_by_me(name):
             return f"You asked already: waiting for {t.name(_other(t.local))}'s answer"
+        if name in t.declined:
+            return f"{t.name(_other(t.local))} declined it: ask again after the next move"
         if name == "takeback":
             return ("A rated game takes no move back" if t.rated
                     else "You have no move to take back yet")

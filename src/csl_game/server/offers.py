@@ -3,8 +3,8 @@ a draw offered, a takeback asked, each accepted by the other side's same word
 or declined by it, and a win claimed over a player who left.
 
 `Offers` holds the offers standing in one room's game (an offer stands until
-the next move, a takeback, or the other side declines it) and judges each
-word of its players; the room (csl_game.server.room) tells and stores what
+the next move, a takeback, or the other side declines it: then it is not
+made again before the next move) and judges each word of its players; the room (csl_game.server.room) tells and stores what
 comes of it. `claim_detail` judges a claim on a player who left, whom
 `away_message` counts down.
 """
@@ -26,10 +26,14 @@ class Offers:
 
     def __init__(self) -> None:
         self.standing: dict[str, PColor] = {}
+        self.declined: set[tuple[str, PColor]] = set()
+        """The offers declined since the last move, with who made them: not made
+        again before the next move (an offer declined is no offer to repeat at once)."""
 
     def clear(self) -> None:
-        """A move was played or taken back: no offer stands any more."""
+        """A move was played or taken back: no offer stands any more, and any may be made."""
         self.standing.clear()
+        self.declined.clear()
 
     def say(self, game: ServerGame, seats: list[str], rated: bool, color: PColor,
             what: str) -> bool:
@@ -39,9 +43,13 @@ class Offers:
 
         Raises:
             Rejected: the game is over, the other side is no person, a rated
-                game's takeback, or there is nothing to take back.
+                game's takeback, there is nothing to take back, or the other
+                side declined this offer since the last move.
         """
         self._check_open(game)
+        if (what, color) in self.declined:
+            raise Rejected(f"{game.names[color.other]} declined it: ask again after the "
+                           "next move")
         if not seats[color.other].startswith(("web:", "user:")):
             raise Rejected(f"{game.names[color.other]} is no person: it answers no offer")
         if what == "takeback" and rated:
@@ -65,6 +73,7 @@ class Offers:
             raise Rejected(f"{game.names[color.other]} does not ask {OFFERED[what]}: "
                            "there is nothing to decline")
         del self.standing[what]
+        self.declined.add((what, color.other))
 
     @staticmethod
     def plies_back(game: ServerGame, asker: PColor) -> int:

@@ -143,7 +143,7 @@
   // ------------------------------------------------------------------ a game
   const game = {id: doc.id, settings: doc.settings, moves: (doc.moves || []).slice(), color: null,
                 code: "", white: doc.white, red: doc.red, col: 0, shape: "round", over: false, solution: [],
-                kind: doc.kind, clock: doc.clock || null, offers: {}, step: null};
+                kind: doc.kind, clock: doc.clock || null, offers: {}, step: null, declinedMine: {}};
   let clockAt = performance.now();  // when game.clock was told
   function setClock(clock) { game.clock = clock || null; clockAt = performance.now(); }
   function shown() { return game.step === null ? game.moves : game.moves.slice(0, game.step); }
@@ -230,6 +230,7 @@
     const theirs = (what) => game.offers[what] && game.offers[what] !== game.color;
     $("draw").textContent = theirs("draw") ? "Accept the draw" : "Offer a draw";
     $("takeback").textContent = theirs("takeback") ? "Accept the takeback" : "Take back";
+    for (const what of ["draw", "takeback"]) $(what).disabled = !!game.declinedMine[what];  // until the next move
     $("rematch").hidden = !(game.over && game.color && (people || game.kind === "ai"));
     $("rematch").textContent = theirs("rematch") ? "Accept the rematch" : "Rematch";
     for (const what of ["draw", "takeback", "rematch"]) {  // beside Accept: the other's offer declined
@@ -297,13 +298,17 @@
   function declined(msg) {  // an offer declined stands no more: its offerer and the watchers see who declined
     delete game.offers[msg.what];
     const who = msg.color === "white" ? game.white : game.red;
-    $("offer").textContent = (msg.color === game.color ? "You" : who) + ` declined ${DECLINED[msg.what]}.`;
+    const mine = game.color && msg.color !== game.color;  // my offer, declined
+    if (mine && msg.what !== "rematch") game.declinedMine[msg.what] = true;
+    $("offer").textContent = (msg.color === game.color ? "You" : who) + ` declined ${DECLINED[msg.what]}.`
+      + (mine && msg.what !== "rematch" ? " Ask again after the next move." : "");
     $("offer").hidden = false;
     delete document.body.dataset.offer;
     document.body.dataset.declined = msg.what + ":" + msg.color;
   }
   function clearOffers() {
     game.offers = {};
+    game.declinedMine = {};
     $("offer").hidden = true;
     delete document.body.dataset.offer;
   }
