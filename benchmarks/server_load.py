@@ -51,6 +51,7 @@ from csl_game.server import (
     ServerOptions,
     SqliteStore,
     serve,
+    tune_gc,
 )
 from csl_game.thinker.api import MatchConfig
 
@@ -58,6 +59,8 @@ from csl_game.thinker.api import MatchConfig
 def _serve(where: str, ports: Any, write_every_s: float) -> None:
     """A server process: on an SQLite file in the folder `where`, or one of
     several on the PostgreSQL database `where` names (a ClusterHub)."""
+    tune_gc()  # as run_server, which `csl-game server` runs
+
     async def main() -> None:
         limits = Limits(per_address=100_000, total=100_000, burst=100_000,
                         messages_per_s=1000.0, message_burst=1000.0)
