@@ -64,7 +64,8 @@ NOT_ONLINE = {
 _NO_TAKE_BACK = "An online game cannot take back a move."
 _SERVER_TOOLS = "; ".join(f"{SERVER_KEYS.names(action)}: {does}" for action, does in (
     ("draw", "offer a draw"), ("takeback", "take back"), ("resign", "resign"),
-    ("rematch", "a rematch, after the game"))) + " (or the buttons above the log)."
+    ("rematch", "a rematch, after the game"), ("decline", "decline the other's offer"))) \
+    + " (or the buttons above the log)."
 
 
 class OnlineBoardScene(Scene):
