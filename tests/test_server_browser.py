@@ -182,7 +182,8 @@ def test_the_lobby_never_traps_a_name_is_kept_and_a_leaver_is_shown_at_once(
         bob.wait_for("document.body.dataset.color === 'red'")
         # 3: the heading and the title name both players
         alice.wait_for("document.querySelector('h1').textContent === 'Alice - Bob'")
-        assert alice.eval("document.title") == "Alice - Bob"
+        # (each name isolated: tests/test_server_names.py)
+        assert alice.eval("document.title") == "\u2068Alice\u2069 - \u2068Bob\u2069"
 
         # 4: Bob closes his page: Alice sees it at once (not after 30 s), then his return
         bob.send("Page.navigate", {"url": "about:blank"})  # his page closes

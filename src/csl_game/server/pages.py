@@ -5,7 +5,9 @@ moves and the result) and comes alive with it (csl_game/server/static/play.js:
 the lobby kept up to date, the board played and watched over the WebSocket).
 The look is the project's site's: its own style sheet is served beside the
 server's few additions, and a finished game's board is drawn by the site's
-`board_svg`.
+`board_svg`. Every name is isolated as the site's are (`name_html`: a <bdi>;
+`isolate` in the title), so a name written right to left, or holding a
+direction override, cannot reorder the words around it.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import Any
 
 from csl_game.engine import ForfeitReason
 from csl_game.services.site import board_svg, how_it_ended
+from csl_game.services.site.markup import isolate, name_html
 
 __all__ = ["lobby_page", "game_page", "player_page", "message_page", "static_file", "STATIC",
            "CLOCKS"]
@@ -45,7 +48,10 @@ def _e(value: object) -> str:
     return escape(str(value), quote=True)
 
 
-def _page(title: str, body: str, data: dict[str, Any], refresh: int = 0) -> str:
+def _page(title: str, body: str, data: dict[str, Any], refresh: int = 0,
+          heading: str = "") -> str:
+    """A page titled `title` (plain text), its heading `heading` (markup; the
+    title escaped if none)."""
     return (
         "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
@@ -59,7 +65,7 @@ def _page(title: str, body: str, data: dict[str, Any], refresh: int = 0) -> str:
         f"<body data-page=\"{_e(data.get('page', ''))}\" "
         f"data-doc=\"{_e(json.dumps(data, separators=(',', ':')))}\">"
         "<header><p class=\"crumb\"><a href=\"/\">ColorShapeLinks server</a></p>"
-        f"<h1>{_e(title)}</h1></header><main id=\"main\">{body}</main></body></html>\n")
+        f"<h1>{heading or _e(title)}</h1></header><main id=\"main\">{body}</main></body></html>\n")
 
 
 def _table(caption: str, table_id: str, head: list[str], rows: list[list[str]],
@@ -87,7 +93,7 @@ def _you(you: tuple[str, float] | None) -> str:
     if you is not None:
         name, rating = you
         return (f"<p id=\"you\" data-account=\"{_e(name)}\">Signed in as <a href=\"/@/"
-                f"{_e(name)}\">{_e(name)}</a> (rating {rating:.0f}). "
+                f"{_e(name)}\">{name_html(name)}</a> (rating {rating:.0f}). "
                 "<label class=\"js-only\" hidden>Rated <input type=\"checkbox\" id=\"rated\">"
                 "</label></p><form method=\"post\" action=\"/api/logout\">"
                 "<button type=\"submit\" id=\"logout\">Log out</button></form>")
@@ -118,18 +124,19 @@ def player_page(doc: dict[str, Any]) -> str:
                      ["Game", "Rating", "Deviation"], history, "No rated game yet.")
             + _table("Every game, newest first", "player-games", ["Game"], games,
                      "No game yet."))
-    return _page(doc["name"], body, {"page": "player"})
+    return _page(isolate(doc["name"]), body, {"page": "player"}, heading=name_html(doc["name"]))
 
 
 def lobby_page(lobby: dict[str, Any], you: tuple[str, float] | None = None) -> str:
     """The lobby: make or accept a game, the games being played, the ladder;
     who this browser is signed in as (`you`: name and rating), or how to sign in."""
-    ladder = [[str(i + 1), _e(r["name"]), _rating(r), str(r["games"]),
+    ladder = [[str(i + 1), name_html(r["name"]), _rating(r), str(r["games"]),
                "yes" if r.get("online") else "no"]
               for i, r in enumerate(lobby["ladder"])]
-    games = [[f"<a href=\"/game/{_e(g['game'])}\">{_e(g['white'])} - {_e(g['red'])}</a>",
+    games = [[f"<a href=\"/game/{_e(g['game'])}\">{name_html(g['white'])} - "
+              f"{name_html(g['red'])}</a>",
               _e(g["kind"]), str(g["ply"]), str(g.get("watchers", 0))] for g in lobby["games"]]
-    challenges = [[_e(c["name"]), _e(c["free"]),
+    challenges = [[name_html(c["name"]), _e(c["free"]),
                    _e((c.get("clock") or "none") + (", rated" if c.get("rated") else "")),
                    f"<a href=\"/game/{_e(c['game'])}?code={_e(c['code'])}\">Accept</a>"]
                   for c in lobby["challenges"]]
@@ -219,21 +226,24 @@ _REPLAY = ("<div id=\"replay\" class=\"buttons js-only\" hidden>"
 """A finished game's steps through its moves (the script's; also &larr; &rarr; Home End)."""
 
 
-def result_words(doc: dict[str, Any]) -> str:
+def result_words(doc: dict[str, Any], html: bool = False) -> str:
     """A finished game's result in words: 'White (Ann) won by sequence', 'Red
-    (Bob) won: White (Ann) raised an exception', 'Draw by draw'."""
+    (Bob) won: White (Ann) raised an exception', 'Draw by draw'; with `html`,
+    escaped and each name isolated (`name_html`)."""
+    text, name = (_e, name_html) if html else (str, str)
     winner = doc.get("winner")
     if winner == "draw":
-        return f"Draw: {doc['detail']}" if doc.get("detail") else f"Draw by {how_it_ended(doc)}"
-    said = f"{str(winner).title()} ({doc.get('winner_name')}) won"
+        return text(f"Draw: {doc['detail']}" if doc.get("detail")
+                    else f"Draw by {how_it_ended(doc)}")
+    said = f"{text(str(winner).title())} ({name(doc.get('winner_name'))}) won"
     forfeit = doc.get("forfeit")
     reason = next((r for r in ForfeitReason if r.name.lower() == forfeit), None)
     if reason is not None:
         loser = "red" if winner == "white" else "white"
         side = doc.get(loser)
-        name = side.get("name") if isinstance(side, dict) else side
-        return f"{said}: {loser.title()} ({name}) {reason.value}"
-    return f"{said} by {how_it_ended(doc)}"
+        who = side.get("name") if isinstance(side, dict) else side
+        return f"{said}: {loser.title()} ({name(who)}) {text(reason.value)}"
+    return f"{said} by {text(how_it_ended(doc))}"
 
 
 def game_page(doc: dict[str, Any], analysis: dict[str, Any] | None = None) -> str:
@@ -249,7 +259,7 @@ def game_page(doc: dict[str, Any], analysis: dict[str, Any] | None = None) -> st
                           "the final position")
         detail = f" <span class=\"side\">{_e(doc['detail'])}</span>" \
             if doc.get("detail") and doc.get("winner") != "draw" else ""
-        top = (f"<p class=\"result\" id=\"result\">{_e(result_words(doc))}"
+        top = (f"<p class=\"result\" id=\"result\">{result_words(doc, html=True)}"
                f"{detail}</p><div class=\"boardbox\" id=\"board\">{board}</div>" + _REPLAY
                + _AFTER + (f"<p><a href=\"/api/games/{_e(doc['id'])}.pgn\" id=\"pgn\">"
                            "The game as PGN</a></p>" if doc.get("id") else ""))
@@ -281,4 +291,6 @@ def game_page(doc: dict[str, Any], analysis: dict[str, Any] | None = None) -> st
                  ["#", "Side", "Column", "Shape", "ms"], rows)
         + (f"<section id=\"review\">{_analysis(doc, analysis)}</section>" if over else ""))
     refresh = 5 if over and analysis is None and doc.get("analysis") == "queued" else 0
-    return _page(f"{white or '?'} - {red or '?'}", body, {"page": "game", **doc}, refresh)
+    names = [white or "?", red or "?"]
+    return _page(" - ".join(map(isolate, names)), body, {"page": "game", **doc}, refresh,
+                 " - ".join(map(name_html, names)))

@@ -28,6 +28,16 @@
     else if (unsent.length < 20) unsent.push(msg);
   }
   function status(text) { const s = $("status"); if (s) s.textContent = text; }
+  // A name shown is isolated from the words around it (a name written right to
+  // left, or holding a direction override, would reorder them): in the page a
+  // <bdi> (the site's class: it breaks anywhere too), in plain text (the title,
+  // an ARIA label) between FIRST STRONG ISOLATE and POP DIRECTIONAL ISOLATE.
+  function named(name) {
+    const b = document.createElement("bdi");
+    b.className = "name"; b.textContent = name;
+    return b;
+  }
+  const isolated = (name) => "\u2068" + name + "\u2069";
 
   function connect(onOpen, onMessage) {
     const scheme = location.protocol === "https:" ? "wss://" : "ws://";
@@ -55,10 +65,10 @@
   }
 
   // ------------------------------------------------------------------ the lobby
-  function cell(text, href) {
-    const td = document.createElement("td");
-    if (href) { const a = document.createElement("a"); a.href = href; a.textContent = text; td.append(a); }
-    else td.textContent = text;
+  function cell(content, href) {  // content: a text, a node, or a list of them
+    const td = document.createElement("td"), parts = [].concat(content);
+    if (href) { const a = document.createElement("a"); a.href = href; a.append(...parts); td.append(a); }
+    else td.append(...parts);
     return td;
   }
   function fill(id, rows, empty) {
@@ -86,13 +96,13 @@
   }
   function showLobby(lobby) {
     const own = new Set(mine());
-    fill("challenges", lobby.challenges.map((c) => [cell(c.name), cell(c.free), cell((c.clock || "none") + (c.rated ? ", rated" : "")),
+    fill("challenges", lobby.challenges.map((c) => [cell(named(c.name)), cell(c.free), cell((c.clock || "none") + (c.rated ? ", rated" : "")),
       own.has(c.game) ? cancelCell(c.game) : cell("Accept", "/game/" + c.game + "?code=" + c.code)]),
       "No open challenge right now: open one above.");
-    fill("games", lobby.games.map((g) => [cell(g.white + " - " + g.red, "/game/" + g.game), cell(g.kind), cell(String(g.ply)),
+    fill("games", lobby.games.map((g) => [cell([named(g.white), " - ", named(g.red)], "/game/" + g.game), cell(g.kind), cell(String(g.ply)),
       cell(String(g.watchers || 0))]),
       "No game is being played right now.");
-    fill("ladder", lobby.ladder.map((r, i) => [cell(String(i + 1)), cell(r.name),
+    fill("ladder", lobby.ladder.map((r, i) => [cell(String(i + 1)), cell(named(r.name)),
       cell(r.rating === null ? "-" : Math.round(r.rating) + " \u00b1 " + Math.round((r.ci95[1] - r.ci95[0]) / 2)),
       cell(String(r.games)), r.online ? playCell(r.name) : cell("no")]),
       "No bot has joined the ladder yet.");
@@ -111,7 +121,7 @@
   function playCell(name) {  // an online bot takes a game against a person
     const td = cell("yes "), b = document.createElement("button");
     b.type = "button"; b.textContent = "Play"; b.className = "play-bot";
-    b.setAttribute("aria-label", "Play " + name);
+    b.setAttribute("aria-label", "Play " + isolated(name));
     b.onclick = () => create("bot", {bot: name});
     td.append(b);
     return td;
@@ -160,7 +170,7 @@
     for (const side of ["white", "red"]) {
       const ms = Math.max(0, game.clock[side] - (side === running ? performance.now() - clockAt : 0));
       const span = $("clock-" + side);
-      span.textContent = `${side === "white" ? "White" : "Red"} (${game[side] || "?"}) ${clockText(ms)}`;
+      span.replaceChildren(`${side === "white" ? "White" : "Red"} (`, named(game[side] || "?"), `) ${clockText(ms)}`);
       span.classList.toggle("running", side === running);
       span.dataset.ms = String(Math.round(ms));
     }
@@ -217,8 +227,8 @@
     document.body.dataset.color = game.color || "";
     const who = game.moves.length % 2 === 0 ? game.white : game.red;
     if (!game.over) {
-      $("result").textContent = !(game.white && game.red) ? "Waiting for an opponent"
-        : myTurn() ? "Your move" : (game.color ? "Waiting for " : "Watching: ") + who + (game.color ? "" : " to play");
+      $("result").replaceChildren(...(!(game.white && game.red) ? ["Waiting for an opponent"]
+        : myTurn() ? ["Your move"] : [game.color ? "Waiting for " : "Watching: ", named(who), game.color ? "" : " to play"]));
     }
     $("controls").hidden = !game.color || game.over;
     const waiting = !(game.white && game.red);
@@ -245,9 +255,9 @@
       });
       return;
     }
-    const title = `${game.white || "(waiting)"} - ${game.red || "(waiting)"}`;
-    document.querySelector("h1").textContent = title;
-    document.title = title;
+    const sides = [game.white, game.red];
+    document.querySelector("h1").replaceChildren(...sides.flatMap((n, i) => [i ? " - " : "", n ? named(n) : "(waiting)"]));
+    document.title = sides.map((n) => n ? isolated(n) : "(waiting)").join(" - ");
     const tbody = document.querySelector("#moves tbody");
     tbody.replaceChildren(...game.moves.map((m, i) => {
       const tr = document.createElement("tr");
@@ -269,8 +279,8 @@
     const tick = () => {
       const left = Math.max(0, Math.ceil((until - Date.now()) / 1000));
       const may = game.color && game.color !== msg.color && Date.now() >= claim;
-      box.textContent = `${name} left the game: ${left} s to come back before losing it.`
-        + (may ? " You may claim the win now." : "");
+      box.replaceChildren(named(name), ` left the game: ${left} s to come back before losing it.`
+        + (may ? " You may claim the win now." : ""));
       $("claim").hidden = !may || game.over;
     };
     tick();
@@ -288,8 +298,8 @@
   function offered(msg) {  // an offer: mine (waiting) or the other side's (the same button accepts)
     game.offers[msg.what] = msg.color;
     const box = $("offer"), who = msg.color === "white" ? game.white : game.red;
-    box.textContent = msg.color === game.color ? `You asked for ${OFFERS[msg.what]}; waiting for the answer.`
-      : `${who} asks for ${OFFERS[msg.what]}` + (game.color ? ": accept or decline it." : ".");
+    box.replaceChildren(...(msg.color === game.color ? [`You asked for ${OFFERS[msg.what]}; waiting for the answer.`]
+      : [named(who), ` asks for ${OFFERS[msg.what]}` + (game.color ? ": accept or decline it." : ".")]));
     box.hidden = false;
     document.body.dataset.offer = msg.what + ":" + msg.color;
     delete document.body.dataset.declined;
@@ -300,8 +310,8 @@
     const who = msg.color === "white" ? game.white : game.red;
     const mine = game.color && msg.color !== game.color;  // my offer, declined
     if (mine && msg.what !== "rematch") game.declinedMine[msg.what] = true;
-    $("offer").textContent = (msg.color === game.color ? "You" : who) + ` declined ${DECLINED[msg.what]}.`
-      + (mine && msg.what !== "rematch" ? " Ask again after the next move." : "");
+    $("offer").replaceChildren(msg.color === game.color ? "You" : named(who), ` declined ${DECLINED[msg.what]}.`
+      + (mine && msg.what !== "rematch" ? " Ask again after the next move." : ""));
     $("offer").hidden = false;
     delete document.body.dataset.offer;
     document.body.dataset.declined = msg.what + ":" + msg.color;
@@ -368,9 +378,11 @@
       const title = (side) => side[0].toUpperCase() + side.slice(1);
       const loser = r.winner === "white" ? "red" : "white";
       if (r.winner === "draw") $("result").textContent = "Draw" + (r.detail ? ": " + r.detail : "");
-      else $("result").textContent = `${title(r.winner)} (${r.winner_name}) won`
-        + (r.forfeit ? `: ${title(loser)} (${typeof r[loser] === "string" ? r[loser] : r[loser].name}) ${REASONS[r.forfeit] || r.forfeit.replace(/_/g, " ")}` : "")
-        + (r.resigned ? " by resignation" : "");
+      else {
+        const how = r.forfeit ? [`) won: ${title(loser)} (`, named(typeof r[loser] === "string" ? r[loser] : r[loser].name),
+          `) ${REASONS[r.forfeit] || r.forfeit.replace(/_/g, " ")}`] : [") won"];
+        $("result").replaceChildren(`${title(r.winner)} (`, named(r.winner_name), ...how, r.resigned ? " by resignation" : "");
+      }
     }
     draw();
   }
