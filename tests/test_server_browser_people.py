@@ -113,7 +113,7 @@ def test_a_clock_runs_out_then_a_rematch_swaps_colours_and_a_draw_is_agreed(
             tab.wait_for("document.body.dataset.over === '1'", timeout=20)
             assert tab.eval("document.body.dataset.winner") == "white"
         said = bob.eval("document.getElementById('result').textContent")
-        assert said == "White (Alice) won: Red (Bob) ran out of time", said
+        assert said == "White (Alice) won: Red (Bob) exceeded the time limit", said
         assert clock_ms(alice, "red") == 0 and clock_ms(bob, "red") == 0
 
         # a rematch: Alice asks, Bob accepts; the colours swap
@@ -320,7 +320,7 @@ def test_the_one_who_stayed_claims_the_win_when_the_countdown_ends(
         alice.wait_for("document.body.dataset.over === '1'")
         assert alice.eval("document.body.dataset.winner") == "white"
         assert alice.eval("document.getElementById('result').textContent") == \
-            "White (Alice) won: Red (Bob) left and did not come back"
+            "White (Alice) won: Red (Bob) left the game and did not come back"
         assert alice.errors() == []
 
 

@@ -135,11 +135,11 @@ def test_names_keep_the_words_around_them_in_order_on_the_servers_pages(
         # White comes and never moves: White's clock runs out
         white.goto(f"{server}/game/{GAME}")
         white.wait_for("document.body.dataset.color === 'white'")
-        result = ["Red (", SIN, ") won", "White (", EVIL, ") ran out of time"]
+        result = ["Red (", SIN, ") won", "White (", EVIL, ") exceeded the time limit"]
         for tab in (white, red):
             tab.wait_for("document.body.dataset.over === '1'", timeout=30)
             assert tab.eval("document.getElementById('result').textContent") == \
-                f"Red ({ARABIC}) won: White ({OVERRIDE}) ran out of time"
+                f"Red ({ARABIC}) won: White ({OVERRIDE}) exceeded the time limit"
             in_order(tab, "#result", result)
 
         # the finished game's page, as the server writes it

@@ -246,6 +246,12 @@ def result_words(doc: dict[str, Any], html: bool = False) -> str:
     return f"{said} by {text(how_it_ended(doc))}"
 
 
+REASON_WORDS = {r.name.lower(): r.value for r in ForfeitReason}
+"""How a forfeit reads (the results files' names to the words every report
+uses), for the game page's script: a game that ends while watched says what
+its finished page will."""
+
+
 def game_page(doc: dict[str, Any], analysis: dict[str, Any] | None = None) -> str:
     """A game: live (played or watched through the script), or finished (its
     board, result, moves and, once made, their analysis)."""
@@ -292,5 +298,6 @@ def game_page(doc: dict[str, Any], analysis: dict[str, Any] | None = None) -> st
         + (f"<section id=\"review\">{_analysis(doc, analysis)}</section>" if over else ""))
     refresh = 5 if over and analysis is None and doc.get("analysis") == "queued" else 0
     names = [white or "?", red or "?"]
-    return _page(" - ".join(map(isolate, names)), body, {"page": "game", **doc}, refresh,
+    return _page(" - ".join(map(isolate, names)), body,
+                 {"page": "game", **doc, "reasons": REASON_WORDS}, refresh,
                  " - ".join(map(name_html, names)))

@@ -386,9 +386,7 @@
     }
     draw();
   }
-  const REASONS = {exception: "raised an exception", timeout: "ran out of time", disconnected: "left and did not come back",
-                   no_move: "returned no move", invalid_column: "chose a column that does not exist",
-                   full_column: "chose a full column", no_pieces: "chose a shape it has no pieces of"};
+  const REASONS = doc.reasons || {};  // the server's words, as its finished page says them
   function replay() {  // a finished game's page steps through its moves
     Object.assign(game, {over: true, solution: doc.solution || [], step: game.moves.length});
     $("replay").hidden = false;
