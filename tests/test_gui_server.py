@@ -75,6 +75,8 @@ def test_two_windows_play_a_game_on_a_server(apps: Apps, server: ServerThread) -
     assert {ta.local, tb.local} == {PColor.WHITE, PColor.RED}
     assert sorted(ta.name(c) for c in PColor) == ["Alice", "Bob"]
     assert ta.kind(tb.local) == tb.kind(ta.local) == "Opponent", "a stranger, not a friend"
+    opening = next(line for line in a.log.lines if line.startswith("The server's game: "))
+    assert "6 x 7 board" in opening and "AIs" not in opening, opening  # people: no AI's limit
     white, red = (a, b) if ta.local is PColor.WHITE else (b, a)
     for ply, col in enumerate([3, 3, 4, 4, 5, 5, 6]):
         mover = white if ply % 2 == 0 else red

@@ -56,9 +56,11 @@ class Notice:
     actions: tuple[Action, ...] = ()
 
 
-def settings_text(mc: MatchConfig) -> str:
+def settings_text(mc: MatchConfig, ais: bool = True) -> str:
+    """The board, the pieces and (`ais`: an AI may play) an AI's time a move."""
     return (f"{mc.rows} x {mc.cols} board, {mc.win_sequence} in a row, {mc.round_pieces} round "
-            f"and {mc.square_pieces} square pieces each, AIs {mc.time_limit_ms} ms a move")
+            f"and {mc.square_pieces} square pieces each"
+            + (f", AIs {mc.time_limit_ms} ms a move" if ais else ""))
 
 
 class Table(ABC):

@@ -431,7 +431,7 @@ class ServerTable(Table):
                     f"Connected again; {_clock_text(self.control, self.clock)}"]
         self._started = True
         turn = self.game.board.turn
-        return [f"The server's game: {settings_text(state.config)}; "
+        return [f"The server's game: {settings_text(state.config, not state.between_people)}; "
                 f"{_clock_text(self.control, self.clock)}; "
                 f"you play {state.color}",
                 MatchStarted(state.config, state.white, state.red),

@@ -281,7 +281,18 @@ class GameState:
     """White's and Red's milliseconds left as it was sent (None: a game without clocks)."""
     control: TimeControl | None = None
     """The game's time control (None: a game without clocks)."""
+    kind: str = ""
+    """How the game was made: 'friend' or 'open' (between people), 'ai' (the
+    server's AI), 'bot' (a person against a ladder bot), 'ladder' (two bots)."""
 
+    @property
+    def between_people(self) -> bool:
+        """Whether nobody's moves come from a thinker (no AI's time limit applies)."""
+        return self.kind in PEOPLE_KINDS
+
+
+PEOPLE_KINDS = ("friend", "open")
+"""The kinds of game two people play (the `create` opponents of that name)."""
 
 _EVENT_KEYS = {
     "welcome": (("name",), ("token", "session")),
@@ -360,7 +371,8 @@ def game_state(doc: Mapping[str, Any]) -> GameState:
     color = None if doc["color"] is None else _COLORS[doc["color"]]
     moves = tuple((m["col"], _SHAPES[m["shape"]], float(m["ms"]) / 1000) for m in doc["moves"])
     return GameState(doc["game"], doc["code"], color, doc["white"], doc["red"], config, moves,
-                     clock_of(doc), TimeControl.from_doc(doc.get("timecontrol")))
+                     clock_of(doc), TimeControl.from_doc(doc.get("timecontrol")),
+                     str(doc["kind"]))
 
 
 def clock_of(doc: Mapping[str, Any]) -> tuple[int, int] | None:
