@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import asyncio
+import io
 from typing import Any
 
 import pytest
@@ -164,6 +165,13 @@ def test_a_finished_game_is_pgn_as_the_report_writes_it(tmp_path: Any) -> None:
               "red": {"thinker": "web", "params": "", "name": "Bob"}}
     body = load_report([result]).pgn("csl-game server").split("\n\n", 1)[1]
     assert pgn.split("\n\n", 1)[1] == body  # the report's own movetext
+    # another program's PGN reader (python-chess) reads it as PGN: its tags and
+    # result, and no error but that it cannot play the variant (no chess
+    # program should take these moves for chess)
+    import chess.pgn
+    read = chess.pgn.read_game(io.StringIO(pgn))
+    assert read is not None and dict(read.headers) == {k: v.strip('"') for k, v in head.items()}
+    assert [str(e) for e in read.errors] == ["unsupported variant: colorshapelinks"]
     playing = SqliteStore(tmp_path / "other.sqlite3")
     r2: Room[str] = Room(new_game("game00000010", MatchConfig(), seats, ["Ann", "Bob"], 0.5),
                          "friend", "code00000010", seats, 30.0, 0.0)
