@@ -4,9 +4,10 @@ or declined by it, and a win claimed over a player who left.
 
 `Offers` holds the offers standing in one room's game (an offer stands until
 the next move, a takeback, or the other side declines it: then it is not
-made again before the next move) and judges each word of its players; the room (csl_game.server.room) tells and stores what
-comes of it. `claim_detail` judges a claim on a player who left, whom
-`away_message` counts down.
+made again before the next move) and judges each word of its players; the
+room (csl_game.server.room) tells and stores what comes of it.
+`claim_detail` judges a claim on a player who left, whom `away_message`
+counts down.
 """
 
 from __future__ import annotations
