@@ -42,6 +42,22 @@ END_TO_END = frozenset({"chrome", "pg_url"})
 cluster: what .ci/run installs), which are in the `long` tier."""
 
 
+@pytest.fixture(scope="module")
+def chrome() -> Iterator[Any]:
+    """A real Chromium for a test module (site_browser.Browser; skips without one)."""
+    from site_browser import browser
+    with browser() as started:
+        yield started
+
+
+@pytest.fixture(scope="module")
+def pg_url() -> Iterator[str]:
+    """A PostgreSQL cluster of the test module's own (pg_cluster; skips without one)."""
+    from pg_cluster import postgres
+    with postgres() as url:
+        yield url
+
+
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
     """With ``-m unit`` alone, a test file that never names the `unit` mark
     holds no unit test: it is not imported (half the files, and the heaviest

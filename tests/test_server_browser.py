@@ -12,7 +12,6 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from contextlib import ExitStack
 from pathlib import Path
 
@@ -20,16 +19,10 @@ import pytest
 
 from csl_game.server import add_bot, open_store
 from online_procs import Proc
-from site_browser import Browser, Tab, browser
+from site_browser import Browser, Tab
 
 pytestmark = [pytest.mark.skipif(sys.platform == "win32", reason="POSIX only"),
               pytest.mark.slow]
-
-
-@pytest.fixture(scope="module")
-def chrome() -> Iterator[Browser]:
-    with browser() as started:
-        yield started
 
 
 @pytest.fixture

@@ -22,7 +22,7 @@ import pytest
 from csl_game.server import ServerOptions
 from online_procs import Proc
 from server_thread import ServerThread
-from site_browser import Browser, Tab, browser
+from site_browser import Browser, Tab
 
 pytestmark = [pytest.mark.skipif(sys.platform == "win32", reason="POSIX only"),
               pytest.mark.slow]
@@ -34,12 +34,6 @@ def _stop(proc: Proc) -> None:
         proc.proc.wait(10)
     except subprocess.TimeoutExpired:
         proc.kill()
-
-
-@pytest.fixture(scope="module")
-def chrome() -> Iterator[Browser]:
-    with browser() as started:
-        yield started
 
 
 @pytest.fixture

@@ -22,19 +22,12 @@ from csl_game.model.board import Board, PColor, PShape
 from csl_game.server import open_store
 from csl_game.server.relay import Relay
 from online_procs import Proc
-from pg_cluster import postgres
 from test_server_ladder import start_server, stop_all
 from test_server_store import start_servers_at
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX only")
 WAIT = 30.0
 """Seconds any one thing may take (a loaded machine)."""
-
-
-@pytest.fixture(scope="module")
-def pg_url() -> Iterator[str]:
-    with postgres() as url:
-        yield url
 
 
 @pytest.fixture

@@ -23,7 +23,7 @@ from csl_game.server.accounts import hash_password
 from csl_game.server.store import GameRow, SqliteStore
 from csl_game.thinker.api import MatchConfig
 from server_thread import ServerThread
-from site_browser import Browser, Tab, browser
+from site_browser import Browser, Tab
 
 pytestmark = [pytest.mark.skipif(sys.platform == "win32", reason="POSIX only"),
               pytest.mark.slow]
@@ -33,12 +33,6 @@ OVERRIDE = "\u202eevil LTR"
 ARABIC = "\u0633\u0627\u0631\u0629 \u0639\u0644\u064a"
 PASSWORD = "a long enough secret"
 GAME = "names0000001"
-
-
-@pytest.fixture(scope="module")
-def chrome() -> Iterator[Browser]:
-    with browser() as started:
-        yield started
 
 
 @pytest.fixture

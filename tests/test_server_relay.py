@@ -5,12 +5,9 @@ was sent and in its turn, batched or not, to one process or to all."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterator
-
-import pytest
+from collections.abc import Callable
 
 from csl_game.server.relay import Relay
-from pg_cluster import postgres
 
 WAIT = 30.0
 TEXTS = ('plain', 'a "quoted" name', "back\\slash \\n not a newline", "two\nlines",
@@ -20,12 +17,6 @@ TEXTS = ('plain', 'a "quoted" name', "back\\slash \\n not a newline", "two\nline
 quotes, backslashes, control characters, JSON, SQL, placeholders, the
 relay's own '@' (a long message's row), bidi overrides, any script, and one
 near a notification's length limit."""
-
-
-@pytest.fixture(scope="module")
-def pg_url() -> Iterator[str]:
-    with postgres() as url:
-        yield url
 
 
 def test_any_text_arrives_as_sent_and_in_order(pg_url: str) -> None:

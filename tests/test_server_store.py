@@ -17,7 +17,6 @@ import pytest
 from csl_game.server import GameRow, Store, hash_token, open_store
 from csl_game.server.store import Dropped, Finished, Moved, Seated
 from online_procs import Proc
-from pg_cluster import postgres
 from test_server_ladder import get_json, stop, stop_all, wait_json
 
 try:
@@ -27,12 +26,6 @@ except ImportError:  # no PostgreSQL here: its tests skip
 REFUSED = (sqlite3.IntegrityError, PgIntegrityError)
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX only")
-
-
-@pytest.fixture(scope="module")
-def pg_url() -> Iterator[str]:
-    with postgres() as url:
-        yield url
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

@@ -19,7 +19,6 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -45,7 +44,7 @@ from csl_game.services.site import (
     write_site,
 )
 from procs import INTERRUPTIBLE
-from site_browser import DESKTOP, PHONE, Browser, Tab, browser
+from site_browser import DESKTOP, PHONE, Browser, Tab
 
 pytestmark = [pytest.mark.slow, pytest.mark.timing]
 
@@ -67,12 +66,6 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> Path:
                  "--site", str(folder / "live"), "--title", TITLE, "-q"])
     assert code == 0
     return folder
-
-
-@pytest.fixture(scope="module")
-def chrome() -> Iterator[Browser]:
-    with browser() as started:
-        yield started
 
 
 def _docs(folder: Path) -> list[dict[str, Any]]:

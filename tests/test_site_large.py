@@ -30,7 +30,7 @@ from csl_game.engine import round_robin
 from csl_game.services.serve import SiteServer
 from csl_game.services.site import Series, SiteWriter, line_chart, write_site
 from procs import INTERRUPTIBLE
-from site_browser import DESKTOP, PHONE, Browser, Tab, browser
+from site_browser import DESKTOP, PHONE, Browser, Tab
 
 pytestmark = [pytest.mark.slow]
 
@@ -54,12 +54,6 @@ def forty_players() -> list[dict[str, Any]]:
     names = [f"Player {i + 1:02d}" for i in range(40)]
     return [_doc(k, names[a], names[b], rng.choice(("white", "red", "draw")))
             for k, (a, b) in enumerate(permutations(range(40), 2))]
-
-
-@pytest.fixture(scope="module")
-def chrome() -> Iterator[Browser]:
-    with browser() as started:
-        yield started
 
 
 @pytest.fixture
