@@ -42,7 +42,9 @@ def server(tmp_path: Path) -> Iterator[ServerThread]:
         yield s
 
 
-def on_a_server(app: App, url: str, name: str, code: str = "") -> ServerTable:
+def on_a_server(app: App, url: str, name: str, code: str = "", clock: str = "") -> ServerTable:
+    """Play online, On a server: the address, a code or none, the name, the clock
+    typed (none: no clock), Play; the table of the game made or joined."""
     scene = picker(app)
     click(app, scene.widgets["mode.server"])
     scene = app.scenes.current  # type: ignore[assignment]
@@ -51,7 +53,8 @@ def on_a_server(app: App, url: str, name: str, code: str = "") -> ServerTable:
     rects = [pygame.Rect(w.rect) for w in scene.widgets.values()]
     assert all(screen.contains(r) for r in rects), "the server's rows fit the window"
     assert not any(r.colliderect(o) for i, r in enumerate(rects) for o in rects[i + 1:])
-    for field, text in (("server", url), ("server_code", code), ("name", name)):
+    typed = [("server", url), ("server_code", code), ("name", name)]
+    for field, text in typed + ([("clock", clock)] if clock else []):
         click(app, scene.widgets[field], frames=1)
         type_text(app, text)
     click(app, scene.widgets["go"])

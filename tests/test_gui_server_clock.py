@@ -34,6 +34,7 @@ from test_gui_online import (
     type_text,
     window,
 )
+from test_gui_server import on_a_server
 
 
 @pytest.fixture
@@ -42,30 +43,14 @@ def server(tmp_path: Path) -> Iterator[ServerThread]:
         yield s
 
 
-def seek(app: App, url: str, name: str, clock: str = "", code: str = "") -> ServerTable:
-    """Play online, On a server: the address, a code or none, the clock typed, Play."""
-    scene = picker(app)
-    click(app, scene.widgets["mode.server"])
-    scene = app.scenes.current  # type: ignore[assignment]
-    assert isinstance(scene, OnlineScene)
-    typed = [("server", url), ("server_code", code), ("name", name)]
-    for field, text in typed + ([("clock", clock)] if clock else []):
-        click(app, scene.widgets[field], frames=1)
-        type_text(app, text)
-    click(app, scene.widgets["go"])
-    table = app.scenes.current.table  # type: ignore[union-attr]
-    assert isinstance(table, ServerTable), getattr(app.scenes.current, "error", "")
-    return table
-
-
 def pair(apps: Apps, server: ServerThread, clock: str = "") -> tuple[App, App]:
     """Alice's challenge (with `clock`), Bob takes its seat: (White's window, Red's)."""
     a = window(apps)
-    alice = seek(a, server.url, "Alice", clock)
+    alice = on_a_server(a, server.url, "Alice", clock=clock)
     steps([a], lambda: alice.game is not None)
     assert alice.game is not None
     b = window(apps)
-    seek(b, server.url, "Bob", code=alice.game.state.code)
+    on_a_server(b, server.url, "Bob", code=alice.game.state.code)
     steps([a, b], on_board(a, b))
     return (a, b) if board(a).table.local is PColor.WHITE else (b, a)
 
@@ -211,7 +196,7 @@ def test_an_opponent_who_left_is_counted_down_and_the_win_claimed(
 
 def test_the_lobby_shows_a_challenges_clock(apps: Apps, server: ServerThread) -> None:
     a = window(apps)
-    alice = seek(a, server.url, "Alice", "3+2")
+    alice = on_a_server(a, server.url, "Alice", clock="3+2")
     steps([a], lambda: alice.game is not None)
     assert [c["clock"] for c in server.hub.lobby()["challenges"]] == ["180+2"]
     b = window(apps)
