@@ -187,8 +187,7 @@ class ServerTools:
         return lambda _event: self.act(name)
 
     def show(self, shown: bool) -> None:
-        if self.layer.root is not None:
-            (self.layer.root.show if shown else self.layer.root.hide)()
+        self.layer.show(shown)
 
     def close(self) -> None:
         self.layer.close()

@@ -124,6 +124,11 @@ class WidgetLayer:
         self._handlers[widget] = handler
         return widget
 
+    def show(self, shown: bool) -> None:
+        """Show or hide every widget of the layer (nothing when none is open)."""
+        if self.root is not None:
+            (self.root.show if shown else self.root.hide)()
+
     @property
     def handled(self) -> tuple[IUIElementInterface, ...]:
         """The widgets that have a handler."""
@@ -188,9 +193,7 @@ class WidgetScene(Scene):
         return changed
 
     def set_widgets_shown(self, shown: bool) -> None:
-        root = self.layer.root
-        if root is not None:
-            (root.show if shown else root.hide)()
+        self.layer.show(shown)
 
     def restyle(self, size: tuple[int, int]) -> None:
         self._backdrop = None

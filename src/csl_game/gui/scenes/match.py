@@ -124,8 +124,8 @@ class MatchScene(Scene):
     def set_widgets_shown(self, shown: bool) -> None:
         if self.tools is not None:
             self.tools.show(shown)
-        if self.result is not None and self.result.layer.root is not None:
-            (self.result.layer.root.show if shown else self.result.layer.root.hide)()
+        if self.result is not None:
+            self.result.layer.show(shown)
 
     def _look(self) -> tuple[object, ...]:
         """What the screen shows that can change without an event or an animation."""

@@ -147,8 +147,7 @@ class MatchTools:
         return lambda _event: self.act(name)
 
     def show(self, shown: bool) -> None:
-        if self.layer.root is not None:
-            (self.layer.root.show if shown else self.layer.root.hide)()
+        self.layer.show(shown)
 
     def close(self) -> None:
         self.cancel_hint()

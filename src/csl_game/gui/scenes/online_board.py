@@ -135,9 +135,7 @@ class OnlineBoardScene(Scene):
         self.resize(size)
 
     def set_widgets_shown(self, shown: bool) -> None:
-        root = self.buttons.layer.root
-        if root is not None:
-            (root.show if shown else root.hide)()
+        self.buttons.layer.show(shown)
         if self.tools is not None:
             self.tools.show(shown)
 
