@@ -32,6 +32,7 @@ from csl_game.server.ladder import Ladder
 from csl_game.server.lobby import lobby_lists
 from csl_game.server.making import check_create, free_bot
 from csl_game.server.messages import (
+    PEOPLE_KINDS,
     BotHello,
     Cancel,
     Claim,
@@ -426,7 +427,7 @@ class Hub:
             seats[color.other], names[color.other] = f"ai:{level.name}", f"AI {level.label}"
         room = self._new_room(request.opponent, seats, names, request.clock)
         room.rated = request.rated
-        if request.opponent in ("friend", "open"):
+        if request.opponent in PEOPLE_KINDS:
             self._made_by[room.id] = client.address
         return room, color
 
@@ -456,7 +457,7 @@ class Hub:
         if not client.identity or client.bot:
             raise Rejected("say hello with your name first")
         room = self.games.get(self.codes.get(code, ""))
-        if room is None or room.kind not in ("friend", "open"):
+        if room is None or room.kind not in PEOPLE_KINDS:
             raise Rejected("no game is waiting with that code")
         self._apply(room, room.sit(client, client.identity, client.name, self._clock()))
         if self.games.get(room.id) is room:

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from csl_game.server.game import Rejected
-from csl_game.server.messages import Create
+from csl_game.server.messages import PEOPLE_KINDS, Create
 from csl_game.server.room import Room
 from csl_game.server.seats import Client, ServerOptions
 
@@ -28,7 +28,7 @@ def check_create(request: Create, client: Client, games: Mapping[str, Room[Any]]
     for game_id in [g for g in made_by if g not in games or games[g].started]:
         del made_by[game_id]
     from_address = sum(1 for made in made_by.values() if made == client.address) \
-        if request.opponent in ("friend", "open") else 0
+        if request.opponent in PEOPLE_KINDS else 0
     if not client.identity or client.bot:
         raise Rejected("say hello with your name first")
     if waiting >= options.max_waiting:
@@ -38,7 +38,7 @@ def check_create(request: Create, client: Client, games: Mapping[str, Room[Any]]
                        "waiting for an opponent already")
     if len(games) >= options.max_games:
         raise Rejected("the server holds as many games as it can; try again soon")
-    people = request.opponent in ("friend", "open")
+    people = request.opponent in PEOPLE_KINDS
     if request.clock is not None and not people:
         raise Rejected("clocks are for games between people: the AI and bots have "
                        f"their limit of {options.config.time_limit_ms} ms a move")

@@ -13,6 +13,7 @@ counts down.
 from __future__ import annotations
 
 from csl_game.model.board import PColor
+from csl_game.online.agreements import takeback_plies
 from csl_game.server.game import Rejected, ServerGame
 from csl_game.server.messages import encode
 
@@ -78,8 +79,9 @@ class Offers:
 
     @staticmethod
     def plies_back(game: ServerGame, asker: PColor) -> int:
-        """The moves a takeback `asker` asked for undoes: its last one and the reply."""
-        return 2 if game.to_move is asker else 1
+        """The moves a takeback `asker` asked for undoes in `game` (the rule its
+        clients check too: csl_game.online.agreements.takeback_plies)."""
+        return takeback_plies(asker, game.to_move)
 
     @staticmethod
     def _check_open(game: ServerGame) -> None:
