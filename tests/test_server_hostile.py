@@ -383,3 +383,35 @@ def test_waiting_games_are_counted_by_the_address_a_proxy_says(server: ServerThr
             await ws.close()
             return f"{kinds[-1]} {','.join(address)}"
     assert asyncio.run(made("192.0.2.1, 198.51.100.7", "Ann")) == "game 198.51.100.7"
+
+
+def test_a_connection_that_answers_no_ping_is_dropped_and_one_that_does_stays(
+        tmp_path: Path) -> None:
+    """The server pings every connection (ping_every_s) and drops one it has
+    heard nothing from, not even the pong its WebSocket owes a ping, in
+    silent_s: a client whose other end went without a word. A client whose
+    library answers pings (aiohttp's, a browser's), and says nothing else,
+    stays."""
+    options = ServerOptions(limits=LIMITS, ping_every_s=0.2, silent_s=1.0)
+
+    async def mute_reader(ws: aiohttp.ClientWebSocketResponse) -> tuple[list[str], float]:
+        said, started = [], time.monotonic()
+        async with asyncio.timeout(10):
+            async for msg in ws:  # pings come to it, and are not answered
+                if msg.type is aiohttp.WSMsgType.TEXT:
+                    said.append(json.loads(msg.data)["type"])
+                elif msg.type is not aiohttp.WSMsgType.PING:
+                    break
+        return said, time.monotonic() - started
+
+    async def go(url: str) -> tuple[tuple[list[str], float], list[Any]]:
+        http, answering = await _ws(url)  # autoping: it answers pings as it reads
+        mute_http, mute = await _ws(url, autoping=False)
+        async with http, mute_http:
+            return await asyncio.gather(mute_reader(mute), _replies(answering, 3.0))
+    with ServerThread(tmp_path, options) as s:
+        (mute_said, took), kept = asyncio.run(go(s.url))
+    assert 0.9 < took < 8.0  # dropped once 1 s passed without a word
+    assert set(mute_said) == {"ping"}
+    assert kept[-1] == "still open"  # never dropped, though it never spoke
+    assert len(kept) > 5 and {m["type"] for m in kept[:-1]} == {"ping"}

@@ -299,3 +299,21 @@ def test_a_hello_without_the_servers_cookie_is_given_a_session_of_its_own() -> N
         assert hub.session_of(cookie[:-1] + ("A" if cookie[-1] != "A" else "B")) == ""
         await hub.close()
     asyncio.run(go())
+
+
+def test_a_connection_silent_past_the_limit_is_dropped_and_the_others_are_pinged() -> None:
+    """The ticker's ping: a WebSocket ping (a client's library answers it, and
+    the answer counts as hearing from it) and the protocol's, as one write;
+    a connection not heard from in silent_s is taken as gone (its end went
+    without a word) and aborted, the ping written to nobody else's harm."""
+    from csl_game.server.seats import PING, ping
+    quiet, talking, test_made = client(), client(), client()
+    quiet.heard, talking.heard = 100.0, 130.0  # test_made: heard is None, not counted
+    ping([quiet, talking, test_made], now=145.0, silent_s=40.0)
+    assert quiet.closed and sent(quiet).aborted and sent(quiet).frames == []
+    for c in (talking, test_made):
+        assert not c.closed and sent(c).frames == [PING]
+    assert PING[:2] == b"\x89\x00"  # a ping frame with no payload, then a text frame
+    assert json.loads(_payload(PING[2:])) == {"type": "ping"}
+    ping([talking], now=170.1, silent_s=40.0)  # 40.1 s after it last spoke
+    assert talking.closed and sent(talking).aborted

@@ -59,6 +59,13 @@ _PREDICATES = ((True, PShape.ROUND), (True, PShape.SQUARE),
 
 
 @lru_cache(maxsize=64)
+def _corridor_bits(rows: int, cols: int, n: int) -> tuple[int, ...]:
+    """Each corridor's cells as a bitboard of csl_game.model.core's layout."""
+    return tuple(sum(1 << (p.col * (rows + 1) + p.row) for p in corridor)
+                 for corridor in _corridors(rows, cols, n))
+
+
+@lru_cache(maxsize=64)
 def _corridors(rows: int, cols: int, n: int) -> tuple[tuple[Pos, ...], ...]:
     """Win corridors in the reference order: rows, columns, / and \\ diagonals."""
     out: list[tuple[Pos, ...]] = []
@@ -311,9 +318,16 @@ class Board:
 
     def _find_solution(self) -> list[Pos]:
         n = self.win_sequence
-        kind_at = self._fast.kind_at
+        fast = self._fast
+        kind_at, runs = fast.kind_at, fast.geometry.runs
         for by_shape, value in _PREDICATES:
-            for corridor in self.win_corridors:
+            pieces = fast.shapes[value] if by_shape else fast.colors[value]
+            if not runs(pieces):  # no run of this kind: its corridors need no look
+                continue
+            for corridor, cells in zip(self.win_corridors,
+                                       _corridor_bits(self.rows, self.cols, n), strict=True):
+                if (cells & pieces).bit_count() < n:
+                    continue
                 run: list[Pos] = []
                 for pos in corridor:
                     kind = kind_at(pos.row, pos.col)

@@ -24,14 +24,15 @@ MAX_MS = 10 ** 9
 """Milliseconds a time in a message may be at most."""
 
 
-def json_object(line: bytes) -> dict[str, Any]:
-    """The line as a JSON object (UTF-8; no NaN or Infinity, nothing nested too deeply).
+def json_object(line: bytes | str) -> dict[str, Any]:
+    """The line (UTF-8 bytes, or text already decoded) as a JSON object (no
+    NaN or Infinity, nothing nested too deeply).
 
     Raises:
         ProtocolError: the line is no JSON object.
     """
     try:
-        doc = json.loads(line.decode("utf-8"), parse_constant=_no_constant)
+        doc = _DECODER.decode(line if isinstance(line, str) else line.decode("utf-8"))
     except UnicodeDecodeError:
         raise ProtocolError("a line that is not UTF-8 text") from None
     except RecursionError:
@@ -45,6 +46,10 @@ def json_object(line: bytes) -> dict[str, Any]:
 
 def _no_constant(name: str) -> None:
     raise ValueError(f"{name} is not a number here")
+
+
+_DECODER = json.JSONDecoder(parse_constant=_no_constant)
+"""Made once: json.loads with an argument makes a decoder for every line."""
 
 
 def check_keys(doc: Mapping[str, Any], required: tuple[str, ...],

@@ -25,7 +25,7 @@ from csl_game.engine import (
     ThinkOutcome,
     judge,
 )
-from csl_game.model.board import Board, Move, PColor, Piece, Pos, PShape, Winner
+from csl_game.model.board import Board, PColor, Pos, PShape, Winner
 from csl_game.server.clock import TimeControl, clock_doc, clock_left, could_still_win
 from csl_game.thinker.api import MatchConfig
 
@@ -192,14 +192,10 @@ class ServerGame:
     def _result(self, winner: Winner, solution: tuple[Pos, ...],
                 reason: ForfeitReason | None = None, detail: str = "",
                 resigned: bool = False) -> MatchResult:
-        played = []
-        replay = self.config.new_board()
-        for col, shape, elapsed in self.moves:
-            color = replay.turn
-            row = replay.do_move(shape, col)
-            played.append(PlayedMove(Move(row, col, Piece(color, shape)), elapsed))
+        played = tuple(PlayedMove(move, elapsed) for move, (_, _, elapsed)
+                       in zip(self.board.history, self.moves, strict=True))
         return MatchResult(winner, self.names[0], self.names[1], solution, reason, detail,
-                           tuple(played), resigned)
+                           played, resigned)
 
     def moves_json(self) -> list[dict[str, Any]]:
         return [{"col": c, "shape": s.name.lower(), "ms": round(e * 1000, 3)}

@@ -53,7 +53,7 @@ from csl_game.server.messages import (
 )
 from csl_game.server.rematch import Rematches
 from csl_game.server.room import Room, RoomStep, new_game
-from csl_game.server.seats import Client, ServerOptions
+from csl_game.server.seats import Client, ServerOptions, ping
 from csl_game.server.store import GameRow, Store, game_settings
 from csl_game.server.trust import hash_token, new_key, new_session, new_token, session_of
 from csl_game.server.writes import Database
@@ -149,9 +149,7 @@ class Hub:
                 self._pair()
             if now - last_ping >= self.options.ping_every_s:
                 last_ping = now
-                ping = frame(encode("ping"))
-                for client in self.clients:
-                    client.send_frame(ping)
+                ping(self.clients, now, self.options.silent_s)
             if self._lobby_dirty and now - last_lobby >= self.options.lobby_every_s:
                 last_lobby = now
                 self._lobby_dirty = False

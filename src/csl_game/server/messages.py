@@ -186,11 +186,16 @@ def decode_request(text: str | bytes) -> Request:
     Raises:
         ProtocolError: too long, not JSON, an unknown type or key, or a bad field.
     """
-    line = text.encode("utf-8") if isinstance(text, str) else text
-    if len(line) > MAX_MESSAGE:
+    if len(text) > (MAX_MESSAGE // 4 if isinstance(text, str) else MAX_MESSAGE) and \
+            len(text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")) \
+            > MAX_MESSAGE:  # a text of MAX_MESSAGE / 4 characters fits in any case
         raise ProtocolError(f"a message longer than {MAX_MESSAGE} bytes")
-    doc = json_object(line)
+    doc = json_object(text)
     kind = doc.get("type")
+    if kind == "move":  # the most frequent, first
+        check_keys(doc, ("game", "ply", "col", "shape"))
+        return Move(_id(doc, "game"), int_field(doc, "ply", 0, 40 * 40),
+                    int_field(doc, "col", 0, MAX_COL), choice_field(doc, "shape", _SHAPES))
     if kind == "hello":
         check_keys(doc, ("version", "name"))
         _version(doc)
@@ -220,10 +225,6 @@ def decode_request(text: str | bytes) -> Request:
     if kind in ("lobby", "pong"):
         check_keys(doc, ())
         return Lobby() if kind == "lobby" else Pong()
-    if kind == "move":
-        check_keys(doc, ("game", "ply", "col", "shape"))
-        return Move(_id(doc, "game"), int_field(doc, "ply", 0, 40 * 40),
-                    int_field(doc, "col", 0, MAX_COL), choice_field(doc, "shape", _SHAPES))
     if kind == "forfeit":
         check_keys(doc, ("game", "ply", "reason", "detail"))
         return Forfeit(_id(doc, "game"), int_field(doc, "ply", 0, 40 * 40),
@@ -247,9 +248,13 @@ def _version(doc: Mapping[str, Any]) -> None:
         raise ProtocolError(f"this server speaks version {VERSION}, not {doc['version']}")
 
 
+_ENCODER = json.JSONEncoder(separators=(",", ":"), allow_nan=False)
+"""Made once: json.dumps with an argument makes an encoder for every message."""
+
+
 def encode(kind: str, /, **fields: Any) -> str:
     """A message as its JSON text."""
-    return json.dumps({"type": kind, **fields}, separators=(",", ":"), allow_nan=False)
+    return _ENCODER.encode({"type": kind, **fields})
 
 
 def frame(text: str) -> bytes:

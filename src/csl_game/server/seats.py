@@ -9,15 +9,15 @@ A game being played is a room (csl_game.server.room).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Protocol
 
 from csl_game.server.guard import Limits
-from csl_game.server.messages import frame
+from csl_game.server.messages import encode, frame
 from csl_game.thinker.api import MatchConfig
 
-__all__ = ["ServerOptions", "Client", "Transport"]
+__all__ = ["ServerOptions", "Client", "Transport", "PING", "ping"]
 
 
 @dataclass(frozen=True)
@@ -44,6 +44,9 @@ class ServerOptions:
     tick_s: float = 0.05
     pair_every_s: float = 0.5
     ping_every_s: float = 15.0
+    silent_s: float = 40.0
+    """Seconds a connection may send nothing, not even the pong to a ping, before
+    it is dropped as gone."""
     max_waiting: int = 3
     """Games one player may have waiting for an opponent at once."""
     max_waiting_per_address: int = 10
@@ -68,6 +71,13 @@ class ServerOptions:
     max_errors: int = 3
     """Bad messages a connection may send before it is closed."""
     limits: Limits = Limits()
+
+
+class Closable(Protocol):
+    """A WebSocket as the hub looks at it (aiohttp's WebSocketResponse)."""
+
+    @property
+    def closed(self) -> bool: ...
 
 
 class Transport(Protocol):
@@ -101,8 +111,11 @@ class Client:
     """Its connection (None: nothing is sent, a client of a test)."""
     ending: Callable[[], None] | None = None
     """Ends the connection in good order (a close frame), when the server ends it."""
-    sending: Callable[[], bool] | None = None
-    """Whether the connection still takes messages (not closing)."""
+    socket: Closable | None = None
+    """Its WebSocket: once that is closed (a close frame sent), nothing more is sent."""
+    heard: float | None = None
+    """When it last sent anything, a pong to a ping included, on the hub's clock
+    (None: not counted, a client of a test)."""
     outbox_bytes: int = 1 << 20
     closed: bool = False
     errors: int = 0
@@ -129,12 +142,17 @@ class Client:
         """Write a frame (`messages.frame`); a reader too slow for it is dropped."""
         transport = self.transport
         if self.closed or transport is None or transport.is_closing() or \
-                (self.sending is not None and not self.sending()):
+                (self.socket is not None and self.socket.closed):
             return
         transport.write(data)
         if transport.get_write_buffer_size() > self.outbox_bytes:
-            self.closed = True  # it does not read: let it go rather than hold us
-            transport.abort()
+            self.drop()  # it does not read: let it go rather than hold us
+
+    def drop(self) -> None:
+        """End the connection at once, without a close frame (it does not read)."""
+        self.closed = True
+        if self.transport is not None:
+            self.transport.abort()
 
     def close(self) -> None:
         """Send nothing more, and end the connection."""
@@ -142,3 +160,19 @@ class Client:
             self.closed = True
             if self.ending is not None:
                 self.ending()
+
+
+PING = b"\x89\x00" + frame(encode("ping"))
+"""A WebSocket ping, which every client's WebSocket answers with a pong, and
+the protocol's `ping`, which the server's pages answer (a page cannot see
+the other): one write."""
+
+
+def ping(clients: Iterable[Client], now: float, silent_s: float) -> None:
+    """Ping each of `clients`, dropping those not heard from in `silent_s`
+    (a connection whose other end is gone without a word)."""
+    for client in list(clients):
+        if client.heard is not None and now - client.heard > silent_s:
+            client.drop()
+        else:
+            client.send_frame(PING)

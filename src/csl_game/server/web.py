@@ -1,7 +1,7 @@
 """The server on the network: aiohttp's HTTP and WebSocket server around the hub.
 
 aiohttp gives, in one well-kept package, the HTTP server, WebSockets (with
-size limits and heartbeats) and the client the bots and the benchmark use.
+size limits) and the client the bots and the benchmark use.
 Its request handler is wrapped in `_Guarded`, a protocol that counts each
 address's connections (`AddressGuard`) and aborts a connection that sends no
 complete request in time (slowloris). Pages are rendered by
@@ -361,8 +361,9 @@ async def _websocket(request: web.Request) -> web.StreamResponse:
                           hub.options.public_hosts, proxied(peer_ip, request.headers)):
         raise web.HTTPForbidden(text="a WebSocket from another site's page, or to a name "
                                 "this server does not answer to")
-    ws = web.WebSocketResponse(max_msg_size=MAX_MESSAGE, heartbeat=30.0,
-                               compress=False)
+    ws = web.WebSocketResponse(max_msg_size=MAX_MESSAGE, autoping=False, compress=False)
+    # no heartbeat of aiohttp's: it is a timer reset for every message; the
+    # hub's ticker pings every connection and drops the silent (seats.ping)
     await ws.prepare(request)
     session = _session(request)
     ending: set[asyncio.Task[Any]] = set()
@@ -377,18 +378,24 @@ async def _websocket(request: web.Request) -> web.StreamResponse:
     client = Client(address,
                     hash_token(session) if session else "", account=account or "",
                     transport=transport if isinstance(transport, asyncio.Transport) else None,
-                    ending=end, sending=lambda: not ws.closed,
+                    ending=end, socket=ws, heard=hub.now(),
                     outbox_bytes=hub.options.outbox_bytes)
     hub.connected(client)
     limits = hub.limits
     bucket = TokenBucket(limits.messages_per_s, limits.message_burst)
     try:
         async for msg in ws:
-            if msg.type is not WSMsgType.TEXT:
-                client.send(encode("error", message="text messages only"))
-                break
-            if not bucket.take(time.monotonic()):
+            client.heard = now = hub.now()
+            if not bucket.take(now):
                 client.send(encode("error", message="too many messages"))
+                break
+            if msg.type is not WSMsgType.TEXT:
+                if msg.type is WSMsgType.PING:
+                    await ws.pong(msg.data)
+                    continue
+                if msg.type is WSMsgType.PONG:
+                    continue
+                client.send(encode("error", message="text messages only"))
                 break
             await hub.receive(client, msg.data)
             if client.closed:
