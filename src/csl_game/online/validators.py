@@ -12,7 +12,7 @@ same things in the same words.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 from csl_game.errors import ProtocolError
@@ -24,15 +24,17 @@ MAX_MS = 10 ** 9
 """Milliseconds a time in a message may be at most."""
 
 
-def json_object(line: bytes | str) -> dict[str, Any]:
+def json_object(line: bytes | str, loads: Callable[[str], Any] | None = None) -> dict[str, Any]:
     """The line (UTF-8 bytes, or text already decoded) as a JSON object (no
-    NaN or Infinity, nothing nested too deeply).
+    NaN or Infinity, nothing nested too deeply), read by `loads` (the
+    standard library's reader if None; the server gives orjson's, whose
+    errors are ValueErrors too).
 
     Raises:
         ProtocolError: the line is no JSON object.
     """
     try:
-        doc = _DECODER.decode(line if isinstance(line, str) else line.decode("utf-8"))
+        doc = (loads or _DECODER.decode)(line if isinstance(line, str) else line.decode("utf-8"))
     except UnicodeDecodeError:
         raise ProtocolError("a line that is not UTF-8 text") from None
     except RecursionError:
@@ -93,7 +95,7 @@ def text_field(doc: Mapping[str, Any], key: str, longest: int, empty: bool = Tru
     if not isinstance(value, str) or len(value) > longest or (not value and not empty):
         raise ProtocolError(f"'{key}' must be a text of {'0' if empty else '1'} to "
                             f"{longest} characters")
-    if not all(c.isprintable() or (lines and c == "\n") for c in value):
+    if not value.isprintable() and not (lines and value.replace("\n", "").isprintable()):
         raise ProtocolError(f"'{key}' holds control characters")
     return value
 

@@ -18,6 +18,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
+
 from csl_game.engine import ForfeitReason
 from csl_game.errors import ProtocolError
 from csl_game.model.board import PColor, PShape
@@ -190,7 +192,7 @@ def decode_request(text: str | bytes) -> Request:
             len(text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")) \
             > MAX_MESSAGE:  # a text of MAX_MESSAGE / 4 characters fits in any case
         raise ProtocolError(f"a message longer than {MAX_MESSAGE} bytes")
-    doc = json_object(text)
+    doc = json_object(text, orjson.loads)
     kind = doc.get("type")
     if kind == "move":  # the most frequent, first
         check_keys(doc, ("game", "ply", "col", "shape"))
@@ -248,13 +250,18 @@ def _version(doc: Mapping[str, Any]) -> None:
         raise ProtocolError(f"this server speaks version {VERSION}, not {doc['version']}")
 
 
-_ENCODER = json.JSONEncoder(separators=(",", ":"), allow_nan=False)
-"""Made once: json.dumps with an argument makes an encoder for every message."""
+_ENCODER = json.JSONEncoder(separators=(",", ":"))
 
 
 def encode(kind: str, /, **fields: Any) -> str:
-    """A message as its JSON text."""
-    return _ENCODER.encode({"type": kind, **fields})
+    """A message as its JSON text (orjson's: a NaN would be null). A text
+    orjson refuses (a lone surrogate, a type it does not know) is written
+    by the standard library's encoder instead, or refused by it."""
+    doc = {"type": kind, **fields}
+    try:
+        return orjson.dumps(doc, option=orjson.OPT_NON_STR_KEYS).decode()
+    except TypeError:
+        return _ENCODER.encode(doc)
 
 
 def frame(text: str) -> bytes:
@@ -323,10 +330,10 @@ def decode_event(text: str | bytes, longest: int = 1 << 20) -> tuple[str, dict[s
     Raises:
         ProtocolError: not JSON, an unknown type or key, or a bad field.
     """
-    line = text.encode("utf-8") if isinstance(text, str) else text
+    line = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
     if len(line) > longest:
         raise ProtocolError(f"a message longer than {longest} bytes")
-    doc = json_object(line)
+    doc = json_object(text, orjson.loads)
     kind = doc.get("type")
     if not isinstance(kind, str) or kind not in _EVENT_KEYS:
         raise ProtocolError(f"an unknown message type {str(kind)[:40]!r}")

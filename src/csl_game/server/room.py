@@ -57,6 +57,8 @@ from csl_game.thinker.api import MatchConfig
 __all__ = ["Room", "RoomStep", "new_game"]
 
 P = TypeVar("P", bound=Hashable)
+_COLORS = (PColor.WHITE, PColor.RED)  # an enum's own iteration is slow, once a move
+_SHAPE_NAMES = {shape: shape.name.lower() for shape in PShape}
 
 
 @dataclass
@@ -157,7 +159,8 @@ class Room(Generic[P]):
 
     @property
     def started(self) -> bool:
-        return all(self.seats)
+        seats = self.seats
+        return bool(seats[0] and seats[1])
 
     def ai_seat(self, color: PColor) -> str | None:
         """The level of `color`'s AI seat (None: no AI sits there)."""
@@ -415,7 +418,7 @@ class Room(Generic[P]):
             self._out.send.append((peers, text))
 
     def _seat_of(self, peer: P) -> PColor:
-        for color in PColor:
+        for color in _COLORS:
             if self.players[color] == peer:
                 if not self.started:
                     raise Rejected("the game waits for its second player")
@@ -475,7 +478,7 @@ class Room(Generic[P]):
         if g.ply > before:
             col, shape, elapsed = g.moves[-1]
             ms = round(elapsed * 1000, 3)
-            name = shape.name.lower()
+            name = _SHAPE_NAMES[shape]
             self.offers.clear()  # an offer stands until the next move
             self._send(self.peers(), encode("played", game=g.id, ply=before, col=col, shape=name,
                                             ms=ms, watchers=len(self.watchers),
