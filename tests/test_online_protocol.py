@@ -242,3 +242,17 @@ def test_per_address_limits_count_a_machine_once(peer: object, counted_as: str) 
 def test_bad_addresses(text: str, bare: bool) -> None:
     with pytest.raises(ValueError, match="port|HOST"):
         parse_address(text, bare)
+
+
+def test_check_keys_finds_an_unknown_key_whether_or_not_the_type_is_there() -> None:
+    """check_keys' quick answer (the type and the required keys, nothing more)
+    holds only with the type: a key unknown in its place is still found."""
+    from csl_game.errors import ProtocolError
+    from csl_game.online.validators import check_keys
+    check_keys({"type": "move", "col": 1}, ("col",))
+    check_keys({"type": "move", "col": 1, "why": ""}, ("col",), ("why",))
+    for doc in ({"col": 1, "evil": 2}, {"type": "move", "col": 1, "evil": 2}):
+        with pytest.raises(ProtocolError, match="unknown key 'evil'"):
+            check_keys(doc, ("col",))
+    with pytest.raises(ProtocolError, match="without 'col'"):
+        check_keys({"type": "move", "evil": 1}, ("col",))

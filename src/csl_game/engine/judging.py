@@ -47,7 +47,8 @@ def judge(outcome: ThinkOutcome, board: Board) -> FutureMove | Forfeit:
         return Forfeit(ForfeitReason.NO_MOVE)
     problem = board.move_problem(shape, column)
     if problem is None:
-        return FutureMove(cast(int, column), PShape(cast(int, shape)))
+        return FutureMove(cast(int, column),
+                          shape if shape.__class__ is PShape else PShape(cast(int, shape)))
     if problem is MoveProblem.GAME_OVER:
         raise InvalidMoveError(f"cannot judge {move_text(column, shape)}: {problem}", problem)
     return Forfeit(_REASONS[problem],

@@ -64,6 +64,8 @@ def check_keys(doc: Mapping[str, Any], required: tuple[str, ...],
     missing = [k for k in required if k not in doc]
     if missing:
         raise ProtocolError(f"a {doc.get('type')!r} message without {missing[0]!r}")
+    if "type" in doc and len(doc) == len(required) + 1:
+        return  # "type" and the required keys: there is no other
     unknown = sorted(set(doc) - {"type", *required, *optional})
     if unknown:
         raise ProtocolError(f"a {doc.get('type')!r} message with an unknown key "
