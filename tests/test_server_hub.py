@@ -212,9 +212,10 @@ def test_one_address_keeps_only_so_many_games_waiting_whatever_its_cookies() -> 
     async def go() -> None:
         hub = Hub(Recording(), ServerOptions(max_waiting_per_address=4))
         await hub.start()
-        made = []
+        made, made_by = [], []
         for i in range(6):
             c = Client("192.0.2.7", hash_token(f"cookie-{i:020d}"), transport=Transport())
+            made_by.append(c)
             hub.connected(c)
             await say(hub, c, type="hello", version=1, name=f"P{i}")
             made.append(await say(hub, c, type="create", opponent="open", color="white"))
@@ -225,6 +226,13 @@ def test_one_address_keeps_only_so_many_games_waiting_whatever_its_cookies() -> 
         await say(hub, other, type="hello", version=1, name="Q")
         assert (await say(hub, other, type="create", opponent="open",
                           color="red"))["type"] == "game"
+        # one of the four begins (joined) and one is cancelled: two more may wait
+        await say(hub, other, type="join", code=made[0]["code"])
+        await say(hub, made_by[1], type="cancel", game=made[1]["game"])
+        again = [await say(hub, made_by[i], type="create", opponent="open", color="white")
+                 for i in (4, 5, 5)]
+        assert [d["type"] for d in again] == ["game", "game", "error"]
+        assert "your address has 4 games waiting" in again[-1]["message"]
         await hub.close()
     asyncio.run(go())
 

@@ -30,7 +30,7 @@ from csl_game.server.game import Rejected, public_detail
 from csl_game.server.guard import Guesses, Limits
 from csl_game.server.ladder import Ladder
 from csl_game.server.lobby import lobby_lists
-from csl_game.server.making import check_create, free_bot
+from csl_game.server.making import Waiting, check_create, free_bot
 from csl_game.server.messages import (
     PEOPLE_KINDS,
     BotHello,
@@ -85,7 +85,7 @@ class Hub:
         self._timers: dict[str, tuple[float, asyncio.TimerHandle]] = {}
         self._lobby_dirty = True
         self._lobby_frame: bytes | None = None  # as last sent: made again when it changed
-        self._made_by: dict[str, str] = {}  # who made each game waiting for an opponent
+        self._waiting = Waiting()  # people's games waiting for an opponent, by address
         self._session_key = ""
         self._known_bots: set[str] = set()
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -251,7 +251,7 @@ class Hub:
                 del self.seated[seat]
         for client in room.peers():
             client.rooms.discard(room.id)
-        self._made_by.pop(room.id, None)
+        self._waiting.over(room.id)
         self.rematches.ended(room, self._clock())
         g = room.game
         if room.kind == "bot":
@@ -410,7 +410,7 @@ class Hub:
 
     def _create(self, client: Client, request: Create) -> tuple[Room[Client], PColor]:
         check_create(request, client, self.games, self.seated.get(client.identity, ()),
-                     self._made_by, self.options)
+                     self._waiting, self.options)
         color = request.color if request.color is not None else random.choice(list(PColor))
         seats, names = ["", ""], ["", ""]
         seats[color], names[color] = client.identity, client.name
@@ -426,7 +426,7 @@ class Hub:
         room = self._new_room(request.opponent, seats, names, request.clock)
         room.rated = request.rated
         if request.opponent in PEOPLE_KINDS:
-            self._made_by[room.id] = client.address
+            self._waiting.made(room.id, client.address)
         return room, color
 
     async def _rematch(self, client: Client, offer: Offer, now: float) -> None:
@@ -458,6 +458,8 @@ class Hub:
         if room is None or room.kind not in PEOPLE_KINDS:
             raise Rejected("no game is waiting with that code")
         self._apply(room, room.sit(client, client.identity, client.name, self._clock()))
+        if room.started:
+            self._waiting.over(room.id)
         if self.games.get(room.id) is room:
             self.seated.setdefault(client.identity, set()).add(room.id)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -10,24 +11,46 @@ from csl_game.server.messages import PEOPLE_KINDS, Create
 from csl_game.server.room import Room
 from csl_game.server.seats import Client, ServerOptions
 
-__all__ = ["check_create", "free_bot"]
+__all__ = ["Waiting", "check_create", "free_bot"]
+
+
+class Waiting:
+    """The games between people waiting for an opponent, and the address each
+    was made from: counted as they are made, begin and go, so that a create
+    does not look at every game waiting."""
+
+    def __init__(self) -> None:
+        self._made_by: dict[str, str] = {}
+        self._from: Counter[str] = Counter()
+
+    def made(self, game_id: str, address: str) -> None:
+        self._made_by[game_id] = address
+        self._from[address] += 1
+
+    def over(self, game_id: str) -> None:
+        """`game_id` began or went (nothing if it was not waiting)."""
+        address = self._made_by.pop(game_id, None)
+        if address is not None:
+            self._from[address] -= 1
+            if not self._from[address]:
+                del self._from[address]
+
+    def made_from(self, address: str) -> int:
+        return self._from.get(address, 0)
 
 
 def check_create(request: Create, client: Client, games: Mapping[str, Room[Any]],
-                 seated: Iterable[str], made_by: dict[str, str],
+                 seated: Iterable[str], waiting_games: Waiting,
                  options: ServerOptions) -> None:
     """`client`, seated in the games `seated`, may make the game `request`
-    asks for, with `games` on the server and `made_by` the address each
-    game waiting for an opponent was made from (those that began or went
-    are forgotten here).
+    asks for, with `games` on the server and `waiting_games` those waiting
+    for an opponent.
 
     Raises:
         Rejected: it may not (with why).
     """
     waiting = sum(1 for game_id in seated if game_id in games and not games[game_id].started)
-    for game_id in [g for g in made_by if g not in games or games[g].started]:
-        del made_by[game_id]
-    from_address = sum(1 for made in made_by.values() if made == client.address) \
+    from_address = waiting_games.made_from(client.address) \
         if request.opponent in PEOPLE_KINDS else 0
     if not client.identity or client.bot:
         raise Rejected("say hello with your name first")
