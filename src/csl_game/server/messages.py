@@ -176,8 +176,8 @@ def _name(doc: Mapping[str, Any], key: str = "name") -> str:
 
 
 def _id(doc: Mapping[str, Any], key: str) -> str:
-    value = text_field(doc, key, 32, False)
-    if not is_id(value):
+    value = doc.get(key)
+    if not isinstance(value, str) or ID_PATTERN.fullmatch(value) is None:
         raise ProtocolError(f"'{key}' must be 8 to 32 letters, digits, - or _")
     return value
 

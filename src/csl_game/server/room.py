@@ -402,11 +402,11 @@ class Room(Generic[P]):
     def _next_wake(self) -> float | None:
         g = self.game
         times = [since + self.reconnect_s for since in self.gone if since is not None]
-        if self.started and g.timed[g.to_move] and g.turn_started is not None:
-            times.append(g.turn_started + g.limit_s())
-        flag = g.flag_at() if self.started else None
-        if flag is not None:
-            times.append(flag)
+        if self.started and g.turn_started is not None:
+            if g.timed[g.to_move]:
+                times.append(g.turn_started + g.limit_s())
+            if g.control is not None and (flag := g.flag_at()) is not None:
+                times.append(flag)
         return min(times) if times else None
 
     def _away(self, color: PColor, now: float) -> str:

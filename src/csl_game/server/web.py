@@ -67,6 +67,7 @@ class _Deadlines:
 
 
 _HUB = web.AppKey("hub", Hub)
+_ENDED = (WSMsgType.CLOSE, WSMsgType.CLOSING, WSMsgType.CLOSED)
 _GUARD = web.AppKey("deadlines", _Deadlines)
 
 
@@ -383,17 +384,22 @@ async def _websocket(request: web.Request) -> web.StreamResponse:
     hub.connected(client)
     limits = hub.limits
     bucket = TokenBucket(limits.messages_per_s, limits.message_burst)
+    receive, clock = ws.receive, hub.now
     try:
-        async for msg in ws:
-            client.heard = now = hub.now()
+        while True:  # as `async for msg in ws`, a coroutine fewer a message
+            msg = await receive()
+            kind = msg.type
+            if kind in _ENDED:
+                break
+            client.heard = now = clock()
             if not bucket.take(now):
                 client.send(encode("error", message="too many messages"))
                 break
-            if msg.type is not WSMsgType.TEXT:
-                if msg.type is WSMsgType.PING:
+            if kind is not WSMsgType.TEXT:
+                if kind is WSMsgType.PING:
                     await ws.pong(msg.data)
                     continue
-                if msg.type is WSMsgType.PONG:
+                if kind is WSMsgType.PONG:
                     continue
                 client.send(encode("error", message="text messages only"))
                 break
