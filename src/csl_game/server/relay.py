@@ -41,8 +41,52 @@ MAX_PAYLOAD = 7999
 ALL = "csl_all"
 
 
+_NOTIFY = (b"SELECT pg_notify(m ->> 0, m ->> 1) FROM json_array_elements($1::json) "
+           b"WITH ORDINALITY AS t(m, n) ORDER BY n")
+
+
 def channel(process: int) -> str:
     return f"csl_{process}"
+
+
+async def _answered(pgconn: Any) -> None:
+    """Until the query sent on `pgconn` (psycopg.pq's, non-blocking) is sent
+    and its results read.
+
+    Raises:
+        RuntimeError: the database refused it (with its message).
+    """
+    from psycopg import pq
+
+    while pgconn.flush():  # more to send than the socket took
+        await _ready(pgconn.socket, writing=True)
+    refused = ""
+    while True:
+        pgconn.consume_input()
+        while not pgconn.is_busy():
+            result = pgconn.get_result()
+            if result is None:
+                if refused:
+                    raise RuntimeError(refused)
+                return
+            if result.status == pq.ExecStatus.FATAL_ERROR:
+                refused = (result.error_message or b"").decode("utf-8", "replace")
+        await _ready(pgconn.socket, writing=False)
+
+
+async def _ready(fd: int, writing: bool) -> None:
+    """Until the socket `fd` can be written (`writing`) or read."""
+    loop = asyncio.get_running_loop()
+    ready = loop.create_future()
+
+    def now_ready() -> None:
+        if not ready.done():
+            ready.set_result(None)
+    (loop.add_writer if writing else loop.add_reader)(fd, now_ready)
+    try:
+        await ready
+    finally:
+        (loop.remove_writer if writing else loop.remove_reader)(fd)
 
 
 class Relay:
@@ -58,6 +102,11 @@ class Relay:
         self._more = asyncio.Event()
         self._seq = 0
         self._tasks: list[asyncio.Task[None]] = []
+        self._prepared = False
+        self._socket = -1
+        """The listening connection's socket, watched for notifications."""
+        self._reading: asyncio.Task[None] | None = None
+        """Reading a long message from its table (the others wait behind it)."""
         self.lost = asyncio.Event()
         """Set when the listening connection is lost: the life lock went with it,
         so the others take this process's games, and it must stop serving them."""
@@ -77,12 +126,14 @@ class Relay:
         await self._listening.execute(f"LISTEN {channel(self.me)}")
         self._sending = await connect()
         self._asking = await connect()
-        self._tasks = [asyncio.create_task(self._listen(heard)),
-                       asyncio.create_task(self._send())]
+        self._tasks = [asyncio.create_task(self._send())]
+        self._listen(heard)
 
     async def close(self) -> None:
         """Stop; the life lock goes with the connections (the others take over)."""
-        for task in self._tasks:
+        if self._socket >= 0:
+            asyncio.get_running_loop().remove_reader(self._socket)
+        for task in self._tasks + ([self._reading] if self._reading else []):
             task.cancel()
         if self._asking is not None:
             try:
@@ -115,27 +166,80 @@ class Relay:
                         batch[i] = (to, f"@{(await spilled.fetchone())[0]}")
                 # one JSON text of [channel, payload] pairs: json's C encoder makes
                 # it, where psycopg would escape two arrays' texts one by one
-                await self._sending.execute(
-                    "SELECT pg_notify(m ->> 0, m ->> 1) FROM json_array_elements(%s::json) "
-                    "WITH ORDINALITY AS t(m, n) ORDER BY n", (json.dumps(batch),))
+                await self._notify(json.dumps(batch).encode("utf-8"))
             except Exception:
                 log.exception("could not relay %d messages", len(batch))
 
-    async def _listen(self, heard: Callable[[str], None]) -> None:
-        try:
-            async for note in self._listening.notifies():
-                try:
-                    text = note.payload
-                    if text.startswith("@"):  # read in turn, so messages keep their order
-                        rows = await self._rows("DELETE FROM relayed WHERE id = %s "
-                                                "RETURNING doc", (int(text[1:]),))
-                        text = str(rows[0][0])
-                    heard(text.split("\n", 1)[1])
-                except Exception:
-                    log.exception("a relayed message failed: %.200s", note.payload)
-        except Exception as e:  # the connection: psycopg's OperationalError
-            log.error("the database's notifications ended: %s", e)
-        self.lost.set()
+    async def _notify(self, batch: bytes) -> None:
+        """Send the notifications of `batch` (a JSON array of [channel,
+        payload] pairs) in one query on the sending connection, made with
+        libpq's own calls (psycopg.pq, which psycopg documents for this):
+        psycopg's execute, with its cursor, its query conversion and its
+        statement cache, cost more than the query itself at a light load.
+
+        Raises:
+            RuntimeError: the database refused the query (with its message).
+        """
+        pgconn = self._sending.pgconn
+        if not self._prepared:  # parsed and planned once, as psycopg would
+            pgconn.send_prepare(b"csl_notify", _NOTIFY)
+            await _answered(pgconn)
+            self._prepared = True
+        pgconn.send_query_prepared(b"csl_notify", [batch])
+        await _answered(pgconn)
+
+    def _listen(self, heard: Callable[[str], None]) -> None:
+        """Hear the notifications as libpq reads them, when the listening
+        connection's socket is readable: a callback of the event loop's, where
+        psycopg's notifies() generator took a task's wake-ups and a timer each."""
+        from psycopg import pq
+
+        pgconn = self._listening.pgconn
+        self._socket = pgconn.socket
+        waiting: list[str] = []  # behind a long message being read from its table
+
+        def readable() -> None:
+            try:
+                pgconn.consume_input()
+                if pgconn.status != pq.ConnStatus.OK:  # ended by the database
+                    raise ConnectionError(pgconn.get_error_message() or "closed")
+            except Exception as e:  # the connection: psycopg's OperationalError
+                asyncio.get_running_loop().remove_reader(self._socket)
+                log.error("the database's notifications ended: %s", e)
+                self.lost.set()
+                return
+            while (note := pgconn.notifies()) is not None:
+                waiting.append(note.extra.decode("utf-8"))
+            if waiting and not self._reading:
+                hear()
+
+        def hear() -> None:
+            while waiting:
+                text = waiting[0]
+                if text.startswith("@"):  # read in turn, so messages keep their order
+                    self._reading = asyncio.create_task(read(text))
+                    return
+                tell(waiting.pop(0))
+
+        async def read(text: str) -> None:
+            try:
+                rows = await self._rows("DELETE FROM relayed WHERE id = %s RETURNING doc",
+                                        (int(text[1:]),))
+                waiting[0] = str(rows[0][0])
+            except Exception:
+                log.exception("a relayed message could not be read: %.200s", text)
+                waiting.pop(0)
+            self._reading = None
+            hear()
+
+        def tell(text: str) -> None:
+            try:
+                heard(text.split("\n", 1)[1])
+            except Exception:
+                log.exception("a relayed message failed: %.200s", text)
+
+        asyncio.get_running_loop().add_reader(self._socket, readable)
+        readable()  # any heard before the reader was added
 
     # ------------------------------------------------------------ ownership
     async def _rows(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
