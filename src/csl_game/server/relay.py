@@ -11,8 +11,10 @@ process owns each live game is a row of the `owners` table
 (csl_game.server.store.CLUSTER_SCHEMA), taken over in one UPDATE, so each
 game has one owner. Each process's part of the lobby is a row of `lobbies`.
 
-`Relay` is the I/O only (psycopg 3's async connections on the event loop);
-what the messages mean is csl_game.server.cluster's. A notification's
+`Relay` is the I/O only (psycopg 3's connections on the event loop: its
+async API for the queries, and libpq's own calls, psycopg.pq, for the
+notifications heard and sent, the most frequent); what the messages mean is
+csl_game.server.cluster's. A notification's
 payload is at most 8,000 bytes: a longer message (a long game's whole
 state) is kept in the `relayed` table and its row's number sent instead; its
 receiver reads it (and deletes it) in turn, so messages keep their order.
