@@ -310,18 +310,30 @@ def test_a_hello_without_the_servers_cookie_is_given_a_session_of_its_own() -> N
 
 
 def test_a_connection_silent_past_the_limit_is_dropped_and_the_others_are_pinged() -> None:
-    """The ticker's ping: a WebSocket ping (a client's library answers it, and
+    """The ticker's pings: a WebSocket ping (a client's library answers it, and
     the answer counts as hearing from it) and the protocol's, as one write;
     a connection not heard from in silent_s is taken as gone (its end went
-    without a word) and aborted, the ping written to nobody else's harm."""
-    from csl_game.server.seats import PING, ping
+    without a word) and aborted. Each connection is pinged once every
+    ping_every_s, a few at each tick: never all at once (they would all
+    answer at once)."""
+    from csl_game.server.seats import PING, Pinger
+    pinger = Pinger(every_s=15.0, silent_s=40.0)
     quiet, talking, test_made = client(), client(), client()
     quiet.heard, talking.heard = 100.0, 130.0  # test_made: heard is None, not counted
-    ping([quiet, talking, test_made], now=145.0, silent_s=40.0)
+    for c in (quiet, talking, test_made):
+        pinger.add(c)
+    writes = []
+    for now in range(140, 177):  # a tick a second: the first pings nobody, then
+        # quiet's turn at 145 (a third of 15 s), then one of the two every 7.5 s
+        before = sum(len(sent(c).frames) for c in (talking, test_made))
+        pinger.tick(float(now))
+        writes.append(sum(len(sent(c).frames) for c in (talking, test_made)) - before)
     assert quiet.closed and sent(quiet).aborted and sent(quiet).frames == []
-    for c in (talking, test_made):
-        assert not c.closed and sent(c).frames == [PING]
+    assert max(writes) == 1  # a few at each tick (here one), never all at once
+    for c in (talking, test_made):  # once a period each
+        assert sent(c).frames == [PING, PING] and not c.closed
     assert PING[:2] == b"\x89\x00"  # a ping frame with no payload, then a text frame
     assert json.loads(_payload(PING[2:])) == {"type": "ping"}
-    ping([talking], now=170.1, silent_s=40.0)  # 40.1 s after it last spoke
-    assert talking.closed and sent(talking).aborted
+    pinger.tick(1000.0)  # after a stall, each is pinged once, not for every period missed
+    assert talking.closed  # 870 s without a word
+    assert len(sent(test_made).frames) == 3

@@ -53,7 +53,7 @@ from csl_game.server.messages import (
 )
 from csl_game.server.rematch import Rematches
 from csl_game.server.room import Room, RoomStep, new_game
-from csl_game.server.seats import Client, ServerOptions, ping
+from csl_game.server.seats import Client, Pinger, ServerOptions
 from csl_game.server.store import GameRow, Store, game_settings
 from csl_game.server.trust import hash_token, new_key, new_session, new_token, session_of
 from csl_game.server.writes import Database
@@ -76,6 +76,7 @@ class Hub:
         """The games each identity has a seat in."""
         self.bots: dict[str, Client] = {}
         self.clients: set[Client] = set()
+        self.pinger = Pinger(options.ping_every_s, options.silent_s)
         self.ladder = Ladder()
         self.rematches: Rematches[Client] = Rematches(options.rematch_s)
         self.hashing, self.guesses = asyncio.Semaphore(2), Guesses()  # Argon2: 2 at a time
@@ -138,7 +139,7 @@ class Hub:
 
     async def run(self) -> None:
         """The ticker: pairing, pings and the lobby (each game has a timer of its own)."""
-        last_pair = last_ping = last_lobby = 0.0
+        last_pair = last_lobby = 0.0
         analysing = asyncio.create_task(self.analyses.run())
         self._tasks.add(analysing)
         while True:
@@ -147,9 +148,7 @@ class Hub:
             if now - last_pair >= self.options.pair_every_s:
                 last_pair = now
                 self._pair()
-            if now - last_ping >= self.options.ping_every_s:
-                last_ping = now
-                ping(self.clients, now, self.options.silent_s)
+            self.pinger.tick(now)
             if self._lobby_dirty and now - last_lobby >= self.options.lobby_every_s:
                 last_lobby = now
                 self._lobby_dirty = False
@@ -277,6 +276,7 @@ class Hub:
     # ------------------------------------------------------------ connections
     def connected(self, client: Client) -> None:
         self.clients.add(client)
+        self.pinger.add(client)
 
     def disconnected(self, client: Client) -> None:
         self.clients.discard(client)

@@ -9,7 +9,8 @@ A game being played is a room (csl_game.server.room).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -17,7 +18,7 @@ from csl_game.server.guard import Limits
 from csl_game.server.messages import encode, frame
 from csl_game.thinker.api import MatchConfig
 
-__all__ = ["ServerOptions", "Client", "Transport", "PING", "ping"]
+__all__ = ["ServerOptions", "Client", "Transport", "PING", "Pinger"]
 
 
 @dataclass(frozen=True)
@@ -168,11 +169,37 @@ the protocol's `ping`, which the server's pages answer (a page cannot see
 the other): one write."""
 
 
-def ping(clients: Iterable[Client], now: float, silent_s: float) -> None:
-    """Ping each of `clients`, dropping those not heard from in `silent_s`
-    (a connection whose other end is gone without a word)."""
-    for client in list(clients):
-        if client.heard is not None and now - client.heard > silent_s:
-            client.drop()
-        else:
+class Pinger:
+    """Pings every connection once every `every_s`, dropping those not heard
+    from in `silent_s` (a connection whose other end went without a word).
+    Each tick of the hub's ticker pings its share of them, in turn: thousands
+    pinged at once would answer at once, and hold every game up meanwhile."""
+
+    def __init__(self, every_s: float, silent_s: float) -> None:
+        self.every_s = every_s
+        self.silent_s = silent_s
+        self._turns: deque[Client] = deque()
+        self._last: float | None = None
+        self._due = 0.0  # pings owed, a fraction of one carried to the next tick
+
+    def add(self, client: Client) -> None:
+        self._turns.append(client)
+
+    def tick(self, now: float) -> None:
+        """The share of the connections whose turn came since the last tick."""
+        turns = self._turns
+        if self._last is not None:
+            self._due += len(turns) * (now - self._last) / self.every_s
+        self._last = now
+        self._due = min(self._due, float(len(turns)))  # once each at most, after a stall
+        count = int(self._due)
+        self._due -= count
+        for _ in range(count):
+            client = turns.popleft()
+            if client.closed:
+                continue  # gone: out of the turns
+            if client.heard is not None and now - client.heard > self.silent_s:
+                client.drop()
+                continue
             client.send_frame(PING)
+            turns.append(client)
