@@ -364,7 +364,7 @@ async def _websocket(request: web.Request) -> web.StreamResponse:
                                 "this server does not answer to")
     ws = web.WebSocketResponse(max_msg_size=MAX_MESSAGE, autoping=False, compress=False)
     # no heartbeat of aiohttp's: it is a timer reset for every message; the
-    # hub's ticker pings every connection and drops the silent (seats.ping)
+    # hub's ticker pings every connection and drops the silent (seats.Pinger)
     await ws.prepare(request)
     session = _session(request)
     ending: set[asyncio.Task[Any]] = set()
