@@ -37,6 +37,10 @@ __all__ = ["PlayerInfo", "result_to_json", "record_to_json", "record_from_json",
 
 HUMAN_THINKER = "human"
 """What a results file names as the thinker of a human player."""
+_COLOR_NAMES = {color: color.name.lower() for color in PColor}
+_SHAPE_NAMES = {shape: shape.name.lower() for shape in PShape}
+"""Each colour's and shape's word (an enum's name is slow to read, twice a move;
+two tables: white and round are both 0)."""
 
 
 
@@ -90,8 +94,8 @@ def result_to_json(result: MatchResult, mc: MatchConfig) -> dict[str, Any]:
         "forfeit": result.forfeit.name.lower() if result.forfeit else None,
         "detail": result.detail,
         "moves": [{"row": m.move.row, "col": m.move.col,
-                   "color": m.move.piece.color.name.lower(),
-                   "shape": m.move.piece.shape.name.lower(),
+                   "color": _COLOR_NAMES[m.move.piece.color],
+                   "shape": _SHAPE_NAMES[m.move.piece.shape],
                    "ms": round(m.elapsed * 1000, 3),
                    **({"figures": dict(m.figures)} if m.figures else {})}
                   for m in result.moves],
