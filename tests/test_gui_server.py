@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pygame
 import pytest
@@ -94,21 +95,27 @@ def test_two_windows_play_a_game_on_a_server(apps: Apps, server: ServerThread) -
     assert [m.move for m in ra.moves] == [m.move for m in rb.moves]
 
 
-def test_a_challenge_is_accepted_from_the_lobby_in_the_window(apps: Apps,
-                                                              server: ServerThread) -> None:
-    a = window(apps)
-    seeking = on_a_server(a, server.url, "Alice")
-    steps([a], lambda: seeking.game is not None)
+def first_challenge(apps: Apps, a: App, url: str) -> tuple[App, Any]:
+    """A second window that looks at the server's open challenges (those `a`
+    made), and the button of the first it lists."""
     b = window(apps)
     scene = picker(b)
     click(b, scene.widgets["mode.server"])
     scene = b.scenes.current  # type: ignore[assignment]
     assert isinstance(scene, OnlineScene)
     click(b, scene.widgets["server"], frames=1)
-    type_text(b, server.url)
+    type_text(b, url)
     click(b, scene.widgets["challenges.look"])
     steps([a, b], lambda: "challenges.0" in b.scenes.current.widgets)  # type: ignore[union-attr]
-    offered = b.scenes.current.widgets["challenges.0"]  # type: ignore[union-attr]
+    return b, b.scenes.current.widgets["challenges.0"]  # type: ignore[union-attr]
+
+
+def test_a_challenge_is_accepted_from_the_lobby_in_the_window(apps: Apps,
+                                                              server: ServerThread) -> None:
+    a = window(apps)
+    seeking = on_a_server(a, server.url, "Alice")
+    steps([a], lambda: seeking.game is not None)
+    b, offered = first_challenge(apps, a, server.url)
     assert "Alice" in offered.text
     click(b, offered)
     assert isinstance(b.scenes.current, OnlineWaitScene | OnlineBoardScene), \

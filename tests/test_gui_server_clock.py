@@ -16,7 +16,6 @@ import pytest
 
 from csl_game.engine import ForfeitReason
 from csl_game.gui.app import App
-from csl_game.gui.scenes.online import OnlineScene
 from csl_game.gui.server_table import ServerTable
 from csl_game.gui.style import palette
 from csl_game.model.board import PColor, Winner
@@ -27,14 +26,12 @@ from test_gui_online import (
     board,
     moves_of,
     on_board,
-    picker,
     play_click,
     play_key,
     steps,
-    type_text,
     window,
 )
-from test_gui_server import on_a_server
+from test_gui_server import first_challenge, on_a_server
 
 
 @pytest.fixture
@@ -199,16 +196,7 @@ def test_the_lobby_shows_a_challenges_clock(apps: Apps, server: ServerThread) ->
     alice = on_a_server(a, server.url, "Alice", clock="3+2")
     steps([a], lambda: alice.game is not None)
     assert [c["clock"] for c in server.hub.lobby()["challenges"]] == ["180+2"]
-    b = window(apps)
-    scene = picker(b)
-    click(b, scene.widgets["mode.server"])
-    scene = b.scenes.current  # type: ignore[assignment]
-    assert isinstance(scene, OnlineScene)
-    click(b, scene.widgets["server"], frames=1)
-    type_text(b, server.url)
-    click(b, scene.widgets["challenges.look"])
-    steps([a, b], lambda: "challenges.0" in b.scenes.current.widgets)  # type: ignore[union-attr]
-    offered = b.scenes.current.widgets["challenges.0"]  # type: ignore[union-attr]
+    _, offered = first_challenge(apps, a, server.url)
     assert offered.text.startswith("Alice 3+2 (you: "), offered.text
 
 

@@ -236,11 +236,16 @@ def test_a_guest_plays_a_ladder_bot_from_the_lobby(server: str, chrome: Browser)
 
 
 def sign_up(tab: Tab, server: str, name: str) -> None:
+    account(tab, server, name, name + " secret 1", "signup")
+
+
+def account(tab: Tab, server: str, name: str, password: str, button: str) -> None:
+    """Sign up (`button` "signup") or log in ("login") as `name` on the lobby page."""
     tab.goto(server + "/")
     tab.eval("document.getElementById('account').open = true; true")
     tab.eval(f"document.getElementById('account-name').value = {name!r}; "
-             f"document.getElementById('account-password').value = {name + ' secret 1'!r}; true")
-    tab.click("#signup")
+             f"document.getElementById('account-password').value = {password!r}; true")
+    tab.click("#" + button)
     tab.wait_for(f"document.getElementById('you') && "
                  f"document.getElementById('you').dataset.account === {name!r}")
 

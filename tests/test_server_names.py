@@ -24,6 +24,7 @@ from csl_game.server.store import GameRow, SqliteStore
 from csl_game.thinker.api import MatchConfig
 from server_thread import ServerThread
 from site_browser import Browser, Tab
+from test_server_browser_people import account
 
 pytestmark = [pytest.mark.skipif(sys.platform == "win32", reason="POSIX only"),
               pytest.mark.slow]
@@ -81,15 +82,6 @@ def in_order(tab: Tab, selector: str, needles: Sequence[str]) -> None:
             (selector, found)
 
 
-def log_in(tab: Tab, server: str, name: str) -> None:
-    tab.goto(server + "/")
-    tab.eval("document.getElementById('account').open = true; true")
-    tab.eval(f"document.getElementById('account-name').value = {name!r}; "
-             f"document.getElementById('account-password').value = {PASSWORD!r}; true")
-    tab.click("#login")
-    tab.wait_for(f"document.getElementById('you') && "
-                 f"document.getElementById('you').dataset.account === {name!r}")
-
 
 EVIL, SIN = "evil", ARABIC[0]
 """Texts inside each name: the override's, and the Arabic's first letter."""
@@ -101,7 +93,7 @@ def test_names_keep_the_words_around_them_in_order_on_the_servers_pages(
         white_b, red_b = (stack.enter_context(chrome.person()) for _ in range(2))
         white, red = white_b.tab(server + "/"), red_b.tab(server + "/")
         for tab, name in ((white, OVERRIDE), (red, ARABIC)):
-            log_in(tab, server, name)
+            account(tab, server, name, PASSWORD, "login")
         # the lobby: who is signed in, the game being played, the ladder's bots
         in_order(white, "#you", ["Signed in as", EVIL, "(rating"])
         white.wait_for(f"!!document.querySelector('#games a[href$=\"{GAME}\"] bdi')")
