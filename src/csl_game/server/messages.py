@@ -175,9 +175,22 @@ def _name(doc: Mapping[str, Any], key: str = "name") -> str:
     return name
 
 
+def _object(text: str | bytes, longest: int) -> dict[str, Any]:
+    """A message as a JSON object, read by orjson.
+
+    Raises:
+        ProtocolError: longer than `longest` bytes in UTF-8, or no JSON object.
+    """
+    if len(text) > (longest // 4 if isinstance(text, str) else longest) and \
+            len(text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")) \
+            > longest:  # a text of longest / 4 characters fits in any case
+        raise ProtocolError(f"a message longer than {longest} bytes")
+    return json_object(text, orjson.loads)
+
+
 def _id(doc: Mapping[str, Any], key: str) -> str:
     value = doc.get(key)
-    if not isinstance(value, str) or ID_PATTERN.fullmatch(value) is None:
+    if not isinstance(value, str) or not is_id(value):
         raise ProtocolError(f"'{key}' must be 8 to 32 letters, digits, - or _")
     return value
 
@@ -188,11 +201,7 @@ def decode_request(text: str | bytes) -> Request:
     Raises:
         ProtocolError: too long, not JSON, an unknown type or key, or a bad field.
     """
-    if len(text) > (MAX_MESSAGE // 4 if isinstance(text, str) else MAX_MESSAGE) and \
-            len(text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")) \
-            > MAX_MESSAGE:  # a text of MAX_MESSAGE / 4 characters fits in any case
-        raise ProtocolError(f"a message longer than {MAX_MESSAGE} bytes")
-    doc = json_object(text, orjson.loads)
+    doc = _object(text, MAX_MESSAGE)
     kind = doc.get("type")
     if kind == "move":  # the most frequent, first
         check_keys(doc, ("game", "ply", "col", "shape"))
@@ -330,10 +339,7 @@ def decode_event(text: str | bytes, longest: int = 1 << 20) -> tuple[str, dict[s
     Raises:
         ProtocolError: not JSON, an unknown type or key, or a bad field.
     """
-    line = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
-    if len(line) > longest:
-        raise ProtocolError(f"a message longer than {longest} bytes")
-    doc = json_object(text, orjson.loads)
+    doc = _object(text, longest)
     kind = doc.get("type")
     if not isinstance(kind, str) or kind not in _EVENT_KEYS:
         raise ProtocolError(f"an unknown message type {str(kind)[:40]!r}")
