@@ -47,7 +47,9 @@ from csl_game.engine.presenter import Presenter, SessionState
 from csl_game.engine.ratings import Rating, interval_text, plus_minus, rate_records
 from csl_game.engine.remote import Remote
 from csl_game.engine.results import (
+    COLOR_WORDS,
     HUMAN_THINKER,
+    SHAPE_WORDS,
     UNRECORDED_CLOCK,
     PlayerInfo,
     ResultsWriter,
@@ -122,7 +124,7 @@ __all__ = [
     "unique_names", "TieBreak", "TieRound", "tie_order", "in_table_order",
     # results files
     "ResultsWriter", "PlayerInfo", "read_results", "numbered_results", "first_lines",
-    "duplicates_note", "note_torn", "torn_tail", "result_to_json", "record_to_json", "record_from_json", "recorded_settings",
+    "duplicates_note", "note_torn", "torn_tail", "result_to_json", "COLOR_WORDS", "SHAPE_WORDS", "record_to_json", "record_from_json", "recorded_settings",
     "settings_json",
     "UNRECORDED_CLOCK", "HUMAN_THINKER",
     # statistics and ratings

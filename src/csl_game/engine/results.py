@@ -33,14 +33,15 @@ log = logging.getLogger(__name__)
 __all__ = ["PlayerInfo", "result_to_json", "record_to_json", "record_from_json",
            "ResultsWriter", "ResultsError", "read_results", "settings_json", "first_lines",
            "duplicates_note", "note_torn", "torn_tail", "recorded_settings", "UNRECORDED_CLOCK",
-           "HUMAN_THINKER"]
+           "HUMAN_THINKER", "COLOR_WORDS", "SHAPE_WORDS"]
 
 HUMAN_THINKER = "human"
 """What a results file names as the thinker of a human player."""
-_COLOR_NAMES = {color: color.name.lower() for color in PColor}
-_SHAPE_NAMES = {shape: shape.name.lower() for shape in PShape}
-"""Each colour's and shape's word (an enum's name is slow to read, twice a move;
-two tables: white and round are both 0)."""
+COLOR_WORDS = {color: color.name.lower() for color in PColor}
+SHAPE_WORDS = {shape: shape.name.lower() for shape in PShape}
+"""Each colour's and shape's word, as results and messages write them (an
+enum's name is slow to read, and these are read for every move; two tables:
+white and round are both 0)."""
 
 
 
@@ -94,8 +95,8 @@ def result_to_json(result: MatchResult, mc: MatchConfig) -> dict[str, Any]:
         "forfeit": result.forfeit.name.lower() if result.forfeit else None,
         "detail": result.detail,
         "moves": [{"row": m.move.row, "col": m.move.col,
-                   "color": _COLOR_NAMES[m.move.piece.color],
-                   "shape": _SHAPE_NAMES[m.move.piece.shape],
+                   "color": COLOR_WORDS[m.move.piece.color],
+                   "shape": SHAPE_WORDS[m.move.piece.shape],
                    "ms": round(m.elapsed * 1000, 3),
                    **({"figures": dict(m.figures)} if m.figures else {})}
                   for m in result.moves],

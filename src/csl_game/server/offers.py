@@ -56,8 +56,8 @@ class Offers:
             raise Rejected(f"{game.names[color.other]} is no person: it answers no offer")
         if what == "takeback" and rated:
             raise Rejected("a rated game takes no move back")
-        if what == "takeback" and self.plies_back(game, self.standing.get(what, color)) \
-                > game.ply:
+        if what == "takeback" and \
+                takeback_plies(self.standing.get(what, color), game.to_move) > game.ply:
             raise Rejected("there is no move of yours to take back")
         if self.standing.get(what) is color.other:
             return True
@@ -76,12 +76,6 @@ class Offers:
                            "there is nothing to decline")
         del self.standing[what]
         self.declined.add((what, color.other))
-
-    @staticmethod
-    def plies_back(game: ServerGame, asker: PColor) -> int:
-        """The moves a takeback `asker` asked for undoes in `game` (the rule its
-        clients check too: csl_game.online.agreements.takeback_plies)."""
-        return takeback_plies(asker, game.to_move)
 
     @staticmethod
     def _check_open(game: ServerGame) -> None:

@@ -33,9 +33,10 @@ from collections.abc import Hashable
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
-from csl_game.engine import Forfeit, ForfeitReason
+from csl_game.engine import SHAPE_WORDS, Forfeit, ForfeitReason
 from csl_game.errors import ProtocolError
 from csl_game.model.board import PColor, PShape, Winner
+from csl_game.online.agreements import takeback_plies
 from csl_game.online.protocol import config_from_doc, config_json, result_json
 from csl_game.server.clock import TimeControl
 from csl_game.server.game import Rejected, ServerGame
@@ -58,7 +59,6 @@ __all__ = ["Room", "RoomStep", "new_game"]
 
 P = TypeVar("P", bound=Hashable)
 _COLORS = (PColor.WHITE, PColor.RED)  # an enum's own iteration is slow, once a move
-_SHAPE_NAMES = {shape: shape.name.lower() for shape in PShape}
 
 
 @dataclass
@@ -270,7 +270,7 @@ class Room(Generic[P]):
             g.agree_draw()
             self._finish(now)
         else:
-            g.take_back(Offers.plies_back(g, color.other), now)
+            g.take_back(takeback_plies(color.other, g.to_move), now)
             self.offers.clear()
             self._out.store.append(TakenBack(g.id, g.ply))
             for c in PColor:
@@ -478,7 +478,7 @@ class Room(Generic[P]):
         if g.ply > before:
             col, shape, elapsed = g.moves[-1]
             ms = round(elapsed * 1000, 3)
-            name = _SHAPE_NAMES[shape]
+            name = SHAPE_WORDS[shape]
             self.offers.clear()  # an offer stands until the next move
             self._send(self.peers(), encode("played", game=g.id, ply=before, col=col, shape=name,
                                             ms=ms, watchers=len(self.watchers),
