@@ -66,6 +66,8 @@ from csl_game.server.writes import game_of
 __all__ = ["ClusterHub"]
 
 log = logging.getLogger(__name__)
+TIDY_EVERY = 20
+"""Checks between two looks for the games nobody owns (`Relay.tidy`)."""
 
 
 class NotOwned(RuntimeError):
@@ -112,8 +114,8 @@ class ClusterHub(Hub):
     async def _playing(self) -> list[GameRow]:
         """The games this process takes: those of processes that ended, and
         those nobody owns."""
-        _, taken = await self.relay.take_over(set())
-        return await self._rows(taken)
+        dead, _ = await self.relay.look(set(), False)
+        return await self._rows(await self.relay.take_over(dead) + await self.relay.tidy())
 
     async def _rows(self, games: list[str]) -> list[GameRow]:
         rows, gone = [], []
@@ -137,14 +139,19 @@ class ClusterHub(Hub):
         task.add_done_callback(self._tasks.discard)
 
     async def _check(self) -> None:
-        """Every `check_s`: the processes that ended, and their games taken over."""
-        while True:
+        """Every `check_s`: the processes that ended, and their games taken over
+        (one query unless one did; the games nobody owns every `TIDY_EVERY`)."""
+        for checks in itertools.count(1):
             await asyncio.sleep(self.check_s)
             try:
-                if not self.pairs and await self.relay.pairing():
+                dead, pairs = await self.relay.look({p for p, _ in self.remote},
+                                                    not self.pairs)
+                if pairs:
                     self.pairs = True
                     log.info("this process pairs the ladder")
-                dead, taken = await self.relay.take_over({p for p, _ in self.remote})
+                taken = await self.relay.take_over(dead) if dead else []
+                if dead or checks % TIDY_EVERY == 0:
+                    taken += await self.relay.tidy()
                 for process in dead:
                     self._parts.pop(process, None)
                     for key in [k for k in self.remote if k[0] == process]:

@@ -92,7 +92,14 @@ async def _ready(fd: int, writing: bool) -> None:
 
 
 class Relay:
-    """One process's connections to the others, through PostgreSQL."""
+    """One process's connections to the others, through PostgreSQL.
+
+    Three connections: one listens (the event loop reads its notifications
+    as its socket becomes readable), one sends (each batch of messages one
+    query, libpq's own calls), one asks (ownership, the lobby, long messages:
+    psycopg's async API). The sending connection is not watched: a batch's
+    answer is read as the next batch is sent, by when it has come (a wait
+    only if it has not), so a message sent costs no wake-up of its own."""
 
     def __init__(self, url: str) -> None:
         self.url = url
@@ -101,17 +108,21 @@ class Relay:
         self._sending: Any = None
         self._asking: Any = None
         self._out: list[tuple[str, str]] = []
-        self._more = asyncio.Event()
+        """Messages published and not yet sent: (channel, payload) pairs."""
         self._seq = 0
-        self._tasks: list[asyncio.Task[None]] = []
-        self._prepared = False
+        self._soon = False  # the messages are to be sent at the loop's next turn
+        self._sent = False  # a batch is sent and its answer not all read
+        self._watched = ""  # "r" or "w": the sending socket is watched to go on
+        self._spilling: asyncio.Task[None] | None = None
+        """Putting a batch's long messages in their table (then it is sent)."""
         self._socket = -1
-        """The listening connection's socket, watched for notifications."""
+        """The listening connection's socket."""
         self._reading: asyncio.Task[None] | None = None
         """Reading a long message from its table (the others wait behind it)."""
         self.lost = asyncio.Event()
-        """Set when the listening connection is lost: the life lock went with it,
-        so the others take this process's games, and it must stop serving them."""
+        """Set when a connection to the database is lost: the life lock may
+        have gone with it, so the others take this process's games, and it
+        must stop serving them."""
 
     async def start(self, heard: Callable[[str], None]) -> None:
         """Connect, take the life lock, and call `heard(payload)` for each message
@@ -127,16 +138,20 @@ class Relay:
         await self._listening.execute(f"LISTEN {ALL}")
         await self._listening.execute(f"LISTEN {channel(self.me)}")
         self._sending = await connect()
+        self._sending.pgconn.send_prepare(b"csl_notify", _NOTIFY)  # parsed and planned once
+        await _answered(self._sending.pgconn)
         self._asking = await connect()
-        self._tasks = [asyncio.create_task(self._send())]
         self._listen(heard)
+        self._send()
 
     async def close(self) -> None:
         """Stop; the life lock goes with the connections (the others take over)."""
         if self._socket >= 0:
             asyncio.get_running_loop().remove_reader(self._socket)
-        for task in self._tasks + ([self._reading] if self._reading else []):
-            task.cancel()
+        self._unwatch()
+        for task in (self._reading, self._spilling):
+            if task is not None:
+                task.cancel()
         if self._asking is not None:
             try:
                 await self._asking.execute("DELETE FROM lobbies WHERE process = %s", (self.me,))
@@ -148,47 +163,106 @@ class Relay:
 
     # ------------------------------------------------------------ messages
     def publish(self, to: int | None, payload: str) -> None:
-        """Send `payload` to process `to` (None: to every process), soon, in order."""
+        """Send `payload` to process `to` (None: to every process), soon, in order
+        (those published in one turn of the event loop together)."""
         self._seq += 1  # PostgreSQL folds equal payloads of one transaction into one
         self._out.append((ALL if to is None else channel(to), f"{self._seq}\n{payload}"))
-        self._more.set()
+        if not self._soon:
+            self._soon = True
+            asyncio.get_running_loop().call_soon(self._send)
 
-    async def _send(self) -> None:
-        while True:
-            await self._more.wait()
-            self._more.clear()
+    def _send(self) -> None:
+        """The messages published so far, as one query, once the batch before
+        is answered and its long messages are in their table."""
+        self._soon = False
+        if self._watched or self._spilling is not None or not self._out \
+                or self._sending is None or self.lost.is_set():
+            return  # (what is watched, or the spilling, sends them once done)
+        try:
+            if self._sent and not self._answered():
+                self._watch("r")  # not yet: on when it comes
+                return
             batch, self._out = self._out, []
-            if not batch:
-                continue
-            try:
-                for i, (to, text) in enumerate(batch):
-                    if len(text.encode("utf-8")) > MAX_PAYLOAD:  # too long for a notification
-                        spilled = await self._sending.execute(
-                            "INSERT INTO relayed (doc) VALUES (%s) RETURNING id", (text,))
-                        batch[i] = (to, f"@{(await spilled.fetchone())[0]}")
-                # one JSON text of [channel, payload] pairs: json's C encoder makes
-                # it, where psycopg would escape two arrays' texts one by one
-                await self._notify(json.dumps(batch).encode("utf-8"))
-            except Exception:
-                log.exception("could not relay %d messages", len(batch))
+            if any(len(text) > MAX_PAYLOAD // 4 and len(text.encode("utf-8")) > MAX_PAYLOAD
+                   for _, text in batch):  # too long for a notification
+                self._spilling = asyncio.create_task(self._spill(batch))
+                return
+            # one JSON text of [channel, payload] pairs: json's C encoder makes
+            # it, where psycopg would escape two arrays' texts one by one
+            pgconn = self._sending.pgconn
+            pgconn.send_query_prepared(b"csl_notify", [json.dumps(batch).encode("utf-8")])
+            self._sent = True
+            if pgconn.flush():  # more than the socket took: the rest once it has room
+                self._watch("w")
+        except Exception as e:  # the connection: psycopg's OperationalError
+            self._lose(e)
 
-    async def _notify(self, batch: bytes) -> None:
-        """Send the notifications of `batch` (a JSON array of [channel,
-        payload] pairs) in one query on the sending connection, made with
-        libpq's own calls (psycopg.pq, which psycopg documents for this):
-        psycopg's execute, with its cursor, its query conversion and its
-        statement cache, cost more than the query itself at a light load.
+    def _answered(self) -> bool:
+        """Whether the batch sent is answered (its answer read: a refusal logged)."""
+        from psycopg import pq
 
-        Raises:
-            RuntimeError: the database refused the query (with its message).
-        """
         pgconn = self._sending.pgconn
-        if not self._prepared:  # parsed and planned once, as psycopg would
-            pgconn.send_prepare(b"csl_notify", _NOTIFY)
-            await _answered(pgconn)
-            self._prepared = True
-        pgconn.send_query_prepared(b"csl_notify", [batch])
-        await _answered(pgconn)
+        pgconn.consume_input()
+        if pgconn.status != pq.ConnStatus.OK:
+            raise ConnectionError(pgconn.get_error_message() or "closed")
+        while not pgconn.is_busy():
+            result = pgconn.get_result()
+            if result is None:
+                self._sent = False
+                return True
+            if result.status == pq.ExecStatus.FATAL_ERROR:
+                log.error("could not relay messages: %s",
+                          (result.error_message or b"").decode("utf-8", "replace"))
+        return False
+
+    def _watch(self, how: str) -> None:
+        """Go on sending once the sending socket is readable ("r": the answer
+        came) or writable ("w": room for the rest of the batch)."""
+        loop = asyncio.get_running_loop()
+        fd = self._sending.pgconn.socket
+        (loop.add_reader if how == "r" else loop.add_writer)(fd, self._ready)
+        self._watched = how
+
+    def _unwatch(self) -> None:
+        if self._watched:
+            loop = asyncio.get_running_loop()
+            fd = self._sending.pgconn.socket
+            (loop.remove_reader if self._watched == "r" else loop.remove_writer)(fd)
+            self._watched = ""
+
+    def _ready(self) -> None:
+        try:
+            if self._watched == "w" and self._sending.pgconn.flush():
+                return  # still more to send
+        except Exception as e:
+            self._lose(e)
+            return
+        self._unwatch()
+        self._send()
+
+    async def _spill(self, batch: list[tuple[str, str]]) -> None:
+        """`batch` sent, its long messages put in the `relayed` table first and
+        their rows' numbers sent in their place."""
+        try:
+            for i, (to, text) in enumerate(batch):
+                if len(text.encode("utf-8")) > MAX_PAYLOAD:
+                    rows = await self._rows(
+                        "INSERT INTO relayed (doc) VALUES (%s) RETURNING id", (text,))
+                    batch[i] = (to, f"@{rows[0][0]}")
+        except Exception:
+            log.exception("could not relay %d messages", len(batch))
+            batch = []
+        finally:
+            self._spilling = None
+        self._out[:0] = batch
+        self._send()
+
+    def _lose(self, e: Exception) -> None:
+        if self._socket >= 0:
+            asyncio.get_running_loop().remove_reader(self._socket)
+        self._unwatch()
+        log.error("the database's notifications ended: %s", e)
+        self.lost.set()
 
     def _listen(self, heard: Callable[[str], None]) -> None:
         """Hear the notifications as libpq reads them, when the listening
@@ -206,9 +280,7 @@ class Relay:
                 if pgconn.status != pq.ConnStatus.OK:  # ended by the database
                     raise ConnectionError(pgconn.get_error_message() or "closed")
             except Exception as e:  # the connection: psycopg's OperationalError
-                asyncio.get_running_loop().remove_reader(self._socket)
-                log.error("the database's notifications ended: %s", e)
-                self.lost.set()
+                self._lose(e)
                 return
             while (note := pgconn.notifies()) is not None:
                 waiting.append(note.extra.decode("utf-8"))
@@ -264,36 +336,44 @@ class Relay:
                                 + ("game = %s" if game else "code = %s"), (game or code,))
         return (str(rows[0][0]), int(rows[0][1])) if rows else None
 
-    async def gone(self, processes: set[int]) -> list[int]:
-        """Those of `processes` that ended (their life lock is free)."""
-        dead = []
-        for process in sorted(processes - {self.me}):
-            rows = await self._rows("SELECT pg_try_advisory_lock(%s, %s)", (LIFE_LOCK, process))
-            if rows[0][0]:
-                await self._rows("SELECT pg_advisory_unlock(%s, %s)", (LIFE_LOCK, process))
-                dead.append(process)
-        return dead
+    async def look(self, known: set[int], pair: bool) -> tuple[list[int], bool]:
+        """The processes that ended, among the games' owners and `known`: those
+        whose life lock no session of this database holds (PostgreSQL's
+        pg_locks, which lists each lock held); and, if `pair`, whether this
+        process now pairs the ladder (it took the pairing lock). One query,
+        as each process asks it every `check_s`.
+        """
+        rows = await self._rows(
+            "SELECT ARRAY(SELECT p FROM (SELECT process AS p FROM owners "
+            "UNION SELECT unnest(%s::bigint[])) AS t WHERE p <> %s AND NOT EXISTS "
+            "(SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted "
+            "AND database = (SELECT oid FROM pg_database WHERE datname = current_database()) "
+            "AND objsubid = 2 AND classid::bigint = %s AND objid::bigint = p) ORDER BY p), "
+            "CASE WHEN %s THEN pg_try_advisory_lock(%s, 0) ELSE false END",
+            (sorted(known), self.me, LIFE_LOCK, pair, PAIRING_LOCK))
+        return [int(p) for p in rows[0][0]], bool(rows[0][1])
 
-    async def take_over(self, known: set[int]) -> tuple[list[int], list[str]]:
-        """The processes that ended (among the games' owners and `known`), and
-        the games this process took from them, with the games in progress
-        nobody owns (stored before any process claimed them)."""
-        owners = {int(r[0]) for r in await self._rows("SELECT DISTINCT process FROM owners")}
-        dead = await self.gone(owners | known)
-        taken: list[str] = []
-        if dead:
-            taken = [str(r[0]) for r in await self._rows(
-                "UPDATE owners SET process = %s WHERE process = ANY(%s) RETURNING game",
-                (self.me, dead))]
-            await self._rows("DELETE FROM lobbies WHERE process = ANY(%s)", (dead,))
-        taken += [str(r[0]) for r in await self._rows(
+    async def take_over(self, dead: list[int]) -> list[str]:
+        """The games of the processes that ended `dead`, now this process's
+        (one UPDATE: each game gets one new owner, whoever else looks)."""
+        taken = [str(r[0]) for r in await self._rows(
+            "UPDATE owners SET process = %s WHERE process = ANY(%s) RETURNING game",
+            (self.me, dead))]
+        await self._rows("DELETE FROM lobbies WHERE process = ANY(%s)", (dead,))
+        return taken
+
+    async def tidy(self) -> list[str]:
+        """The games in progress nobody owns (stored by a process that ended
+        before it claimed them), now this process's; and the owners' rows of
+        this process's games that ended, deleted."""
+        taken = [str(r[0]) for r in await self._rows(
             "INSERT INTO owners (game, code, process) SELECT id, settings::json ->> 'code', %s "
             "FROM games WHERE state = 'playing' AND NOT EXISTS "
             "(SELECT 1 FROM owners WHERE owners.game = games.id) "
             "ON CONFLICT DO NOTHING RETURNING game", (self.me,))]
         await self._rows("DELETE FROM owners USING games WHERE owners.process = %s AND "
                          "games.id = owners.game AND games.state <> 'playing'", (self.me,))
-        return dead, taken
+        return taken
 
     async def bots_playing(self) -> dict[str, int]:
         """The games in progress each bot plays that this process does not own
@@ -305,11 +385,6 @@ class Relay:
             "CROSS JOIN LATERAL json_array_elements_text(games.settings::json -> 'seats') "
             "AS seat WHERE games.state = 'playing' AND seat LIKE 'bot:%%' "
             "AND owners.process IS DISTINCT FROM %s GROUP BY 1", (self.me,))}
-
-    async def pairing(self) -> bool:
-        """Whether this process pairs the ladder (one process does, until it ends)."""
-        rows = await self._rows("SELECT pg_try_advisory_lock(%s, 0)", (PAIRING_LOCK,))
-        return bool(rows[0][0])
 
     # ------------------------------------------------------------ the lobby
     async def put_lobby(self, doc: str) -> None:
