@@ -42,7 +42,9 @@ class ServerOptions:
     """AI games at once; more are refused."""
     max_ai_thinking: int = 2
     """AI moves thought at once (the others wait their turn in a queue)."""
-    tick_s: float = 0.05
+    tick_s: float = 0.25
+    """The ticker's period (the ladder's pairing, the pings, the lobby): each tick
+    wakes the process, idle or not, so no more often than those need."""
     pair_every_s: float = 0.5
     ping_every_s: float = 15.0
     silent_s: float = 40.0
