@@ -28,6 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from csl_game.errors import UsageError
 from csl_game.server.glicko import DEFAULT, Glicko, rate
 
@@ -84,6 +86,7 @@ SCHEMA = (
 )
 """The tables: one row a bot (its token only hashed), one row a game, one row a move."""
 
+_ADD_MOVES = "INSERT INTO moves (game, ply, col, shape, ms) VALUES (?, ?, ?, ?, ?)"
 CLUSTER_SCHEMA = (
     """CREATE TABLE IF NOT EXISTS owners (
         game TEXT PRIMARY KEY,
@@ -253,8 +256,7 @@ class Store(ABC):
 
     def _moves(self, cur: Any, moved: list[tuple[Any, ...]]) -> None:
         if moved:
-            cur.executemany(self._sql("INSERT INTO moves (game, ply, col, shape, ms) "
-                                      "VALUES (?, ?, ?, ?, ?)"), moved)
+            cur.executemany(self._sql(_ADD_MOVES), moved)
             moved.clear()
 
     def _write(self, cur: Any, write: Write) -> None:
@@ -263,14 +265,12 @@ class Store(ABC):
             case NewGame(row):
                 cur.execute(sql("INSERT INTO games (id, kind, white, red, settings, moves, state, "
                                 "result, created, ended) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
-                            (row.id, row.kind, row.white, row.red, json.dumps(row.settings),
-                             "[]", row.state,
-                             None if row.result is None else json.dumps(row.result),
+                            (row.id, row.kind, row.white, row.red,
+                             orjson.dumps(row.settings).decode(), "[]", row.state,
+                             None if row.result is None else orjson.dumps(row.result).decode(),
                              row.created, row.ended))
-                cur.executemany(sql("INSERT INTO moves (game, ply, col, shape, ms) "
-                                    "VALUES (?, ?, ?, ?, ?)"),
-                                [(row.id, ply, m["col"], m["shape"], m["ms"])
-                                 for ply, m in enumerate(row.moves)])
+                cur.executemany(sql(_ADD_MOVES), [(row.id, ply, m["col"], m["shape"], m["ms"])
+                                                  for ply, m in enumerate(row.moves)])
                 seats = row.settings.get("seats") or ()
                 cur.executemany(sql("INSERT INTO player_games (player, game) VALUES (?, ?)"),
                                 [(seat[5:].casefold(), row.id) for seat in seats
@@ -282,14 +282,14 @@ class Store(ABC):
                     settings = {**json.loads(found[0][0]), "seats": seats}
                     cur.execute(sql("UPDATE games SET white = ?, red = ?, settings = ? "
                                     "WHERE id = ?"),
-                                (names[0], names[1], json.dumps(settings), game))
+                                (names[0], names[1], orjson.dumps(settings).decode(), game))
             case TakenBack(game, ply):
                 cur.execute(sql("DELETE FROM moves WHERE game = ? AND ply >= ?"), (game, ply))
             case Rated():
                 self._rate(cur, write)
             case Finished(game, result):
                 cur.execute(sql("UPDATE games SET state = 'over', result = ?, ended = ? "
-                                "WHERE id = ?"), (json.dumps(result), time.time(), game))
+                                "WHERE id = ?"), (orjson.dumps(result).decode(), time.time(), game))
             case Dropped(game):
                 cur.execute(sql("UPDATE games SET state = 'dropped', ended = ? WHERE id = ?"),
                             (time.time(), game))
