@@ -15,8 +15,12 @@ spread over the pairs, each watching its pair's current game. It reports
 moves per second (moves the server judged and sent to both players and
 every watcher), the latency of a move (from a player sending it to that
 player receiving the server's echo of it: median, p99, max), the watchers'
-messages per second, the server process's CPU time per move (user and
-system, all its threads, over the play) and its memory (peak resident set).
+messages per second, the server processes' CPU time per move (user and
+system, all their threads) over the SECONDS of play, when the offered load
+is steady (the moves made then), and over the whole run, the games still in
+progress then played to their ends with no new ones (a tail of some 30
+moves at --pace 1, where the connections' pings and ticks go on for fewer
+and fewer moves), and their memory (peak resident set).
 
     python benchmarks/server_load.py [--games 1000] [--spectators 5000] [--seconds 30]
                                      [--pace 0] [--client-processes 1] [--write-every S]
@@ -79,6 +83,8 @@ class Stats:
     def __init__(self) -> None:
         self.latencies: list[float] = []
         self.moves = 0
+        self.timed = 0
+        """Moves made in the SECONDS of play (the rest are the games' ends)."""
         self.games = 0
         self.watched = 0
         self.errors: list[str] = []
@@ -154,6 +160,7 @@ async def play_pair(pair: int, a: Player, b: Player, watchers: list[Any], stats:
             await mover.next("played")
             stats.latencies.append(time.monotonic() - sent)
             stats.moves += 1
+            stats.timed += time.monotonic() < until
             await players[(ply + 1) % 2].next("played")
             board.do_move(shape, col)
             if board.check_winner() is not Winner.NONE:
@@ -258,11 +265,14 @@ def run(games: int, spectators: int, seconds: float, pace: float, processes: int
     cpu = sum(_cpu(pid) for pid in pids)
     began = time.monotonic()
     start.set()
+    time.sleep(seconds)
     stats = Stats()
+    stats.cpu_timed = sum(_cpu(pid) for pid in pids) - cpu  # type: ignore[attr-defined]
     for _ in procs:
         part = results.get(timeout=seconds + 600)
         stats.latencies += part["latencies"]
         stats.moves += part["moves"]
+        stats.timed += part["timed"]
         stats.games += part["games"]
         stats.watched += part["watched"]
         stats.errors += part["errors"]
@@ -318,16 +328,22 @@ def main() -> None:
     elapsed = stats.elapsed  # type: ignore[attr-defined]
     p99 = lat[int(0.99 * (len(lat) - 1))] if lat else float("nan")
     print(f"{args.games} concurrent games, {args.spectators} spectators, "
-          f"{elapsed:.1f} s of play, {len(servers)} server process(es) on "
+          f"{args.seconds:g} s of play and {elapsed:.1f} s to the games' ends, "
+          f"{len(servers)} server process(es) on "
           f"{'PostgreSQL' if args.db else 'SQLite'} (this machine: "
           f"{psutil.cpu_count()} cores, shared)")
     print(f"  games finished:   {stats.games}")
-    print(f"  moves:            {stats.moves} ({stats.moves / elapsed:.0f} a second)")
+    print(f"  moves:            {stats.moves} ({stats.timed / args.seconds:.0f} a second in the "
+          f"{args.seconds:g} s of play)")
     print(f"  move latency:     median {statistics.median(lat) * 1000:.1f} ms, "
           f"p99 {p99 * 1000:.1f} ms, max {lat[-1] * 1000:.1f} ms")
     print(f"  watchers' messages: {stats.watched} ({stats.watched / elapsed:.0f} a second)")
+    cpu = stats.cpu_timed  # type: ignore[attr-defined]
+    print(f"  server CPU:       {cpu:.2f} s in the {args.seconds:g} s of play, "
+          f"{cpu / max(1, stats.timed) * 1000:.3f} ms a move ({stats.timed} moves)")
     cpu = stats.cpu  # type: ignore[attr-defined]
-    print(f"  server CPU:       {cpu:.2f} s, {cpu / max(1, stats.moves) * 1000:.3f} ms a move")
+    print(f"  ... to the end:   {cpu:.2f} s until every game ended, "
+          f"{cpu / max(1, stats.moves) * 1000:.3f} ms a move")
     print(f"  server memory:    peak {stats.memory / 2**20:.0f} MB resident")  # type: ignore[attr-defined]
     print(f"  errors:           {len(stats.errors)}"
           + (f" (first: {stats.errors[0]})" if stats.errors else ""))
