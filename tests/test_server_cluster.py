@@ -376,6 +376,8 @@ def test_bots_on_two_processes_play_each_other_on_one_ladder(
 
 
 def test_a_message_too_long_for_a_notification_is_relayed_in_its_turn(pg_url: str) -> None:
+    open_store(pg_url).close()  # its tables (the relayed one for a long message)
+
     async def run() -> list[str]:
         relay = Relay(pg_url)
         heard: list[str] = []
@@ -392,6 +394,36 @@ def test_a_message_too_long_for_a_notification_is_relayed_in_its_turn(pg_url: st
             await relay.close()
 
     assert asyncio.run(run()) == ["short", "x" * 20_000, "after"]
+
+
+def test_messages_published_while_a_batch_is_answered_follow_it_in_order(
+        pg_url: str) -> None:
+    """Batches published in many turns of the loop, each before the one
+    before it is answered (so sent when it is), and a long one among them:
+    each message heard once, in the order published."""
+    sent = [f"m{i}" for i in range(600)]
+    sent[300] = "y" * 9000  # spilled to its table, in its turn
+
+    open_store(pg_url).close()  # its tables (the relayed one for a long message)
+
+    async def run() -> list[str]:
+        relay = Relay(pg_url)
+        heard: list[str] = []
+        news = asyncio.Event()
+        await relay.start(lambda text: (heard.append(text), news.set()))
+        try:
+            for i in range(0, len(sent), 20):
+                for text in sent[i:i + 20]:
+                    relay.publish(relay.me if i % 40 else None, text)
+                await asyncio.sleep(0)  # a turn: the next batch is published meanwhile
+            while len(heard) < len(sent):
+                await asyncio.wait_for(news.wait(), WAIT)
+                news.clear()
+            return heard
+        finally:
+            await relay.close()
+
+    assert asyncio.run(run()) == sent
 
 
 def test_an_sqlite_file_is_served_by_one_process(tmp_path: Path) -> None:

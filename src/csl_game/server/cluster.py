@@ -263,7 +263,7 @@ class ClusterHub(Hub):
                     del self.remote[doc["from"], doc["conn"]]
         elif kind == "T":
             self._taken(json.loads(body))
-        elif kind == "Y":
+        elif kind == "Y" and body != str(self.me):  # another's part of the lobby changed
             self._spawn(self._read_lobbies())
         elif kind == "A":  # a bot came back through another process: its seats here
             who = json.loads(body)
@@ -445,7 +445,7 @@ class ClusterHub(Hub):
 
     async def _put_lobby(self, part: str) -> None:
         await self.relay.put_lobby(part)
-        self.relay.publish(None, "Y")
+        self.relay.publish(None, f"Y{self.me}")
 
     async def _read_lobbies(self) -> None:
         self._parts = {p: json.loads(doc) for p, doc in (await self.relay.lobbies()).items()}
