@@ -113,6 +113,7 @@ class Relay:
         self._soon = False  # the messages are to be sent at the loop's next turn
         self._sent = False  # a batch is sent and its answer not all read
         self._watched = ""  # "r" or "w": the sending socket is watched to go on
+        self._watched_fd = -1  # (kept: a lost connection has no socket to ask for)
         self._spilling: asyncio.Task[None] | None = None
         """Putting a batch's long messages in their table (then it is sent)."""
         self._socket = -1
@@ -219,14 +220,14 @@ class Relay:
         """Go on sending once the sending socket is readable ("r": the answer
         came) or writable ("w": room for the rest of the batch)."""
         loop = asyncio.get_running_loop()
-        fd = self._sending.pgconn.socket
+        self._watched_fd = fd = self._sending.pgconn.socket
         (loop.add_reader if how == "r" else loop.add_writer)(fd, self._ready)
         self._watched = how
 
     def _unwatch(self) -> None:
         if self._watched:
             loop = asyncio.get_running_loop()
-            fd = self._sending.pgconn.socket
+            fd = self._watched_fd
             (loop.remove_reader if self._watched == "r" else loop.remove_writer)(fd)
             self._watched = ""
 
