@@ -51,6 +51,29 @@ def channel(process: int) -> str:
     return f"csl_{process}"
 
 
+def _results(pgconn: Any) -> tuple[bool, list[str]]:
+    """Read what has come of the answer to the query sent on `pgconn`
+    (psycopg.pq's, non-blocking): whether all of it has, and the database's
+    messages for what it refused.
+
+    Raises:
+        ConnectionError: the connection is lost.
+    """
+    from psycopg import pq
+
+    pgconn.consume_input()
+    if pgconn.status != pq.ConnStatus.OK:
+        raise ConnectionError(pgconn.get_error_message() or "closed")
+    refused: list[str] = []
+    while not pgconn.is_busy():
+        result = pgconn.get_result()
+        if result is None:
+            return True, refused
+        if result.status == pq.ExecStatus.FATAL_ERROR:
+            refused.append((result.error_message or b"").decode("utf-8", "replace"))
+    return False, refused
+
+
 async def _answered(pgconn: Any) -> None:
     """Until the query sent on `pgconn` (psycopg.pq's, non-blocking) is sent
     and its results read.
@@ -58,21 +81,16 @@ async def _answered(pgconn: Any) -> None:
     Raises:
         RuntimeError: the database refused it (with its message).
     """
-    from psycopg import pq
-
     while pgconn.flush():  # more to send than the socket took
         await _ready(pgconn.socket, writing=True)
-    refused = ""
+    refused: list[str] = []
     while True:
-        pgconn.consume_input()
-        while not pgconn.is_busy():
-            result = pgconn.get_result()
-            if result is None:
-                if refused:
-                    raise RuntimeError(refused)
-                return
-            if result.status == pq.ExecStatus.FATAL_ERROR:
-                refused = (result.error_message or b"").decode("utf-8", "replace")
+        done, more = _results(pgconn)
+        refused += more
+        if done:
+            if refused:
+                raise RuntimeError(refused[-1])
+            return
         await _ready(pgconn.socket, writing=False)
 
 
@@ -200,28 +218,18 @@ class Relay:
 
     def _answered(self) -> bool:
         """Whether the batch sent is answered (its answer read: a refusal logged)."""
-        from psycopg import pq
-
-        pgconn = self._sending.pgconn
-        pgconn.consume_input()
-        if pgconn.status != pq.ConnStatus.OK:
-            raise ConnectionError(pgconn.get_error_message() or "closed")
-        while not pgconn.is_busy():
-            result = pgconn.get_result()
-            if result is None:
-                self._sent = False
-                return True
-            if result.status == pq.ExecStatus.FATAL_ERROR:
-                log.error("could not relay messages: %s",
-                          (result.error_message or b"").decode("utf-8", "replace"))
-        return False
+        done, refused = _results(self._sending.pgconn)
+        for message in refused:
+            log.error("could not relay messages: %s", message)
+        self._sent = not done
+        return done
 
     def _watch(self, how: str) -> None:
         """Go on sending once the sending socket is readable ("r": the answer
         came) or writable ("w": room for the rest of the batch)."""
         loop = asyncio.get_running_loop()
         self._watched_fd = fd = self._sending.pgconn.socket
-        (loop.add_reader if how == "r" else loop.add_writer)(fd, self._ready)
+        (loop.add_reader if how == "r" else loop.add_writer)(fd, self._go_on)
         self._watched = how
 
     def _unwatch(self) -> None:
@@ -231,7 +239,7 @@ class Relay:
             (loop.remove_reader if self._watched == "r" else loop.remove_writer)(fd)
             self._watched = ""
 
-    def _ready(self) -> None:
+    def _go_on(self) -> None:
         try:
             if self._watched == "w" and self._sending.pgconn.flush():
                 return  # still more to send
