@@ -11,7 +11,7 @@ import asyncio
 import json
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -375,7 +375,10 @@ def test_bots_on_two_processes_play_each_other_on_one_ladder(
     assert "Traceback" not in a.text() + b.text(), a.text() + b.text()
 
 
-def test_a_message_too_long_for_a_notification_is_relayed_in_its_turn(pg_url: str) -> None:
+def heard_through_a_relay(pg_url: str, count: int,
+                          publish: Callable[[Relay], Awaitable[None]]) -> list[str]:
+    """The first `count` messages a relay of its own hears, once `publish` has
+    published through it."""
     open_store(pg_url).close()  # its tables (the relayed one for a long message)
 
     async def run() -> list[str]:
@@ -384,16 +387,23 @@ def test_a_message_too_long_for_a_notification_is_relayed_in_its_turn(pg_url: st
         news = asyncio.Event()
         await relay.start(lambda text: (heard.append(text), news.set()))
         try:
-            for text in ("short", "x" * 20_000, "after"):
-                relay.publish(relay.me, text)
-            while len(heard) < 3:
+            await publish(relay)
+            while len(heard) < count:
                 await asyncio.wait_for(news.wait(), WAIT)
                 news.clear()
             return heard
         finally:
             await relay.close()
 
-    assert asyncio.run(run()) == ["short", "x" * 20_000, "after"]
+    return asyncio.run(run())
+
+
+def test_a_message_too_long_for_a_notification_is_relayed_in_its_turn(pg_url: str) -> None:
+    async def publish(relay: Relay) -> None:
+        for text in ("short", "x" * 20_000, "after"):
+            relay.publish(relay.me, text)
+
+    assert heard_through_a_relay(pg_url, 3, publish) == ["short", "x" * 20_000, "after"]
 
 
 def test_messages_published_while_a_batch_is_answered_follow_it_in_order(
@@ -404,26 +414,13 @@ def test_messages_published_while_a_batch_is_answered_follow_it_in_order(
     sent = [f"m{i}" for i in range(600)]
     sent[300] = "y" * 9000  # spilled to its table, in its turn
 
-    open_store(pg_url).close()  # its tables (the relayed one for a long message)
+    async def publish(relay: Relay) -> None:
+        for i in range(0, len(sent), 20):
+            for text in sent[i:i + 20]:
+                relay.publish(relay.me if i % 40 else None, text)
+            await asyncio.sleep(0)  # a turn: the next batch is published meanwhile
 
-    async def run() -> list[str]:
-        relay = Relay(pg_url)
-        heard: list[str] = []
-        news = asyncio.Event()
-        await relay.start(lambda text: (heard.append(text), news.set()))
-        try:
-            for i in range(0, len(sent), 20):
-                for text in sent[i:i + 20]:
-                    relay.publish(relay.me if i % 40 else None, text)
-                await asyncio.sleep(0)  # a turn: the next batch is published meanwhile
-            while len(heard) < len(sent):
-                await asyncio.wait_for(news.wait(), WAIT)
-                news.clear()
-            return heard
-        finally:
-            await relay.close()
-
-    assert asyncio.run(run()) == sent
+    assert heard_through_a_relay(pg_url, len(sent), publish) == sent
 
 
 def test_an_sqlite_file_is_served_by_one_process(tmp_path: Path) -> None:
