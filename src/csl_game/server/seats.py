@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from csl_game.server.guard import Limits
 from csl_game.server.messages import encode, frame
@@ -83,8 +83,10 @@ class Closable(Protocol):
     def closed(self) -> bool: ...
 
 
+@runtime_checkable
 class Transport(Protocol):
-    """Where a client's frames go (asyncio's transport of its connection)."""
+    """Where a client's frames go: its connection's transport, asyncio's or
+    another loop's (uvloop's are no `asyncio.Transport`, but do all this)."""
 
     def write(self, data: bytes) -> None: ...
     def get_write_buffer_size(self) -> int: ...

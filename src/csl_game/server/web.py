@@ -31,6 +31,7 @@ from csl_game.server.hub import Client, Hub, hash_token
 from csl_game.server.messages import MAX_MESSAGE, encode, is_id
 from csl_game.server.pages import game_page, lobby_page, message_page, player_page, static_file
 from csl_game.server.people import best_game, log_in, player_doc, sign_up
+from csl_game.server.seats import Transport
 from csl_game.server.store import GameRow, game_settings
 from csl_game.server.trust import (
     came_over_tls,
@@ -72,8 +73,11 @@ _GUARD = web.AppKey("deadlines", _Deadlines)
 
 
 def _abort(transport: asyncio.BaseTransport) -> None:
-    if isinstance(transport, asyncio.Transport):
-        transport.abort()
+    """End a connection at once (looked at for `abort`, not for its class:
+    another event loop's transports are not asyncio's)."""
+    abort = getattr(transport, "abort", None)
+    if callable(abort):
+        abort()
 
 
 class _Guarded(asyncio.Protocol):
@@ -378,7 +382,7 @@ async def _websocket(request: web.Request) -> web.StreamResponse:
     account = await hub.db(hub.store.logged_in, hash_token(session)) if session else None
     client = Client(address,
                     hash_token(session) if session else "", account=account or "",
-                    transport=transport if isinstance(transport, asyncio.Transport) else None,
+                    transport=transport if isinstance(transport, Transport) else None,
                     ending=end, socket=ws, heard=hub.now(),
                     outbox_bytes=hub.options.outbox_bytes)
     hub.connected(client)
