@@ -55,6 +55,7 @@ from csl_game.server import (
     ServerOptions,
     SqliteStore,
     serve,
+    server_loop,
     tune_gc,
 )
 from csl_game.thinker.api import MatchConfig
@@ -65,18 +66,21 @@ def _serve(where: str, ports: Any, write_every_s: float) -> None:
     several on the PostgreSQL database `where` names (a ClusterHub)."""
     tune_gc()  # as run_server, which `csl-game server` runs
 
+    store = PostgresStore(where) if "://" in where else SqliteStore(Path(where) / "load.sqlite3")
+
     async def main() -> None:
         limits = Limits(per_address=100_000, total=100_000, burst=100_000,
                         messages_per_s=1000.0, message_burst=1000.0)
         # every client is on loopback: one address making all the games
         options = ServerOptions(config=MatchConfig(), limits=limits,
                                 max_waiting_per_address=100_000, write_every_s=write_every_s)
-        hub = ClusterHub(PostgresStore(where), options, where) if "://" in where else \
-            Hub(SqliteStore(Path(where) / "load.sqlite3"), options)
+        hub = ClusterHub(store, options, where) if isinstance(store, PostgresStore) else \
+            Hub(store, options)
         served = await serve(hub, "127.0.0.1", 0)
         ports.put(served.port)
         await asyncio.Event().wait()
-    asyncio.run(main())
+    with asyncio.Runner(loop_factory=server_loop(store)) as runner:
+        runner.run(main())
 
 
 class Stats:

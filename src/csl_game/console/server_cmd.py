@@ -8,7 +8,15 @@ import re
 import sys
 
 from csl_game.errors import UsageError
-from csl_game.server import Served, ServerOptions, Store, add_bot, open_store, run_server
+from csl_game.server import (
+    Served,
+    ServerOptions,
+    Store,
+    add_bot,
+    open_store,
+    run_server,
+    server_loop,
+)
 from csl_game.server.messages import NAME_PATTERN
 from csl_game.services.flag_values import match_config
 from csl_game.services.options import flag_text
@@ -81,7 +89,8 @@ def run_server_verb(args: argparse.Namespace) -> int:
                   flush=True)
 
         try:
-            asyncio.run(run_server(store, options, args.host, args.port, ready))
+            with asyncio.Runner(loop_factory=server_loop(store)) as runner:
+                runner.run(run_server(store, options, args.host, args.port, ready))
         except OSError as e:
             raise UsageError(f"cannot listen on {args.host}:{args.port}: {e.strerror}") \
                 from None

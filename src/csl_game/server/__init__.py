@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import sys
 from collections.abc import Callable
 
 from csl_game.errors import NetworkError
@@ -27,7 +28,7 @@ from csl_game.server.store import GameRow, PostgresStore, SqliteStore, Store, op
 from csl_game.server.thinking import Answer, SeatThinker, answer_doc
 from csl_game.server.web import Served, make_app, serve
 
-__all__ = ["run_server", "tune_gc", "GC_YOUNG", "add_bot", "serve", "Served", "make_app", "Hub", "Client",
+__all__ = ["run_server", "server_loop", "tune_gc", "GC_YOUNG", "add_bot", "serve", "Served", "make_app", "Hub", "Client",
            "ServerOptions", "Limits", "AddressGuard", "TokenBucket", "Ladder", "Store",
            "SqliteStore", "PostgresStore", "GameRow", "open_store", "hash_token", "new_token",
            "decode_request", "decode_event", "BotSpec", "BotGame", "BotError", "run_bot",
@@ -50,6 +51,20 @@ def tune_gc() -> None:
     """The garbage collector as a server process wants it (`GC_YOUNG`)."""
     _, middle, old = gc.get_threshold()
     gc.set_threshold(GC_YOUNG, middle, old)
+
+
+def server_loop(store: Store, platform: str = sys.platform
+                ) -> Callable[[], asyncio.AbstractEventLoop] | None:
+    """The event loop `run_server` runs on for `store` (`asyncio.Runner`'s
+    `loop_factory`; None: asyncio's default). On Windows, a process of several
+    on PostgreSQL runs on a selector loop: the default there, the proactor
+    loop, has no socket callbacks (`add_reader`), which the relay listens
+    with, and psycopg's async connections refuse it. Windows's selector loop
+    watches at most 512 sockets (`select`): a Windows host of many clients
+    runs one process on SQLite, or its processes on Linux."""
+    if platform == "win32" and isinstance(store, PostgresStore):
+        return asyncio.SelectorEventLoop
+    return None
 
 
 def add_bot(store: Store, name: str) -> str | None:
