@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -415,18 +416,25 @@ def test_a_transport_is_taken_for_what_it_does_not_its_class() -> None:
     web._abort(object())  # type: ignore[arg-type]  # (one without `abort` is left be)
 
 
-def test_a_cluster_process_on_windows_runs_on_a_selector_loop(tmp_path: Path) -> None:
-    """Windows's default event loop (the proactor) has no `add_reader`, which the
-    relay listens with, and psycopg's async connections refuse it: a process
-    on PostgreSQL there would have stopped at its start."""
+def test_the_loop_a_server_runs_on(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """uvloop where it is installed; on Windows, which it does not run on, the
+    default loop, but a selector loop for a process on PostgreSQL: the default
+    there (the proactor) has no `add_reader`, which the relay listens with, and
+    psycopg's async connections refuse it, so such a process stopped at its start."""
     from csl_game.server import PostgresStore, server_loop
     sqlite = SqliteStore(tmp_path / "one.sqlite3")
     try:
-        assert server_loop(sqlite, "win32") is None  # one process on SQLite: the default
+        assert server_loop(sqlite, "win32") is None
     finally:
         sqlite.close()
     postgres = PostgresStore.__new__(PostgresStore)  # (no database: only its kind counts)
     assert server_loop(postgres, "win32") is asyncio.SelectorEventLoop
-    assert server_loop(postgres, "linux") is None and server_loop(postgres, "darwin") is None
     with asyncio.Runner(loop_factory=server_loop(postgres, "win32")) as runner:
         assert isinstance(runner.get_loop(), asyncio.SelectorEventLoop)
+    uvloop = pytest.importorskip("uvloop")
+    for platform in ("linux", "darwin"):
+        assert server_loop(postgres, platform) is uvloop.new_event_loop
+    with asyncio.Runner(loop_factory=server_loop(postgres, "linux")) as runner:
+        assert isinstance(runner.get_loop(), uvloop.Loop)
+    monkeypatch.setitem(sys.modules, "uvloop", None)  # not installed: asyncio's own
+    assert server_loop(postgres, "linux") is None
