@@ -84,3 +84,40 @@ def test_public_host_names_the_server_for_browsers(tmp_path: Path,
         assert asyncio.run(status("attacker.example.net")) == 403
     finally:
         stop(server, signal.SIGINT)
+
+
+def test_sigterm_stops_a_server_as_ctrl_c_does(tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """What a service manager sends (systemd, docker stop): the server stops,
+    its writes made, with the CLI's line and status 143. Under uvloop the CLI's
+    handler raised inside uvloop's callback, which logged it and served on."""
+    import asyncio
+    import sqlite3
+
+    import aiohttp
+
+    monkeypatch.setenv("CSL_GAME_HOME", str(tmp_path / "home"))
+    db = tmp_path / "games.sqlite3"
+    server, url = start_server(db)
+
+    async def start_a_game() -> str:  # (stored once both seats are taken)
+        async with aiohttp.ClientSession() as ann_http, aiohttp.ClientSession() as bob_http, \
+                ann_http.ws_connect(url + "/ws") as ann, bob_http.ws_connect(url + "/ws") as bob:
+            for ws, name in ((ann, "Ann"), (bob, "Bob")):
+                await ws.send_json({"type": "hello", "version": 1, "name": name})
+                await ws.receive_json(timeout=10)
+            await ann.send_json({"type": "create", "opponent": "friend", "color": "white"})
+            made = await ann.receive_json(timeout=10)
+            await bob.send_json({"type": "join", "code": made["code"]})
+            joined = await bob.receive_json(timeout=10)
+            assert joined["game"] == made["game"] and joined["red"] == "Bob", joined
+            return str(made["game"])
+    try:
+        game = asyncio.run(start_a_game())
+    finally:
+        status = stop(server, signal.SIGTERM)  # at once: the game's write is still to make
+    said = server.text()
+    assert status == 143, said
+    assert "csl-game: terminated (SIGTERM)" in said and "Traceback" not in said, said
+    with sqlite3.connect(db) as stored:
+        assert stored.execute("SELECT id FROM games").fetchall() == [(game,)]

@@ -5,9 +5,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import re
+import signal
 import sys
+from collections.abc import Callable
 
-from csl_game.errors import UsageError
+from csl_game.errors import Terminated, UsageError
 from csl_game.server import (
     Served,
     ServerOptions,
@@ -90,13 +92,40 @@ def run_server_verb(args: argparse.Namespace) -> int:
 
         try:
             with asyncio.Runner(loop_factory=server_loop(store)) as runner:
-                runner.run(run_server(store, options, args.host, args.port, ready))
+                runner.run(_until_stopped(store, options, args.host, args.port, ready))
         except OSError as e:
             raise UsageError(f"cannot listen on {args.host}:{args.port}: {e.strerror}") \
                 from None
         return 0
     finally:
         store.close()
+
+
+async def _until_stopped(store: Store, options: ServerOptions, host: str, port: int,
+                         ready: Callable[[Served], None]) -> None:
+    """Serve until Ctrl+C or SIGTERM; SIGTERM ends the serving as a stop does
+    (the games' writes made, the database's connections ended), then raises
+    Terminated, as the CLI's own handler would.
+
+    The CLI's SIGTERM handler raises in the main thread; under uvloop, which
+    runs Python's signal handlers inside a callback of its own, that raise
+    was caught and logged, and the server went on serving. The loop's own
+    signal handling (POSIX: Windows keeps the CLI's handler) sets the stop."""
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    before = signal.getsignal(signal.SIGTERM)
+    try:
+        loop.add_signal_handler(signal.SIGTERM, stop.set)
+    except (NotImplementedError, RuntimeError, ValueError):  # Windows, or not the main thread
+        await run_server(store, options, host, port, ready)
+        return
+    try:
+        await run_server(store, options, host, port, ready, stop)
+    finally:
+        loop.remove_signal_handler(signal.SIGTERM)
+        signal.signal(signal.SIGTERM, before)
+    if stop.is_set():
+        raise Terminated
 
 
 def _add_bot(store: Store, name: str) -> int:
