@@ -375,42 +375,22 @@ def test_what_the_server_believes_of_a_request() -> None:
     assert trust.origin_allowed(None, "evil.example", [])  # no browser
 
 
-class _OtherLoopsTransport:
-    """A connection's transport as another event loop makes it (uvloop's are
-    no `asyncio.Transport`): the methods the server uses, and no more."""
-
-    def __init__(self) -> None:
-        self.written: list[bytes] = []
-        self.aborted = False
-
-    def write(self, data: bytes) -> None:
-        self.written.append(data)
-
-    def get_write_buffer_size(self) -> int:
-        return sum(map(len, self.written))
-
-    def is_closing(self) -> bool:
-        return self.aborted
-
-    def abort(self) -> None:
-        self.aborted = True
-
-
 def test_a_transport_is_taken_for_what_it_does_not_its_class() -> None:
     """The server wrote to a connection, and aborted a refused one, only if its
     transport was an `asyncio.Transport`: on another loop, nothing was sent."""
     from csl_game.server import web
     from csl_game.server.seats import Client, Transport
-    transport = _OtherLoopsTransport()
+    from test_server_hub import Transport as OtherLoops  # (the methods the server uses, no more)
+    transport = OtherLoops()
     assert not isinstance(transport, asyncio.Transport)
     assert isinstance(transport, Transport)  # what the WebSocket handler checks
     assert not isinstance(object(), Transport)
     client = Client("127.0.0.1", transport=transport, outbox_bytes=10)
     client.send_frame(b"12345")
-    assert transport.written == [b"12345"] and not transport.aborted
+    assert transport.frames == [b"12345"] and not transport.aborted
     client.send_frame(b"678901")  # more than the outbox: a reader too slow is dropped
     assert transport.aborted and client.closed
-    refused = _OtherLoopsTransport()
+    refused = OtherLoops()
     web._abort(refused)  # type: ignore[arg-type]
     assert refused.aborted
     web._abort(object())  # type: ignore[arg-type]  # (one without `abort` is left be)
