@@ -116,14 +116,15 @@ async def _until_stopped(store: Store, options: ServerOptions, host: str, port: 
     before = signal.getsignal(signal.SIGTERM)
     try:
         loop.add_signal_handler(signal.SIGTERM, stop.set)
+        handled = True
     except (NotImplementedError, RuntimeError, ValueError):  # Windows, or not the main thread
-        await run_server(store, options, host, port, ready)
-        return
+        handled = False  # (nothing sets the stop then)
     try:
         await run_server(store, options, host, port, ready, stop)
     finally:
-        loop.remove_signal_handler(signal.SIGTERM)
-        signal.signal(signal.SIGTERM, before)
+        if handled:
+            loop.remove_signal_handler(signal.SIGTERM)
+            signal.signal(signal.SIGTERM, before)
     if stop.is_set():
         raise Terminated
 
