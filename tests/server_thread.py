@@ -4,11 +4,21 @@ tests that speak to it themselves: raw sockets, WebSockets, hostile clients."""
 from __future__ import annotations
 
 import asyncio
+import io
 import threading
 from pathlib import Path
 from typing import Any
 
 from csl_game.server import Hub, Served, ServerOptions, SqliteStore, serve
+
+
+async def _tasks() -> str:
+    """What each task of the running loop is waiting on."""
+    out = io.StringIO()
+    for task in asyncio.all_tasks():
+        if task is not asyncio.current_task():
+            task.print_stack(limit=12, file=out)
+    return out.getvalue()
 
 
 class ServerThread:
@@ -68,6 +78,10 @@ class ServerThread:
 
     def __exit__(self, *exc: object) -> None:
         if self.served is not None:
-            self.call(self.served.close, 30)
+            try:
+                self.call(self.served.close, 30)
+            except TimeoutError:
+                raise TimeoutError("the server did not close in 30 s; its tasks:\n"
+                                   + self.call(_tasks)) from None
         self.loop.call_soon_threadsafe(self.loop.stop)
         self._thread.join(30)

@@ -183,3 +183,22 @@ def test_a_server_process_collects_its_young_garbage_less_often(tmp_path: Path) 
         assert gc.get_threshold() == (GC_YOUNG, before[1], before[2])
     finally:
         gc.set_threshold(*before)
+
+
+def test_a_connection_accepted_as_the_server_closes_does_not_hold_its_close(
+        tmp_path: Path) -> None:
+    """A WebSocket whose handler reaches the hub after the hub has closed
+    (accepted before the listening socket was) is closed at once: the
+    server's close waits for every handler, and would wait on it for as long
+    as its client stayed."""
+    with ServerThread(tmp_path) as s:
+        s.call(s.hub.close)  # as Served.close's await lets a handler in after it
+
+        async def go() -> aiohttp.WSMsgType:
+            async with aiohttp.ClientSession() as http:
+                ws = await http.ws_connect(s.url.replace("http", "ws") + "/ws")
+                async with asyncio.timeout(5):
+                    return (await ws.receive()).type
+
+        assert asyncio.run(go()) in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED)
+        s.call(s.served.close, 5)  # nothing left open: at once

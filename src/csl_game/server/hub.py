@@ -91,6 +91,7 @@ class Hub:
         self._known_bots: set[str] = set()
         self._tasks: set[asyncio.Task[Any]] = set()
         self._clock = time.monotonic
+        self._closed = False
 
     def now(self) -> float:  # the time the rooms are fed
         return self._clock()
@@ -156,6 +157,7 @@ class Hub:
                 self._send_lobby()
 
     async def close(self) -> None:
+        self._closed = True
         for task in list(self._tasks):
             task.cancel()
         for _, timer in self._timers.values():
@@ -277,6 +279,8 @@ class Hub:
     def connected(self, client: Client) -> None:
         self.clients.add(client)
         self.pinger.add(client)
+        if self._closed:  # accepted as the server closed: its close would wait on it
+            client.close()
 
     def disconnected(self, client: Client) -> None:
         self.clients.discard(client)
