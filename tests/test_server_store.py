@@ -73,6 +73,17 @@ def test_the_store_contract(store: Store) -> None:
     assert store.games("playing") == [] and store.game("nosuchgame") is None
 
 
+def test_a_game_added_with_moves_keeps_them_in_order(store: Store) -> None:
+    """A game written whole (a game imported, or resumed) adds its moves in
+    one go, as each store adds a batch's (PostgreSQL's: in one statement)."""
+    moves = [{"col": c, "shape": ("round", "square")[c % 2], "ms": c / 4} for c in (6, 1, 3)]
+    store.add_game(GameRow("game00000007", "friend", "Ann", "Bob", {"rows": 6}, moves,
+                           "playing", None, 1.0))
+    store.apply([Moved("game00000007", 3, 0, "square", 7.0)])
+    assert store.game("game00000007").moves == [  # type: ignore[union-attr]
+        *moves, {"col": 0, "shape": "square", "ms": 7.0}]
+
+
 def test_a_database_from_before_the_moves_table_keeps_its_moves(store: Store) -> None:
     store.add_game(GameRow("game00000009", "friend", "Ann", "Bob", {"rows": 6}, [], "playing",
                            None, 1.0))

@@ -23,8 +23,9 @@ from csl_game.server.guard import AddressGuard, Limits, TokenBucket
 from csl_game.server.hub import Client, Hub, ServerOptions, hash_token, new_token
 from csl_game.server.ladder import Ladder
 from csl_game.server.messages import decode_event, decode_request
+from csl_game.server.postgres import PostgresStore
 from csl_game.server.room import Room, RoomStep
-from csl_game.server.store import GameRow, PostgresStore, SqliteStore, Store, open_store
+from csl_game.server.store import GameRow, SqliteStore, Store
 from csl_game.server.thinking import Answer, SeatThinker, answer_doc
 from csl_game.server.web import Served, make_app, serve
 
@@ -74,6 +75,13 @@ def server_loop(store: Store, platform: str = sys.platform
     except ImportError:
         return None
     return uvloop.new_event_loop
+
+
+def open_store(where: str) -> Store:
+    """The store `where` names: a postgresql:// URL, else an SQLite file's path."""
+    if where.startswith(("postgresql://", "postgres://")):
+        return PostgresStore(where)
+    return SqliteStore(where)
 
 
 def add_bot(store: Store, name: str) -> str | None:

@@ -8,7 +8,7 @@ advisory lock on its listening connection): when it ends, or is killed, or
 its connection to the database is lost, PostgreSQL lets the lock go, and
 another process can take it: that is how the others learn it is gone. Which
 process owns each live game is a row of the `owners` table
-(csl_game.server.store.CLUSTER_SCHEMA), taken over in one UPDATE, so each
+(csl_game.server.postgres.CLUSTER_SCHEMA), taken over in one UPDATE, so each
 game has one owner. Each process's part of the lobby is a row of `lobbies`.
 
 `Relay` is the I/O only (psycopg 3's connections on the event loop: its
@@ -30,7 +30,7 @@ import secrets
 from collections.abc import Callable
 from typing import Any
 
-from csl_game.server.store import SCHEMA_LOCK
+from csl_game.server.postgres import SCHEMA_LOCK
 
 __all__ = ["Relay", "MAX_PAYLOAD"]
 

@@ -1,9 +1,9 @@
 """The game server's database: bots, games and their moves, behind one small interface.
 
 `Store` is what the server needs of a database; `SqliteStore` keeps it in a
-file with the standard library's sqlite3 (nothing to install), `PostgresStore`
-in a PostgreSQL server (psycopg 3) for a real deployment. Both run the same
-SQL (placeholders aside). Calls block: the server makes them on one thread of
+file with the standard library's sqlite3 (nothing to install),
+csl_game.server.postgres's `PostgresStore` in a PostgreSQL server (psycopg 3)
+for a real deployment. Both run the same SQL (placeholders aside). Calls block: the server makes them on one thread of
 its own (`csl_game.server.hub`), never on the event loop.
 
 The server writes in batches (`apply`: a list of `Write`s in one
@@ -33,7 +33,7 @@ import orjson
 from csl_game.errors import UsageError
 from csl_game.server.glicko import DEFAULT, Glicko, rate
 
-__all__ = ["Store", "SqliteStore", "PostgresStore", "GameRow", "open_store", "SCHEMA", "Write",
+__all__ = ["Store", "SqliteStore", "GameRow", "SCHEMA", "Write",
            "NewGame", "Moved", "Seated", "TakenBack", "Finished", "Rated", "Dropped", "game_settings"]
 
 SCHEMA = (
@@ -87,23 +87,6 @@ SCHEMA = (
 """The tables: one row a bot (its token only hashed), one row a game, one row a move."""
 
 _ADD_MOVES = "INSERT INTO moves (game, ply, col, shape, ms) VALUES (?, ?, ?, ?, ?)"
-CLUSTER_SCHEMA = (
-    """CREATE TABLE IF NOT EXISTS owners (
-        game TEXT PRIMARY KEY,
-        code TEXT UNIQUE,
-        process BIGINT NOT NULL)""",
-    "CREATE INDEX IF NOT EXISTS owners_process ON owners (process)",
-    """CREATE TABLE IF NOT EXISTS lobbies (
-        process BIGINT PRIMARY KEY,
-        doc TEXT NOT NULL)""",
-    """CREATE TABLE IF NOT EXISTS relayed (
-        id BIGSERIAL PRIMARY KEY,
-        doc TEXT NOT NULL)""",
-)
-"""PostgreSQL's own tables, for several processes (csl_game.server.relay): which
-process owns each live game, each process's part of the lobby, and the messages
-between processes too long for a notification."""
-
 
 @dataclass(frozen=True)
 class GameRow:
@@ -255,6 +238,7 @@ class Store(ABC):
             self._moves(cur, moved)
 
     def _moves(self, cur: Any, moved: list[tuple[Any, ...]]) -> None:
+        """Rows of the moves table (game, ply, col, shape, ms), added (and `moved` emptied)."""
         if moved:
             cur.executemany(self._sql(_ADD_MOVES), moved)
             moved.clear()
@@ -269,8 +253,8 @@ class Store(ABC):
                              orjson.dumps(row.settings).decode(), "[]", row.state,
                              None if row.result is None else orjson.dumps(row.result).decode(),
                              row.created, row.ended))
-                cur.executemany(sql(_ADD_MOVES), [(row.id, ply, m["col"], m["shape"], m["ms"])
-                                                  for ply, m in enumerate(row.moves)])
+                self._moves(cur, [(row.id, ply, m["col"], m["shape"], m["ms"])
+                                  for ply, m in enumerate(row.moves)])
                 seats = row.settings.get("seats") or ()
                 cur.executemany(sql("INSERT INTO player_games (player, game) VALUES (?, ?)"),
                                 [(seat[5:].casefold(), row.id) for seat in seats
@@ -477,44 +461,3 @@ class SqliteStore(Store):
         if self._held is not None:
             self._held.close()
             self._held = None
-
-
-class PostgresStore(Store):
-    """The store in a PostgreSQL database, by its URL (psycopg 3)."""
-
-    placeholder = "%s"
-
-    def __init__(self, url: str) -> None:
-        import psycopg  # only a PostgreSQL deployment needs it (csl-game[server])
-
-        self.url = url
-        self._db = psycopg.connect(url, autocommit=True)
-        self._lock = threading.Lock()
-        self.create_schema()
-
-    def create_schema(self) -> None:
-        """The tables, made by one process at a time (several may start at once)."""
-        with self._cursor() as cur:
-            cur.execute("SELECT pg_advisory_xact_lock(%s, 0)", (SCHEMA_LOCK,))
-            for statement in (*SCHEMA, *CLUSTER_SCHEMA):
-                cur.execute(statement)
-
-    @contextmanager
-    def _cursor(self) -> Iterator[Any]:
-        with self._lock, self._db.transaction(), self._db.cursor() as cur:
-            yield cur
-
-    def close(self) -> None:
-        with self._lock:
-            self._db.close()
-
-
-SCHEMA_LOCK = 0x43534C
-"""The advisory lock's class taken to make the tables (csl_game.server.relay keeps others)."""
-
-
-def open_store(where: str) -> Store:
-    """The store `where` names: a postgresql:// URL, else an SQLite file's path."""
-    if where.startswith(("postgresql://", "postgres://")):
-        return PostgresStore(where)
-    return SqliteStore(where)
