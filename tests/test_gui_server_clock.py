@@ -16,11 +16,12 @@ import pytest
 
 from csl_game.engine import ForfeitReason
 from csl_game.gui.app import App
+from csl_game.gui.scenes.online_wait import OnlineWaitScene
 from csl_game.gui.server_table import ServerTable
 from csl_game.gui.style import palette
 from csl_game.model.board import PColor, Winner
 from csl_game.server import ServerOptions
-from gui_events import Apps, click, key
+from gui_events import DT, Apps, click, key
 from server_thread import ServerThread
 from test_gui_online import (
     board,
@@ -198,6 +199,33 @@ def test_the_lobby_shows_a_challenges_clock(apps: Apps, server: ServerThread) ->
     assert [c["clock"] for c in server.hub.lobby()["challenges"]] == ["180+2"]
     _, offered = first_challenge(apps, a, server.url)
     assert offered.text.startswith("Alice 3+2 (you: "), offered.text
+
+
+def test_the_waiting_screen_shows_the_challenge_its_code_and_its_clock(
+        apps: Apps, server: ServerThread) -> None:
+    """While a challenge waits in the lobby the window says what it waits for,
+    the server and the code a friend may join with (once the server tells
+    it), and the clock asked for; drawn, and Cancel centred with no Copy."""
+    a = window(apps)
+    alice = on_a_server(a, server.url, "Alice", clock="3+2")
+    waiting = a.scenes.current
+    assert isinstance(waiting, OnlineWaitScene)
+    steps([a], lambda: alice.join_code != "")
+    a.step(DT)  # the screen built again with the code, and drawn
+    [challenge] = server.hub.lobby()["challenges"]
+    assert alice.join_code == challenge["code"]
+    assert waiting.lines == [("Server", server.url), ("Join code", challenge["code"])]
+    screen = waiting.screen
+    assert screen is not None and screen.title == "Seeking an opponent"
+    assert screen.status.startswith("Waiting for someone to accept your challenge")
+    assert "(clock 3+2)" in screen.note, screen.note
+    code = waiting.values[1]
+    drawn = {a.screen.get_at((x, code.centery))[:3] for x in range(code.left, code.right)}
+    assert tuple(palette().highlight)[:3] in drawn, "the code is drawn, in the highlight"
+    cancel = waiting.buttons["cancel"]
+    assert cancel.text == "Cancel (Esc)"  # type: ignore[attr-defined]
+    assert "copy" not in waiting.buttons  # no clipboard under the dummy driver
+    assert abs(cancel.rect.centerx - code.centerx) <= 2, "Cancel alone is centred"  # type: ignore[attr-defined]
 
 
 def tools_of(app: App) -> list[str]:

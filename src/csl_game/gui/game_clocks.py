@@ -8,11 +8,16 @@ colour, a clock at zero (a flag, as the server judges it) marked so.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pygame
 
 from csl_game.gui.style import TextCache, TextRole, palette
 
-__all__ = ["clock_text", "draw_clock", "clock_box", "LOW_MS"]
+if TYPE_CHECKING:  # the server's package loads only when a server is played on
+    from csl_game.server.clock import TimeControl
+
+__all__ = ["clock_text", "control_text", "game_clock_text", "draw_clock", "clock_box", "LOW_MS"]
 
 LOW_MS = 10_000
 """Below this, a clock shows tenths and the warning colour."""
@@ -54,3 +59,25 @@ def draw_clock(surface: pygame.Surface, text: TextCache, status: pygame.Rect, ms
     shown = text.fit(clock_text(ms), TextRole.TITLE.size(scale), ink, box.w - 4, bold=True)
     surface.blit(shown, shown.get_rect(center=box.center))
     return box
+
+
+def control_text(control: TimeControl | None) -> str:
+    """A time control as lichess writes it ('3+2', '30s+0'), or 'no clock'."""
+    if control is None:
+        return "no clock"
+    base = control.base_s
+    said = f"{base / 60:g}" if base % 60 == 0 else f"{base:g}s"
+    return f"{said}+{control.increment_s:g}"
+
+
+def game_clock_text(control: TimeControl | None, clock: tuple[int, int] | None) -> str:
+    """The game's clock as lichess writes it, 'clock 3+2', and each side's time
+    where it is no longer the base (a game in progress)."""
+    if clock is None:
+        return "no clock"
+    if control is None:  # a server that does not tell its time control
+        return f"{clock_text(max(clock))} on each clock"
+    said = f"clock {control_text(control)}"
+    if clock != (round(control.base_s * 1000),) * 2:
+        said += f" (White {clock_text(clock[0])}, Red {clock_text(clock[1])} left)"
+    return said

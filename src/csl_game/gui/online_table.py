@@ -31,7 +31,8 @@ from csl_game.online.protocol import Hello
 from csl_game.online.records import write_result
 from csl_game.thinker.api import MatchConfig
 
-__all__ = ["Action", "Notice", "Table", "HostTable", "JoinedTable", "settings_text"]
+__all__ = ["Action", "Notice", "WaitScreen", "Table", "HostTable", "JoinedTable",
+           "settings_text"]
 
 Happening = MatchEvent | str
 """What a table reports: the match's events, and lines for the log."""
@@ -54,6 +55,18 @@ class Notice:
     title: str
     detail: str = ""
     actions: tuple[Action, ...] = ()
+
+
+@dataclass(frozen=True)
+class WaitScreen:
+    """What the screen before the game says of an end that tells it itself
+    (a server's game: what the server has said so far)."""
+
+    title: str
+    lines: tuple[tuple[str, str], ...]
+    """(caption, text) shown large: what to give a friend."""
+    status: str
+    note: str = ""
 
 
 def settings_text(mc: MatchConfig, ais: bool = True) -> str:
@@ -140,6 +153,10 @@ class Table(ABC):
 
     opponent = "Your friend"
     """How the other side is named (a friend's window, for a direct game)."""
+
+    def waiting(self) -> WaitScreen | None:
+        """What the screen before the game shows now (None: the lines it was given)."""
+        return None
 
     def kind(self, color: PColor) -> str:
         """How the player's panel names who plays: a friend is not just 'Human'."""

@@ -36,9 +36,9 @@ from csl_game.engine import (
     explain,
 )
 from csl_game.errors import InvalidMoveError, ProtocolError
-from csl_game.gui.game_clocks import clock_text
+from csl_game.gui.game_clocks import control_text, game_clock_text
 from csl_game.gui.keys import SERVER_KEYS
-from csl_game.gui.online_table import Action, Happening, Notice, Table, settings_text
+from csl_game.gui.online_table import Action, Happening, Notice, Table, WaitScreen, settings_text
 from csl_game.model.board import Board, PColor, PShape
 from csl_game.online.agreements import (
     check_agreed_draw,
@@ -90,6 +90,8 @@ class ServerTable(Table):
         """
         self.url, self.name_, self.code = url, name, code
         self._make = make
+        self.asked = clock
+        """The time control this side's challenge asks for (None: no clock)."""
         first: dict[str, Any] = {"type": "join", "code": code} if code else {
             "type": "create", "opponent": "open", "color": "random",
             **({"clock": clock.to_doc()} if clock is not None else {})}
@@ -119,6 +121,9 @@ class ServerTable(Table):
         self.away: Away | None = None
         self.games = 1
         """Games played at this table (a rematch is the next)."""
+        self.join_code = ""
+        """The code of this side's challenge while it waits ('' until the server
+        tells it, or when joining): a friend can take the seat with it."""
 
     # ------------------------------------------------------------ what is shown
     @property
@@ -134,6 +139,18 @@ class ServerTable(Table):
     @property
     def ready(self) -> bool:
         return self._started
+
+    def waiting(self) -> WaitScreen:
+        where = self.url  # as the online picker takes it, for a friend to type
+        if self.code:
+            return WaitScreen("Joining a game", (("Server", where), ("Join code", self.code)),
+                           "Waiting for the server\u2026")
+        code = (("Join code", self.join_code),) if self.join_code else ()
+        return WaitScreen("Seeking an opponent", (("Server", where), *code),
+                       "Waiting for someone to accept your challenge\u2026" if code
+                       else "Sending your challenge\u2026",
+                       f"Your challenge ({_control(self.control or self.asked)}) is in the "
+                       "lobby; a friend can join with the code.")
 
     def name(self, color: PColor) -> str:
         assert self.game is not None
@@ -424,15 +441,16 @@ class ServerTable(Table):
                     f"Moves taken back, as both agreed: {self.name(turn)} to play move "
                     f"{self.game.board.move_count + 1}", NextTurn(turn, self.name(turn), True)]
         if not (state.white and state.red):
+            self.join_code = state.code
             return [f"Your challenge is in the lobby of {self.url}; a friend can also join "
                     f"it with the code {state.code}"]
         if self._started:
             return [BoardUpdated(self.game.board.copy()),
-                    f"Connected again; {_clock_text(self.control, self.clock)}"]
+                    f"Connected again; {game_clock_text(self.control, self.clock)}"]
         self._started = True
         turn = self.game.board.turn
         return [f"The server's game: {settings_text(state.config, not state.between_people)}; "
-                f"{_clock_text(self.control, self.clock)}; "
+                f"{game_clock_text(self.control, self.clock)}; "
                 f"you play {state.color}",
                 MatchStarted(state.config, state.white, state.red),
                 BoardUpdated(self.game.board.copy()),
@@ -492,22 +510,11 @@ class ServerTable(Table):
         self.link.close()
 
 
+def _control(control: TimeControl | None) -> str:
+    return f"clock {control_text(control)}" if control is not None else "no clock"
+
+
 _OFFERED = {"draw": "a draw", "takeback": "to take back a move", "rematch": "a rematch"}
 _DECLINED = {"draw": "the draw", "takeback": "the takeback", "rematch": "the rematch"}
 _ACCEPT = {what: f"{SERVER_KEYS.names(what)} (Accept {what})" for what in OFFERS}
 """How the log says an offer is accepted: its keys (gui/keys.py) and its button."""
-
-
-def _clock_text(control: TimeControl | None, clock: tuple[int, int] | None) -> str:
-    """The game's clock as lichess writes it, 'clock 3+2', and each side's time
-    where it is no longer the base (a game in progress)."""
-    if clock is None:
-        return "no clock"
-    if control is None:  # a server that does not tell its time control
-        return f"{clock_text(max(clock))} on each clock"
-    base = control.base_s
-    said = f"clock {base / 60:g}" if base % 60 == 0 else f"clock {base:g}s"
-    said += f"+{control.increment_s:g}"
-    if clock != (round(base * 1000),) * 2:
-        said += f" (White {clock_text(clock[0])}, Red {clock_text(clock[1])} left)"
-    return said

@@ -352,8 +352,7 @@ class OnlineScene(PickerScene):
                                 _time_control(self.values["clock"]))
         except BotError as e:
             raise ValueError(f"Server: {e}") from None
-        doing = "Joining a game on" if code else "Seeking a game on"
-        return table, f"Playing on {url}", [(doing, url)]
+        return table, f"Playing on {url}", list(table.waiting().lines)
 
     def _name(self) -> str:
         name = self.values["name"] or default_name()

@@ -1,7 +1,8 @@
 """The screen before an online game begins: the host waits for its friend
 (showing, large, the address and the join code to give them, with Copy
 where the system has a clipboard), a joiner or spectator waits for the
-host's welcome. Cancel (or Esc) goes back. Once the game begins, the
+host's welcome, a player on a server for an opponent (the server, and the
+code a friend may join its challenge with once the server tells it). Cancel (or Esc) goes back. Once the game begins, the
 online board shows it (gui/scenes/online_board.py); a joiner the host
 turned away goes back to the online picker, which says why.
 """
@@ -55,6 +56,8 @@ class OnlineWaitScene(WidgetScene):
         self.table = table
         self.where = where
         self.lines = lines
+        self.screen = table.waiting()
+        """What the table says of itself (a server's game), else None."""
         self.hosting = isinstance(table, HostTable)
         self.values: list[Rect] = []
         """Where the large texts (address, code) are drawn."""
@@ -69,6 +72,8 @@ class OnlineWaitScene(WidgetScene):
 
     # ------------------------------------------------------------- widgets
     def build(self, root: UIContainer, m: Metrics) -> None:
+        if self.screen is not None:
+            self.lines = list(self.screen.lines)
         w, h = m.size
         width = min(w - 2 * m.margin, round(760 * m.scale))
         big = self._big_size(m)
@@ -76,7 +81,8 @@ class OnlineWaitScene(WidgetScene):
         block = m.row + big + big // 3
         total = title_h + len(self.lines) * block + 2 * m.row + 2 * m.gap + small
         x, y = (w - width) // 2, max(m.margin, (h - total) // 2)
-        title = "Waiting for your friend" if self.hosting else f"{self.lines[0][0]}\u2026"
+        title = "Waiting for your friend" if self.hosting else \
+            self.screen.title if self.screen is not None else f"{self.lines[0][0]}\u2026"
         label(Rect(x, y, width, title_h), title, root, "#home_title")
         y += title_h
         self.values = []
@@ -85,7 +91,7 @@ class OnlineWaitScene(WidgetScene):
             self.values.append(Rect(x, y + m.row, width, big + big // 4))
             y += block
         self._status = Rect(x, y, width, m.row)
-        note = self.where
+        note = self.where if self.screen is None else self.screen.note
         if isinstance(self.table, HostTable):
             host = self.table.host
             note = "Spectators need only the address."
@@ -95,11 +101,12 @@ class OnlineWaitScene(WidgetScene):
         y += 2 * m.row + 2 * m.gap
         half = min(round(200 * m.scale), (width - m.gap) // 2)
         self.buttons = {}
-        if self.hosting and clipboard_available():
+        if clipboard_available() and (self.hosting or len(self.lines) > 1):
             self.buttons["copy"] = self.on(button(Rect(x, y, half, small), "Copy", root),
                                            lambda _e: self.copy())
+        cancel_x = x + width - half if "copy" in self.buttons else x + (width - half) // 2
         self.buttons["cancel"] = self.on(
-            button(Rect(x + width - half, y, half, small), "Cancel (Esc)", root),
+            button(Rect(cancel_x, y, half, small), "Cancel (Esc)", root),
             lambda _e: self.cancel())
         if self.focus.key is None and "copy" in self.buttons:
             self.focus.key = "copy"
@@ -151,6 +158,10 @@ class OnlineWaitScene(WidgetScene):
                 self.ctx.log.add(item)
             else:
                 self._happened.append(item)
+        screen = self.table.waiting()
+        if screen != self.screen:  # the server told more (its code): shown as it is now
+            self.screen = screen
+            self.rebuild()
         if self.table.ready:
             self._handed = True
             table, pending = self.table, tuple(self._happened)
@@ -170,6 +181,7 @@ class OnlineWaitScene(WidgetScene):
             surface.blit(text, text.get_rect(center=rect.center))
         if self._status is not None:
             status = ("Waiting for your friend to join (Esc cancels)\u2026" if self.hosting
+                      else self.screen.status if self.screen is not None
                       else "Waiting for the host\u2026")
             text = self.ctx.text.fit(status, TextRole.BODY.size(m.scale), pal.text,
                                      self._status.w)
