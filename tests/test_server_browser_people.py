@@ -136,7 +136,7 @@ def test_a_clock_runs_out_then_a_rematch_swaps_colours_and_a_draw_is_agreed(
 
 
 def test_a_takeback_then_the_finished_game_steps_through_its_moves(
-        server: str, chrome: Browser) -> None:
+        server: str, chrome: Browser, tmp_path: Path) -> None:
     with ExitStack() as stack:
         alice_b, bob_b = (stack.enter_context(chrome.person()) for _ in range(2))
         alice, bob = alice_b.tab(server + "/"), bob_b.tab(server + "/")
@@ -168,6 +168,15 @@ def test_a_takeback_then_the_finished_game_steps_through_its_moves(
         page = bob_b.tab(f"{server}/game/{game_id}")
         page.wait_for("!document.getElementById('replay').hidden")
         assert page.eval("document.body.dataset.step") == "7"
+        drawn = page.eval("[...document.querySelectorAll('#replay button')].map(b => "
+                          "[b.getAttribute('aria-label'), b.textContent.trim(), "
+                          "b.querySelector('svg path').getBBox().width, "
+                          "b.querySelector('svg').getBoundingClientRect().width])")
+        assert [d[0] for d in drawn] == ["The first move", "The move before", "The next move",
+                                         "The last move"]
+        assert all(text == "" and path > 0 and width > 8 for _, text, path, width in drawn), \
+            f"each step button draws its shape, with no character a font may lack: {drawn}"
+        page.screenshot(tmp_path / "replay.png")
         page.click("#first")
         page.wait_for("document.body.dataset.step === '0'")
         assert page.eval("document.querySelectorAll('#board .piece').length") == 0

@@ -217,13 +217,19 @@ _CLOCKS = ("<div id=\"clocks\" class=\"clocks\" hidden><span id=\"clock-white\" 
            "role=\"timer\"></span></div>")
 """Both sides' clocks (a game with clocks; the script shows them ticking)."""
 _REPLAY = ("<div id=\"replay\" class=\"buttons js-only\" hidden>"
-           "<button type=\"button\" id=\"first\" aria-label=\"The first move\">&#x23EE;</button>"
-           "<button type=\"button\" id=\"prev\" aria-label=\"The move before\">&#x25C0;</button>"
-           "<span id=\"step\" aria-live=\"polite\"></span>"
-           "<button type=\"button\" id=\"next\" aria-label=\"The next move\">&#x25B6;</button>"
-           "<button type=\"button\" id=\"last\" aria-label=\"The last move\">&#x23ED;</button>"
-           "</div>")
-"""A finished game's steps through its moves (the script's; also &larr; &rarr; Home End)."""
+           + "".join(f"<button type=\"button\" id=\"{key}\" aria-label=\"{label}\">"
+                     f"<svg viewBox=\"0 0 16 16\" aria-hidden=\"true\" focusable=\"false\">"
+                     f"<path d=\"{path}\"/></svg></button>"
+                     + ("<span id=\"step\" aria-live=\"polite\"></span>" if key == "prev" else "")
+                     for key, label, path in (
+                         ("first", "The first move", "M3 2h2v12H3zM13 2v12L6 8z"),
+                         ("prev", "The move before", "M12 2v12L4 8z"),
+                         ("next", "The next move", "M4 2v12l8-6z"),
+                         ("last", "The last move", "M11 2h2v12h-2zM3 2v12l7-6z")))
+           + "</div>")
+"""A finished game's steps through its moves (the script's; also &larr; &rarr; Home End),
+drawn as shapes, not characters: the first and last (U+23EE, U+23ED) are in
+few fonts, and showed as empty boxes where they were not."""
 
 
 def result_words(doc: dict[str, Any], html: bool = False) -> str:
