@@ -61,10 +61,8 @@ def draw_clock(surface: pygame.Surface, text: TextCache, status: pygame.Rect, ms
     return box
 
 
-def control_text(control: TimeControl | None) -> str:
-    """A time control as lichess writes it ('3+2', '30s+0'), or 'no clock'."""
-    if control is None:
-        return "no clock"
+def control_text(control: TimeControl) -> str:
+    """A time control as lichess writes it: '3+2', '30s+0'."""
     base = control.base_s
     said = f"{base / 60:g}" if base % 60 == 0 else f"{base:g}s"
     return f"{said}+{control.increment_s:g}"

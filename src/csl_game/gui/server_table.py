@@ -144,13 +144,13 @@ class ServerTable(Table):
         where = self.url  # as the online picker takes it, for a friend to type
         if self.code:
             return WaitScreen("Joining a game", (("Server", where), ("Join code", self.code)),
-                           "Waiting for the server\u2026")
+                              "Waiting for the server\u2026")
         code = (("Join code", self.join_code),) if self.join_code else ()
         return WaitScreen("Seeking an opponent", (("Server", where), *code),
-                       "Waiting for someone to accept your challenge\u2026" if code
-                       else "Sending your challenge\u2026",
-                       f"Your challenge ({_control(self.control or self.asked)}) is in the "
-                       "lobby; a friend can join with the code.")
+                          "Waiting for someone to accept your challenge\u2026" if code
+                          else "Sending your challenge\u2026",
+                          f"Your challenge ({_control(self.control or self.asked)}) is in "
+                          "the lobby; a friend can join with the code.")
 
     def name(self, color: PColor) -> str:
         assert self.game is not None

@@ -2,9 +2,10 @@
 (showing, large, the address and the join code to give them, with Copy
 where the system has a clipboard), a joiner or spectator waits for the
 host's welcome, a player on a server for an opponent (the server, and the
-code a friend may join its challenge with once the server tells it). Cancel (or Esc) goes back. Once the game begins, the
-online board shows it (gui/scenes/online_board.py); a joiner the host
-turned away goes back to the online picker, which says why.
+code a friend may join its challenge with once the server tells it).
+Cancel (or Esc) goes back. Once the game begins, the online board shows it
+(gui/scenes/online_board.py); a joiner the host turned away goes back to
+the online picker, which says why.
 """
 
 from __future__ import annotations
