@@ -17,7 +17,7 @@ from csl_game.gui.style import TextCache, TextRole, palette
 if TYPE_CHECKING:  # the server's package loads only when a server is played on
     from csl_game.server.clock import TimeControl
 
-__all__ = ["clock_text", "control_text", "game_clock_text", "draw_clock", "clock_box", "LOW_MS"]
+__all__ = ["clock_text", "control_text", "control_words", "game_clock_text", "draw_clock", "clock_box", "LOW_MS"]
 
 LOW_MS = 10_000
 """Below this, a clock shows tenths and the warning colour."""
@@ -61,11 +61,17 @@ def draw_clock(surface: pygame.Surface, text: TextCache, status: pygame.Rect, ms
     return box
 
 
-def control_text(control: TimeControl) -> str:
-    """A time control as lichess writes it: '3+2', '30s+0'."""
-    base = control.base_s
-    said = f"{base / 60:g}" if base % 60 == 0 else f"{base:g}s"
-    return f"{said}+{control.increment_s:g}"
+def control_text(base_s: float, increment_s: float) -> str:
+    """A time control as it is typed here and on lichess: '3+2' (minutes and
+    seconds a move), '30s+0' (a base of seconds, not whole minutes)."""
+    said = f"{base_s / 60:g}" if base_s % 60 == 0 else f"{base_s:g}s"
+    return f"{said}+{increment_s:g}"
+
+
+def control_words(control: TimeControl | None) -> str:
+    """'clock 3+2', or 'no clock'."""
+    return "no clock" if control is None else \
+        f"clock {control_text(control.base_s, control.increment_s)}"
 
 
 def game_clock_text(control: TimeControl | None, clock: tuple[int, int] | None) -> str:
@@ -75,7 +81,7 @@ def game_clock_text(control: TimeControl | None, clock: tuple[int, int] | None) 
         return "no clock"
     if control is None:  # a server that does not tell its time control
         return f"{clock_text(max(clock))} on each clock"
-    said = f"clock {control_text(control)}"
+    said = control_words(control)
     if clock != (round(control.base_s * 1000),) * 2:
         said += f" (White {clock_text(clock[0])}, Red {clock_text(clock[1])} left)"
     return said

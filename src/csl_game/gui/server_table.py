@@ -36,7 +36,7 @@ from csl_game.engine import (
     explain,
 )
 from csl_game.errors import InvalidMoveError, ProtocolError
-from csl_game.gui.game_clocks import control_text, game_clock_text
+from csl_game.gui.game_clocks import control_words, game_clock_text
 from csl_game.gui.keys import SERVER_KEYS
 from csl_game.gui.online_table import Action, Happening, Notice, Table, WaitScreen, settings_text
 from csl_game.model.board import Board, PColor, PShape
@@ -149,7 +149,7 @@ class ServerTable(Table):
         return WaitScreen("Seeking an opponent", (("Server", where), *code),
                           "Waiting for someone to accept your challenge\u2026" if code
                           else "Sending your challenge\u2026",
-                          f"Your challenge ({_control(self.control or self.asked)}) is in "
+                          f"Your challenge ({control_words(self.control or self.asked)}) is in "
                           "the lobby; a friend can join with the code.")
 
     def name(self, color: PColor) -> str:
@@ -508,10 +508,6 @@ class ServerTable(Table):
 
     def close(self) -> None:
         self.link.close()
-
-
-def _control(control: TimeControl | None) -> str:
-    return f"clock {control_text(control)}" if control is not None else "no clock"
 
 
 _OFFERED = {"draw": "a draw", "takeback": "to take back a move", "rematch": "a rematch"}

@@ -3,8 +3,9 @@
 `Store` is what the server needs of a database; `SqliteStore` keeps it in a
 file with the standard library's sqlite3 (nothing to install),
 csl_game.server.postgres's `PostgresStore` in a PostgreSQL server (psycopg 3)
-for a real deployment. Both run the same SQL (placeholders aside). Calls block: the server makes them on one thread of
-its own (`csl_game.server.hub`), never on the event loop.
+for a real deployment. Both run the same SQL (placeholders aside). Calls
+block: the server makes them on one thread of its own
+(`csl_game.server.hub`), never on the event loop.
 
 The server writes in batches (`apply`: a list of `Write`s in one
 transaction). A game's moves are appended as they are played, a row each

@@ -28,6 +28,7 @@ from pygame_gui.elements import UITextBox, UITextEntryLine
 from csl_game.engine import Human, Player, ThreadRunner
 from csl_game.errors import CslError, ProtocolError
 from csl_game.gui.context import GuiContext
+from csl_game.gui.game_clocks import control_text
 from csl_game.gui.keys import SCREEN_KEYS
 from csl_game.gui.lobby_look import LobbyLook
 from csl_game.gui.online_table import HostTable, JoinedTable, Table
@@ -409,7 +410,7 @@ def _clock_shown(tc: str) -> str:
     if not tc:
         return "no clock"
     base, inc = (float(part) for part in tc.split("+"))
-    return (f"{base / 60:g}" if base % 60 == 0 else f"{base:g}s") + f"+{inc:g}"
+    return control_text(base, inc)
 
 
 def _escape(text: str) -> str:
