@@ -124,7 +124,8 @@ async def _until_stopped(store: Store, options: ServerOptions, host: str, port: 
     finally:
         if handled:
             loop.remove_signal_handler(signal.SIGTERM)
-            signal.signal(signal.SIGTERM, before)
+            if before is not None:  # (None: one set outside Python, which cannot be put back)
+                signal.signal(signal.SIGTERM, before)
     if stop.is_set():
         raise Terminated
 
