@@ -73,7 +73,7 @@ def test_two_windows_play_a_game_on_a_server(apps: Apps, server: ServerThread) -
     code = seeking.game.state.code
     assert [c["code"] for c in server.hub.lobby()["challenges"]] == [code]
     b = window(apps)
-    on_a_server(b, server.url, "Bob", code)
+    on_a_server(b, server.url, "Bob", code.replace("-", " ").lower())  # as Alice read it out
     steps([a, b], on_board(a, b))
     ta, tb = board(a).table, board(b).table
     assert {ta.local, tb.local} == {PColor.WHITE, PColor.RED}

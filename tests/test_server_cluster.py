@@ -627,7 +627,8 @@ def test_tv_and_a_players_pages_are_the_same_from_either_process(
         made = await ann.until(lambda: ann.last("game"))
         rated = made["game"]
         cara = await Peer(url_b, "Cara", cookies["Cara"]).open()
-        await cara.send(type="join", code=made["code"])
+        # as Ann read it out to Cara: lower case, no dashes, an O for each 0
+        await cara.send(type="join", code=made["code"].lower().replace("-", "").replace("0", "o"))
         joined = await cara.until(lambda: cara.last("game", rated))
         assert joined.get("rated") is True and joined["red"] == "Cara"
         dan, eve, casual, _ = await seated(url_b, url_b)  # two guests, on B

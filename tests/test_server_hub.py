@@ -158,6 +158,35 @@ def test_a_bot_out_of_time_is_woken_by_its_games_timer() -> None:
     assert docs[-1]["result"]["forfeit"] == "timeout"
 
 
+def test_a_friend_joins_with_the_code_as_read_out_to_them() -> None:
+    """Typed in lower case, without its dashes, with an O for a 0 or an L for a
+    1, the code finds its game; a code of another form (an older server's,
+    still in a game being resumed) is found only as it is."""
+    async def go() -> None:
+        hub = Hub(Recording(), ServerOptions())
+        await hub.start()
+        ann, bob, cara = client("a" * 24), client("b" * 24), client("c" * 24)
+        for c, name in ((ann, "Ann"), (bob, "Bob"), (cara, "Cara")):
+            hub.connected(c)
+            await say(hub, c, type="hello", version=1, name=name)
+        made = await say(hub, ann, type="create", opponent="friend", color="white")
+        code = made["code"]
+        typed = code.lower().replace("-", "").replace("0", "o").replace("1", "l")
+        joined = await say(hub, bob, type="join", code=typed)
+        assert (joined["type"], joined["game"], joined["color"]) == ("game", made["game"], "red")
+        other = await say(hub, ann, type="create", opponent="friend", color="white")
+        theirs = hub.games[other["game"]]
+        hub.codes.pop(theirs.code)  # as a game an older server made, being resumed
+        theirs.code = "Kp1YD0KM1Qla"
+        hub.codes[theirs.code] = theirs.id
+        refused = await say(hub, cara, type="join", code="KP1YD0KM1QLA")
+        assert refused["type"] == "error"
+        joined = await say(hub, cara, type="join", code="Kp1YD0KM1Qla")
+        assert (joined["type"], joined["game"]) == ("game", theirs.id)
+        await hub.close()
+    asyncio.run(go())
+
+
 def test_a_write_the_database_refuses_costs_only_itself() -> None:
     async def go() -> Recording:
         store = Recording()

@@ -34,7 +34,15 @@ from csl_game.server import (
     ws_url,
 )
 from csl_game.server.game import Rejected, ServerGame
-from csl_game.server.messages import GameState, Move, frame
+from csl_game.server.messages import (
+    CODE_ALPHABET,
+    GameState,
+    Move,
+    code_as_made,
+    frame,
+    is_id,
+    new_code,
+)
 from csl_game.server.store import Finished, Moved
 from csl_game.thinker.api import MatchConfig
 from csl_game.thinker.prototype import ThinkerPrototype
@@ -86,6 +94,22 @@ def test_a_bad_server_message_is_refused(line: str) -> None:
 
 def game(timed: tuple[bool, bool] = (True, True), **config: int) -> ServerGame:
     return ServerGame("g" * 12, MatchConfig(**config), ["Ann", "Bob"], timed, 0.5)
+
+
+def test_a_join_code_reads_out_and_is_found_however_it_is_typed() -> None:
+    codes = {new_code() for _ in range(200)}
+    assert len(codes) == 200
+    for code in codes:
+        groups = code.split("-")
+        assert [len(g) for g in groups] == [4, 4, 4] and is_id(code)
+        assert set("".join(groups)) <= set(CODE_ALPHABET)
+        assert not set(code) & set("ILOU")  # no letter read as a digit, or as V
+        typed = code.lower().replace("-", "").replace("0", "o").replace("1", "l")
+        assert code_as_made(typed) == code
+        assert code_as_made(code.replace("1", "I").replace("-", "", 1)) == code
+    # any other text is looked up as it is: an older code ('_', lower case, 11 long) or none
+    for other in ("Kp1Y-D0KM1Ql", "abcdefgh", "ABCD-EFGH-JKMN-P", "ABCD-EFGH-JKU0", ""):
+        assert code_as_made(other) == other
 
 
 def test_a_game_is_won_on_the_board() -> None:

@@ -53,6 +53,7 @@ from csl_game.server.messages import (
     Request,
     Resign,
     Watch,
+    code_as_made,
     decode_request,
     encode,
     frame,
@@ -210,9 +211,12 @@ class ClusterHub(Hub):
                         return False
                     owner = found[1]
             case Join(code=code):
-                if code in self.codes:
+                made = code_as_made(code)  # as typed, or as the server wrote it
+                if code in self.codes or made in self.codes:
                     return False
                 found = await self.relay.owner(code=code)
+                if found is None and made != code:
+                    found = await self.relay.owner(code=made)
                 if found is None:
                     return False
                 game_id, owner = found

@@ -47,9 +47,11 @@ from csl_game.server.messages import (
     Request,
     Resign,
     Watch,
+    code_as_made,
     decode_request,
     encode,
     frame,
+    new_code,
 )
 from csl_game.server.rematch import Rematches
 from csl_game.server.room import Room, RoomStep, new_game
@@ -406,7 +408,7 @@ class Hub:
     def _new_room(self, kind: str, seats: list[str], names: list[str],
                   control: TimeControl | None = None) -> Room[Client]:
         game_id = secrets.token_urlsafe(9)
-        code = secrets.token_urlsafe(9)
+        code = new_code()
         game = new_game(game_id, self.options.config, seats, names,
                         self.options.grace_ms / 1000, control=control)
         return self._add_room(Room(game, kind, code, seats, self.options.reconnect_s,
@@ -458,7 +460,7 @@ class Hub:
     def _join(self, client: Client, code: str) -> None:
         if not client.identity or client.bot:
             raise Rejected("say hello with your name first")
-        room = self.games.get(self.codes.get(code, ""))
+        room = self.games.get(self.codes.get(code) or self.codes.get(code_as_made(code), ""))
         if room is None or room.kind not in PEOPLE_KINDS:
             raise Rejected("no game is waiting with that code")
         self._apply(room, room.sit(client, client.identity, client.name, self._clock()))

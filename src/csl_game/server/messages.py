@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import re
+import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -38,7 +39,8 @@ from csl_game.thinker.api import MatchConfig
 
 __all__ = ["VERSION", "MAX_MESSAGE", "Hello", "BotHello", "Create", "Join", "Watch", "Lobby",
            "Move", "Forfeit", "Resign", "Cancel", "Offer", "Claim", "Pong", "Request", "decode_request", "encode", "frame",
-           "GameState", "decode_event", "game_state", "clock_of", "ID_PATTERN", "is_id", "NAME_PATTERN", "OPPONENTS"]
+           "GameState", "decode_event", "game_state", "clock_of", "ID_PATTERN", "is_id", "NAME_PATTERN", "OPPONENTS",
+           "new_code", "code_as_made"]
 
 VERSION = 1
 MAX_MESSAGE = 4096
@@ -61,6 +63,33 @@ _REASONS = {r.name.lower(): r for r in ForfeitReason}
 
 def is_id(text: str) -> bool:
     return ID_PATTERN.fullmatch(text) is not None
+
+
+CODE_ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+"""A join code's characters: Crockford's base 32, without I and L (taken for
+1), O (taken for 0) and U."""
+_CODE_LENGTH = 12  # 60 bits
+_CODE_CHARS = frozenset(CODE_ALPHABET)
+_READ_AS = str.maketrans("OIL", "011")
+
+
+def new_code() -> str:
+    """A join code to read out to a friend: 12 characters in groups of 4 ("K7QM-4XDT-9BHP")."""
+    return _grouped("".join(secrets.choice(CODE_ALPHABET) for _ in range(_CODE_LENGTH)))
+
+
+def code_as_made(typed: str) -> str:
+    """The join code `typed` stands for: any case, with its dashes or without,
+    an O for a 0 and an I or L for a 1 (as Crockford's base 32 reads them).
+    Any other text is returned as it is (an older code is taken as typed)."""
+    plain = typed.replace("-", "").upper().translate(_READ_AS)
+    if len(plain) != _CODE_LENGTH or not _CODE_CHARS.issuperset(plain):
+        return typed
+    return _grouped(plain)
+
+
+def _grouped(plain: str) -> str:
+    return "-".join(plain[i:i + 4] for i in range(0, len(plain), 4))
 
 
 # ------------------------------------------------------------------ client -> server

@@ -28,7 +28,6 @@ is stored when its second player sits down).
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Hashable
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
@@ -40,7 +39,7 @@ from csl_game.online.agreements import takeback_plies
 from csl_game.online.protocol import config_from_doc, config_json, result_json
 from csl_game.server.clock import TimeControl
 from csl_game.server.game import Rejected, ServerGame
-from csl_game.server.messages import encode
+from csl_game.server.messages import encode, new_code
 from csl_game.server.offers import Offers, away_message, claim_detail
 from csl_game.server.store import (
     Dropped,
@@ -147,7 +146,7 @@ class Room(Generic[P]):
         game = new_game(row.id, config, seats, [row.white, row.red], grace_s,
                         ServerGame.moves_from_json(row.moves), control)
         room: Room[P] = cls(game, row.kind,
-                            code if isinstance(code, str) else secrets.token_urlsafe(9),
+                            code if isinstance(code, str) else new_code(),
                             list(seats), reconnect_s, row.created, claim_s)
         room.stored = True
         room.rated = row.settings.get("rated") is True

@@ -336,7 +336,7 @@ class OnlineScene(PickerScene):
         url = self.values["server"]
         if not url.startswith(("http://", "https://")):
             raise ValueError("Server: its address, http://HOST:PORT or https://HOST")
-        code = self.values["server_code"] or None
+        code = "".join(self.values["server_code"].split()) or None  # as read out: "K7QM 4XDT…"
         if code is not None and not all(c.isalnum() or c in "-_" for c in code):
             raise ValueError("Join code: letters, digits, - and _, as the server gave it")
         name = self._name()
