@@ -13,6 +13,7 @@ import pytest
 from csl_game.gui.app import App
 from csl_game.gui.insight import split_for_panel
 from csl_game.gui.scenes.match import MatchScene
+from csl_game.gui.style import palette
 from csl_game.model.board import Board, PColor, Pos, Winner
 from csl_game.services.replay import Replay
 from csl_game.services.settings import AIEntry, PlayOptions
@@ -122,6 +123,30 @@ def test_watching_ais_shows_each_sides_figures_not_raw_lines(make_app: MakeApp) 
     colours = {tuple(shot.get_at((x, y)))[:3] for x in range(panel.x, panel.right, 3)
                for y in range(panel.y, panel.bottom, 3)}
     assert len(colours) > 8, "figures are drawn in the panel"
+
+
+@pytest.mark.parametrize("size", [(1024, 700), (1600, 900)])
+def test_the_evaluation_graph_spans_the_panel_under_the_sides_lines(
+        make_app: MakeApp, size: tuple[int, int]) -> None:
+    """Beside the sides' lines the graph had two fifths of the panel and the
+    lines were cut short; under them it is as wide as the panel."""
+    app = make_app(AIEntry("negamax", "depth=3"), AIEntry("negamax", "depth=2"), size=size)
+    scene = board_scene(app)
+    run_until(app, lambda: scene.match is not None and scene.match.board.move_count >= 8,
+              seconds=60)
+    panel = split_for_panel(scene.layout.log, scene.layout.scale)[0]
+    shot = _settle(app, frames=1)
+    pal = palette()
+    inner = panel.inflate(-20, -20)  # inside the box's rounded edge
+    ground = tuple(pal.background_low)[:3]  # the graph's own, drawn nowhere else there
+    graph = [x for x in range(inner.x, inner.right) for y in range(inner.y, inner.bottom)
+             if tuple(shot.get_at((x, y)))[:3] == ground]
+    assert graph, "the graph is drawn"
+    assert min(graph) < inner.x + inner.w // 4 and max(graph) > inner.right - inner.w // 4, \
+        (min(graph), max(graph), inner)
+    sides = {tuple(pal.white_fill)[:3], tuple(pal.red_fill)[:3]}
+    assert any(tuple(shot.get_at((x, y)))[:3] in sides for x in range(inner.x, inner.right)
+               for y in range(panel.centery, inner.bottom)), "with its lines"
 
 
 def test_the_analysis_follows_the_moves_and_stops_when_the_game_ends(

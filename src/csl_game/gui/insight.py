@@ -272,7 +272,11 @@ class InsightPanel:
         pad = round(8 * s)
         size = TextRole.LOG.size(s)
         line_h = self.text.fonts.get(size).get_linesize()
-        graph_w = inner.w * 2 // 5 if spectator is not None and inner.w >= round(360 * s) else 0
+        analysing = tool is not None and tool.on
+        # beside the analysis, the graph takes a wide panel's right part; else it
+        # goes under the sides' lines, as wide as they are
+        graph_w = inner.w * 2 // 5 if spectator is not None and analysing \
+            and inner.w >= round(360 * s) else 0
         body = Rect(inner.x, inner.y, inner.w - graph_w - (pad if graph_w else 0), inner.h)
         y = body.y
         if tool is not None and tool.on:
@@ -283,17 +287,17 @@ class InsightPanel:
         stacked = not graph_w and body.bottom - y >= 9 * line_h
         for color in PColor:
             side = spectator.sides[color]
-            if stacked:  # a narrow, tall panel: name, figures and line on lines of their own
+            if stacked:  # a tall panel: name, figures and line on lines of their own
                 y = self._paint_block(surf, Rect(body.x, y, body.w, 3 * line_h), color,
                                       names[color], side, size, line_h)
             elif y + line_h <= body.bottom:
                 self._paint_side(surf, Rect(body.x, y, body.w, line_h), color,
                                  names[color], side, size)
                 y += line_h
+        top = y + round(4 * s)
         if graph_w:
             _paint_graph(surf, Rect(body.right + pad, inner.y, graph_w, inner.h), series, ply, s)
-        elif stacked:
-            top = y + round(4 * s)
+        elif body.bottom - top >= 3 * line_h:
             _paint_graph(surf, Rect(body.x, top, body.w, min(body.bottom - top, body.w // 2)),
                          series, ply, s)
         return surf
