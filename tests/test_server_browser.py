@@ -82,6 +82,13 @@ def test_two_browsers_play_to_the_end_while_a_third_watches(server: str,
         link = re.search(r"(http://\S+/game/(\S+)\?code=(\S+))", share)
         assert link, share
         url, game_id = link.group(1), link.group(2)
+        assert alice.eval("document.getElementById('share-code').textContent") == link.group(3)
+        # Copy link puts the link on the clipboard (its writeText, watched here)
+        alice.eval("window.__copied = null; navigator.clipboard.writeText = "
+                   "t => { window.__copied = t; return Promise.resolve(); }; true")
+        alice.click("#copy-link")
+        assert alice.wait_for("window.__copied") == url
+        alice.wait_for("document.getElementById('copied').textContent === 'Copied'")
 
         bob = bob_b.tab(url)  # a shared link asks the name, then takes the seat
         bob.wait_for("!document.getElementById('join').hidden")

@@ -279,7 +279,10 @@ def game_page(doc: dict[str, Any], analysis: dict[str, Any] | None = None) -> st
         top = ("<p class=\"result\" id=\"result\">Being played</p>" + _CLOCKS
                + "<div class=\"boardbox\" id=\"board\"></div>")
     body = (
-        f"{top}<p id=\"watchers\" class=\"state\" hidden></p><p id=\"share\" hidden></p><p id=\"away\" role=\"status\" hidden></p>"
+        f"{top}<p id=\"watchers\" class=\"state\" hidden></p><div id=\"share\" hidden><p>Send this link to your opponent: <code id=\"share-link\"></code> "
+        "<button type=\"button\" id=\"copy-link\" hidden>Copy link</button> "
+        "<span id=\"copied\" role=\"status\"></span></p><p>Or tell them the join code: "
+        "<strong id=\"share-code\"></strong></p></div><p id=\"away\" role=\"status\" hidden></p>"
         "<p id=\"offer\" role=\"status\" hidden></p>"
         "<form id=\"join\" class=\"js-only\" hidden><label>Your name <input id=\"name\" "
         "name=\"name\" maxlength=\"40\" autocomplete=\"nickname\"></label> "

@@ -358,10 +358,11 @@
       watching(msg.watchers);
       setClock(msg.clock);
       if (msg.color && msg.code && !(msg.white && msg.red)) {
-        const share = $("share");
         const link = `${location.origin}/game/${game.id}?code=${msg.code}`;
-        share.textContent = `Send this link to your opponent: ${link} (join code ${msg.code})`;
-        share.hidden = false;
+        $("share-link").textContent = link;
+        $("share-code").textContent = msg.code;
+        $("copy-link").hidden = !(navigator.clipboard && navigator.clipboard.writeText);
+        $("share").hidden = false;
       } else $("share").hidden = true;
     } else if (msg.type === "played" && msg.ply === game.moves.length) {
       game.moves.push({col: msg.col, shape: msg.shape, ms: msg.ms});
@@ -429,6 +430,12 @@
       $("join").hidden = true;
     };
     $("cancel").onclick = () => send({type: "cancel", game: game.id});
+    $("copy-link").onclick = () => {  // the clipboard of a secure page (https, or this machine)
+      navigator.clipboard.writeText($("share-link").textContent).then(
+        () => { $("copied").textContent = "Copied"; },
+        () => { $("copied").textContent = "Could not copy: select the link and copy it"; });
+      setTimeout(() => { $("copied").textContent = ""; }, 3000);
+    };
     const box = $("board");
     box.tabIndex = 0;
     $("round").onclick = () => { game.shape = "round"; draw(); };
