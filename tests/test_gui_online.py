@@ -25,6 +25,7 @@ from csl_game.gui.scenes.home import HomeScene
 from csl_game.gui.scenes.online import OnlineScene
 from csl_game.gui.scenes.online_board import OnlineBoardScene
 from csl_game.gui.scenes.online_wait import OnlineWaitScene
+from csl_game.gui.style import palette
 from csl_game.gui.widgets import Metrics
 from csl_game.model.board import PColor
 from csl_game.online.door import HostLimits
@@ -174,6 +175,41 @@ def test_the_online_picker_fits_and_remembers(apps: Apps) -> None:
     scene.values["address"] = "nowhere"
     scene.go()
     assert "HOST:PORT" in scene.error, "a bad address is said, on the picker"
+
+
+def _brightest(app: App, field: str) -> pygame.Color:
+    """The brightest colour drawn inside an entry of the picker (its text's)."""
+    for _ in range(2):
+        app.step(DT)
+    rect = pygame.Rect(app.scenes.current.widgets[field].rect).inflate(-8, -8)  # type: ignore[attr-defined]
+    shot = app.screen
+    return max((shot.get_at((x, y)) for x in range(rect.x, rect.right)
+                for y in range(rect.y, rect.bottom)), key=lambda c: c.r + c.g + c.b)
+
+
+def test_an_empty_fields_hint_is_dim_and_what_is_typed_is_not(apps: Apps) -> None:
+    """The picker's hints ('leave empty: one is made up') were drawn as text
+    typed is, and could be taken for a value."""
+    app = window(apps)
+    scene = picker(app)  # Host: the join code's field is empty, its hint shown
+    dim = palette().text_dim
+
+    def near(c: pygame.Color, to: pygame.Color) -> bool:
+        return all(abs(a - b) <= 12 for a, b in zip((c.r, c.g, c.b), (to.r, to.g, to.b)))
+    assert near(_brightest(app, "host_code"), dim)
+    click(app, scene.widgets["host_code"])
+    type_text(app, "K7QM")
+
+    def bright(c: pygame.Color) -> bool:
+        return c.r + c.g + c.b > dim.r + dim.g + dim.b + 120
+    assert bright(_brightest(app, "host_code"))
+    click(app, app.scenes.current.widgets["port"])  # type: ignore[attr-defined]
+    assert bright(_brightest(app, "host_code")), "left, the text keeps its colour"
+    assert app.scenes.current.values["host_code"] == "K7QM"  # type: ignore[attr-defined]
+    click(app, app.scenes.current.widgets["host_code"])  # type: ignore[attr-defined]
+    type_text(app, "")
+    click(app, app.scenes.current.widgets["port"])  # type: ignore[attr-defined]
+    assert near(_brightest(app, "host_code"), dim), "emptied and left: the hint again"
 
 
 # ----------------------------------------------------------------- a whole game

@@ -17,15 +17,16 @@ import pygame_gui
 from pygame import Rect
 from pygame_gui.core import ObjectID, UIContainer
 from pygame_gui.core.interfaces import IUIElementInterface
-from pygame_gui.elements import UIButton, UILabel
+from pygame_gui.elements import UIButton, UILabel, UITextEntryLine
 
 from csl_game.gui.context import GuiContext
 from csl_game.gui.keys import SCREEN_KEYS, KeyTable
 from csl_game.gui.layout import ui_scale
 from csl_game.gui.scene import Scene
-from csl_game.gui.style import backdrop
+from csl_game.gui.style import backdrop, palette
 
-__all__ = ["Metrics", "WidgetLayer", "WidgetScene", "Handler", "label", "set_text", "button"]
+__all__ = ["Metrics", "WidgetLayer", "WidgetScene", "Handler", "HintedEntry", "label",
+           "set_text", "button"]
 
 Handler = Callable[[pygame.event.Event], None]
 
@@ -206,3 +207,43 @@ class WidgetScene(Scene):
         if self._backdrop is None or self._backdrop.get_size() != surface.get_size():
             self._backdrop = backdrop(surface.get_size())
         surface.blit(self._backdrop, (0, 0))
+
+
+class HintedEntry(UITextEntryLine):
+    """A text entry whose placeholder is drawn in the theme's dim text, as a
+    hint of what to type rather than a value typed (pygame_gui 0.6 draws it
+    in the text's own colour). The hint shows while the entry is empty and
+    not focused; its colour is set by a rebuild as that changes, never while
+    the entry is focused (a rebuild would lose its cursor)."""
+
+    _dim = False
+
+    def _hinting(self) -> bool:
+        return bool(self.placeholder_text) and not self.text and not self.is_focused
+
+    def rebuild(self) -> None:
+        self._dim = self._hinting()
+        if not self._dim:
+            super().rebuild()
+            return
+        normal, self.text_colour = self.text_colour, palette().text_dim
+        try:
+            super().rebuild()
+        finally:
+            self.text_colour = normal
+
+    def focus(self) -> None:
+        if self._dim:  # the text typed next is in the text's colour
+            self._dim = False
+            super().rebuild()
+        super().focus()
+
+    def unfocus(self) -> None:
+        super().unfocus()
+        if self._hinting() != self._dim:
+            self.rebuild()
+
+    def set_text(self, text: str | None) -> None:
+        super().set_text(text)
+        if not self.is_focused and self._hinting() != self._dim:
+            self.rebuild()

@@ -35,7 +35,7 @@ from csl_game.gui.online_table import HostTable, JoinedTable, Table
 from csl_game.gui.scenes.online_wait import OnlineWaitScene, invitation
 from csl_game.gui.scenes.pickers import PickerScene, option_buttons
 from csl_game.gui.tourney_table import WatchTable
-from csl_game.gui.widgets import Metrics, button, label
+from csl_game.gui.widgets import HintedEntry, Metrics, button, label
 from csl_game.model.board import PColor
 from csl_game.online.door import HostLimits
 from csl_game.online.host import Host
@@ -192,10 +192,10 @@ class OnlineScene(PickerScene):
                   "address": "e.g. 192.168.1.5:5907", "server": "e.g. https://csl.example.org",
                   "server_code": "leave empty: a challenge in the lobby",
                   "clock": "none; or minutes+seconds a move, as 3+2"}.get(key)
-        entry = UITextEntryLine(Rect(rect.x, rect.y + 2, rect.w, rect.h - 4), root.ui_manager,
-                                container=root, initial_text=self.values[key],
-                                placeholder_text=holder,
-                                object_id=ObjectID(f"#online_{key}", "@entry"))
+        entry = HintedEntry(Rect(rect.x, rect.y + 2, rect.w, rect.h - 4), root.ui_manager,
+                            container=root, initial_text=self.values[key],
+                            placeholder_text=holder,
+                            object_id=ObjectID(f"#online_{key}", "@entry"))
         entry.set_text_length_limit(MAX_NAME if key == "name" else
                                     200 if key == "server" else MAX_CODE)
         self.widgets[key] = self.on(entry, self._typed(key))

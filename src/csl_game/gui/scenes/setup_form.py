@@ -27,7 +27,7 @@ from pygame_gui.elements import (
 )
 
 from csl_game.errors import CslError
-from csl_game.gui.widgets import Handler, Metrics, button, label, set_text
+from csl_game.gui.widgets import Handler, HintedEntry, Metrics, button, label, set_text
 from csl_game.services.limits import SETTING, Setting
 from csl_game.services.presets import Level
 from csl_game.services.settings import AIEntry, default_pieces
@@ -231,10 +231,10 @@ class PlayerRows:
         # a level's parameters are its own: not shown raw ("depth=3"), and
         # what is typed there replaces them (erased, the level's come back)
         own = shown != ai.thinker
-        entry = UITextEntryLine(Rect(px, y, pw, h), rows.ui_manager, container=rows,
-                                initial_text="" if own else ai.params,
-                                placeholder_text=f"({shown}'s own)" if own else None,
-                                object_id=ObjectID("#params", "@entry"))
+        entry = HintedEntry(Rect(px, y, pw, h), rows.ui_manager, container=rows,
+                            initial_text="" if own else ai.params,
+                            placeholder_text=f"({shown}'s own)" if own else None,
+                            object_id=ObjectID("#params", "@entry"))
         if problem:
             entry.set_tooltip(problem)
         self.on(entry, lambda e: edits.params(index, e.text))
