@@ -94,6 +94,7 @@ def shown(app: App) -> TourneyBoardScene | None:
     return scene if isinstance(scene, TourneyBoardScene) else None
 
 
+@pytest.mark.timing  # each wait is bounded in wall time (40 s less the waits for a core)
 def test_the_window_watches_a_tournament_with_standings_between_matches(
         apps: Apps, session: Callable[[], tuple[Proc, int]]) -> None:
     app = window(apps)
