@@ -279,7 +279,7 @@ class InsightPanel:
             and inner.w >= round(360 * s) else 0
         body = Rect(inner.x, inner.y, inner.w - graph_w - (pad if graph_w else 0), inner.h)
         y = body.y
-        if tool is not None and tool.on:
+        if tool is not None and analysing:
             y = self._paint_analysis(surf, body, s, tool, size, line_h, spectator is not None)
         if spectator is None:
             return surf

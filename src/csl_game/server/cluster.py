@@ -211,12 +211,9 @@ class ClusterHub(Hub):
                         return False
                     owner = found[1]
             case Join(code=code):
-                made = code_as_made(code)  # as typed, or as the server wrote it
-                if code in self.codes or made in self.codes:
+                if self._coded(code):
                     return False
-                found = await self.relay.owner(code=code)
-                if found is None and made != code:
-                    found = await self.relay.owner(code=made)
+                found = await self.relay.owner(codes=(code, code_as_made(code)))
                 if found is None:
                     return False
                 game_id, owner = found

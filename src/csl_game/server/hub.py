@@ -460,7 +460,7 @@ class Hub:
     def _join(self, client: Client, code: str) -> None:
         if not client.identity or client.bot:
             raise Rejected("say hello with your name first")
-        room = self.games.get(self.codes.get(code) or self.codes.get(code_as_made(code), ""))
+        room = self.games.get(self._coded(code) or "")
         if room is None or room.kind not in PEOPLE_KINDS:
             raise Rejected("no game is waiting with that code")
         self._apply(room, room.sit(client, client.identity, client.name, self._clock()))
@@ -468,6 +468,9 @@ class Hub:
             self._waiting.over(room.id)
         if self.games.get(room.id) is room:
             self.seated.setdefault(client.identity, set()).add(room.id)
+
+    def _coded(self, code: str) -> str | None:  # the game of a code as typed, or as made
+        return self.codes.get(code) or self.codes.get(code_as_made(code))
 
     def _pair(self) -> None:
         bots, busy = self._pairable(), self._busy()

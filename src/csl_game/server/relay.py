@@ -339,10 +339,11 @@ class Relay:
         await self._rows("DELETE FROM owners WHERE game = ANY(%s) AND process = %s",
                          (games, self.me))
 
-    async def owner(self, game: str = "", code: str = "") -> tuple[str, int] | None:
-        """The game of id `game` (or of join code `code`) and its owner, if it lives."""
+    async def owner(self, game: str = "", codes: tuple[str, ...] = ()) -> tuple[str, int] | None:
+        """The game of id `game` (or of a join code among `codes`) and its owner, if it lives."""
         rows = await self._rows("SELECT game, process FROM owners WHERE "
-                                + ("game = %s" if game else "code = %s"), (game or code,))
+                                + ("game = %s" if game else "code = ANY(%s)"),
+                                (game or list(codes),))
         return (str(rows[0][0]), int(rows[0][1])) if rows else None
 
     async def look(self, known: set[int], pair: bool) -> tuple[list[int], bool]:
