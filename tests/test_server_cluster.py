@@ -379,7 +379,7 @@ def heard_through_a_relay(pg_url: str, count: int,
                           publish: Callable[[Relay], Awaitable[None]]) -> list[str]:
     """The first `count` messages a relay of its own hears, once `publish` has
     published through it."""
-    open_store(pg_url).close()  # its tables (the relayed one for a long message)
+    open_store(pg_url).close()  # its tables
 
     async def run() -> list[str]:
         relay = Relay(pg_url)

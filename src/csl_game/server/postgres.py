@@ -26,13 +26,9 @@ CLUSTER_SCHEMA = (
     """CREATE TABLE IF NOT EXISTS lobbies (
         process BIGINT PRIMARY KEY,
         doc TEXT NOT NULL)""",
-    """CREATE TABLE IF NOT EXISTS relayed (
-        id BIGSERIAL PRIMARY KEY,
-        doc TEXT NOT NULL)""",
 )
 """PostgreSQL's own tables, for several processes (csl_game.server.relay): which
-process owns each live game, each process's part of the lobby, and the messages
-between processes too long for a notification."""
+process owns each live game, and each process's part of the lobby."""
 
 SCHEMA_LOCK = 0x43534C
 """The advisory lock's class taken to make the tables (csl_game.server.relay keeps others)."""

@@ -14,11 +14,15 @@ game has one owner. Each process's part of the lobby is a row of `lobbies`.
 `Relay` is the I/O only (psycopg 3's connections on the event loop: its
 async API for the queries, and libpq's own calls, psycopg.pq, for the
 notifications heard and sent, the most frequent); what the messages mean is
-csl_game.server.cluster's. A notification's
-payload is at most 8,000 bytes: a longer message (a long game's whole
-state) is kept in the `relayed` table and its row's number sent instead; its
-receiver reads it (and deletes it) in turn, so messages keep their order.
-Messages to all are short.
+csl_game.server.cluster's. The messages of a batch that follow one
+another to one channel go as one notification, as many as fit in its
+payload (at most 8,000 bytes), each as its length and then its text, any
+text unchanged: fewer notifications for the database to queue and for each
+listener to read. A message longer than a payload's room (a long game's
+whole state; the games a process took over) goes on in the next
+notifications: one transaction's notifications reach each listener
+together and in order, so its listener puts the pieces together (by the
+sending connection, its backend's process id), whoever it is sent to.
 """
 
 from __future__ import annotations
@@ -41,10 +45,66 @@ PAIRING_LOCK = SCHEMA_LOCK + 2
 """The advisory lock of the process that pairs the ladder's bots."""
 MAX_PAYLOAD = 7999
 ALL = "csl_all"
+_ROOM = MAX_PAYLOAD - 24
+"""A notification's room for its messages' lengths and texts (the rest: its number)."""
 
 
 _NOTIFY = (b"SELECT pg_notify(m ->> 0, m ->> 1) FROM json_array_elements($1::json) "
            b"WITH ORDINALITY AS t(m, n) ORDER BY n")
+
+
+def _pieces(text: str, room: int) -> list[str]:
+    """`text` cut in pieces of at most `room` bytes of UTF-8 (the first of
+    `room`, the others of `_ROOM`), never inside a character."""
+    if text.isascii():
+        return [text[:room]] + [text[i:i + _ROOM] for i in range(room, len(text), _ROOM)]
+    data = text.encode("utf-8")
+    pieces: list[str] = []
+    at = 0
+    while True:
+        end = at + room
+        while end < len(data) and data[end] & 0xC0 == 0x80:  # inside a character
+            end -= 1
+        pieces.append(data[at:end].decode("utf-8"))
+        if end >= len(data):
+            return pieces
+        at, room = end, _ROOM
+
+
+class _Listener:
+    """The messages of the notifications heard: each payload's number, then
+    messages, each its length in characters, ":" and its text; the text of
+    the last may go on in the next notifications from the same connection."""
+
+    def __init__(self) -> None:
+        self._going_on: dict[int, tuple[int, list[str]]] = {}
+        """By sending connection: the characters its message still lacks, and its pieces."""
+
+    def messages(self, sender: int, payload: str) -> list[str]:
+        """Those `payload` ends (from the backend `sender`).
+
+        Raises:
+            ValueError: `payload` is not in that form.
+        """
+        messages: list[str] = []
+        at = payload.index("\n") + 1
+        lacking, pieces = self._going_on.pop(sender, (0, []))
+        while lacking or at < len(payload):
+            if not lacking:
+                colon = payload.index(":", at)
+                if not payload[at:colon].isdigit():
+                    raise ValueError(f"no length at {at}")
+                lacking, at = int(payload[at:colon]), colon + 1
+            piece = payload[at:at + lacking]
+            pieces.append(piece)
+            lacking -= len(piece)
+            at += len(piece)
+            if lacking and at >= len(payload):  # on in the next notification
+                self._going_on[sender] = lacking, pieces
+                break
+            messages.append("".join(pieces) if len(pieces) > 1 else piece)
+            lacking, pieces = 0, []
+        return messages
 
 
 def channel(process: int) -> str:
@@ -114,8 +174,8 @@ class Relay:
 
     Three connections: one listens (the event loop reads its notifications
     as its socket becomes readable), one sends (each batch of messages one
-    query, libpq's own calls), one asks (ownership, the lobby, long messages:
-    psycopg's async API). The sending connection is not watched: a batch's
+    query, libpq's own calls), one asks (ownership, the lobby: psycopg's
+    async API). The sending connection is not watched: a batch's
     answer is read as the next batch is sent, by when it has come (a wait
     only if it has not), so a message sent costs no wake-up of its own."""
 
@@ -126,18 +186,14 @@ class Relay:
         self._sending: Any = None
         self._asking: Any = None
         self._out: list[tuple[str, str]] = []
-        """Messages published and not yet sent: (channel, payload) pairs."""
+        """Messages published and not yet sent: (channel, message) pairs."""
         self._seq = 0
         self._soon = False  # the messages are to be sent at the loop's next turn
         self._sent = False  # a batch is sent and its answer not all read
         self._watched = ""  # "r" or "w": the sending socket is watched to go on
         self._watched_fd = -1  # (kept: a lost connection has no socket to ask for)
-        self._spilling: asyncio.Task[None] | None = None
-        """Putting a batch's long messages in their table (then it is sent)."""
         self._socket = -1
         """The listening connection's socket."""
-        self._reading: asyncio.Task[None] | None = None
-        """Reading a long message from its table (the others wait behind it)."""
         self.lost = asyncio.Event()
         """Set when a connection to the database is lost: the life lock may
         have gone with it, so the others take this process's games, and it
@@ -168,9 +224,6 @@ class Relay:
         if self._socket >= 0:
             asyncio.get_running_loop().remove_reader(self._socket)
         self._unwatch()
-        for task in (self._reading, self._spilling):
-            if task is not None:
-                task.cancel()
         if self._asking is not None:
             try:
                 await self._asking.execute("DELETE FROM lobbies WHERE process = %s", (self.me,))
@@ -184,37 +237,69 @@ class Relay:
     def publish(self, to: int | None, payload: str) -> None:
         """Send `payload` to process `to` (None: to every process), soon, in order
         (those published in one turn of the event loop together)."""
-        self._seq += 1  # PostgreSQL folds equal payloads of one transaction into one
-        self._out.append((ALL if to is None else channel(to), f"{self._seq}\n{payload}"))
+        self._out.append((ALL if to is None else channel(to), payload))
         if not self._soon:
             self._soon = True
             asyncio.get_running_loop().call_soon(self._send)
 
     def _send(self) -> None:
         """The messages published so far, as one query, once the batch before
-        is answered and its long messages are in their table."""
+        is answered."""
         self._soon = False
-        if self._watched or self._spilling is not None or not self._out \
+        if self._watched or not self._out \
                 or self._sending is None or self.lost.is_set():
-            return  # (what is watched, or the spilling, sends them once done)
+            return  # (what is watched sends them once done)
         try:
             if self._sent and not self._answered():
                 self._watch("r")  # not yet: on when it comes
                 return
             batch, self._out = self._out, []
-            if any(len(text) > MAX_PAYLOAD // 4 and len(text.encode("utf-8")) > MAX_PAYLOAD
-                   for _, text in batch):  # too long for a notification
-                self._spilling = asyncio.create_task(self._spill(batch))
-                return
             # one JSON text of [channel, payload] pairs: json's C encoder makes
             # it, where psycopg would escape two arrays' texts one by one
             pgconn = self._sending.pgconn
-            pgconn.send_query_prepared(b"csl_notify", [json.dumps(batch).encode("utf-8")])
+            pgconn.send_query_prepared(b"csl_notify",
+                                       [json.dumps(self._notes(batch)).encode("utf-8")])
             self._sent = True
             if pgconn.flush():  # more than the socket took: the rest once it has room
                 self._watch("w")
         except Exception as e:  # the connection: psycopg's OperationalError
             self._lose(e)
+
+    def _notes(self, batch: list[tuple[str, str]]) -> list[tuple[str, str]]:
+        """`batch` as notifications, (channel, payload) pairs: the messages that
+        follow one another to one channel in one payload as many as fit (as
+        `_Listener` reads them), a long one going on in the next. Each payload
+        begins with a number of its own: PostgreSQL folds equal payloads of
+        one transaction into one."""
+        notes: list[tuple[str, str]] = []
+        parts: list[str] = []
+        to, room = "", _ROOM
+        for dest, text in batch:
+            head = f"{len(text)}:"
+            if parts and (dest != to or room < len(head) + 1):
+                notes.append((to, self._numbered(parts)))
+                parts, room = [], _ROOM
+            to = dest
+            parts.append(head)
+            room -= len(head)
+            if len(text) <= room // 4 or (text.isascii() and len(text) <= room):
+                parts.append(text)  # (the most: short enough in any script)
+                room -= len(text) if text.isascii() else len(text.encode("utf-8"))
+                continue
+            *whole, last = _pieces(text, room)
+            for piece in whole:  # each fills a notification
+                parts.append(piece)
+                notes.append((to, self._numbered(parts)))
+                parts = []
+            parts.append(last)
+            room = (room if not whole else _ROOM) - len(last.encode("utf-8"))
+        if parts:
+            notes.append((to, self._numbered(parts)))
+        return notes
+
+    def _numbered(self, parts: list[str]) -> str:
+        self._seq += 1
+        return f"{self._seq}\n" + "".join(parts)
 
     def _answered(self) -> bool:
         """Whether the batch sent is answered (its answer read: a refusal logged)."""
@@ -249,23 +334,6 @@ class Relay:
         self._unwatch()
         self._send()
 
-    async def _spill(self, batch: list[tuple[str, str]]) -> None:
-        """`batch` sent, its long messages put in the `relayed` table first and
-        their rows' numbers sent in their place."""
-        try:
-            for i, (to, text) in enumerate(batch):
-                if len(text.encode("utf-8")) > MAX_PAYLOAD:
-                    rows = await self._rows(
-                        "INSERT INTO relayed (doc) VALUES (%s) RETURNING id", (text,))
-                    batch[i] = (to, f"@{rows[0][0]}")
-        except Exception:
-            log.exception("could not relay %d messages", len(batch))
-            batch = []
-        finally:
-            self._spilling = None
-        self._out[:0] = batch
-        self._send()
-
     def _lose(self, e: Exception) -> None:
         if self._socket >= 0:
             asyncio.get_running_loop().remove_reader(self._socket)
@@ -281,7 +349,7 @@ class Relay:
 
         pgconn = self._listening.pgconn
         self._socket = pgconn.socket
-        waiting: list[str] = []  # behind a long message being read from its table
+        listener = _Listener()
 
         def readable() -> None:
             try:
@@ -292,34 +360,16 @@ class Relay:
                 self._lose(e)
                 return
             while (note := pgconn.notifies()) is not None:
-                waiting.append(note.extra.decode("utf-8"))
-            if waiting and not self._reading:
-                hear()
-
-        def hear() -> None:
-            while waiting:
-                text = waiting[0]
-                if text.startswith("@"):  # read in turn, so messages keep their order
-                    self._reading = asyncio.create_task(read(text))
-                    return
-                tell(waiting.pop(0))
-
-        async def read(text: str) -> None:
-            try:
-                rows = await self._rows("DELETE FROM relayed WHERE id = %s RETURNING doc",
-                                        (int(text[1:]),))
-                waiting[0] = str(rows[0][0])
-            except Exception:
-                log.exception("a relayed message could not be read: %.200s", text)
-                waiting.pop(0)
-            self._reading = None
-            hear()
-
-        def tell(text: str) -> None:
-            try:
-                heard(text.split("\n", 1)[1])
-            except Exception:
-                log.exception("a relayed message failed: %.200s", text)
+                try:
+                    messages = listener.messages(note.be_pid, note.extra.decode("utf-8"))
+                except ValueError:
+                    log.error("a notification not in the relay's form: %.200r", note.extra)
+                    continue
+                for text in messages:
+                    try:
+                        heard(text)
+                    except Exception:
+                        log.exception("a relayed message failed: %.200s", text)
 
         asyncio.get_running_loop().add_reader(self._socket, readable)
         readable()  # any heard before the reader was added
