@@ -133,7 +133,7 @@ def test_two_people_a_join_code_a_watcher_and_a_reconnect(people_server: ServerT
             await ann.send(type="move", game=game, ply=0, col=3, shape="round")
             await bob.next("played")
             # people are not timed: their games set no timer (tests/test_server_room.py)
-            assert server.hub._timers == {}
+            assert not server.hub._timers
             await bob.send(type="move", game=game, ply=0, col=3, shape="square")  # stale
             assert "not red's move 0" in (await bob.next("error"))["message"]
             await eve.send(type="move", game=game, ply=1, col=3, shape="square")

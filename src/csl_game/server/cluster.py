@@ -248,9 +248,15 @@ class ClusterHub(Hub):
                 elif game_id:  # gone before it heard: the owner learns it left
                     self.relay.publish(int(owner), "L" + json.dumps(
                         {"from": self.me, "conn": int(number), "games": [game_id]}))
-        elif kind == "C":
+        elif kind == "C":  # a client of another process said this of a game here
             head, text = body.split("\n", 1)
-            self._spawn(self._from_elsewhere(json.loads(head), text))
+            client = self._remote(json.loads(head))
+            try:
+                request = decode_request(text)
+                if not self._handle_now(client, request):  # (a rematch: it waits)
+                    self._spawn(self._from_elsewhere(client, request))
+            except (ProtocolError, Rejected) as e:
+                self._refuse(client, e)
         elif kind == "L":
             doc = json.loads(body)
             client = self.remote.get((doc["from"], doc["conn"]))
@@ -279,13 +285,14 @@ class ClusterHub(Hub):
                 self._known_bots |= {doc["white"], doc["red"]}
                 self._lobby_dirty = True
 
-    async def _from_elsewhere(self, who: dict[str, Any], text: str) -> None:
-        """A client of another process said `text` of a game here."""
-        client = self._remote(who)
+    async def _from_elsewhere(self, client: Client, request: Request) -> None:
         try:
-            await self._handle(client, decode_request(text))
-        except (ProtocolError, Rejected) as e:  # as `receive` answers its own clients
-            self._deliver((client,), encode("error", message=str(e)[:2000]))
+            await self._handle(client, request)
+        except (ProtocolError, Rejected) as e:
+            self._refuse(client, e)
+
+    def _refuse(self, client: Client, e: Exception) -> None:  # as `receive` answers its own
+        self._deliver((client,), encode("error", message=str(e)[:2000]))
 
     def _remote(self, who: dict[str, Any]) -> Client:
         """The client of another process `who` says (its process, number, address,

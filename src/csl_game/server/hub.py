@@ -57,6 +57,7 @@ from csl_game.server.rematch import Rematches
 from csl_game.server.room import Room, RoomStep, new_game
 from csl_game.server.seats import Client, Pinger, ServerOptions
 from csl_game.server.store import GameRow, Store, game_settings
+from csl_game.server.timers import Timers
 from csl_game.server.trust import hash_token, new_key, new_session, new_token, session_of
 from csl_game.server.writes import Database
 
@@ -85,7 +86,7 @@ class Hub:
         self.ai = AiPlayers(options.max_ai_games, options.max_ai_thinking)
         self.analyses = Analyses(store, self.db, options.analysis_ms)
         self.database = Database(store, options.write_every_s)
-        self._timers: dict[str, tuple[float, asyncio.TimerHandle]] = {}
+        self._timers: Timers[Room[Client]] = Timers(self._ring, lambda: self._clock())
         self._lobby_dirty = True
         self._lobby_frame: bytes | None = None  # as last sent: made again when it changed
         self._waiting = Waiting()  # people's games waiting for an opponent, by address
@@ -162,8 +163,7 @@ class Hub:
         self._closed = True
         for task in list(self._tasks):
             task.cancel()
-        for _, timer in self._timers.values():
-            timer.cancel()
+        self._timers.close()
         for client in list(self.clients):
             client.close()
         await self.ai.close()
@@ -199,8 +199,8 @@ class Hub:
         self._lobby_dirty |= step.lobby
         if step.done:
             return
-        if step.wake is not None:
-            self._wake_at(room, step.wake)
+        if step.wake is not None:  # at that time or before (a move changes no timer)
+            self._timers.at(room.id, step.wake, room)
         if step.think is not None:
             task = asyncio.create_task(self._ai_move(room, step.think))
             self._tasks.add(task)
@@ -226,28 +226,14 @@ class Hub:
     async def _claimed(self, room: Room[Client]) -> None:
         """A new game is this process's (a cluster records it before its code is told)."""
 
-    def _wake_at(self, room: Room[Client], when: float) -> None:
-        """`room`'s timer rings at `when` or before (a move changes no timer)."""
-        held = self._timers.get(room.id)
-        if held is not None:
-            if held[0] <= when:
-                return
-            held[1].cancel()
-        delay = max(0.0, when - self._clock()) + 0.001
-        handle = asyncio.get_running_loop().call_later(delay, self._ring, room)
-        self._timers[room.id] = (when, handle)
-
     def _ring(self, room: Room[Client]) -> None:
-        self._timers.pop(room.id, None)
         if self.games.get(room.id) is room:
             self._apply(room, room.wake(self._clock()))
 
     def _forget(self, room: Room[Client]) -> None:
         self.games.pop(room.id, None)
         self.codes.pop(room.code, None)
-        held = self._timers.pop(room.id, None)
-        if held is not None:
-            held[1].cancel()
+        self._timers.cancel(room.id)
         for seat in room.seats:
             self.seated.get(seat, set()).discard(room.id)
             if not self.seated.get(seat, True):
@@ -309,6 +295,24 @@ class Hub:
                 client.close()
 
     async def _handle(self, client: Client, request: Request) -> None:
+        match request:
+            case BotHello():
+                await self._bot_hello(client, request)
+            case Create():
+                room, color = self._create(client, request)
+                await self._claimed(room)
+                self._apply(room, room.open(client, color, self._clock()))
+                if request.opponent == "bot":  # the bot is told of its game at once
+                    bot = self._pairable()[request.bot]
+                    self._apply(room, room.attach(bot, bot.identity, self._clock()))
+            case Offer(what="rematch"):
+                await self._rematch(client, request, self._clock())
+            case _:
+                self._handle_now(client, request)
+
+    def _handle_now(self, client: Client, request: Request) -> bool:
+        """Act on `request` if it needs no wait (all but a bot's hello, a game
+        made and a rematch): whether it did."""
         now = self._clock()
         match request:
             case Hello():  # its seats are taken by watching or joining their games
@@ -321,21 +325,12 @@ class Hub:
                 client.name = client.account or request.name  # an account's own name
                 client.send(encode("welcome", name=client.name,
                                    **({"session": made} if made else {})))
-            case BotHello():
-                await self._bot_hello(client, request)
             case Lobby():
                 client.lobby = True
                 client.send_frame(self._lobby_now())
             case Watch():
                 room = self._room(request.game)
                 self._apply(room, room.watch(client, client.identity, now))
-            case Create():
-                room, color = self._create(client, request)
-                await self._claimed(room)
-                self._apply(room, room.open(client, color, self._clock()))
-                if request.opponent == "bot":  # the bot is told of its game at once
-                    bot = self._pairable()[request.bot]
-                    self._apply(room, room.attach(bot, bot.identity, self._clock()))
             case Join():
                 self._join(client, request.code)
             case Move():
@@ -352,9 +347,7 @@ class Hub:
             case Cancel():
                 room = self._room(request.game)
                 self._apply(room, room.cancel(client, client.identity, now))
-            case Offer(what="rematch"):
-                await self._rematch(client, request, now)
-            case Offer():
+            case Offer() if request.what != "rematch":
                 room = self._room(request.game)
                 said = room.decline if request.decline else room.offer
                 self._apply(room, said(client, request.what, now))
@@ -363,6 +356,9 @@ class Hub:
                 self._apply(room, room.claim(client, now))
             case Pong():
                 pass
+            case _:
+                return False
+        return True
 
     # ------------------------------------------------------------ who is who
     async def _bot_hello(self, client: Client, hello: BotHello) -> None:
