@@ -24,7 +24,7 @@ and fewer moves), and their memory (peak resident set).
 
     python benchmarks/server_load.py [--games 1000] [--spectators 5000] [--seconds 30]
                                      [--pace 0] [--client-processes 1] [--write-every S]
-                                     [--db postgresql://... [--processes N]]
+                                     [--db postgresql://... [--processes N [--deal random]]]
 """
 
 from __future__ import annotations
@@ -201,23 +201,33 @@ def sample_memory(pids: list[int], peak: list[int], stop: threading.Event) -> No
 
 async def clients(games: int, spectators: int, seconds: float, pace: float,
                   ports: list[int], start: Any, connected: Any, results: Any,
-                  finish: Any) -> None:
+                  finish: Any, deal: str = "turns", seed: int = 0) -> None:
     """One client process's share: connect, say so on `connected`, wait for
     `start`, play for `seconds`, put the figures on `results`, and close the
     connections once `finish` is set (after the server's CPU is read: what
     the server does when its clients leave is no move's cost). With several
     server processes, the players and watchers are dealt out among them in
-    turn: a game's two players are on two processes, and its watchers on all."""
+    turn (`deal` "turns": a game's two players are on two processes, so
+    every move of one of them crosses, and its watchers on one, the same
+    for every game when GAMES is even), or each to one at random ("random",
+    as a balancer deals clients who come and go: a game's players and its
+    watchers anywhere)."""
     stats = Stats()
     urls = [f"ws://127.0.0.1:{port}/ws" for port in ports]
+    dealer = random.Random(seed)
+    if deal == "random":
+        urls_of = [urls[dealer.randrange(len(urls))] for _ in range(2 * games + spectators)]
+    else:
+        urls_of = [urls[i % len(urls)] for i in range(2 * games)] \
+            + [urls[i % len(urls)] for i in range(spectators)]
     conn = aiohttp.TCPConnector(limit=0)
     async with aiohttp.ClientSession(connector=conn) as http:
-        players = [Player(http, urls[i % len(urls)], stats) for i in range(2 * games)]
+        players = [Player(http, urls_of[i], stats) for i in range(2 * games)]
         for i in range(0, len(players), 200):
             await asyncio.gather(*(p.connect(f"P{i + j}") for j, p in
                                    enumerate(players[i:i + 200])))
         watching: list[Any] = []
-        tasks = [asyncio.create_task(watcher(http, urls[i % len(urls)], stats, watching))
+        tasks = [asyncio.create_task(watcher(http, urls_of[2 * games + i], stats, watching))
                  for i in range(spectators)]
         while len(watching) < spectators:
             await asyncio.sleep(0.1)
@@ -239,13 +249,13 @@ async def clients(games: int, spectators: int, seconds: float, pace: float,
 
 def _client_process(games: int, spectators: int, seconds: float, pace: float,
                     ports: list[int], start: Any, connected: Any, results: Any,
-                    finish: Any) -> None:
+                    finish: Any, deal: str, seed: int) -> None:
     asyncio.run(clients(games, spectators, seconds, pace, ports, start, connected, results,
-                        finish))
+                        finish, deal, seed))
 
 
 def run(games: int, spectators: int, seconds: float, pace: float, processes: int,
-        ports: list[int], pids: list[int]) -> Stats:
+        ports: list[int], pids: list[int], deal: str = "turns") -> Stats:
     """The clients in `processes` processes of their own, the games and
     spectators shared out among them; the server processes' CPU (all of
     them) from the start of play to the end of the last client process's games."""
@@ -257,7 +267,8 @@ def run(games: int, spectators: int, seconds: float, pace: float, processes: int
     procs = [multiprocessing.Process(target=_client_process, daemon=True, args=(
         games // processes + (i < games % processes),
         spectators // processes + (i < spectators % processes),
-        seconds, pace, ports, start, connected, results, finish)) for i in range(processes)]
+        seconds, pace, ports, start, connected, results, finish, deal, i))
+        for i in range(processes)]
     begun = time.monotonic()
     for proc in procs:
         proc.start()
@@ -306,8 +317,11 @@ def main() -> None:
                         help="a postgresql:// URL: the servers run on it (a fresh database: "
                         "games left in progress there are taken over) instead of SQLite")
     parser.add_argument("--processes", type=int, default=1,
-                        help="server processes on the --db database (a game's two players "
-                        "on two of them)")
+                        help="server processes on the --db database")
+    parser.add_argument("--deal", choices=["turns", "random"], default="turns",
+                        help="how the clients are dealt out among the server processes: in "
+                        "turn (a game's two players on two of them, its watchers on one), "
+                        "or each at random")
     args = parser.parse_args()
     if args.processes > 1 and not args.db:
         parser.error("--processes N needs --db postgresql://... (they share its database)")
@@ -323,7 +337,7 @@ def main() -> None:
     try:
         stats = run(args.games, args.spectators, args.seconds, args.pace,
                     max(1, args.client_processes), ports,
-                    [s.pid for s in servers if s.pid is not None])
+                    [s.pid for s in servers if s.pid is not None], args.deal)
     finally:
         for server in servers:
             server.terminate()
@@ -333,7 +347,8 @@ def main() -> None:
     p99 = lat[int(0.99 * (len(lat) - 1))] if lat else float("nan")
     print(f"{args.games} concurrent games, {args.spectators} spectators, "
           f"{args.seconds:g} s of play and {elapsed:.1f} s to the games' ends, "
-          f"{len(servers)} server process(es) on "
+          f"{len(servers)} server process(es)"
+          f"{f' (clients dealt: {args.deal})' if len(servers) > 1 else ''} on "
           f"{'PostgreSQL' if args.db else 'SQLite'} (this machine: "
           f"{psutil.cpu_count()} cores, shared)")
     print(f"  games finished:   {stats.games}")
