@@ -214,12 +214,11 @@ async def clients(games: int, spectators: int, seconds: float, pace: float,
     watchers anywhere)."""
     stats = Stats()
     urls = [f"ws://127.0.0.1:{port}/ws" for port in ports]
-    dealer = random.Random(seed)
     if deal == "random":
+        dealer = random.Random(seed)
         urls_of = [urls[dealer.randrange(len(urls))] for _ in range(2 * games + spectators)]
-    else:
-        urls_of = [urls[i % len(urls)] for i in range(2 * games)] \
-            + [urls[i % len(urls)] for i in range(spectators)]
+    else:  # the players in turn, then the watchers in turn
+        urls_of = [urls[i % len(urls)] for n in (2 * games, spectators) for i in range(n)]
     conn = aiohttp.TCPConnector(limit=0)
     async with aiohttp.ClientSession(connector=conn) as http:
         players = [Player(http, urls_of[i], stats) for i in range(2 * games)]

@@ -282,17 +282,18 @@ class Relay:
             to = dest
             parts.append(head)
             room -= len(head)
-            if len(text) <= room // 4 or (text.isascii() and len(text) <= room):
-                parts.append(text)  # (the most: short enough in any script)
-                room -= len(text) if text.isascii() else len(text.encode("utf-8"))
+            size = len(text) if text.isascii() else len(text.encode("utf-8"))
+            if size <= room:
+                parts.append(text)
+                room -= size
                 continue
-            *whole, last = _pieces(text, room)
+            *whole, last = _pieces(text, room)  # (two pieces at least)
             for piece in whole:  # each fills a notification
                 parts.append(piece)
                 notes.append((to, self._numbered(parts)))
                 parts = []
             parts.append(last)
-            room = (room if not whole else _ROOM) - len(last.encode("utf-8"))
+            room = _ROOM - len(last.encode("utf-8"))
         if parts:
             notes.append((to, self._numbered(parts)))
         return notes
