@@ -234,3 +234,40 @@ def test_the_network_choice_holds_for_matches_played_off_screen() -> None:
             session.run()
     assert said[False] and all("network: no" in text for text in said[False])
     assert said[True] and all("network: yes" in text for text in said[True])
+
+
+_STARTER_KILLED = """
+import os, signal, time
+from csl_game.engine.runners.handle import WorkerHandle
+from csl_game.engine.runners.process import worker_spec
+from csl_game.forkserver import server_pid
+from csl_game.thinker.prototype import ThinkerPrototype
+
+if __name__ == "__main__":
+    worker = WorkerHandle(worker_spec(ThinkerPrototype("sequential"), 0), None, 60)
+    until = time.monotonic() + 60
+    while worker.setup_done() is None and time.monotonic() < until:
+        time.sleep(0.01)
+    os.kill(server_pid(), signal.SIGKILL)  # what a thinker without the sandbox may do
+    while not worker.is_dead() and time.monotonic() < until:
+        time.sleep(0.01)
+    forfeit = worker.death()
+    print(forfeit.reason.name, forfeit.detail, sep="\\n")
+    worker.kill()
+"""
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="workers are spawned: no fork server")
+def test_a_worker_whose_fork_server_another_killed_is_not_blamed(tmp_path: Path) -> None:
+    """Without the sandbox a thinker can kill csl-game's fork server, which
+    tells each worker's exit code: a worker it started then has none of its
+    own (multiprocessing gives it 255). Its match is played again
+    (`interfered`), not forfeited for a death that was not its thinker's."""
+    script = tmp_path / "starter_killed.py"
+    script.write_text(_STARTER_KILLED, encoding="utf-8")
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "CSL_GAME_SANDBOX": "off"})
+    assert done.returncode == 0, done.stderr
+    reason, detail = done.stdout.strip().splitlines()
+    assert reason == "INTERFERED", detail
+    assert "fork server" in detail and "killed by a signal csl-game did not send" in detail

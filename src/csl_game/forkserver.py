@@ -29,8 +29,8 @@ from typing import Any
 
 from csl_game.thinker.discovery import builtin_modules
 
-__all__ = ["mp_context", "start_server", "start_server_soon", "SAFE_PATH_ADDED", "PRELOAD_MAIN",
-           "unguarded_main"]
+__all__ = ["mp_context", "start_server", "start_server_soon", "server_pid", "SAFE_PATH_ADDED",
+           "PRELOAD_MAIN", "unguarded_main"]
 
 WORKER_MODULE = "csl_game.engine.runners.worker"
 WARM_MODULE = "csl_game.engine.runners.warm"
@@ -110,6 +110,17 @@ def mp_context() -> ForkServerContext | SpawnContext:
             else:
                 _context = multiprocessing.get_context("spawn")
         return _context
+
+
+def server_pid() -> int | None:
+    """The process id of the fork server that starts workers now (None where
+    workers are spawned, or before it started)."""
+    if _context is None or _context.get_start_method() != "forkserver":
+        return None
+    from multiprocessing import forkserver
+
+    pid = forkserver._forkserver._forkserver_pid  # type: ignore[attr-defined]  # noqa: SLF001
+    return pid if isinstance(pid, int) else None
 
 
 def start_server() -> None:

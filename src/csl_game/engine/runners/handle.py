@@ -27,10 +27,10 @@ from typing import Any
 
 import psutil
 
+from csl_game.engine.runners import interference
 from csl_game.engine.runners.base import Forfeit, ForfeitReason, InfoCallback, WorkerStartError
 from csl_game.engine.runners.clocks import MoveClock, TreeClock, setup_clock
 from csl_game.engine.runners.frames import FrameReader, frame_reader
-from csl_game.engine.runners.interference import killed_by_another, stopped_by_another
 from csl_game.engine.runners.protocol import (
     Info,
     Message,
@@ -53,7 +53,7 @@ from csl_game.engine.runners.tree import (
     memory_watch,
 )
 from csl_game.engine.runners.worker import EXIT_HARNESS, EXIT_MEMORY, worker_main
-from csl_game.forkserver import mp_context, start_server_soon, unguarded_main
+from csl_game.forkserver import mp_context, server_pid, start_server_soon, unguarded_main
 from csl_game.sandbox import checked as sandbox_checked
 from csl_game.sandbox import sandboxed_processes
 from csl_game.sandbox import status as sandbox_status
@@ -154,6 +154,7 @@ class WorkerHandle:
         """In a sandbox, its process 1: killing it ends every process in it."""
         self._tree: TreeClock | None = None
         self._exitcode: int | None = None
+        self._starter: psutil.Process | None = None  # its fork server, which tells its end
         try:
             self._process = self._start()
             self._pid = self._process.pid
@@ -209,6 +210,9 @@ class WorkerHandle:
             inbox_r.close()  # the worker holds its own copies; EOF must mean it is gone
             outbox_w.close()
         self._watch(process)
+        if (server := server_pid()) is not None:
+            with contextlib.suppress(psutil.Error, OSError):
+                self._starter = psutil.Process(server)
         return process
 
     def _watch(self, process: BaseProcess) -> None:
@@ -353,7 +357,7 @@ class WorkerHandle:
         `csl_game.engine.runners.interference`); None in a sandbox."""
         if self.sandboxed or self.tree_killed or self.closed:
             return None
-        return stopped_by_another(self._inner or self._proc)
+        return interference.stopped_by_another(self._inner or self._proc)
 
     def is_dead(self) -> bool:
         """Whether the process is gone and everything it sent was read."""
@@ -433,7 +437,8 @@ class WorkerHandle:
             return Forfeit(setup or ForfeitReason.MEMORY,
                            f"its process ran out of memory{when} ({limit})")
         if not (self.closed or self.tree_killed or self.sandboxed) and (
-                another := killed_by_another(code)):
+                another := interference.killed_by_another(code)
+                or interference.starter_killed(code, self._starter)):
             return Forfeit(ForfeitReason.INTERFERED, another + when)
         text = ("its process was stopped: the runner was closed" if self.closed
                 else death_text(code))
