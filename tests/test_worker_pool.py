@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from functools import partial
 from pathlib import Path
 
@@ -208,3 +210,44 @@ def test_a_finalizer_in_the_memory_watch_thread_can_close_workers() -> None:
     thread.start()
     thread.join(5)
     assert done.is_set()
+
+
+_STARTER_KILLED = """
+import os, signal, time
+from csl_game.engine.runners.handle import WorkerHandle
+from csl_game.engine.runners.process import worker_spec
+from csl_game.forkserver import server_pid
+from csl_game.thinker.prototype import ThinkerPrototype
+
+if __name__ == "__main__":
+    worker = WorkerHandle(worker_spec(ThinkerPrototype("sequential"), 0), None, 60)
+    until = time.monotonic() + 60
+    while worker.setup_done() is None and time.monotonic() < until:
+        time.sleep(0.01)
+    server = server_pid()
+    if server is None:  # workers are spawned (Windows)
+        raise SystemExit(print("spawned"))
+    os.kill(server, signal.SIGKILL)  # what a thinker without the sandbox may do
+    while not worker.is_dead() and time.monotonic() < until:
+        time.sleep(0.01)
+    forfeit = worker.death()
+    print(forfeit.reason.name, forfeit.detail, sep="\\n")
+    worker.kill()
+"""
+
+
+def test_a_worker_whose_fork_server_another_killed_is_not_blamed(tmp_path: Path) -> None:
+    """Without the sandbox a thinker can kill csl-game's fork server, which
+    tells each worker's exit code: a worker it started then has none of its
+    own (multiprocessing gives it 255). Its match is played again
+    (`interfered`), not forfeited for a death that was not its thinker's."""
+    script = tmp_path / "starter_killed.py"
+    script.write_text(_STARTER_KILLED, encoding="utf-8")
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "CSL_GAME_SANDBOX": "off"})
+    assert done.returncode == 0, done.stderr
+    if done.stdout.strip() == "spawned":
+        pytest.skip("workers are spawned here: there is no fork server")
+    reason, detail = done.stdout.strip().splitlines()
+    assert reason == "INTERFERED", detail
+    assert "fork server" in detail and "killed by a signal csl-game did not send" in detail
