@@ -231,6 +231,37 @@ def test_a_game_made_on_one_process_is_joined_played_and_watched_on_the_other(
     assert "Traceback" not in a.text() + b.text(), a.text() + b.text()
 
 
+def test_the_owner_hears_who_a_client_of_the_other_process_is_now(
+        two: tuple[Proc, str, Proc, str]) -> None:
+    """The owner is told who a client is with its first request, and again when
+    that changes: a watcher who takes a new name, then joins, sits as the new."""
+    a, url_a, b, url_b = two
+
+    async def run() -> None:
+        maker = await Peer(url_a, "Ann").open()
+        await maker.send(type="create", opponent="open", color="white")
+        state = await maker.until(lambda: maker.last("game"))
+        game = state["game"]
+        other = await Peer(url_b, "Cid").open()
+        await other.send(type="watch", game=game)
+        await other.until(lambda: other.last("game", game))
+        await other.send(type="hello", version=1, name="Dee")
+        await other.until(lambda: [d["name"] for d in other.got if d["type"] == "welcome"]
+                          == ["Cid", "Dee"])
+        await other.send(type="join", code=state["code"])
+        joined = await other.until(lambda: (doc := other.last("game", game))
+                                   and doc.get("color") == "red" and doc)
+        assert joined["red"] == "Dee"
+        told = await maker.until(lambda: (doc := maker.last("game", game))
+                                 and doc.get("red") and doc)
+        assert told["red"] == "Dee"
+        for peer in (maker, other):
+            await peer.close()
+
+    asyncio.run(asyncio.wait_for(run(), 120))
+    assert "Traceback" not in a.text() + b.text(), a.text() + b.text()
+
+
 @pytest.mark.parametrize("end", ["kill", "cut"])
 def test_a_game_goes_on_when_its_process_is_killed(two: tuple[Proc, str, Proc, str], end: str,
                                                    pg_url: str) -> None:

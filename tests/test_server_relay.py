@@ -65,6 +65,47 @@ def test_any_text_arrives_as_sent_and_in_order(pg_url: str) -> None:
     assert to_one == list(TEXTS)  # its own messages to all come back to it too
 
 
+def test_a_message_soon_after_a_batch_waits_for_the_next_with_others(pg_url: str) -> None:
+    """One after a quiet spell goes at once; those published within `gather_s`
+    of its batch wait until then and go as one batch (one notification)."""
+    gather_s = 1.0
+
+    async def run() -> None:
+        sender, listener = Relay(pg_url, gather_s=gather_s), Relay(pg_url)
+        heard: list[tuple[str, float]] = []
+        news = asyncio.Event()
+        loop = asyncio.get_running_loop()
+
+        def heard_by(text: str) -> None:
+            heard.append((text, loop.time()))
+            news.set()
+
+        async def hearing(count: int) -> None:
+            while len(heard) < count:
+                await asyncio.wait_for(news.wait(), WAIT)
+                news.clear()
+        await sender.start(lambda text: None)
+        await listener.start(heard_by)
+        try:
+            quiet = loop.time()
+            sender.publish(listener.me, "first")
+            await hearing(1)
+            first_sent, seq = sender._last, sender._seq
+            assert first_sent - quiet < gather_s  # not held back
+            sender.publish(listener.me, "second")
+            await asyncio.sleep(0.05)
+            sender.publish(listener.me, "third")
+            await hearing(3)
+            assert [text for text, _ in heard] == ["first", "second", "third"]
+            assert heard[1][1] >= first_sent + gather_s  # held until its time
+            assert sender._seq == seq + 1  # the two in one notification
+        finally:
+            await sender.close()
+            await listener.close()
+
+    asyncio.run(run())
+
+
 LONG = st.builds(lambda head, c, n: head + c * n, st.text(max_size=20), st.characters(),
                  st.integers(0, 20_000))
 """A text of up to 20,000 characters of one character after a short head:

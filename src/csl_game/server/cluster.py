@@ -6,9 +6,10 @@ live game is a room in one process, its owner, as one process serves it
 alone; a client connected to another process reaches it through the relay:
 
 - its process sends the owner what the client said of that game (``C``:
-  who the client is, and its message); the owner's room takes the client as
-  a peer like its own (a `Client` whose `via` is that process), and sends
-  back each message for such peers once per process (``D``: the receivers'
+  the client's number there, and its message; the first time, and when it
+  changes, who the client is before it, ``W``); the owner's room takes the
+  client as a peer like its own (a `Client` whose `via` is that process),
+  and sends back each message for such peers once per process (``D``: the receivers'
   numbers and the message), which that process writes to their connections;
   when the client goes, the owner is told (``L``).
 - a process that ends, or is killed, lets its life lock go; the others look
@@ -57,6 +58,7 @@ from csl_game.server.messages import (
     decode_request,
     encode,
     frame,
+    request_text,
 )
 from csl_game.server.relay import Relay
 from csl_game.server.room import Room
@@ -69,6 +71,9 @@ __all__ = ["ClusterHub"]
 log = logging.getLogger(__name__)
 TIDY_EVERY = 20
 """Checks between two looks for the games nobody owns (`Relay.tidy`)."""
+KNOWN = 100_000
+"""The other processes' games whose owners a process keeps in mind, at most
+(the oldest forgotten first: the `owners` table is asked for one forgotten)."""
 
 
 class NotOwned(RuntimeError):
@@ -85,12 +90,16 @@ class ClusterHub(Hub):
         self.database.check = self._owned
         self.check_s = check_s
         self.owners: dict[str, int] = {}
-        """The owners of games other processes hold, as last learnt."""
+        """The owners of games other processes hold, as last learnt (``O``, ``T``)."""
+        self._codes: dict[str, str] = {}
+        """The games of the join codes of other processes' games being played."""
         self.local: dict[int, Client] = {}
         """This process's connections, by number."""
         self.remote: dict[tuple[int, int], Client] = {}
         """Other processes' clients in this process's rooms, by (process, number)."""
         self._numbers = itertools.count(1)
+        self._told: dict[int, dict[int, tuple[Any, ...]]] = {}
+        """By this process's connection: who each owner was last told it is (``W``)."""
         self._parts: dict[int, dict[str, Any]] = {}
         """The other processes' parts of the lobby."""
         self._published = ""
@@ -179,6 +188,7 @@ class ClusterHub(Hub):
     def disconnected(self, client: Client) -> None:
         if client.via == 0:
             self.local.pop(client.conn, None)
+            self._told.pop(client.conn, None)
             elsewhere: dict[int, list[str]] = {}
             for game_id in client.rooms:
                 owner = self.owners.get(game_id)
@@ -213,23 +223,33 @@ class ClusterHub(Hub):
             case Join(code=code):
                 if self._coded(code):
                     return False
-                found = await self.relay.owner(codes=(code, code_as_made(code)))
-                if found is None:
-                    return False
-                game_id, owner = found
+                game_id = self._codes.get(code) or self._codes.get(code_as_made(code), "")
+                owner = self.owners.get(game_id)
+                if owner is None:
+                    found = await self.relay.owner(codes=(code, code_as_made(code)))
+                    if found is None:
+                        return False
+                    game_id, owner = found
             case _:
                 return False
         if owner == self.me:  # a game of this process it no longer holds
             return False
-        self.owners[game_id] = owner
+        _keep(self.owners, game_id, owner)
         if isinstance(request, (Watch, Join)):
             client.rooms.add(game_id)
         self._relay_request(client, owner, request)
         return True
 
     def _relay_request(self, client: Client, owner: int, request: Request) -> None:
-        self.relay.publish(owner, "C" + json.dumps(self._who(client)) + "\n"
-                           + _request_text(request))
+        """`request` to `owner`, after who `client` is if the owner has not
+        heard it yet or it changed (it is then a peer there until told it left)."""
+        told = self._told.setdefault(client.conn, {})
+        who = (client.address, client.session, client.name, client.bot, client.capacity,
+               client.account)
+        if told.get(owner) != who:
+            told[owner] = who
+            self.relay.publish(owner, "W" + json.dumps(self._who(client)))
+        self.relay.publish(owner, f"C{self.me} {client.conn}\n" + request_text(request))
 
     # ------------------------------------------------------------ what others say
     def _heard(self, payload: str) -> None:
@@ -242,21 +262,37 @@ class ClusterHub(Hub):
                 client = self.local.get(int(number))
                 if client is not None:
                     client.send_frame(data)
-                    if game_id:  # a bot is told of its ladder games so
+                    if game_id and game_id not in client.rooms:  # a bot's ladder game
                         client.rooms.add(game_id)
-                        self.owners[game_id] = int(owner)
+                        _keep(self.owners, game_id, int(owner))
                 elif game_id:  # gone before it heard: the owner learns it left
                     self.relay.publish(int(owner), "L" + json.dumps(
                         {"from": self.me, "conn": int(number), "games": [game_id]}))
         elif kind == "C":  # a client of another process said this of a game here
             head, text = body.split("\n", 1)
-            client = self._remote(json.loads(head))
+            process, number = head.split(" ")
+            client = self.remote.get((int(process), int(number)))
+            if client is None:  # (told who it is first: W)
+                log.error("a request from a client not introduced: %.200s", payload)
+                return
             try:
                 request = decode_request(text)
                 if not self._handle_now(client, request):  # (a rematch: it waits)
                     self._spawn(self._from_elsewhere(client, request))
             except (ProtocolError, Rejected) as e:
                 self._refuse(client, e)
+        elif kind == "W":  # who a client of another process is, before its requests
+            self._remote(json.loads(body))
+        elif kind == "O":  # a new game of another process's (or one it resumed)
+            process, game_id, code = body.split(" ", 2)
+            if int(process) != self.me:
+                _keep(self.owners, game_id, int(process))
+                if code:
+                    _keep(self._codes, code, game_id)
+        elif kind == "E":  # a game another process held ended: its code is free
+            game_id, code = body.split(" ", 1)
+            if self._codes.get(code) == game_id:
+                del self._codes[code]
         elif kind == "L":
             doc = json.loads(body)
             client = self.remote.get((doc["from"], doc["conn"]))
@@ -325,7 +361,7 @@ class ClusterHub(Hub):
             if owner == self.me:
                 self.owners.pop(game_id, None)
             else:
-                self.owners[game_id] = owner
+                _keep(self.owners, game_id, owner)
         for client in list(self.local.values()):
             for game_id in games & client.rooms:
                 room = self.games.get(game_id)
@@ -354,10 +390,12 @@ class ClusterHub(Hub):
     def _add_room(self, room: Room[Client]) -> Room[Client]:
         if room.kind == "ladder" and not room.stored:  # made by the pairing, not awaited
             self._spawn(self.relay.claim(room.id, room.code))
+        self.relay.publish(None, f"O{self.me} {room.id} {room.code}")  # its owner, to all
         return super()._add_room(room)
 
     def _forget(self, room: Room[Client]) -> None:
         super()._forget(room)
+        self.relay.publish(None, f"E{room.id} {room.code}")
         if not room.stored:  # never written: nothing else would release it
             self._spawn(self.relay.release([room.id]))
         g = room.game
@@ -413,10 +451,10 @@ class ClusterHub(Hub):
         bots = super()._pairable()
         for process, part in self._parts.items():
             for name, capacity, conn in part.get("bots", []):
-                if name not in bots:
-                    bots[name] = self._remote({"from": process, "conn": conn, "address": "",
-                                               "session": "", "name": name, "bot": True,
-                                               "capacity": capacity})
+                if name not in bots:  # (one its process said who it is keeps that)
+                    bots[name] = self.remote.get((process, conn)) or self._remote(
+                        {"from": process, "conn": conn, "address": "", "session": "",
+                         "name": name, "bot": True, "capacity": capacity})
         return bots
 
     def ladder_table(self) -> list[dict[str, Any]]:
@@ -461,20 +499,9 @@ class ClusterHub(Hub):
         self._lobby_dirty = True
 
 
-def _request_text(request: Request) -> str:
-    """A client's game message as it said it (csl_game.server.messages)."""
-    match request:
-        case Move(game, ply, col, shape):
-            return encode("move", game=game, ply=ply, col=col, shape=shape.name.lower())
-        case Forfeit(game, ply, reason, detail):
-            return encode("forfeit", game=game, ply=ply, reason=reason.name.lower(),
-                          detail=detail)
-        case Watch(game) | Resign(game) | Cancel(game):
-            return encode(type(request).__name__.lower(), game=game)
-        case Join(code):
-            return encode("join", code=code)
-        case Offer(what, game, decline):
-            return encode(what, game=game, **({"decline": True} if decline else {}))
-        case Claim(game):
-            return encode("claim", game=game)
-    raise ValueError(f"{request!r} is no game's message")
+def _keep(known: dict[str, Any], key: str, value: Any) -> None:
+    """`known[key] = value`, the oldest forgotten past `KNOWN`."""
+    known.pop(key, None)
+    known[key] = value
+    if len(known) > KNOWN:
+        del known[next(iter(known))]

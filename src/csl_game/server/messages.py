@@ -38,7 +38,8 @@ from csl_game.server.clock import TimeControl
 from csl_game.thinker.api import MatchConfig
 
 __all__ = ["VERSION", "MAX_MESSAGE", "Hello", "BotHello", "Create", "Join", "Watch", "Lobby",
-           "Move", "Forfeit", "Resign", "Cancel", "Offer", "Claim", "Pong", "Request", "decode_request", "encode", "frame",
+           "Move", "Forfeit", "Resign", "Cancel", "Offer", "Claim", "Pong", "Request", "decode_request",
+           "request_text", "encode", "frame",
            "GameState", "decode_event", "game_state", "clock_of", "ID_PATTERN", "is_id", "NAME_PATTERN", "OPPONENTS",
            "new_code", "code_as_made"]
 
@@ -286,6 +287,25 @@ def decode_request(text: str | bytes) -> Request:
 def _version(doc: Mapping[str, Any]) -> None:
     if int_field(doc, "version", 0, 2 ** 31) != VERSION:
         raise ProtocolError(f"this server speaks version {VERSION}, not {doc['version']}")
+
+
+def request_text(request: Request) -> str:
+    """A client's game message as it said it: the text `decode_request` reads as `request`."""
+    match request:
+        case Move(game, ply, col, shape):
+            return encode("move", game=game, ply=ply, col=col, shape=shape.name.lower())
+        case Forfeit(game, ply, reason, detail):
+            return encode("forfeit", game=game, ply=ply, reason=reason.name.lower(),
+                          detail=detail)
+        case Watch(game) | Resign(game) | Cancel(game):
+            return encode(type(request).__name__.lower(), game=game)
+        case Join(code):
+            return encode("join", code=code)
+        case Offer(what, game, decline):
+            return encode(what, game=game, **({"decline": True} if decline else {}))
+        case Claim(game):
+            return encode("claim", game=game)
+    raise ValueError(f"{request!r} is no game's message")
 
 
 _ENCODER = json.JSONEncoder(separators=(",", ":"))

@@ -47,6 +47,9 @@ MAX_PAYLOAD = 7999
 ALL = "csl_all"
 _ROOM = MAX_PAYLOAD - 24
 """A notification's room for its messages' lengths and texts (the rest: its number)."""
+GATHER_S = 0.005
+"""How long a message may wait for others to go in its batch: at most this
+after the batch before (one after a quiet spell goes at once)."""
 
 
 _NOTIFY = (b"SELECT pg_notify(m ->> 0, m ->> 1) FROM json_array_elements($1::json) "
@@ -179,8 +182,9 @@ class Relay:
     answer is read as the next batch is sent, by when it has come (a wait
     only if it has not), so a message sent costs no wake-up of its own."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, gather_s: float = GATHER_S) -> None:
         self.url = url
+        self.gather_s = gather_s
         self.me = secrets.randbelow(2**31 - 2) + 1
         self._listening: Any = None
         self._sending: Any = None
@@ -188,7 +192,8 @@ class Relay:
         self._out: list[tuple[str, str]] = []
         """Messages published and not yet sent: (channel, message) pairs."""
         self._seq = 0
-        self._soon = False  # the messages are to be sent at the loop's next turn
+        self._soon: asyncio.Handle | None = None  # the messages are to be sent then
+        self._last = float("-inf")  # when the last batch was sent (the loop's clock)
         self._sent = False  # a batch is sent and its answer not all read
         self._watched = ""  # "r" or "w": the sending socket is watched to go on
         self._watched_fd = -1  # (kept: a lost connection has no socket to ask for)
@@ -224,6 +229,8 @@ class Relay:
         if self._socket >= 0:
             asyncio.get_running_loop().remove_reader(self._socket)
         self._unwatch()
+        if self._soon is not None:
+            self._soon.cancel()
         if self._asking is not None:
             try:
                 await self._asking.execute("DELETE FROM lobbies WHERE process = %s", (self.me,))
@@ -235,17 +242,23 @@ class Relay:
 
     # ------------------------------------------------------------ messages
     def publish(self, to: int | None, payload: str) -> None:
-        """Send `payload` to process `to` (None: to every process), soon, in order
-        (those published in one turn of the event loop together)."""
+        """Send `payload` to process `to` (None: to every process), soon, in order:
+        at the loop's next turn, or `gather_s` after the batch before if that
+        is later (at a high rate, fewer batches, each of more messages: fewer
+        notifications for the database to queue and for the others to wake for)."""
         self._out.append((ALL if to is None else channel(to), payload))
-        if not self._soon:
-            self._soon = True
-            asyncio.get_running_loop().call_soon(self._send)
+        if self._soon is None:
+            loop = asyncio.get_running_loop()
+            at = self._last + self.gather_s
+            self._soon = loop.call_soon(self._send) if at <= loop.time() \
+                else loop.call_at(at, self._send)
 
     def _send(self) -> None:
         """The messages published so far, as one query, once the batch before
         is answered."""
-        self._soon = False
+        if self._soon is not None:
+            self._soon.cancel()  # (sent by the answer to the batch before)
+            self._soon = None
         if self._watched or not self._out \
                 or self._sending is None or self.lost.is_set():
             return  # (what is watched sends them once done)
@@ -260,6 +273,7 @@ class Relay:
             pgconn.send_query_prepared(b"csl_notify",
                                        [json.dumps(self._notes(batch)).encode("utf-8")])
             self._sent = True
+            self._last = asyncio.get_running_loop().time()
             if pgconn.flush():  # more than the socket took: the rest once it has room
                 self._watch("w")
         except Exception as e:  # the connection: psycopg's OperationalError
