@@ -12,8 +12,7 @@ from typing import Any
 
 import pytest
 
-from csl_game.server import Client, ServerOptions, SqliteStore
-from csl_game.server import cluster
+from csl_game.server import Client, ServerOptions, SqliteStore, cluster
 from csl_game.server.cluster import ClusterHub
 from csl_game.server.messages import Join, Watch, decode_request
 

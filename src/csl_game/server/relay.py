@@ -226,11 +226,13 @@ class Relay:
 
     async def close(self) -> None:
         """Stop; the life lock goes with the connections (the others take over)."""
+        if self._out and not self.lost.is_set():
+            self._send()  # what waits for its time goes now (unless a batch is unanswered)
+        if self._soon is not None:
+            self._soon.cancel()
         if self._socket >= 0:
             asyncio.get_running_loop().remove_reader(self._socket)
         self._unwatch()
-        if self._soon is not None:
-            self._soon.cancel()
         if self._asking is not None:
             try:
                 await self._asking.execute("DELETE FROM lobbies WHERE process = %s", (self.me,))
