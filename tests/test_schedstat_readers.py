@@ -25,25 +25,30 @@ def test_processes_that_share_a_core_are_seen_waiting_for_it() -> None:
     if not hasattr(os, "sched_setaffinity"):
         pytest.skip("no CPU affinity")
     core = min(os.sched_getaffinity(0))
-    code = (f"import os, time\nos.sched_setaffinity(0, {{{core}}})\n"
-            "end = time.perf_counter() + 0.6\nwhile time.perf_counter() < end: pass\n")
+    code = (f"import os, time\nos.sched_setaffinity(0, {{{core}}})\nprint(flush=True)\n"
+            "end = time.perf_counter() + 30\nwhile time.perf_counter() < end: pass\n")
     born = time.perf_counter()
-    children = [subprocess.Popen([sys.executable, "-c", code]) for _ in range(2)]
+    children = [subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE)
+                for _ in range(2)]
     try:
-        time.sleep(0.15)
+        for child in children:  # both on the core, spinning (a busy machine starts them late)
+            assert child.stdout is not None and child.stdout.readline() == b"\n"
         waits, pids = ThreadWaits(), [str(c.pid) for c in children]
         began, start = time.perf_counter(), waits.read(pids)
-        time.sleep(0.2)
-        waited = (waits.read(pids) - start) / 1e9
+        waited = 0.0
+        while waited <= 0.05 and time.perf_counter() - began < 10:
+            time.sleep(0.2)  # (one 0.2 s span on an idle machine; more while others
+            waited = (waits.read(pids) - start) / 1e9  # hold both children off the core)
         span, lived = time.perf_counter() - began, time.perf_counter() - born
         assert waits.runnable()
     finally:
         for child in children:
+            child.kill()
             child.wait()
-    # about 0.2 s on an idle machine (one of the two waits at any time, over the
-    # span between the readings); on a busy one both wait more. A wait is counted
-    # once it ends: one under way at the first reading comes whole in the second,
-    # so each process's share is at most its life so far, not the span.
+    # about 0.2 s a 0.2 s span on an idle machine (one of the two waits at any
+    # time); on a busy one both wait more. A wait is counted once it ends: one
+    # under way at the first reading comes whole in a later one, so each
+    # process's share is at most its life so far, not the span.
     assert 0.05 < waited <= 2 * lived, (waited, span)
 
 
