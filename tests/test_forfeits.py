@@ -15,6 +15,7 @@ from rich.console import Console
 from csl_game.cli import main
 from csl_game.console.progress import SessionProgress
 from csl_game.engine import ForfeitReason, MatchResult
+from csl_game.engine.outcomes import first_to_play
 from csl_game.model.board import Winner
 from csl_game.services.forfeits import Forfeits
 
@@ -156,3 +157,17 @@ def test_sprt_json_has_no_forfeits_when_none_happened(
     out, err = capsys.readouterr()
     assert json.loads(out.strip().splitlines()[-1])["forfeits"] == {}
     assert "lost on time" not in err and "Forfeits" not in err
+
+
+@pytest.mark.unit
+def test_a_match_played_again_goes_to_the_scheduler_only_alone() -> None:
+    """A match to be played again (another program stopped or killed a worker
+    of it) waits while others play, the ones not tried going first; it goes
+    once nothing else is played, and nothing goes beside it."""
+    assert first_to_play(iter([2, 3, 5]), {1}, {2: 1}) == 3  # a fresh one beside the one playing
+    assert first_to_play(iter([2]), {1}, {2: 1}) is None  # it waits for that one
+    assert first_to_play(iter([2, 3]), set(), {2: 1}) == 2  # alone: its turn
+    assert first_to_play(iter([3, 5]), {2}, {2: 2}) is None  # nothing beside it
+    assert first_to_play(iter([3, 5]), {1}, {1: 1}) is None  # (a match played again, once more)
+    assert first_to_play(iter([3, 5]), {1}, {}) == 3
+    assert first_to_play(iter([]), set(), {}) is None

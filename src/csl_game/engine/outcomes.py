@@ -11,10 +11,11 @@ imports nothing of the package.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Set
 from dataclasses import dataclass
 from enum import Enum
 
-__all__ = ["ForfeitReason", "Forfeit", "MAX_REPLAYS"]
+__all__ = ["ForfeitReason", "Forfeit", "MAX_REPLAYS", "first_to_play"]
 
 
 class ForfeitReason(Enum):
@@ -54,6 +55,16 @@ MAX_REPLAYS = 2
 """Times a session plays a match again for `ForfeitReason.INTERFERED`; the
 next such result is scored as it is (a thinker that kills its own worker
 cannot have its match played for ever)."""
+
+
+def first_to_play(free: Iterable[int], running: Set[int], replayed: Mapping[int, int]
+                  ) -> int | None:
+    """The first of the matches `free` to play beside those `running`: one to
+    be played again (`replayed`) only alone, as what stopped or killed its
+    worker may be playing still (and it again only with nothing beside it)."""
+    if running & replayed.keys():
+        return None
+    return next((i for i in free if not running or i not in replayed), None)
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,7 @@ from csl_game.engine.events import (
 from csl_game.engine.match import Human, Match, MatchResult, Player
 from csl_game.engine.naming import PlayerSetups, failed_setups_factory, own_pool
 from csl_game.engine.options import SessionOptions
-from csl_game.engine.outcomes import MAX_REPLAYS, ForfeitReason
+from csl_game.engine.outcomes import MAX_REPLAYS, ForfeitReason, first_to_play
 from csl_game.engine.presenter import Presenter, SessionState
 from csl_game.engine.results import (
     HUMAN_THINKER,
@@ -101,8 +101,7 @@ class Session:
             self._pool = own
             weakref.finalize(self, own.close)
         self._setups = PlayerSetups(self.players, in_process=run.in_process,
-                                    setup_limit=run.setup_limit,
-                                    memory_limit_mb=run.memory_limit_mb,
+                                    setup_limit=run.setup_limit, memory_limit_mb=run.memory_limit_mb,
                                     known=run.known_setups, pool=self._pool)
         self.names = self._setups.names()
         """The players' display names; the class-name rule's until their setups answer."""
@@ -412,10 +411,12 @@ class Session:
 
     def _free_index(self, background: bool = False) -> int | None:
         """The lowest match not played, not being played and not kept for the
-        screen; for the scheduler, not one that failed there either."""
-        taken = {*self.record_indices, self._screen_index, *self._background.indices(),
+        screen; for the scheduler, of those not failed there, `first_to_play`'s."""
+        running = self._background.indices()
+        taken = {*self.record_indices, self._screen_index, *running,
                  *(self._failed if background else ())}
-        return next((i for i in range(self.total_matches) if i not in taken), None)
+        free = (i for i in range(self.total_matches) if i not in taken)
+        return first_to_play(free, running, self.replayed) if background else next(free, None)
 
     def _expect(self, state: SessionState) -> None:
         if self.state is not state:
@@ -461,8 +462,7 @@ class Session:
                 raise outcome
         self._fill()
         if self.foreground and self.waiting and self.state is SessionState.PRE_MATCH:
-            free = self._free_index()
-            if free is not None:
+            if (free := self._free_index()) is not None:
                 self._screen_index = free
                 self._announce()
 
