@@ -180,12 +180,18 @@ async def play(game: str, board: Board, seats: dict[PColor, Peer], everyone: lis
         board.do_move(shape, col)
 
 
+async def made(url: str, opponent: str) -> tuple[Peer, dict[str, Any]]:
+    """Ann makes a game (White) for `opponent` ("open", "friend") through `url`:
+    (Ann, her first state of it)."""
+    ann = await Peer(url, "Ann").open()
+    await ann.send(type="create", opponent=opponent, color="white")
+    return ann, await ann.until(lambda: ann.last("game"))
+
+
 async def seated(maker_url: str, joiner_url: str) -> tuple[Peer, Peer, str, dict[str, Any]]:
     """Ann makes a game (White) on one process and Bob joins it (Red) through
     another (or the same): (Ann, Bob, the game's id, Bob's first state of it)."""
-    ann = await Peer(maker_url, "Ann").open()
-    await ann.send(type="create", opponent="friend", color="white")
-    state = await ann.until(lambda: ann.last("game"))
+    ann, state = await made(maker_url, "friend")
     game = state["game"]
     bob = await Peer(joiner_url, "Bob").open()
     await bob.send(type="join", code=state["code"])
@@ -198,9 +204,7 @@ def test_a_game_made_on_one_process_is_joined_played_and_watched_on_the_other(
     a, url_a, b, url_b = two
 
     async def run() -> None:
-        maker = await Peer(url_a, "Ann").open()
-        await maker.send(type="create", opponent="open", color="white")
-        state = await maker.until(lambda: maker.last("game"))
+        maker, state = await made(url_a, "open")
         game = state["game"]
         lobby = await poll(url_b + "/api/lobby",  # B's lobby lists A's challenge
                            lambda doc: any(c["game"] == game for c in doc["challenges"]))
@@ -238,9 +242,7 @@ def test_the_owner_hears_who_a_client_of_the_other_process_is_now(
     a, url_a, b, url_b = two
 
     async def run() -> None:
-        maker = await Peer(url_a, "Ann").open()
-        await maker.send(type="create", opponent="open", color="white")
-        state = await maker.until(lambda: maker.last("game"))
+        maker, state = await made(url_a, "open")
         game = state["game"]
         other = await Peer(url_b, "Cid").open()
         await other.send(type="watch", game=game)
